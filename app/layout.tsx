@@ -1,0 +1,36 @@
+import type { Metadata, Viewport } from "next";
+import Link from "next/link";
+import type { ReactNode } from "react";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: { default: "Prepaid VPS", template: "%s · Prepaid VPS" },
+  description: "KVM servers paid from a prepaid balance. Crypto top-ups, no KYC, a complete REST API.",
+};
+
+export const viewport: Viewport = { width: "device-width", initialScale: 1 };
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body className="min-h-screen font-sans">
+        <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2">
+          Skip to content
+        </a>
+        <header className="border-b border-zinc-200 dark:border-zinc-800">
+          <nav aria-label="Main" className="mx-auto flex max-w-6xl items-center gap-6 px-4 py-3 text-sm">
+            <Link href="/" className="font-semibold">
+              Prepaid VPS
+            </Link>
+            <Link href="/docs/api" className="hover:underline">
+              API reference
+            </Link>
+          </nav>
+        </header>
+        <main id="main" className="mx-auto max-w-6xl px-4 py-8">
+          {children}
+        </main>
+      </body>
+    </html>
+  );
+}

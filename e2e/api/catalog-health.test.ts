@@ -1,0 +1,141 @@
+import { describe, expect, it } from "vitest";
+import { api, baseUrl, errorCode } from "./helpers";
+
+type Plan = { id: string; base_price_monthly_usd: number; vcpu: number; ram_mb: number; disk_gb: number };
+type Location = { id: string; price_modifier: number; city: string; country: string };
+type Price = { plan: string; location: string; monthly_usd: number; annual_usd: number };
+
+describe("GET /catalog", () => {
+  it("is public and lists 10 plans from pup to fenrir, growing in every resource", async () => {
+    const result = await api("/catalog");
+    expect(result.status).toBe(200);
+    const plans = result.body.plans as Plan[];
+    expect(plans).toHaveLength(10);
+    expect(plans[0]?.id).toBe("pup");
+    expect(plans[9]?.id).toBe("fenrir");
+    for (let i = 1; i < plans.length; i++) {
+      const [previous, current] = [plans[i - 1] as Plan, plans[i] as Plan];
+      expect(current.base_price_monthly_usd).toBeGreaterThan(previous.base_price_monthly_usd);
+      expect(current.ram_mb).toBeGreaterThanOrEqual(previous.ram_mb);
+      expect(current.disk_gb).toBeGreaterThan(previous.disk_gb);
+      expect(current.vcpu).toBeGreaterThanOrEqual(previous.vcpu);
+    }
+  });
+
+  it("lists the 8 locations with city, country and modifier", async () => {
+    const locations = (await api("/catalog")).body.locations as Location[];
+    expect(locations.map((l) => l.id).sort()).toEqual(["bg", "ch", "fr", "is", "my", "nl", "ro", "se"]);
+    for (const location of locations) {
+      expect(location.city.length).toBeGreaterThan(0);
+      expect(location.country.length).toBeGreaterThan(0);
+      expect(location.price_modifier).toBeGreaterThan(0);
+    }
+  });
+
+  it("offers the required OS images", async () => {
+    const os = ((await api("/catalog")).body.os as Array<{ id: string; name: string }>).map((o) => o.name);
+    for (const name of [
+      "Debian 12",
+      "Debian 13",
+      "Ubuntu 24.04 LTS",
+      "Ubuntu 22.04 LTS",
+      "AlmaLinux 9",
+      "Rocky Linux 9",
+    ]) {
+      expect(os.some((n) => n.startsWith(name))).toBe(true);
+    }
+  });
+
+  it("prices every plan x location by the rule: monthly = base x modifier, annual = 10 x monthly", async () => {
+    const body = (await api("/catalog")).body as {
+      plans: Plan[];
+      locations: Location[];
+      pricing: { prices: Price[] };
+    };
+    expect(body.pricing.prices).toHaveLength(80);
+    for (const price of body.pricing.prices) {
+      const plan = body.plans.find((p) => p.id === price.plan) as Plan;
+      const location = body.locations.find((l) => l.id === price.location) as Location;
+      // Integer arithmetic, half up: the rule as a customer would check it with a calculator.
+      const baseCents = Math.round(plan.base_price_monthly_usd * 100);
+      const modifierBp = Math.round(location.price_modifier * 10000);
+      const expectedCents = Math.floor((baseCents * modifierBp + 5000) / 10000);
+      expect(Math.round(price.monthly_usd * 100)).toBe(expectedCents);
+      expect(Math.round(price.annual_usd * 100)).toBe(expectedCents * 10);
+    }
+  });
+
+  it("gives the payment options: coins, top-up minimum 25 and maximum 2000 USD", async () => {
+    const payment = (await api("/catalog")).body.payment as Record<string, unknown>;
+    expect(payment).toMatchObject({
+      currency: "USD",
+      topup_min_usd: 25,
+      topup_max_usd: 2000,
+      default_coin: "BTC",
+    });
+    const codes = (payment.coins as Array<{ code: string }>).map((c) => c.code);
+    expect(codes.sort()).toEqual(["BTC", "ETH", "LTC", "USDCBASE", "USDT", "USDTTRC", "XMR"]);
+  });
+
+  it("ignores credentials entirely (a bad key does not matter on a public route)", async () => {
+    const result = await api("/catalog", { headers: { authorization: "Bearer nonsense" } });
+    expect(result.status).toBe(200);
+  });
+});
+
+describe("GET /health", () => {
+  it("reports the service and its database as ok", async () => {
+    const result = await api("/health");
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({
+      status: "ok",
+      version: "1.0.0",
+      mode: "demo",
+      database: { status: "ok" },
+    });
+    expect(["pglite", "postgres"]).toContain((result.body.database as { kind: string }).kind);
+  });
+});
+
+describe("GET /openapi.json", () => {
+  it("serves an OpenAPI 3.1 document that covers every endpoint", async () => {
+    const response = await fetch(`${baseUrl()}/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+    };
+    expect(document.openapi).toBe("3.1.0");
+    expect(Object.keys(document.paths["/account"] ?? {})).toEqual(expect.arrayContaining(["get", "post"]));
+    expect(Object.keys(document.paths["/keys"] ?? {})).toEqual(expect.arrayContaining(["get", "post"]));
+    expect(Object.keys(document.paths["/keys/{id}"] ?? {})).toEqual(["delete"]);
+    expect(Object.keys(document.paths["/catalog"] ?? {})).toEqual(["get"]);
+    expect(Object.keys(document.paths["/health"] ?? {})).toEqual(["get"]);
+  });
+});
+
+describe("unknown paths and methods", () => {
+  it.each(["/nope", "/keys/1/extra", "/account/x", "/servers-typo"])(
+    "answers a JSON 404 for %s",
+    async (path) => {
+      for (const method of ["GET", "POST", "DELETE"]) {
+        const result = await api(path, { method });
+        expect(result.status).toBe(404);
+        expect(errorCode(result)).toBe("not_found");
+      }
+    },
+  );
+
+  it.each([
+    ["PUT", "/account", "GET, POST"],
+    ["DELETE", "/catalog", "GET"],
+    ["POST", "/health", "GET"],
+    ["GET", "/keys/1", "DELETE"],
+    ["PATCH", "/keys", "GET, POST"],
+  ])("answers 405 with Allow for %s %s", async (method, path, allow) => {
+    const result = await api(path, { method });
+    expect(result.status).toBe(405);
+    expect(errorCode(result)).toBe("method_not_allowed");
+    expect(result.headers.get("allow")).toBe(allow);
+  });
+});

@@ -1,0 +1,69 @@
+import { randomInt } from "node:crypto";
+import { inject } from "vitest";
+
+export const baseUrl = () => `${inject("baseUrl")}/api/v1`;
+
+/** A client address of its own for each caller, so per-address limits never leak between tests. */
+export function randomIp(): string {
+  return `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
+}
+
+type CallOptions = {
+  method?: string;
+  key?: string;
+  ip?: string;
+  body?: unknown;
+  rawBody?: string | Uint8Array;
+  headers?: Record<string, string>;
+};
+
+export type ApiResult = {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown> & { error?: string };
+};
+
+/** Calls the API over HTTP; `body` is sent as JSON, `rawBody` as given. */
+export async function api(path: string, options: CallOptions = {}): Promise<ApiResult> {
+  const headers: Record<string, string> = { "x-forwarded-for": options.ip ?? randomIp(), ...options.headers };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  let body: string | Uint8Array | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers["content-type"] ??= "application/json";
+  }
+  const response = await fetch(`${baseUrl()}${path}`, {
+    method: options.method ?? "GET",
+    headers,
+    body: body as BodyInit | undefined,
+  });
+  const text = await response.text();
+  let parsed: Record<string, unknown> = {};
+  try {
+    parsed = text ? JSON.parse(text) : {};
+  } catch {
+    parsed = { unparsed: text };
+  }
+  return { status: response.status, headers: response.headers, body: parsed };
+}
+
+export type TestAccount = { userId: number; apiKey: string; loginToken: string };
+
+export async function createAccount(ip = randomIp()): Promise<TestAccount> {
+  const result = await api("/account", { method: "POST", ip });
+  if (result.status !== 201) throw new Error(`account creation failed: ${JSON.stringify(result.body)}`);
+  return {
+    userId: result.body.user_id as number,
+    apiKey: result.body.api_key as string,
+    loginToken: result.body.login_token as string,
+  };
+}
+
+/** Asserts the error shape every failure must have, and returns the code. */
+export function errorCode(result: ApiResult): string {
+  const { error, message } = result.body;
+  if (typeof error !== "string" || typeof message !== "string" || message.length === 0) {
+    throw new Error(`not an error body: ${JSON.stringify(result.body)}`);
+  }
+  return error;
+}

@@ -1,0 +1,108 @@
+import "server-only";
+import { type AuthContext, authenticateRequest } from "@/lib/accounts/auth";
+import { clientAddress } from "@/lib/rate-limit/limits";
+import { ApiError } from "./errors";
+
+type Params = Record<string, string | string[]>;
+type NextRouteContext = { params: Promise<Params> };
+
+export type PublicContext = { request: Request; params: Params; client: string };
+export type AuthedContext = PublicContext & { auth: AuthContext };
+
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
+
+/** A JSON response with the API's default headers (API answers are never cached by intermediaries). */
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+}
+
+export function errorResponse(error: ApiError): Response {
+  return json({ error: error.code, message: error.message, ...error.extra }, error.status, error.headers);
+}
+
+/** SQLSTATE classes and socket errors that mean "the database is unreachable now", not "the request is bad". */
+function isDatabaseUnavailable(error: unknown): boolean {
+  for (
+    let current = error;
+    current instanceof Error;
+    current = (current as Error & { cause?: unknown }).cause
+  ) {
+    const code = (current as Error & { code?: unknown }).code;
+    if (typeof code === "string" && (/^(08|53|57P)/.test(code) || /^E[A-Z]+$/.test(code))) return true;
+    if (/Connection terminated|timeout exceeded when trying to connect/i.test(current.message)) return true;
+  }
+  return false;
+}
+
+function toResponse(error: unknown): Response {
+  if (error instanceof ApiError) return errorResponse(error);
+  if (isDatabaseUnavailable(error)) {
+    console.error("database unavailable:", (error as Error).message);
+    return errorResponse(
+      new ApiError(
+        503,
+        "service_unavailable",
+        "The service is briefly unavailable; retry shortly.",
+        {},
+        {
+          "Retry-After": "1",
+        },
+      ),
+    );
+  }
+  console.error("unhandled error:", error);
+  return errorResponse(
+    new ApiError(500, "internal_error", "Something went wrong on our side; retry shortly."),
+  );
+}
+
+/** Wraps a public handler: one error shape for whatever it throws. */
+export function publicRoute(handler: (context: PublicContext) => Promise<Response> | Response) {
+  return async (request: Request, route: NextRouteContext): Promise<Response> => {
+    try {
+      const params = (await route?.params) ?? {};
+      return await handler({ request, params, client: clientAddress(request.headers) });
+    } catch (error) {
+      return toResponse(error);
+    }
+  };
+}
+
+/** Wraps a handler that needs the Bearer key: 401/429 before the handler runs, one error shape after. */
+export function authedRoute(handler: (context: AuthedContext) => Promise<Response> | Response) {
+  return publicRoute(async (context) => {
+    const auth = await authenticateRequest(context.request, context.client);
+    return handler({ ...context, auth });
+  });
+}
+
+const ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/** Handlers for the methods a path does not support: 405 with an Allow header, in the API's error shape. */
+export function methodNotAllowed(allowed: readonly string[]) {
+  const handler = async () =>
+    errorResponse(
+      new ApiError(
+        405,
+        "method_not_allowed",
+        `This path supports ${allowed.join(", ")} only.`,
+        {},
+        {
+          Allow: allowed.join(", "),
+        },
+      ),
+    );
+  return Object.fromEntries(
+    ALL_METHODS.filter((m) => !allowed.includes(m)).map((m) => [m, handler]),
+  ) as Record<(typeof ALL_METHODS)[number], typeof handler>;
+}
+
+/** Parses a positive integer path id; anything else cannot name a resource and answers 404. */
+export function pathId(params: Params, name: string, what: string): number {
+  const raw = params[name];
+  const value = typeof raw === "string" && /^[1-9]\d{0,9}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value > 2_147_483_647) {
+    throw new ApiError(404, "not_found", `No ${what} with id ${String(raw)}.`);
+  }
+  return value;
+}

@@ -1,0 +1,67 @@
+import { centsToUsd } from "@/lib/money/cents";
+import type { CatalogBody } from "@/lib/schemas/catalog";
+import {
+  ANNUAL_MONTHS_CHARGED,
+  COINS,
+  CYCLES,
+  DEFAULT_COIN,
+  LOCATIONS,
+  monthlyPriceCents,
+  OS_IMAGES,
+  PLANS,
+  priceFor,
+  TOPUP_MAX_CENTS,
+  TOPUP_MIN_CENTS,
+} from "./catalog";
+
+/** The public catalog document, in the API's field layout. */
+export function catalogBody(): CatalogBody {
+  return {
+    currency: "USD",
+    plans: PLANS.map((plan, index) => ({
+      id: plan.id,
+      name: plan.name,
+      tier: index + 1,
+      vcpu: plan.vcpu,
+      ram_mb: plan.ramMb,
+      disk_gb: plan.diskGb,
+      disk_type: "nvme",
+      traffic_tb: plan.trafficTb,
+      port_mbps: plan.portMbps,
+      ipv4: 1,
+      ipv6: "/64",
+      virtualization: "kvm",
+      base_price_monthly_usd: centsToUsd(plan.baseMonthlyCents),
+    })),
+    locations: LOCATIONS.map((location) => ({
+      id: location.id,
+      city: location.city,
+      country: location.country,
+      country_code: location.countryCode,
+      price_modifier: location.modifierBp / 10000,
+    })),
+    os: OS_IMAGES.map((os) => ({ ...os })),
+    pricing: {
+      rule: "monthly = plan base price x location modifier; annual = monthly x 10",
+      cycles: [...CYCLES],
+      annual_months_charged: ANNUAL_MONTHS_CHARGED,
+      rounding: "monthly prices are rounded half up to the cent",
+      prices: PLANS.flatMap((plan) =>
+        LOCATIONS.map((location) => ({
+          plan: plan.id,
+          location: location.id,
+          monthly_usd: centsToUsd(monthlyPriceCents(plan, location)),
+          annual_usd: centsToUsd(priceFor(plan, location, "annual")),
+        })),
+      ),
+    },
+    payment: {
+      currency: "USD",
+      topup_min_usd: centsToUsd(TOPUP_MIN_CENTS),
+      topup_max_usd: centsToUsd(TOPUP_MAX_CENTS),
+      default_coin: DEFAULT_COIN,
+      coins: COINS.map((coin) => ({ ...coin })),
+      refundable: false,
+    },
+  };
+}

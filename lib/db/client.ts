@@ -1,0 +1,70 @@
+import "server-only";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { config } from "@/lib/config/env";
+import * as schema from "./schema";
+
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+type DatabaseHandle = { db: Database; kind: "pglite" | "postgres"; close: () => Promise<void> };
+
+const MIGRATIONS_FOLDER = path.join(process.cwd(), "lib/db/migrations");
+/** Arbitrary constant: the advisory lock that serialises migrations between app instances. */
+const MIGRATION_LOCK_ID = 7_340_211;
+
+async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { drizzle } = await import("drizzle-orm/pglite");
+  const { migrate } = await import("drizzle-orm/pglite/migrator");
+  mkdirSync(dataDir, { recursive: true });
+  const client = await PGlite.create({ dataDir: path.join(dataDir, "pglite") });
+  const db = drizzle({ client, schema });
+  await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  // PGlite runs no autovacuum, so the planner never gets statistics on its own; without them every
+  // query plans from scratch against unknown table sizes (measured: 0.5 ms instead of 0.13 ms a lookup).
+  await client.exec("ANALYZE");
+  return { db: db as unknown as Database, kind: "pglite", close: () => client.close() };
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
+  const { Pool } = await import("pg");
+  const { drizzle } = await import("drizzle-orm/node-postgres");
+  const { migrate } = await import("drizzle-orm/node-postgres/migrator");
+  const pool = new Pool({ connectionString: url, max: poolSize, idleTimeoutMillis: 30_000 });
+  // An idle client that loses its server must not crash the process; the next query reconnects.
+  pool.on("error", (error) => console.error("postgres pool error:", error.message));
+  const lockClient = await pool.connect();
+  try {
+    await lockClient.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
+    await migrate(drizzle({ client: lockClient, schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+  } finally {
+    await lockClient.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch(() => undefined);
+    lockClient.release();
+  }
+  const db = drizzle({ client: pool, schema });
+  return { db: db as unknown as Database, kind: "postgres", close: () => pool.end() };
+}
+
+// Route bundles and instrumentation may each load this module: one handle per process lives on globalThis.
+const HANDLE = Symbol.for("vps.db.handle");
+type GlobalWithDb = typeof globalThis & { [HANDLE]?: Promise<DatabaseHandle> };
+
+/** Opens the database on first use (running pending migrations) and returns the shared handle. */
+export function databaseHandle(): Promise<DatabaseHandle> {
+  const holder = globalThis as GlobalWithDb;
+  if (!holder[HANDLE]) {
+    const { databaseUrl, dataDir, databasePoolSize } = config();
+    const opening = databaseUrl ? openPostgres(databaseUrl, databasePoolSize) : openPglite(dataDir);
+    // A failed open is not cached, so the next request tries again.
+    holder[HANDLE] = opening.catch((error: unknown) => {
+      holder[HANDLE] = undefined;
+      throw error;
+    });
+  }
+  return holder[HANDLE];
+}
+
+export async function db(): Promise<Database> {
+  return (await databaseHandle()).db;
+}

@@ -1,0 +1,53 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import { config } from "@/lib/config/env";
+import { databaseHandle } from "@/lib/db/client";
+import type { Health } from "@/lib/schemas/health";
+
+export const API_VERSION = "1.0.0";
+/** The database is probed at most this often; health checks in between reuse the last answer. */
+const PROBE_INTERVAL_MS = 2_000;
+
+type Probe = { ok: boolean; kind: "pglite" | "postgres"; checkedAt: Date };
+
+const PROBE = Symbol.for("vps.health.probe");
+type GlobalWithProbe = typeof globalThis & { [PROBE]?: { last?: Probe; running?: Promise<Probe> } };
+
+async function probeDatabase(): Promise<Probe> {
+  const kind = config().databaseUrl ? "postgres" : "pglite";
+  try {
+    const handle = await databaseHandle();
+    await handle.db.execute(sql`SELECT 1`);
+    return { ok: true, kind, checkedAt: new Date() };
+  } catch {
+    return { ok: false, kind, checkedAt: new Date() };
+  }
+}
+
+/** The last database probe, refreshed when it is older than PROBE_INTERVAL_MS (one probe in flight at most). */
+async function recentProbe(): Promise<Probe> {
+  const holder = globalThis as GlobalWithProbe;
+  holder[PROBE] ??= {};
+  const state = holder[PROBE];
+  if (state.last && Date.now() - state.last.checkedAt.getTime() < PROBE_INTERVAL_MS) return state.last;
+  state.running ??= probeDatabase().finally(() => {
+    state.running = undefined;
+  });
+  state.last = await state.running;
+  return state.last;
+}
+
+export async function health(): Promise<Health> {
+  const probe = await recentProbe();
+  return {
+    status: probe.ok ? "ok" : "unavailable",
+    version: API_VERSION,
+    mode: config().mode,
+    database: {
+      status: probe.ok ? "ok" : "unreachable",
+      kind: probe.kind,
+      checked_at: probe.checkedAt.toISOString(),
+    },
+    time: new Date().toISOString(),
+  };
+}

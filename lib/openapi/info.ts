@@ -1,0 +1,20 @@
+export const API_VERSION_INFO = {
+  title: "Prepaid VPS API",
+  version: "1.0.0",
+  description: [
+    "Prepaid KVM servers paid from a USD balance that crypto top-ups fund. No KYC: one call creates an account.",
+    "",
+    "**Errors.** Every error is JSON `{error, message}` (some codes add fields). Common codes: `invalid_json`,",
+    "`invalid_body`, `unknown_field` (400), `unauthorized` (401), `not_found` (404, also for any unknown path",
+    "under /api/v1 and for ids that belong to another account), `method_not_allowed` (405, with `Allow`),",
+    "`payload_too_large` (413), `unsupported_media_type` (415), `rate_limited` (429, with `Retry-After`),",
+    "`internal_error` (500) and `service_unavailable` (503). Retry 5xx shortly.",
+    "",
+    "**Limits.** Request bodies: 64 KiB. Account creation: 10 an hour per client address. Requests with a bad",
+    "API key: 20 per 10 minutes per client address, after which every request with a key from that address gets",
+    "429 until the window ends. Counters are per app instance. No other request-rate limit applies today.",
+    "",
+    "**Keys.** `vpsk_` + 43 base62 characters (256 random bits) + a 6-character checksum. Keys do not expire,",
+    "have no scopes (full account access), and an account holds at most 20 active keys.",
+  ].join("\n"),
+};

@@ -1,0 +1,59 @@
+import type { RateLimitSpec } from "@/lib/config/env";
+
+export type RateLimitResult = { allowed: boolean; remaining: number; resetSeconds: number };
+
+type Window = { count: number; resetAt: number };
+
+/**
+ * Fixed-window counters held in this process's memory, keyed per client.
+ * Counts are per app instance; the documented limits are per instance.
+ */
+export class FixedWindowLimiter {
+  private readonly windows = new Map<string, Window>();
+  private lastSweep = 0;
+
+  constructor(
+    readonly name: string,
+    readonly spec: RateLimitSpec,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Counts one event for `key` and says whether it is within the limit. */
+  hit(key: string): RateLimitResult {
+    const window = this.current(key, true);
+    window.count += 1;
+    return this.result(window);
+  }
+
+  /** Says whether one more event for `key` would be within the limit, without counting it. */
+  peek(key: string): RateLimitResult {
+    const window = this.current(key, false);
+    return this.result(window, 1);
+  }
+
+  private result(window: Window, upcoming = 0): RateLimitResult {
+    const resetSeconds = Math.max(1, Math.ceil((window.resetAt - this.now()) / 1000));
+    return {
+      allowed: window.count + upcoming <= this.spec.limit,
+      remaining: Math.max(0, this.spec.limit - window.count),
+      resetSeconds,
+    };
+  }
+
+  private current(key: string, create: boolean): Window {
+    const now = this.now();
+    this.sweep(now);
+    const existing = this.windows.get(key);
+    if (existing && existing.resetAt > now) return existing;
+    const fresh = { count: 0, resetAt: now + this.spec.windowSeconds * 1000 };
+    if (create) this.windows.set(key, fresh);
+    return fresh;
+  }
+
+  /** Drops finished windows now and then, so memory stays bounded by the clients of one window. */
+  private sweep(now: number) {
+    if (now - this.lastSweep < 60_000) return;
+    this.lastSweep = now;
+    for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
+  }
+}

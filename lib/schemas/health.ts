@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { timestamp } from "./common";
+
+export const HealthSchema = z
+  .object({
+    status: z.enum(["ok", "unavailable"]).meta({ description: "`ok` when the service can take requests." }),
+    version: z.string().meta({ description: "API version.", example: "1.0.0" }),
+    mode: z
+      .enum(["demo", "production"])
+      .meta({ description: "`demo`: simulated payments and provisioning." }),
+    database: z.object({
+      status: z.enum(["ok", "unreachable"]),
+      kind: z.enum(["pglite", "postgres"]),
+      checked_at: timestamp().meta({
+        description: "When the database last answered a probe (or failed one).",
+      }),
+    }),
+    time: timestamp().meta({ description: "The server's clock." }),
+  })
+  .meta({ id: "Health" });
+
+export type Health = z.infer<typeof HealthSchema>;

@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { timestamp } from "./common";
+
+export const MAX_ACTIVE_KEYS = 20;
+
+export const ApiKeySchema = z
+  .object({
+    id: z.int().meta({ description: "Key id, used to revoke it.", example: 7 }),
+    name: z.string().nullable().meta({ description: "Label given at creation, or null.", example: "ci" }),
+    prefix: z
+      .string()
+      .meta({ description: "First characters of the key, to tell keys apart.", example: "vpsk_3kTq9ZbW" }),
+    created_at: timestamp(),
+    last_used_at: timestamp()
+      .nullable()
+      .meta({ description: "Last successful use, to the minute; null if never used." }),
+  })
+  .meta({ id: "ApiKey", description: "An API key as listed: its prefix only, never the key." });
+
+export const ApiKeyCreatedSchema = ApiKeySchema.extend({
+  api_key: z.string().meta({ description: "The full key. Shown only in this response." }),
+}).meta({ id: "ApiKeyCreated" });
+
+export const ApiKeyListSchema = z
+  .object({ keys: z.array(ApiKeySchema).meta({ description: "Active keys, oldest first." }) })
+  .meta({ id: "ApiKeyList" });
+
+export const CreateKeyRequestSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(64)
+      .regex(/^[\p{L}\p{N} ._:@()-]+$/u, "use letters, digits, spaces and . _ : @ ( ) -")
+      .optional()
+      .meta({ description: "Optional label, 1 to 64 characters.", example: "ci" }),
+  })
+  .meta({ id: "CreateKeyRequest" });
+
+export const RevokedKeySchema = z
+  .object({ id: z.int(), revoked: z.literal(true), revoked_at: timestamp() })
+  .meta({ id: "RevokedKey" });
+
+export type ApiKey = z.infer<typeof ApiKeySchema>;
+export type ApiKeyCreated = z.infer<typeof ApiKeyCreatedSchema>;
+export type CreateKeyRequest = z.infer<typeof CreateKeyRequestSchema>;
+export type RevokedKey = z.infer<typeof RevokedKeySchema>;

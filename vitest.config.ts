@@ -1,0 +1,33 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+const alias = {
+  "@": path.resolve(import.meta.dirname),
+  // `server-only` guards the Next bundles; under vitest the code runs on the server anyway.
+  "server-only": path.resolve(import.meta.dirname, "lib/testing/empty-module.ts"),
+};
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    projects: [
+      {
+        resolve: { alias },
+        test: { name: "unit", include: ["lib/**/*.test.ts"], environment: "node" },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "api",
+          include: ["e2e/api/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["e2e/api/global-setup.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          // One app server is shared; files run one after another so rate-limit tests see their own counters.
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});

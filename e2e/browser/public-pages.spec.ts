@@ -1,0 +1,47 @@
+import { expect, test } from "@playwright/test";
+
+test("the start page shows every plan with its price and links to the API reference", async ({
+  page,
+  request,
+}) => {
+  await page.goto("/");
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("prepaid balance");
+  const catalog = (await (await request.get("/api/v1/catalog")).json()) as {
+    plans: Array<{ id: string }>;
+    pricing: { prices: Array<{ plan: string; monthly_usd: number }> };
+  };
+  const rows = page.getByRole("table", { name: /plans/i }).getByRole("row");
+  await expect(rows).toHaveCount(catalog.plans.length + 1);
+  // The cheapest price shown for the smallest plan is the API's cheapest price for it.
+  const pupPrices = catalog.pricing.prices.filter((p) => p.plan === "pup").map((p) => p.monthly_usd);
+  const cheapest = Math.min(...pupPrices).toFixed(2);
+  await expect(page.getByRole("row", { name: /Pup/ })).toContainText(`$${cheapest}`);
+
+  await page.getByRole("link", { name: "Read the API reference" }).click();
+  await expect(page).toHaveURL(/\/docs\/api$/);
+  await expect(page.getByRole("heading", { level: 1, name: "API reference" })).toBeVisible();
+});
+
+test("the API reference documents every v1 endpoint from the OpenAPI document", async ({ page, request }) => {
+  const document = (await (await request.get("/api/v1/openapi.json")).json()) as {
+    paths: Record<string, Record<string, { operationId: string }>>;
+  };
+  await page.goto("/docs/api");
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      const section = page.locator(`section#${operation.operationId}`);
+      await expect(section.getByRole("heading", { level: 3 })).toContainText(`${method}${path}`);
+    }
+  }
+  const createAccount = page.locator("section#createAccount");
+  await expect(createAccount).toContainText("Public: no key needed");
+  await expect(createAccount).toContainText("login_token");
+  await expect(page.locator("section#listKeys")).toContainText("Requires Authorization: Bearer");
+});
+
+test("an unknown page shows a friendly 404 with a way back", async ({ page }) => {
+  const response = await page.goto("/no-such-page");
+  expect(response?.status()).toBe(404);
+  await page.getByRole("link", { name: /back to the start page/i }).click();
+  await expect(page).toHaveURL(/\/$/);
+});

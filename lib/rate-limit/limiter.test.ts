@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { FixedWindowLimiter } from "./limiter";
+
+describe("FixedWindowLimiter", () => {
+  it("allows `limit` events per window per key, then refuses until the window ends", () => {
+    let now = 1_000_000;
+    const limiter = new FixedWindowLimiter("test", { limit: 3, windowSeconds: 60 }, () => now);
+    expect([1, 2, 3].map(() => limiter.hit("a").allowed)).toEqual([true, true, true]);
+    const refused = limiter.hit("a");
+    expect(refused).toEqual({ allowed: false, remaining: 0, resetSeconds: 60 });
+    expect(limiter.hit("b").allowed).toBe(true);
+    now += 30_000;
+    expect(limiter.hit("a").resetSeconds).toBe(30);
+    now += 30_001;
+    expect(limiter.hit("a")).toEqual({ allowed: true, remaining: 2, resetSeconds: 60 });
+  });
+
+  it("peeks whether one more event would pass, without counting it", () => {
+    const limiter = new FixedWindowLimiter("test", { limit: 2, windowSeconds: 10 }, () => 0);
+    expect(limiter.peek("a").allowed).toBe(true);
+    limiter.hit("a");
+    expect(limiter.peek("a").allowed).toBe(true);
+    limiter.hit("a");
+    expect(limiter.peek("a").allowed).toBe(false);
+    expect(limiter.peek("a").allowed).toBe(false);
+  });
+});

@@ -1,0 +1,48 @@
+// Sums the suites' reports into one closing line "N passed, N failed". A suite without a report failed.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+
+const [dir, ...expectedSuites] = process.argv.slice(2);
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const rows = [];
+
+function count(file) {
+  const report = JSON.parse(readFileSync(file, "utf8"));
+  if (file.endsWith(".check")) return { passed: report.passed, failed: report.failed, skipped: 0 };
+  if (file.endsWith(".vitest.json")) {
+    const failedSuites = (report.testResults ?? []).filter(
+      (r) => r.status === "failed" && !r.assertionResults?.length,
+    );
+    return {
+      passed: report.numPassedTests,
+      failed: report.numFailedTests + failedSuites.length,
+      skipped: report.numPendingTests + report.numTodoTests,
+    };
+  }
+  const stats = report.stats;
+  return {
+    passed: stats.expected + stats.flaky,
+    failed: stats.unexpected + (report.errors?.length ?? 0),
+    skipped: stats.skipped,
+  };
+}
+
+const files = readdirSync(dir);
+for (const file of files) {
+  const name = file.replace(/\.(check|vitest\.json|playwright\.json)$/, "");
+  rows.push([name, count(path.join(dir, file))]);
+}
+for (const suite of expectedSuites) {
+  if (!files.some((f) => f.startsWith(`${suite}.`))) rows.push([suite, { passed: 0, failed: 1, skipped: 0 }]);
+}
+console.log("\nsuite            passed  failed  skipped");
+for (const [name, c] of rows) {
+  console.log(
+    `${name.padEnd(16)} ${String(c.passed).padStart(6)}  ${String(c.failed).padStart(6)}  ${String(c.skipped).padStart(7)}`,
+  );
+  totals.passed += c.passed;
+  totals.failed += c.failed;
+  totals.skipped += c.skipped;
+}
+console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+process.exit(totals.failed > 0 || totals.passed === 0 || !existsSync(dir) ? 1 : 0);

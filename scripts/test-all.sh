@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Every suite, as CI runs it: lint, types, unit tests, the API suite over HTTP on PGlite and on
+# PostgreSQL, and the browser suite in Chromium, all against one production build.
+# Ends with one line "N passed, N failed" summed over every suite; exits non-zero if anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export NEXT_TELEMETRY_DISABLED=1
+reports=$(mktemp -d)
+trap 'rm -rf "$reports"' EXIT
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi; }
+
+# Debian packages the suites need: Chromium for the browser suite, PostgreSQL for the second database.
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v pg_ctlcluster >/dev/null || missing+=(postgresql)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing ${missing[*]}"
+  as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null \
+    || { echo "could not install ${missing[*]}: install them and run again"; exit 1; }
+fi
+
+# A PostgreSQL server for the API suite: TEST_DATABASE_URL if given, else the local cluster, started here.
+if [ -z "${TEST_DATABASE_URL:-}" ]; then
+  cluster=$(pg_lsclusters -h 2>/dev/null | head -n 1)
+  if [ -z "$cluster" ]; then
+    version=$(ls /usr/lib/postgresql | sort -n | tail -n 1)
+    as_root pg_createcluster "$version" main >/dev/null
+    cluster=$(pg_lsclusters -h | head -n 1)
+  fi
+  read -r pg_version pg_name pg_port pg_status _ <<<"$cluster"
+  [ "$pg_status" = online ] || as_root pg_ctlcluster "$pg_version" "$pg_name" start
+  as_root su postgres -c "psql -p $pg_port -qtAc \"SELECT 1 FROM pg_roles WHERE rolname='vps_test'\"" | grep -q 1 \
+    || as_root su postgres -c "psql -p $pg_port -qc \"CREATE ROLE vps_test LOGIN PASSWORD 'vps_test'\""
+  as_root su postgres -c "psql -p $pg_port -qtAc \"SELECT 1 FROM pg_database WHERE datname='vps_test'\"" | grep -q 1 \
+    || as_root su postgres -c "createdb -p $pg_port -O vps_test vps_test"
+  export TEST_DATABASE_URL="postgres://vps_test:vps_test@127.0.0.1:$pg_port/vps_test"
+fi
+
+check() { # name, command...: a pass/fail check recorded as one test
+  local name=$1; shift
+  echo "== $name"
+  if "$@"; then echo '{"passed":1,"failed":0}' >"$reports/$name.check"; else echo '{"passed":0,"failed":1}' >"$reports/$name.check"; fi
+}
+
+check lint npx biome check .
+check types npx tsc --noEmit
+echo "== build"
+if ! npm run build --silent; then
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+vitest_suite() { # name, project, extra env...
+  local name=$1 project=$2; shift 2
+  echo "== $name"
+  env "$@" npx vitest run --project "$project" --reporter=default --reporter=json \
+    --outputFile.json="$reports/$name.vitest.json"
+}
+vitest_suite unit unit
+vitest_suite api-pglite api API_TEST_DB=pglite
+vitest_suite api-postgres api API_TEST_DB=postgres
+
+echo "== browser"
+PLAYWRIGHT_JSON_OUTPUT_FILE="$reports/browser.playwright.json" npx playwright test --reporter=list,json
+
+node scripts/summarize-tests.mjs "$reports" unit api-pglite api-postgres browser

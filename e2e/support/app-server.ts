@@ -10,7 +10,7 @@ import path from "node:path";
 
 export type RunningApp = { url: string; dataDir: string; stop: () => Promise<void>; logs: () => string };
 
-const ROOT = path.resolve(__dirname, "../..");
+const ROOT = path.resolve(import.meta.dirname, "../..");
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

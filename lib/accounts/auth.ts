@@ -1,8 +1,9 @@
 import "server-only";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { tooManyRequests, unauthorized } from "@/lib/api/errors";
-import { type Database, db } from "@/lib/db/client";
+import { type Database, databaseHandle } from "@/lib/db/client";
 import { accounts, apiKeys, servers } from "@/lib/db/schema";
+import { currentWriteEpoch } from "@/lib/db/write-epoch";
 import { limiters } from "@/lib/rate-limit/limits";
 import { isWellFormedApiKey, sha256Hex } from "./credentials";
 
@@ -43,20 +44,52 @@ function prepareKeyLookup(database: Database) {
 
 const lookups = new WeakMap<Database, ReturnType<typeof prepareKeyLookup>>();
 
+/**
+ * On the embedded database, resolved keys are kept until the next write of any kind (see write-epoch):
+ * exact, because every write to PGlite passes through this process. PostgreSQL may have other writers
+ * (a second app instance), so there every request reads the database.
+ */
+type CachedAuth = { auth: AuthContext; epoch: number; lastUsedAt: number };
+const AUTH_CACHE = Symbol.for("vps.auth.cache");
+const AUTH_CACHE_MAX_ENTRIES = 10_000;
+function authCache(): Map<string, CachedAuth> {
+  const holder = globalThis as typeof globalThis & { [AUTH_CACHE]?: Map<string, CachedAuth> };
+  holder[AUTH_CACHE] ??= new Map();
+  return holder[AUTH_CACHE];
+}
+
 async function lookupKey(key: string): Promise<AuthContext | undefined> {
-  const database = await db();
-  let lookup = lookups.get(database);
+  const hash = sha256Hex(key);
+  const handle = await databaseHandle();
+  const cacheable = handle.kind === "pglite";
+  const cached = cacheable ? authCache().get(hash) : undefined;
+  if (
+    cached &&
+    cached.epoch === currentWriteEpoch() &&
+    Date.now() - cached.lastUsedAt <= LAST_USED_RESOLUTION_MS
+  ) {
+    return cached.auth;
+  }
+  const epochBeforeRead = currentWriteEpoch();
+  let lookup = lookups.get(handle.db);
   if (!lookup) {
-    lookup = prepareKeyLookup(database);
-    lookups.set(database, lookup);
+    lookup = prepareKeyLookup(handle.db);
+    lookups.set(handle.db, lookup);
   }
-  const [row] = await lookup.execute({ hash: sha256Hex(key) });
+  const [row] = await lookup.execute({ hash });
   if (!row) return undefined;
-  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    await database.update(apiKeys).set({ lastUsedAt: new Date() }).where(eq(apiKeys.id, row.keyId));
-  }
   const { keyId, accountId, balanceCents, totpEnabled, createdAt, serverCount } = row;
-  return { keyId, accountId, account: { balanceCents, totpEnabled, createdAt, serverCount } };
+  const auth = { keyId, accountId, account: { balanceCents, totpEnabled, createdAt, serverCount } };
+  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    await handle.db.update(apiKeys).set({ lastUsedAt: new Date() }).where(eq(apiKeys.id, row.keyId));
+    return auth; // that update was a write: the value read before it is not cached
+  }
+  if (cacheable) {
+    const cache = authCache();
+    if (cache.size >= AUTH_CACHE_MAX_ENTRIES) cache.clear();
+    cache.set(hash, { auth, epoch: epochBeforeRead, lastUsedAt: row.lastUsedAt.getTime() });
+  }
+  return auth;
 }
 
 function bearerToken(request: Request): string | undefined {

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { config } from "@/lib/config/env";
 import * as schema from "./schema";
+import { trackWrites } from "./write-epoch";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
@@ -24,6 +25,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   // PGlite runs no autovacuum, so the planner never gets statistics on its own; without them every
   // query plans from scratch against unknown table sizes (measured: 0.5 ms instead of 0.13 ms a lookup).
   await client.exec("ANALYZE");
+  trackWrites(client);
   return { db: db as unknown as Database, kind: "pglite", close: () => client.close() };
 }
 

@@ -115,7 +115,7 @@ describe("GET /openapi.json", () => {
 });
 
 describe("unknown paths and methods", () => {
-  it.each(["/nope", "/keys/1/extra", "/account/x", "/servers-typo"])(
+  it.each(["", "/nope", "/keys/1/extra", "/account/x", "/servers-typo"])(
     "answers a JSON 404 for %s",
     async (path) => {
       for (const method of ["GET", "POST", "DELETE"]) {

@@ -106,3 +106,12 @@ export function pathId(params: Params, name: string, what: string): number {
   }
   return value;
 }
+
+/** GET handler for a document fixed for the life of the process: serialised once, cacheable for five minutes. */
+export function staticJsonHandler(body: unknown, indent?: number) {
+  const text = JSON.stringify(body, null, indent);
+  return (): Response =>
+    new Response(text, {
+      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" },
+    });
+}

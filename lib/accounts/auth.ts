@@ -101,26 +101,24 @@ function bearerToken(request: Request): string | undefined {
 
 /**
  * Resolves the Bearer key of a request to its account. A missing, malformed, unknown or revoked key is a 401;
- * a client that has sent too many bad keys gets 429 before its next key is even looked at.
+ * once a client address has sent too many bad keys, its bad keys get 429 instead until the window ends.
+ * A good key always works, so strangers behind the same address (NAT, CGNAT) cannot lock its holder out;
+ * malformed keys are refused without touching the database.
  */
 export async function authenticateRequest(request: Request, client: string): Promise<AuthContext> {
   const presented = bearerToken(request);
   if (presented === undefined) throw unauthorized();
-
+  const auth = isWellFormedApiKey(presented) ? await lookupKey(presented) : undefined;
+  if (auth) return auth;
   const failures = limiters().authFailures;
-  const state = failures.peek(client);
-  if (!state.allowed) {
+  const counted = failures.hit(client);
+  if (!counted.allowed) {
     throw tooManyRequests(
-      state.resetSeconds,
+      counted.resetSeconds,
       failures.name,
       failures.spec.limit,
       failures.spec.windowSeconds,
     );
   }
-  const auth = isWellFormedApiKey(presented) ? await lookupKey(presented) : undefined;
-  if (!auth) {
-    failures.hit(client);
-    throw unauthorized("The API key is missing, malformed, unknown or revoked.");
-  }
-  return auth;
+  throw unauthorized("The API key is missing, malformed, unknown or revoked.");
 }

@@ -20,6 +20,17 @@ export function errorResponse(error: ApiError): Response {
   return json({ error: error.code, message: error.message, ...error.extra }, error.status, error.headers);
 }
 
+const NETWORK_ERROR_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EPIPE",
+]);
+
 /** SQLSTATE classes and socket errors that mean "the database is unreachable now", not "the request is bad". */
 function isDatabaseUnavailable(error: unknown): boolean {
   for (
@@ -28,16 +39,34 @@ function isDatabaseUnavailable(error: unknown): boolean {
     current = (current as Error & { cause?: unknown }).cause
   ) {
     const code = (current as Error & { code?: unknown }).code;
-    if (typeof code === "string" && (/^(08|53|57P)/.test(code) || /^E[A-Z]+$/.test(code))) return true;
+    if (typeof code === "string" && (/^(08|53|57P)/.test(code) || NETWORK_ERROR_CODES.has(code))) return true;
     if (/Connection terminated|timeout exceeded when trying to connect/i.test(current.message)) return true;
   }
   return false;
 }
 
+/**
+ * What may be logged of an error: names, codes and the database's own messages along the cause chain.
+ * Query errors are wrapped with their SQL parameters in the message, and parameters must never reach a log.
+ */
+function describeError(error: unknown): string {
+  const parts: string[] = [];
+  for (
+    let current = error;
+    current instanceof Error;
+    current = (current as Error & { cause?: unknown }).cause
+  ) {
+    const code = (current as Error & { code?: unknown }).code;
+    const message = current.message.startsWith("Failed query") ? "(query failed)" : current.message;
+    parts.push(`${current.name}${typeof code === "string" ? ` [${code}]` : ""}: ${message}`);
+  }
+  return parts.join(" <- ") || String(error);
+}
+
 function toResponse(error: unknown): Response {
   if (error instanceof ApiError) return errorResponse(error);
   if (isDatabaseUnavailable(error)) {
-    console.error("database unavailable:", (error as Error).message);
+    console.error("database unavailable:", describeError(error));
     return errorResponse(
       new ApiError(
         503,
@@ -50,7 +79,11 @@ function toResponse(error: unknown): Response {
       ),
     );
   }
-  console.error("unhandled error:", error);
+  console.error(
+    "unhandled error:",
+    describeError(error),
+    (error as Error)?.stack?.split("\n").slice(1, 4).join(" "),
+  );
   return errorResponse(
     new ApiError(500, "internal_error", "Something went wrong on our side; retry shortly."),
   );

@@ -49,5 +49,9 @@ export async function health(): Promise<Health> {
       checked_at: probe.checkedAt.toISOString(),
     },
     time: new Date().toISOString(),
+    // A 503 is an error like any other: it carries the error code and a message too.
+    ...(probe.ok
+      ? {}
+      : { error: "service_unavailable" as const, message: "The database does not answer; retry shortly." }),
   };
 }

@@ -46,7 +46,7 @@ const BODY_ERRORS = ["invalid_json", "invalid_body", "unknown_field"];
 const responses = {
   unauthorized: errorResponse("Missing, malformed, unknown or revoked API key.", ["unauthorized"]),
   authRateLimited: errorResponse(
-    "Too many requests with bad API keys from this client address.",
+    "This client address sent too many bad API keys; this key is bad too. Good keys are never refused.",
     ["rate_limited"],
     retryAfter,
   ),

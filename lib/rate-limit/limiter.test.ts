@@ -25,3 +25,21 @@ describe("FixedWindowLimiter", () => {
     expect(limiter.peek("a").allowed).toBe(false);
   });
 });
+
+describe("FixedWindowLimiter bounds and refunds", () => {
+  it("gives back a refunded event", () => {
+    const limiter = new FixedWindowLimiter("test", { limit: 1, windowSeconds: 10 }, () => 0);
+    expect(limiter.hit("a").allowed).toBe(true);
+    limiter.refund("a");
+    expect(limiter.hit("a").allowed).toBe(true);
+    expect(limiter.hit("a").allowed).toBe(false);
+  });
+
+  it("keeps at most maxKeys windows, dropping the oldest", () => {
+    const limiter = new FixedWindowLimiter("test", { limit: 1, windowSeconds: 3600 }, () => 0, 3);
+    for (const key of ["a", "b", "c", "d"]) limiter.hit(key);
+    // "a" was dropped to make room, so it starts a fresh window; "d" is still counted.
+    expect(limiter.hit("a").allowed).toBe(true);
+    expect(limiter.hit("d").allowed).toBe(false);
+  });
+});

@@ -16,6 +16,7 @@ export class FixedWindowLimiter {
     readonly name: string,
     readonly spec: RateLimitSpec,
     private readonly now: () => number = Date.now,
+    private readonly maxKeys = 100_000,
   ) {}
 
   /** Counts one event for `key` and says whether it is within the limit. */
@@ -23,6 +24,12 @@ export class FixedWindowLimiter {
     const window = this.current(key, true);
     window.count += 1;
     return this.result(window);
+  }
+
+  /** Takes back one counted event, for work that failed on our side and should not cost the client. */
+  refund(key: string): void {
+    const window = this.windows.get(key);
+    if (window && window.count > 0) window.count -= 1;
   }
 
   /** Says whether one more event for `key` would be within the limit, without counting it. */
@@ -50,10 +57,18 @@ export class FixedWindowLimiter {
     return fresh;
   }
 
-  /** Drops finished windows now and then, so memory stays bounded by the clients of one window. */
+  /**
+   * Drops finished windows now and then; past `maxKeys` live windows the oldest go first (a Map iterates in
+   * insertion order), so a flood of new addresses cannot grow memory without bound.
+   */
   private sweep(now: number) {
-    if (now - this.lastSweep < 60_000) return;
-    this.lastSweep = now;
-    for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
+    if (now - this.lastSweep >= 60_000) {
+      this.lastSweep = now;
+      for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
+    }
+    for (const key of this.windows.keys()) {
+      if (this.windows.size < this.maxKeys) break;
+      this.windows.delete(key);
+    }
   }
 }

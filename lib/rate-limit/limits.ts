@@ -1,4 +1,5 @@
 import "server-only";
+import { isIPv4, isIPv6 } from "node:net";
 import { tooManyRequests } from "@/lib/api/errors";
 import { config } from "@/lib/config/env";
 import { FixedWindowLimiter } from "./limiter";
@@ -33,7 +34,46 @@ export function clientAddress(headers: Headers): string {
     .filter(Boolean);
   if (chain.length === 0) return "unknown";
   const index = Math.max(0, chain.length - config().trustProxyHops);
-  return chain[index] ?? "unknown";
+  return limitKeyForAddress(chain[index] ?? "unknown");
+}
+
+/**
+ * The unit a client is counted by: an IPv4 address (also when written IPv4-mapped), or the /64 of an IPv6
+ * address, since one IPv6 customer usually holds a whole /64 and could otherwise rotate through it.
+ */
+export function limitKeyForAddress(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1]) return mapped[1];
+  if (isIPv4(address)) return address;
+  if (!isIPv6(address)) return address.slice(0, 64);
+  const [head = "", tail = ""] = address.toLowerCase().split("::");
+  const headGroups = head ? head.split(":") : [];
+  const tailGroups = address.includes("::") && tail ? tail.split(":") : [];
+  const groups = address.includes("::")
+    ? [...headGroups, ...Array(8 - headGroups.length - tailGroups.length).fill("0"), ...tailGroups]
+    : headGroups;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
+}
+
+/**
+ * Runs `work` under the limiter: counts one event for `key` (429 past the limit), gives it back if the work
+ * fails, and returns the result with the RateLimit headers to send.
+ */
+export async function withQuota<T>(
+  limiter: FixedWindowLimiter,
+  key: string,
+  work: () => Promise<T>,
+): Promise<{ result: T; headers: Record<string, string> }> {
+  const headers = consume(limiter, key);
+  try {
+    return { result: await work(), headers };
+  } catch (error) {
+    limiter.refund(key);
+    throw error;
+  }
 }
 
 /** Counts one event for `key`; past the limit throws 429 with Retry-After, else returns the RateLimit headers. */

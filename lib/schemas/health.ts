@@ -16,6 +16,11 @@ export const HealthSchema = z
       }),
     }),
     time: timestamp().meta({ description: "The server's clock." }),
+    error: z
+      .literal("service_unavailable")
+      .optional()
+      .meta({ description: "Only when status is unavailable." }),
+    message: z.string().optional().meta({ description: "Only when status is unavailable." }),
   })
   .meta({ id: "Health" });
 

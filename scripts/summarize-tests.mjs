@@ -1,5 +1,5 @@
 // Sums the suites' reports into one closing line "N passed, N failed". A suite without a report failed.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
 const [dir, ...expectedSuites] = process.argv.slice(2);
@@ -45,4 +45,4 @@ for (const [name, c] of rows) {
   totals.skipped += c.skipped;
 }
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
-process.exit(totals.failed > 0 || totals.passed === 0 || !existsSync(dir) ? 1 : 0);
+process.exit(totals.failed > 0 || totals.passed === 0 ? 1 : 0);

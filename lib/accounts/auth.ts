@@ -1,10 +1,11 @@
 import "server-only";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { tooManyRequests, unauthorized } from "@/lib/api/errors";
+import { unauthorized } from "@/lib/api/errors";
 import { type Database, databaseHandle } from "@/lib/db/client";
 import { accounts, apiKeys, servers } from "@/lib/db/schema";
 import { currentWriteEpoch } from "@/lib/db/write-epoch";
-import { limiters } from "@/lib/rate-limit/limits";
+import { processWide } from "@/lib/process-wide";
+import { consume, limiters } from "@/lib/rate-limit/limits";
 import { isWellFormedApiKey, sha256Hex } from "./credentials";
 
 /** The authenticated caller: the key used, and a summary of its account read in the same statement. */
@@ -50,27 +51,19 @@ const lookups = new WeakMap<Database, ReturnType<typeof prepareKeyLookup>>();
  * (a second app instance), so there every request reads the database.
  */
 type CachedAuth = { auth: AuthContext; epoch: number; lastUsedAt: number };
-const AUTH_CACHE = Symbol.for("vps.auth.cache");
 const AUTH_CACHE_MAX_ENTRIES = 10_000;
-function authCache(): Map<string, CachedAuth> {
-  const holder = globalThis as typeof globalThis & { [AUTH_CACHE]?: Map<string, CachedAuth> };
-  holder[AUTH_CACHE] ??= new Map();
-  return holder[AUTH_CACHE];
-}
+const authCache = () => processWide("auth.cache", () => new Map<string, CachedAuth>());
 
 async function lookupKey(key: string): Promise<AuthContext | undefined> {
   const hash = sha256Hex(key);
   const handle = await databaseHandle();
   const cacheable = handle.kind === "pglite";
+  // Read before the lookup: a write that lands while the lookup runs leaves this entry already stale.
+  const epoch = currentWriteEpoch();
   const cached = cacheable ? authCache().get(hash) : undefined;
-  if (
-    cached &&
-    cached.epoch === currentWriteEpoch() &&
-    Date.now() - cached.lastUsedAt <= LAST_USED_RESOLUTION_MS
-  ) {
+  if (cached && cached.epoch === epoch && Date.now() - cached.lastUsedAt <= LAST_USED_RESOLUTION_MS) {
     return cached.auth;
   }
-  const epochBeforeRead = currentWriteEpoch();
   let lookup = lookups.get(handle.db);
   if (!lookup) {
     lookup = prepareKeyLookup(handle.db);
@@ -87,7 +80,7 @@ async function lookupKey(key: string): Promise<AuthContext | undefined> {
   if (cacheable) {
     const cache = authCache();
     if (cache.size >= AUTH_CACHE_MAX_ENTRIES) cache.clear();
-    cache.set(hash, { auth, epoch: epochBeforeRead, lastUsedAt: row.lastUsedAt.getTime() });
+    cache.set(hash, { auth, epoch, lastUsedAt: row.lastUsedAt.getTime() });
   }
   return auth;
 }
@@ -110,15 +103,6 @@ export async function authenticateRequest(request: Request, client: string): Pro
   if (presented === undefined) throw unauthorized();
   const auth = isWellFormedApiKey(presented) ? await lookupKey(presented) : undefined;
   if (auth) return auth;
-  const failures = limiters().authFailures;
-  const counted = failures.hit(client);
-  if (!counted.allowed) {
-    throw tooManyRequests(
-      counted.resetSeconds,
-      failures.name,
-      failures.spec.limit,
-      failures.spec.windowSeconds,
-    );
-  }
+  consume(limiters().authFailures, client); // 429 instead of 401 once this address is past the limit
   throw unauthorized("The API key is missing, malformed, unknown or revoked.");
 }

@@ -25,21 +25,13 @@ export const notFound = (message: string) => new ApiError(404, "not_found", mess
 
 export const conflict = (code: string, message: string) => new ApiError(409, code, message);
 
-export function tooManyRequests(
-  retryAfterSeconds: number,
-  policy: string,
-  limit: number,
-  windowSeconds: number,
-) {
+/** 429 with Retry-After, plus the limiter's own RateLimit headers. */
+export function tooManyRequests(retryAfterSeconds: number, rateLimitHeaders: Record<string, string>) {
   return new ApiError(
     429,
     "rate_limited",
     `Too many requests. Try again in ${retryAfterSeconds} seconds.`,
     {},
-    {
-      "Retry-After": String(retryAfterSeconds),
-      "RateLimit-Policy": `"${policy}";q=${limit};w=${windowSeconds}`,
-      RateLimit: `"${policy}";r=0;t=${retryAfterSeconds}`,
-    },
+    { "Retry-After": String(retryAfterSeconds), ...rateLimitHeaders },
   );
 }

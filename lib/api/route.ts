@@ -9,7 +9,8 @@ type NextRouteContext = { params: Promise<Params> };
 export type PublicContext = { request: Request; params: Params; client: string };
 export type AuthedContext = PublicContext & { auth: AuthContext };
 
-const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
+const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+const JSON_HEADERS = { "content-type": JSON_CONTENT_TYPE, "cache-control": "no-store" };
 
 /** A JSON response with the API's default headers (API answers are never cached by intermediaries). */
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
@@ -145,6 +146,6 @@ export function staticJsonHandler(body: unknown, indent?: number) {
   const text = JSON.stringify(body, null, indent);
   return (): Response =>
     new Response(text, {
-      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" },
+      headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "public, max-age=300" },
     });
 }

@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { config } from "@/lib/config/env";
+import { processWide } from "@/lib/process-wide";
 import * as schema from "./schema";
 import { trackWrites } from "./write-epoch";
 
@@ -48,23 +49,20 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   return { db: db as unknown as Database, kind: "postgres", close: () => pool.end() };
 }
 
-// Route bundles and instrumentation may each load this module: one handle per process lives on globalThis.
-const HANDLE = Symbol.for("vps.db.handle");
-type GlobalWithDb = typeof globalThis & { [HANDLE]?: Promise<DatabaseHandle> };
-
 /** Opens the database on first use (running pending migrations) and returns the shared handle. */
 export function databaseHandle(): Promise<DatabaseHandle> {
-  const holder = globalThis as GlobalWithDb;
-  if (!holder[HANDLE]) {
+  // Route bundles and instrumentation may each load this module: one handle per process.
+  const holder = processWide("db.handle", (): { opening?: Promise<DatabaseHandle> } => ({}));
+  if (!holder.opening) {
     const { databaseUrl, dataDir, databasePoolSize } = config();
     const opening = databaseUrl ? openPostgres(databaseUrl, databasePoolSize) : openPglite(dataDir);
-    // A failed open is not cached, so the next request tries again.
-    holder[HANDLE] = opening.catch((error: unknown) => {
-      holder[HANDLE] = undefined;
+    // A failed open is not kept, so the next request tries again.
+    holder.opening = opening.catch((error: unknown) => {
+      holder.opening = undefined;
       throw error;
     });
   }
-  return holder[HANDLE];
+  return holder.opening;
 }
 
 export async function db(): Promise<Database> {

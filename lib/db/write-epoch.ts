@@ -4,15 +4,9 @@
  * This lets hot reads be cached without ever serving data older than the last write.
  */
 import type { PGlite } from "@electric-sql/pglite";
+import { processWide } from "@/lib/process-wide";
 
-const EPOCH = Symbol.for("vps.db.write-epoch");
-type GlobalWithEpoch = typeof globalThis & { [EPOCH]?: { value: number } };
-
-function counter(): { value: number } {
-  const holder = globalThis as GlobalWithEpoch;
-  holder[EPOCH] ??= { value: 0 };
-  return holder[EPOCH];
-}
+const counter = () => processWide("db.write-epoch", () => ({ value: 0 }));
 
 export function currentWriteEpoch(): number {
   return counter().value;

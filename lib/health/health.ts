@@ -2,6 +2,7 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import { config } from "@/lib/config/env";
 import { databaseHandle } from "@/lib/db/client";
+import { processWide } from "@/lib/process-wide";
 import type { Health } from "@/lib/schemas/health";
 
 export const API_VERSION = "1.0.0";
@@ -9,9 +10,6 @@ export const API_VERSION = "1.0.0";
 const PROBE_INTERVAL_MS = 2_000;
 
 type Probe = { ok: boolean; kind: "pglite" | "postgres"; checkedAt: Date };
-
-const PROBE = Symbol.for("vps.health.probe");
-type GlobalWithProbe = typeof globalThis & { [PROBE]?: { last?: Probe; running?: Promise<Probe> } };
 
 async function probeDatabase(): Promise<Probe> {
   const kind = config().databaseUrl ? "postgres" : "pglite";
@@ -26,9 +24,7 @@ async function probeDatabase(): Promise<Probe> {
 
 /** The last database probe, refreshed when it is older than PROBE_INTERVAL_MS (one probe in flight at most). */
 async function recentProbe(): Promise<Probe> {
-  const holder = globalThis as GlobalWithProbe;
-  holder[PROBE] ??= {};
-  const state = holder[PROBE];
+  const state = processWide("health.probe", (): { last?: Probe; running?: Promise<Probe> } => ({}));
   if (state.last && Date.now() - state.last.checkedAt.getTime() < PROBE_INTERVAL_MS) return state.last;
   state.running ??= probeDatabase().finally(() => {
     state.running = undefined;

@@ -14,16 +14,6 @@ describe("FixedWindowLimiter", () => {
     now += 30_001;
     expect(limiter.hit("a")).toEqual({ allowed: true, remaining: 2, resetSeconds: 60 });
   });
-
-  it("peeks whether one more event would pass, without counting it", () => {
-    const limiter = new FixedWindowLimiter("test", { limit: 2, windowSeconds: 10 }, () => 0);
-    expect(limiter.peek("a").allowed).toBe(true);
-    limiter.hit("a");
-    expect(limiter.peek("a").allowed).toBe(true);
-    limiter.hit("a");
-    expect(limiter.peek("a").allowed).toBe(false);
-    expect(limiter.peek("a").allowed).toBe(false);
-  });
 });
 
 describe("FixedWindowLimiter bounds and refunds", () => {

@@ -21,7 +21,7 @@ export class FixedWindowLimiter {
 
   /** Counts one event for `key` and says whether it is within the limit. */
   hit(key: string): RateLimitResult {
-    const window = this.current(key, true);
+    const window = this.current(key);
     window.count += 1;
     return this.result(window);
   }
@@ -32,28 +32,22 @@ export class FixedWindowLimiter {
     if (window && window.count > 0) window.count -= 1;
   }
 
-  /** Says whether one more event for `key` would be within the limit, without counting it. */
-  peek(key: string): RateLimitResult {
-    const window = this.current(key, false);
-    return this.result(window, 1);
-  }
-
-  private result(window: Window, upcoming = 0): RateLimitResult {
+  private result(window: Window): RateLimitResult {
     const resetSeconds = Math.max(1, Math.ceil((window.resetAt - this.now()) / 1000));
     return {
-      allowed: window.count + upcoming <= this.spec.limit,
+      allowed: window.count <= this.spec.limit,
       remaining: Math.max(0, this.spec.limit - window.count),
       resetSeconds,
     };
   }
 
-  private current(key: string, create: boolean): Window {
+  private current(key: string): Window {
     const now = this.now();
     this.sweep(now);
     const existing = this.windows.get(key);
     if (existing && existing.resetAt > now) return existing;
     const fresh = { count: 0, resetAt: now + this.spec.windowSeconds * 1000 };
-    if (create) this.windows.set(key, fresh);
+    this.windows.set(key, fresh);
     return fresh;
   }
 

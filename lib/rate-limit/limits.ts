@@ -2,24 +2,20 @@ import "server-only";
 import { isIPv4, isIPv6 } from "node:net";
 import { tooManyRequests } from "@/lib/api/errors";
 import { config } from "@/lib/config/env";
+import { processWide } from "@/lib/process-wide";
 import { FixedWindowLimiter } from "./limiter";
 
 type Limiters = { accountCreate: FixedWindowLimiter; authFailures: FixedWindowLimiter };
 
-// One set of counters per process, shared by every route bundle.
-const LIMITERS = Symbol.for("vps.rate-limiters");
-type GlobalWithLimiters = typeof globalThis & { [LIMITERS]?: Limiters };
-
+/** One set of counters per process, shared by every route bundle. */
 export function limiters(): Limiters {
-  const holder = globalThis as GlobalWithLimiters;
-  if (!holder[LIMITERS]) {
+  return processWide("rate-limiters", (): Limiters => {
     const { rateLimits } = config();
-    holder[LIMITERS] = {
+    return {
       accountCreate: new FixedWindowLimiter("account-create", rateLimits.accountCreate),
       authFailures: new FixedWindowLimiter("auth-failures", rateLimits.authFailures),
     };
-  }
-  return holder[LIMITERS];
+  });
 }
 
 /**
@@ -80,9 +76,10 @@ export async function withQuota<T>(
 export function consume(limiter: FixedWindowLimiter, key: string): Record<string, string> {
   const result = limiter.hit(key);
   const { limit, windowSeconds } = limiter.spec;
-  if (!result.allowed) throw tooManyRequests(result.resetSeconds, limiter.name, limit, windowSeconds);
-  return {
+  const headers = {
     "RateLimit-Policy": `"${limiter.name}";q=${limit};w=${windowSeconds}`,
     RateLimit: `"${limiter.name}";r=${result.remaining};t=${result.resetSeconds}`,
   };
+  if (!result.allowed) throw tooManyRequests(result.resetSeconds, headers);
+  return headers;
 }

@@ -2,9 +2,12 @@
  * Starts one app for the API suite, on the database named by API_TEST_DB:
  * `pglite` (default, a fresh embedded database) or `postgres` (TEST_DATABASE_URL, wiped first).
  */
+import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { type RunningApp, startApp } from "../support/app-server";
+import { checkLedger, type LedgerReport } from "../support/ledger-check";
+import { startTestChains, type TestChains } from "../support/test-chains";
 
 /** Limits low enough for the suite to reach them, per test-chosen client address. */
 export const TEST_LIMITS = { accountCreate: 5, authFailures: 8 };
@@ -22,6 +25,8 @@ async function resetPostgres(url: string) {
 }
 
 let app: RunningApp | undefined;
+let chains: TestChains | undefined;
+let databaseUrl: string | undefined;
 
 export async function setup(project: TestProject) {
   const target = process.env.API_TEST_DB ?? "pglite";
@@ -34,15 +39,54 @@ export async function setup(project: TestProject) {
     if (!url) throw new Error("API_TEST_DB=postgres needs TEST_DATABASE_URL");
     await resetPostgres(url);
     env.DATABASE_URL = url;
+    databaseUrl = url;
   }
-  app = await startApp(env);
+  chains = await startTestChains();
+  app = await startApp({ ...env, ...chains.appEnv });
   project.provide("baseUrl", app.url);
   project.provide("dbTarget", target);
   project.provide("testDatabaseUrl", env.DATABASE_URL ?? "");
+  project.provide("chains", {
+    baseRpc: chains.base.rpcUrl,
+    baseProxyControl: chains.baseProxy.controlUrl,
+    usdc: chains.usdc,
+    payTo: chains.payTo,
+    relayer: chains.relayer,
+    ethereumRpc: chains.ethereum.rpcUrl,
+    usdt: chains.usdt,
+  });
+}
+
+/** After the suite: the ledger must balance, whatever the tests did. */
+async function ledgerCheck(running: RunningApp, databaseUrl: string | undefined) {
+  let report: LedgerReport;
+  if (databaseUrl) {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      report = await checkLedger(async (sql) => (await client.query(sql)).rows);
+    } finally {
+      await client.end();
+    }
+  } else {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const db = await PGlite.create({ dataDir: path.join(running.dataDir, "pglite") });
+    try {
+      report = await checkLedger(async (sql) => (await db.query<Record<string, unknown>>(sql)).rows);
+    } finally {
+      await db.close();
+    }
+  }
+  console.log(
+    `ledger check: ${report.accounts} accounts, ${report.entries} ledger entries, ${report.problems.length} problems`,
+  );
+  if (report.problems.length > 0) throw new Error(`ledger check failed:\n${report.problems.join("\n")}`);
 }
 
 export async function teardown() {
   await app?.stop();
+  await chains?.stop();
+  if (app) await ledgerCheck(app, databaseUrl);
 }
 
 declare module "vitest" {
@@ -50,5 +94,14 @@ declare module "vitest" {
     baseUrl: string;
     dbTarget: string;
     testDatabaseUrl: string;
+    chains: {
+      baseRpc: string;
+      baseProxyControl: string;
+      usdc: `0x${string}`;
+      payTo: `0x${string}`;
+      relayer: `0x${string}`;
+      ethereumRpc: string;
+      usdt: `0x${string}`;
+    };
   }
 }

@@ -7,6 +7,11 @@ import { ConfigError, parseConfig } from "./env";
 const dataDir = () => mkdtempSync(path.join(tmpdir(), "vps-config-"));
 const SECRET = "s".repeat(40);
 const KEY = "ab".repeat(32);
+const X402 = {
+  X402_RPC_URL: "https://base.example/rpc",
+  X402_PAY_TO: "0x2BCCcf425AC35bc15d9A9466e4f3ce0941fC2738",
+  X402_RELAYER_PRIVATE_KEY: `0x${"11".repeat(32)}`,
+};
 
 describe("configuration", () => {
   it("defaults to demo mode with secrets generated once into DATA_DIR", () => {
@@ -26,8 +31,16 @@ describe("configuration", () => {
 
   it("switches to production when production secrets are given, generating nothing", () => {
     const dir = dataDir();
-    const config = parseConfig({ DATA_DIR: dir, SESSION_SECRET: SECRET, ENCRYPTION_KEY: KEY });
+    const config = parseConfig({ DATA_DIR: dir, SESSION_SECRET: SECRET, ENCRYPTION_KEY: KEY, ...X402 });
     expect(config.mode).toBe("production");
+    expect(config.demo).toBeUndefined();
+    expect(config.deposits.keys).toEqual({
+      bitcoin: undefined,
+      litecoin: undefined,
+      ethereum: undefined,
+      tron: undefined,
+      monero: undefined,
+    });
     expect(existsSync(path.join(dir, "demo-secrets.json"))).toBe(false);
   });
 
@@ -36,7 +49,7 @@ describe("configuration", () => {
       /ENCRYPTION_KEY: required/,
     );
     expect(() => parseConfig({ DATA_DIR: dataDir(), APP_MODE: "production" })).toThrow(
-      /SESSION_SECRET[\s\S]*ENCRYPTION_KEY/,
+      /SESSION_SECRET[\s\S]*ENCRYPTION_KEY[\s\S]*X402_RPC_URL[\s\S]*X402_PAY_TO[\s\S]*X402_RELAYER_PRIVATE_KEY/,
     );
   });
 
@@ -48,6 +61,13 @@ describe("configuration", () => {
     [{ ENCRYPTION_KEY: "xyz" }, /ENCRYPTION_KEY: must be 64 hex/],
     [{ RATE_LIMIT_ACCOUNT_CREATE: "ten per hour" }, /RATE_LIMIT_ACCOUNT_CREATE: expected COUNT\/WINDOW/],
     [{ APP_MODE: "staging" }, /APP_MODE/],
+    [{ X402_PAY_TO: "0x123" }, /X402_PAY_TO: must be a 0x-prefixed 20-byte address/],
+    [{ X402_RELAYER_PRIVATE_KEY: "0xabc" }, /X402_RELAYER_PRIVATE_KEY: must be a 0x-prefixed 32-byte/],
+    [{ X402_NETWORK: "ethereum" }, /X402_NETWORK/],
+    [{ DEPOSIT_XPUB_BTC: "xpub-nonsense" }, /DEPOSIT_XPUB_BTC/],
+    [{ DEPOSIT_CONFIRMATIONS: "ETH=3" }, /DEPOSIT_CONFIRMATIONS: expected COIN:COUNT/],
+    [{ DEPOSIT_CONFIRMATIONS: "DOGE:3" }, /DEPOSIT_CONFIRMATIONS: unknown coin DOGE/],
+    [{ APP_MODE: "production", ENABLE_TEST_CLOCK: "1" }, /ENABLE_TEST_CLOCK|required in production/],
   ])("refuses %j with a clear message", (env, message) => {
     const attempt = () => parseConfig({ DATA_DIR: dataDir(), ...env });
     expect(attempt).toThrow(ConfigError);
@@ -62,5 +82,33 @@ describe("configuration", () => {
     });
     expect(config.rateLimits.accountCreate).toEqual({ limit: 3, windowSeconds: 30 });
     expect(config.rateLimits.authFailures).toEqual({ limit: 7, windowSeconds: 7200 });
+  });
+
+  it("demo mode generates watch-only deposit keys and local-chain accounts once, and keeps them", () => {
+    const dir = dataDir();
+    const first = parseConfig({ DATA_DIR: dir });
+    expect(first.deposits.demoKeys).toBe(true);
+    expect(first.deposits.keys.bitcoin).toMatch(/^xpub/);
+    expect(first.deposits.keys.monero?.viewKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(first.x402.payTo).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(first.x402.rpcUrl).toBeUndefined();
+    const second = parseConfig({ DATA_DIR: dir });
+    expect(second.deposits.keys).toEqual(first.deposits.keys);
+    expect(second.x402.payTo).toBe(first.x402.payTo);
+    const stored = readFileSync(path.join(dir, "demo-secrets.json"), "utf8");
+    expect(stored).not.toMatch(/xprv|tprv/);
+  });
+
+  it("uses the official USDC and its EIP-712 domain per network", () => {
+    const base = parseConfig({ DATA_DIR: dataDir() }).x402;
+    expect(base).toMatchObject({ network: "base", chainId: 8453, maxTimeoutSeconds: 300 });
+    expect(base.usdc).toEqual({
+      address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+      name: "USD Coin",
+      version: "2",
+    });
+    const sepolia = parseConfig({ DATA_DIR: dataDir(), X402_NETWORK: "base-sepolia" }).x402;
+    expect(sepolia.chainId).toBe(84532);
+    expect(sepolia.usdc.name).toBe("USDC");
   });
 });

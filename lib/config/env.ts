@@ -2,7 +2,15 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { isAddress } from "viem";
+import { privateKeyToAddress } from "viem/accounts";
 import { z } from "zod";
+import {
+  generateDemoWatchOnlyKeys,
+  validateWatchOnlyKeys,
+  type WatchOnlyKeys,
+} from "@/lib/deposits/addresses";
+import { USDT_ERC20_MAINNET } from "@/lib/topups/coins";
 
 /** A rate limit written as `count/window`, e.g. `10/1h` or `20/10m`. */
 const rateLimitSpec = z
@@ -22,6 +30,45 @@ const optionalText = z
   .string()
   .optional()
   .transform((value) => (value === "" ? undefined : value));
+
+const evmAddress = optionalText.pipe(
+  z
+    .string()
+    .refine((value) => isAddress(value, { strict: false }), "must be a 0x-prefixed 20-byte address")
+    .optional(),
+);
+const privateKey = optionalText.pipe(
+  z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key")
+    .optional(),
+);
+const httpUrl = optionalText.pipe(
+  z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).optional(),
+);
+
+/** `ETH:3,USDT:3` -> per-coin confirmation counts that override the defaults. */
+const confirmationOverrides = z
+  .string()
+  .default("")
+  .transform((value, context) => {
+    const result: Record<string, number> = {};
+    for (const part of value
+      .split(",")
+      .map((p) => p.trim())
+      .filter(Boolean)) {
+      const match = /^([A-Z]+):(\d{1,3})$/.exec(part);
+      if (!match?.[1] || !match[2] || Number(match[2]) < 1) {
+        context.addIssue({
+          code: "custom",
+          message: `expected COIN:COUNT pairs such as ETH:12, got "${part}"`,
+        });
+        return z.NEVER;
+      }
+      result[match[1]] = Number(match[2]);
+    }
+    return result;
+  });
 
 const envSchema = z.object({
   APP_MODE: z.enum(["demo", "production"]).optional(),
@@ -43,10 +90,87 @@ const envSchema = z.object({
   RATE_LIMIT_ACCOUNT_CREATE: rateLimitSpec.prefault("10/1h"),
   RATE_LIMIT_AUTH_FAILURES: rateLimitSpec.prefault("20/10m"),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
+  PUBLIC_BASE_URL: httpUrl,
+  X402_NETWORK: z.enum(["base", "base-sepolia"]).default("base"),
+  X402_RPC_URL: httpUrl,
+  X402_USDC_ADDRESS: evmAddress,
+  X402_USDC_NAME: optionalText,
+  X402_USDC_VERSION: optionalText,
+  X402_PAY_TO: evmAddress,
+  X402_RELAYER_PRIVATE_KEY: privateKey,
+  X402_MAX_TIMEOUT_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
+  EVM_RPC_URL: httpUrl,
+  EVM_CHAIN_ID: z.coerce.number().int().min(1).default(1),
+  EVM_USDT_ADDRESS: evmAddress,
+  DEPOSIT_XPUB_BTC: optionalText,
+  DEPOSIT_XPUB_LTC: optionalText,
+  DEPOSIT_XPUB_ETH: optionalText,
+  DEPOSIT_XPUB_TRX: optionalText,
+  DEPOSIT_XMR_VIEW_KEY: optionalText,
+  DEPOSIT_XMR_SPEND_PUBLIC_KEY: optionalText,
+  DEPOSIT_CONFIRMATIONS: confirmationOverrides,
+  TOPUP_EXPIRY_MINUTES: z.coerce.number().int().min(5).max(1440).default(30),
+  LATE_PAYMENT_WINDOW_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 90)
+    .default(168),
+  WATCHER_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  RATE_SOURCE: z.enum(["demo-fixed", "coingecko"]).optional(),
+  RATE_SOURCE_URL: httpUrl,
+  DEMO_CHAIN_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  ENABLE_TEST_CLOCK: z.enum(["0", "1"]).default("0"),
 });
 
+/** Setting any of these means "this is a real deployment": production mode, nothing generated. */
+const PRODUCTION_TRIGGERS = ["SESSION_SECRET", "ENCRYPTION_KEY"] as const;
 /** Variables a production deployment must set; in demo mode they are generated or simulated. */
-const PRODUCTION_REQUIRED = ["SESSION_SECRET", "ENCRYPTION_KEY"] as const;
+const PRODUCTION_REQUIRED = [
+  ...PRODUCTION_TRIGGERS,
+  "X402_RPC_URL",
+  "X402_PAY_TO",
+  "X402_RELAYER_PRIVATE_KEY",
+] as const;
+
+/** The official USDC contracts and their EIP-712 domains (name differs between mainnet and Sepolia). */
+const USDC_BY_NETWORK = {
+  base: {
+    chainId: 8453,
+    address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+    name: "USD Coin",
+    version: "2",
+  },
+  "base-sepolia": {
+    chainId: 84532,
+    address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+    name: "USDC",
+    version: "2",
+  },
+} as const;
+
+export type X402Config = {
+  network: "base" | "base-sepolia";
+  chainId: number;
+  /** Unset in demo mode until the local chain has started (see lib/chain/demo-chain). */
+  rpcUrl: string | undefined;
+  usdc: { address: `0x${string}`; name: string; version: string };
+  payTo: `0x${string}` | undefined;
+  relayerPrivateKey: `0x${string}` | undefined;
+  maxTimeoutSeconds: number;
+};
+
+export type DepositConfig = {
+  keys: WatchOnlyKeys;
+  /** True when the keys were generated for the demo rather than configured. */
+  demoKeys: boolean;
+  confirmationOverrides: Record<string, number>;
+  expiryMinutes: number;
+  latePaymentWindowHours: number;
+  watcherIntervalMs: number;
+  evm: { rpcUrl: string | undefined; chainId: number; usdtAddress: `0x${string}` };
+  rateSource: { kind: "demo-fixed" | "coingecko"; url: string };
+};
 
 export type RateLimitSpec = { limit: number; windowSeconds: number };
 
@@ -62,6 +186,14 @@ export type AppConfig = {
   trustProxyHops: number;
   rateLimits: { accountCreate: RateLimitSpec; authFailures: RateLimitSpec };
   maxBodyBytes: number;
+  publicBaseUrl: string | undefined;
+  x402: X402Config;
+  deposits: DepositConfig;
+  /** Demo-only values generated into DATA_DIR; undefined in production. */
+  demo: DemoValues | undefined;
+  demoChainPort: number;
+  /** Demo mode only: the business clock can be moved forward over HTTP (for tests). */
+  testClock: boolean;
 };
 
 export class ConfigError extends Error {
@@ -71,24 +203,52 @@ export class ConfigError extends Error {
   }
 }
 
-type DemoSecrets = { sessionSecret: string; encryptionKey: string };
+type DemoSecrets = {
+  sessionSecret: string;
+  encryptionKey: string;
+  /** Watch-only keys for the demo's deposit addresses: public keys (and a Monero view key) only. */
+  depositKeys?: Required<WatchOnlyKeys>;
+  /** Keys of accounts that exist only on the demo's local chain. */
+  chainRelayerKey?: string;
+  chainPayToKey?: string;
+  chainWalletKey?: string;
+};
 
-/** Demo secrets are generated once and kept in DATA_DIR so sessions and stored passwords survive restarts. */
-function loadOrCreateDemoSecrets(dataDir: string): DemoSecrets {
+export type DemoValues = {
+  chainRelayerKey: `0x${string}`;
+  chainPayTo: `0x${string}`;
+  chainWalletKey: `0x${string}`;
+};
+
+const randomKey = () => `0x${randomBytes(32).toString("hex")}`;
+
+/**
+ * Demo secrets are generated once and kept in DATA_DIR so sessions, stored passwords, deposit addresses
+ * and the local chain's accounts survive restarts. Values added by newer versions are filled in.
+ */
+function loadOrCreateDemoSecrets(dataDir: string): Required<DemoSecrets> {
   const file = path.join(dataDir, "demo-secrets.json");
+  let stored: DemoSecrets | undefined;
   if (existsSync(file)) {
-    const stored = JSON.parse(readFileSync(file, "utf8")) as DemoSecrets;
-    if (stored.sessionSecret?.length >= 32 && /^[0-9a-f]{64}$/.test(stored.encryptionKey ?? ""))
-      return stored;
+    stored = JSON.parse(readFileSync(file, "utf8")) as DemoSecrets;
+    if (!(stored.sessionSecret?.length >= 32 && /^[0-9a-f]{64}$/.test(stored.encryptionKey ?? ""))) {
+      stored = undefined;
+    }
   }
-  mkdirSync(dataDir, { recursive: true });
-  const created: DemoSecrets = {
-    sessionSecret: randomBytes(32).toString("base64url"),
-    encryptionKey: randomBytes(32).toString("hex"),
+  const complete: Required<DemoSecrets> = {
+    sessionSecret: stored?.sessionSecret ?? randomBytes(32).toString("base64url"),
+    encryptionKey: stored?.encryptionKey ?? randomBytes(32).toString("hex"),
+    depositKeys: stored?.depositKeys ?? generateDemoWatchOnlyKeys(),
+    chainRelayerKey: stored?.chainRelayerKey ?? randomKey(),
+    chainPayToKey: stored?.chainPayToKey ?? randomKey(),
+    chainWalletKey: stored?.chainWalletKey ?? randomKey(),
   };
-  writeFileSync(file, JSON.stringify(created, null, 2), { mode: 0o600 });
-  chmodSync(file, 0o600);
-  return created;
+  if (JSON.stringify(stored) !== JSON.stringify(complete)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, JSON.stringify(complete, null, 2), { mode: 0o600 });
+    chmodSync(file, 0o600);
+  }
+  return complete;
 }
 
 /** Parses an environment into the app's configuration; throws ConfigError listing every bad value. */
@@ -98,7 +258,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`));
   }
   const values = parsed.data;
-  const anyProductionValue = PRODUCTION_REQUIRED.some((name) => values[name] !== undefined);
+  const anyProductionValue = PRODUCTION_TRIGGERS.some((name) => values[name] !== undefined);
   const mode = values.APP_MODE ?? (anyProductionValue ? "production" : "demo");
   const dataDir = path.resolve(values.DATA_DIR);
 
@@ -115,6 +275,38 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
   const encryptionKey = values.ENCRYPTION_KEY ?? demo?.encryptionKey;
   if (!sessionSecret || !encryptionKey) throw new ConfigError(["secrets could not be resolved"]);
 
+  const configuredKeys: WatchOnlyKeys = {
+    bitcoin: values.DEPOSIT_XPUB_BTC,
+    litecoin: values.DEPOSIT_XPUB_LTC,
+    ethereum: values.DEPOSIT_XPUB_ETH,
+    tron: values.DEPOSIT_XPUB_TRX,
+    monero:
+      values.DEPOSIT_XMR_VIEW_KEY || values.DEPOSIT_XMR_SPEND_PUBLIC_KEY
+        ? {
+            viewKey: values.DEPOSIT_XMR_VIEW_KEY ?? "",
+            spendPublicKey: values.DEPOSIT_XMR_SPEND_PUBLIC_KEY ?? "",
+          }
+        : undefined,
+  };
+  const anyKeyConfigured = Object.values(configuredKeys).some((key) => key !== undefined);
+  const keyProblems = validateWatchOnlyKeys(configuredKeys);
+  if (keyProblems.length > 0) throw new ConfigError(keyProblems);
+  const unknownCoins = Object.keys(values.DEPOSIT_CONFIRMATIONS).filter(
+    (coin) => !["BTC", "XMR", "ETH", "LTC", "USDTTRC", "USDT"].includes(coin),
+  );
+  if (unknownCoins.length > 0) {
+    throw new ConfigError([`DEPOSIT_CONFIRMATIONS: unknown coin ${unknownCoins.join(", ")}`]);
+  }
+  if (mode === "production" && values.ENABLE_TEST_CLOCK === "1") {
+    throw new ConfigError(["ENABLE_TEST_CLOCK: only allowed in demo mode"]);
+  }
+  const usdc = USDC_BY_NETWORK[values.X402_NETWORK];
+  const demoValues: DemoValues | undefined = demo && {
+    chainRelayerKey: demo.chainRelayerKey as `0x${string}`,
+    chainPayTo: privateKeyToAddress(demo.chainPayToKey as `0x${string}`),
+    chainWalletKey: demo.chainWalletKey as `0x${string}`,
+  };
+
   return {
     mode,
     port: values.PORT,
@@ -130,6 +322,41 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       authFailures: values.RATE_LIMIT_AUTH_FAILURES,
     },
     maxBodyBytes: values.MAX_BODY_BYTES,
+    publicBaseUrl: values.PUBLIC_BASE_URL,
+    x402: {
+      network: values.X402_NETWORK,
+      chainId: usdc.chainId,
+      rpcUrl: values.X402_RPC_URL,
+      usdc: {
+        address: (values.X402_USDC_ADDRESS ?? usdc.address) as `0x${string}`,
+        name: values.X402_USDC_NAME ?? usdc.name,
+        version: values.X402_USDC_VERSION ?? usdc.version,
+      },
+      payTo: (values.X402_PAY_TO as `0x${string}` | undefined) ?? demoValues?.chainPayTo,
+      relayerPrivateKey:
+        (values.X402_RELAYER_PRIVATE_KEY as `0x${string}` | undefined) ?? demoValues?.chainRelayerKey,
+      maxTimeoutSeconds: values.X402_MAX_TIMEOUT_SECONDS,
+    },
+    deposits: {
+      keys: anyKeyConfigured || !demo ? configuredKeys : demo.depositKeys,
+      demoKeys: !anyKeyConfigured && demo !== undefined,
+      confirmationOverrides: values.DEPOSIT_CONFIRMATIONS,
+      expiryMinutes: values.TOPUP_EXPIRY_MINUTES,
+      latePaymentWindowHours: values.LATE_PAYMENT_WINDOW_HOURS,
+      watcherIntervalMs: values.WATCHER_INTERVAL_MS,
+      evm: {
+        rpcUrl: values.EVM_RPC_URL,
+        chainId: values.EVM_CHAIN_ID,
+        usdtAddress: (values.EVM_USDT_ADDRESS ?? USDT_ERC20_MAINNET) as `0x${string}`,
+      },
+      rateSource: {
+        kind: values.RATE_SOURCE ?? (mode === "demo" ? "demo-fixed" : "coingecko"),
+        url: values.RATE_SOURCE_URL ?? "https://api.coingecko.com/api/v3",
+      },
+    },
+    demo: demoValues,
+    demoChainPort: values.DEMO_CHAIN_PORT,
+    testClock: values.ENABLE_TEST_CLOCK === "1",
   };
 }
 

@@ -1,5 +1,17 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 
 export const accounts = pgTable(
   "accounts",
@@ -51,4 +63,155 @@ export const servers = pgTable(
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
   },
   (table) => [index("servers_account_idx").on(table.accountId)],
+);
+
+/**
+ * Every balance change, written in the same transaction as the balance update. `reference` is unique, so
+ * one event (a top-up credit, an order) can never move money twice; the sum per account equals its balance.
+ */
+export const ledgerEntries = pgTable(
+  "ledger_entries",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    amountCents: bigint("amount_cents", { mode: "number" }).notNull(),
+    balanceAfterCents: bigint("balance_after_cents", { mode: "number" }).notNull(),
+    kind: text("kind").notNull(),
+    reference: text("reference").notNull().unique(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (table) => [
+    index("ledger_entries_account_idx").on(table.accountId),
+    check("ledger_entries_balance_after_non_negative", sql`${table.balanceAfterCents} >= 0`),
+  ],
+);
+
+export const topups = pgTable(
+  "topups",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    ref: text("ref").notNull().unique(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** pending | completed | expired | cancelled */
+    status: text("status").notNull().default("pending"),
+    /** deposit (an address to pay) | x402 (a signed USDC authorization settled by us) */
+    method: text("method").notNull(),
+    coin: text("coin").notNull(),
+    network: text("network").notNull(),
+    amountCents: bigint("amount_cents", { mode: "number" }).notNull(),
+    depositAddress: text("deposit_address").notNull(),
+    derivationIndex: integer("derivation_index"),
+    /** The amount asked for, in the coin's smallest unit (wei, satoshi, piconero...): may exceed int64. */
+    depositUnits: numeric("deposit_units", { precision: 78, scale: 0 }).notNull(),
+    /** The USD price of one coin locked when the top-up was created; partial and late payments use it. */
+    rateUsd: numeric("rate_usd", { precision: 30, scale: 8 }).notNull(),
+    rateSource: text("rate_source").notNull(),
+    confirmationsRequired: integer("confirmations_required").notNull(),
+    qrDataUri: text("qr_data_uri"),
+    paymentUri: text("payment_uri"),
+    creditedCents: bigint("credited_cents", { mode: "number" }).notNull().default(0),
+    payer: text("payer"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }),
+    /** When the status last moved away from pending. */
+    closedAt: timestamp("closed_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [
+    index("topups_account_idx").on(table.accountId, table.id),
+    index("topups_network_status_idx").on(table.network, table.status),
+    uniqueIndex("topups_network_address_idx")
+      .on(table.network, table.depositAddress)
+      .where(sql`method = 'deposit'`),
+    check("topups_credited_non_negative", sql`${table.creditedCents} >= 0`),
+  ],
+);
+
+/** A transfer seen on a chain to a top-up's deposit address; one row per (network, tx, log index). */
+export const depositPayments = pgTable(
+  "deposit_payments",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    topupId: integer("topup_id")
+      .notNull()
+      .references(() => topups.id, { onDelete: "cascade" }),
+    network: text("network").notNull(),
+    txHash: text("tx_hash").notNull(),
+    /** -1 for a native transfer, else the log index of the token Transfer event. */
+    logIndex: integer("log_index").notNull(),
+    amountUnits: numeric("amount_units", { precision: 78, scale: 0 }).notNull(),
+    blockNumber: bigint("block_number", { mode: "number" }),
+    blockHash: text("block_hash"),
+    confirmations: integer("confirmations").notNull().default(0),
+    seenAt: timestamp("seen_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex("deposit_payments_tx_idx").on(table.network, table.txHash, table.logIndex),
+    index("deposit_payments_topup_idx").on(table.topupId),
+  ],
+);
+
+/** The next unused derivation index per deposit chain, so addresses stay dense for the operator's wallet. */
+export const depositIndexes = pgTable("deposit_indexes", {
+  chain: text("chain").primaryKey(),
+  nextIndex: integer("next_index").notNull(),
+});
+
+/** How far a chain watcher has scanned, and which instance holds the lease to scan it now. */
+export const chainCursors = pgTable("chain_cursors", {
+  network: text("network").primaryKey(),
+  scannedBlock: bigint("scanned_block", { mode: "number" }).notNull(),
+  headBlock: bigint("head_block", { mode: "number" }).notNull(),
+  leaseOwner: text("lease_owner"),
+  leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "date" }),
+  updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+});
+
+/**
+ * One EIP-3009 authorization presented to us. The unique key is the chain's own replay key
+ * (network, token, payer, nonce), claimed before settlement so one authorization credits at most once.
+ */
+export const x402Authorizations = pgTable(
+  "x402_authorizations",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    network: text("network").notNull(),
+    asset: text("asset").notNull(),
+    payer: text("payer").notNull(),
+    nonce: text("nonce").notNull(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** in_flight (being settled under a lease) | settled */
+    state: text("state").notNull(),
+    leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "date" }),
+    topupId: integer("topup_id").references(() => topups.id, { onDelete: "set null" }),
+    txHash: text("tx_hash"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex("x402_authorizations_nonce_idx").on(table.network, table.asset, table.payer, table.nonce),
+  ],
+);
+
+/** Stored outcomes of requests sent with an Idempotency-Key, scoped per account and operation. */
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    scope: text("scope").notNull(),
+    key: text("key").notNull(),
+    fingerprint: text("fingerprint").notNull(),
+    /** in_progress | completed */
+    state: text("state").notNull(),
+    statusCode: integer("status_code"),
+    responseBody: text("response_body"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.accountId, table.scope, table.key] })],
 );

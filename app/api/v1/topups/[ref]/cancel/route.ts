@@ -1,0 +1,11 @@
+import { parseJsonBody } from "@/lib/api/body";
+import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
+import { EmptyBodySchema } from "@/lib/schemas/common";
+import { cancelTopup } from "@/lib/topups/service";
+
+export const POST = authedRoute(async ({ request, auth, params }) => {
+  await parseJsonBody(request, EmptyBodySchema);
+  return json(await cancelTopup(auth.accountId, String(params.ref)));
+});
+
+export const { GET, PUT, PATCH, DELETE } = methodNotAllowed(["POST"]);

@@ -1,0 +1,8 @@
+import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
+import { getTopup } from "@/lib/topups/service";
+
+export const GET = authedRoute(async ({ auth, params }) =>
+  json(await getTopup(auth.accountId, String(params.ref))),
+);
+
+export const { POST, PUT, PATCH, DELETE } = methodNotAllowed(["GET"]);

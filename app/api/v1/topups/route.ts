@@ -1,0 +1,37 @@
+import type { z } from "zod";
+import { parseJsonBody } from "@/lib/api/body";
+import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
+import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
+import { CreateTopupRequestSchema } from "@/lib/schemas/topups";
+import { requestTopup, topupResource } from "@/lib/topups/request";
+import { listTopups } from "@/lib/topups/service";
+
+const amountCode = (issue: z.core.$ZodIssue) =>
+  issue.code === "too_small"
+    ? "amount_too_low"
+    : issue.code === "too_big"
+      ? "amount_too_high"
+      : "invalid_amount";
+
+export const GET = authedRoute(async ({ auth }) => json({ topups: await listTopups(auth.accountId) }));
+
+export const POST = authedRoute(async ({ request, auth }) => {
+  const idempotencyKey = readIdempotencyKey(request.headers);
+  const body = await parseJsonBody(request, CreateTopupRequestSchema, {
+    fieldCodes: { amount: amountCode, coin: "invalid_coin" },
+  });
+  const outcome = await requestTopup({
+    accountId: auth.accountId,
+    body,
+    paymentMode: request.headers.get("x-payment-mode"),
+    paymentHeader: request.headers.get("x-payment"),
+    idempotencyKey,
+    resource: topupResource(request),
+  });
+  return json(outcome.body, outcome.status, {
+    ...outcome.headers,
+    "Access-Control-Expose-Headers": "X-PAYMENT-RESPONSE",
+  });
+});
+
+export const { PUT, PATCH, DELETE } = methodNotAllowed(["GET", "POST"]);

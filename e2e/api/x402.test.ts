@@ -1,0 +1,368 @@
+import { randomBytes } from "node:crypto";
+import { x402Client } from "@x402/core/client";
+import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/client";
+import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
+import {
+  createPublicClient,
+  createWalletClient,
+  getAddress,
+  http,
+  type PrivateKeyAccount,
+  toHex,
+} from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { fundNativeBalance, mintTestToken } from "@/lib/chain/test-token";
+import { testTokenAbi } from "@/lib/chain/test-token-abi";
+import { api, baseUrl, createAccount, errorCode, randomIp } from "./helpers";
+
+const chains = inject("chains");
+const base = createPublicClient({ transport: http(chains.baseRpc) });
+const USDC_DOMAIN = {
+  name: "USD Coin",
+  version: "2",
+  chainId: 8453,
+  verifyingContract: chains.usdc,
+} as const;
+const AUTHORIZATION_TYPES = {
+  TransferWithAuthorization: [
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;
+
+const usdcBalance = (owner: `0x${string}`) =>
+  base.readContract({ address: chains.usdc, abi: testTokenAbi, functionName: "balanceOf", args: [owner] });
+const relayerNonce = () => base.getTransactionCount({ address: chains.relayer });
+const balanceOf = async (key: string) => (await api("/account", { key })).body.balance_usd as number;
+
+async function fundedWallet(usdc: bigint): Promise<PrivateKeyAccount> {
+  const account = privateKeyToAccount(generatePrivateKey());
+  if (usdc > 0n) await mintTestToken(chains.baseRpc, chains.usdc, account.address, usdc);
+  return account;
+}
+
+type AuthorizationOverrides = Partial<{
+  to: `0x${string}`;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  signer: PrivateKeyAccount;
+}>;
+
+/** Signs an EIP-3009 authorization by hand with viem and encodes it as an x402 v1 X-PAYMENT header. */
+async function signPayment(payer: PrivateKeyAccount, units: bigint, overrides: AuthorizationOverrides = {}) {
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  const message = {
+    from: payer.address,
+    to: overrides.to ?? chains.payTo,
+    value: overrides.value ?? units,
+    validAfter: overrides.validAfter ?? now - 600n,
+    validBefore: overrides.validBefore ?? now + 240n,
+    nonce: toHex(randomBytes(32)),
+  };
+  const signature = await (overrides.signer ?? payer).signTypedData({
+    domain: USDC_DOMAIN,
+    types: AUTHORIZATION_TYPES,
+    primaryType: "TransferWithAuthorization",
+    message,
+  });
+  const payload = {
+    x402Version: 1,
+    scheme: "exact",
+    network: "base",
+    payload: {
+      signature,
+      authorization: {
+        ...message,
+        value: message.value.toString(),
+        validAfter: message.validAfter.toString(),
+        validBefore: message.validBefore.toString(),
+      },
+    },
+  };
+  return { header: Buffer.from(JSON.stringify(payload)).toString("base64"), message, signature };
+}
+
+const payTopup = (key: string, amount: number, header: string, extra: Record<string, string> = {}) =>
+  api("/topups", {
+    method: "POST",
+    key,
+    body: { amount, coin: "USDCBASE" },
+    headers: { "x-payment": header, ...extra },
+  });
+
+describe("the x402 challenge", () => {
+  it("USDCBASE answers 402 with the v1 requirements for exactly the amount", async () => {
+    const { apiKey } = await createAccount();
+    const result = await api("/topups", {
+      method: "POST",
+      key: apiKey,
+      body: { amount: 42.5, coin: "USDCBASE" },
+    });
+    expect(result.status).toBe(402);
+    expect(result.body).toMatchObject({ x402Version: 1, error: "payment_required" });
+    const [requirement] = result.body.accepts as Record<string, unknown>[];
+    expect(requirement).toEqual({
+      scheme: "exact",
+      network: "base",
+      maxAmountRequired: "42500000",
+      resource: `${baseUrl()}/topups`,
+      description: expect.stringContaining("42.50"),
+      mimeType: "application/json",
+      payTo: chains.payTo,
+      maxTimeoutSeconds: 300,
+      asset: chains.usdc,
+      extra: { name: "USD Coin", version: "2" },
+    });
+    expect((await api("/topups", { key: apiKey })).body.topups).toEqual([]);
+  });
+
+  it("X-Payment-Mode: x402 asks for USDC whatever the coin", async () => {
+    const { apiKey } = await createAccount();
+    const result = await api("/topups", {
+      method: "POST",
+      key: apiKey,
+      body: { amount: 30, coin: "BTC" },
+      headers: { "x-payment-mode": "x402" },
+    });
+    expect(result.status).toBe(402);
+    expect((result.body.accepts as { maxAmountRequired: string }[])[0]?.maxAmountRequired).toBe("30000000");
+  });
+
+  it("still validates the amount first", async () => {
+    const { apiKey } = await createAccount();
+    const result = await api("/topups", {
+      method: "POST",
+      key: apiKey,
+      body: { amount: 10, coin: "USDCBASE" },
+    });
+    expect(result.status).toBe(400);
+    expect(errorCode(result)).toBe("amount_too_low");
+  });
+});
+
+describe("paid x402 top-ups on the local Base chain", () => {
+  it("the official client @x402/fetch (v1) pays, and the balance is credited", async () => {
+    const { apiKey } = await createAccount();
+    const payer = await fundedWallet(100_000_000n);
+    const client = new x402Client()
+      .registerV1("base", new ExactEvmSchemeV1(payer))
+      .setSpendControls({ maxAmountPerPayment: "$2000" });
+    const payingFetch = wrapFetchWithPayment(fetch, client);
+    const payToBefore = await usdcBalance(chains.payTo);
+    const response = await payingFetch(`${baseUrl()}/topups`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        "content-type": "application/json",
+        "x-forwarded-for": randomIp(),
+      },
+      body: JSON.stringify({ amount: 55.25, coin: "USDCBASE" }),
+    });
+    expect(response.status).toBe(201);
+    const topup = (await response.json()) as Record<string, unknown>;
+    expect(topup).toMatchObject({
+      status: "completed",
+      amount_usd: 55.25,
+      coin: "USDCBASE",
+      deposit_coin: "USDC",
+      deposit_network: "base",
+      deposit_amount: "55.25",
+      credited_usd: 55.25,
+      payer: payer.address,
+    });
+    const settlement = decodePaymentResponseHeader(response.headers.get("x-payment-response") ?? "");
+    expect(settlement).toMatchObject({ success: true, network: "base", payer: payer.address });
+    const receipt = await base.getTransactionReceipt({ hash: settlement.transaction as `0x${string}` });
+    expect(receipt.status).toBe("success");
+    expect(await usdcBalance(chains.payTo)).toBe(payToBefore + 55_250_000n);
+    expect(await usdcBalance(payer.address)).toBe(100_000_000n - 55_250_000n);
+    expect(await balanceOf(apiKey)).toBe(55.25);
+    const polled = await api(`/topups/${topup.ref}`, { key: apiKey });
+    expect(polled.body).toMatchObject({ status: "completed", credited_usd: 55.25 });
+  });
+
+  it("a header signed by hand with viem pays too", async () => {
+    const { apiKey } = await createAccount();
+    const payer = await fundedWallet(25_000_000n);
+    const { header } = await signPayment(payer, 25_000_000n);
+    const result = await payTopup(apiKey, 25, header);
+    expect(result.status).toBe(201);
+    expect(result.headers.get("x-payment-response")).toBeTruthy();
+    expect(await balanceOf(apiKey)).toBe(25);
+  });
+
+  it("the same header sent 20 times in parallel credits once and moves the money once", async () => {
+    const { apiKey } = await createAccount();
+    const payer = await fundedWallet(80_000_000n);
+    const { header } = await signPayment(payer, 80_000_000n);
+    const payToBefore = await usdcBalance(chains.payTo);
+    const nonceBefore = await relayerNonce();
+    const results = await Promise.all(Array.from({ length: 20 }, () => payTopup(apiKey, 80, header)));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.every((s) => s === 201 || s === 200 || s === 409)).toBe(true);
+    const refs = new Set(results.filter((r) => r.status < 300).map((r) => r.body.ref));
+    expect(refs.size).toBe(1);
+    for (const conflict of results.filter((r) => r.status === 409))
+      expect(errorCode(conflict)).toBe("payment_in_progress");
+    // Once settled, a replay by the same account returns the same top-up.
+    const replay = await payTopup(apiKey, 80, header);
+    expect(replay.status).toBe(200);
+    expect(replay.body.ref).toBe([...refs][0]);
+    expect(await balanceOf(apiKey)).toBe(80);
+    expect(await usdcBalance(chains.payTo)).toBe(payToBefore + 80_000_000n);
+    expect(await relayerNonce()).toBe(nonceBefore + 1);
+    expect((await api("/topups", { key: apiKey })).body.topups).toHaveLength(1);
+  });
+
+  it("another account replaying a settled header gets 409 and no credit", async () => {
+    const owner = await createAccount();
+    const thief = await createAccount();
+    const payer = await fundedWallet(30_000_000n);
+    const { header } = await signPayment(payer, 30_000_000n);
+    expect((await payTopup(owner.apiKey, 30, header)).status).toBe(201);
+    const stolen = await payTopup(thief.apiKey, 30, header);
+    expect(stolen.status).toBe(409);
+    expect(errorCode(stolen)).toBe("payment_already_used");
+    expect(await balanceOf(thief.apiKey)).toBe(0);
+  });
+
+  it("a front-run settlement is credited once, from what the chain shows", async () => {
+    const { apiKey } = await createAccount();
+    const payer = await fundedWallet(40_000_000n);
+    const { header, message, signature } = await signPayment(payer, 40_000_000n);
+    const runner = privateKeyToAccount(generatePrivateKey());
+    await fundNativeBalance(chains.baseRpc, runner.address, 10n ** 18n);
+    const wallet = createWalletClient({ account: runner, transport: http(chains.baseRpc) });
+    const hash = await wallet.writeContract({
+      chain: null,
+      address: chains.usdc,
+      abi: testTokenAbi,
+      functionName: "transferWithAuthorization",
+      args: [
+        message.from,
+        message.to,
+        message.value,
+        message.validAfter,
+        message.validBefore,
+        message.nonce,
+        signature,
+      ],
+    });
+    expect((await base.waitForTransactionReceipt({ hash })).status).toBe("success");
+    const nonceBefore = await relayerNonce();
+    const result = await payTopup(apiKey, 40, header);
+    expect(result.status).toBe(201);
+    expect((result.body.payments as { tx_hash: string }[])[0]?.tx_hash).toBe(hash);
+    expect(await relayerNonce()).toBe(nonceBefore);
+    expect(await balanceOf(apiKey)).toBe(40);
+    expect((await payTopup(apiKey, 40, header)).status).toBe(200);
+    expect(await balanceOf(apiKey)).toBe(40);
+  });
+
+  it("an Idempotency-Key returns the settled top-up for a retried request", async () => {
+    const { apiKey } = await createAccount();
+    const payer = await fundedWallet(60_000_000n);
+    const first = await signPayment(payer, 25_000_000n);
+    const headers = { "idempotency-key": `x402-${Date.now()}` };
+    const paid = await payTopup(apiKey, 25, first.header, headers);
+    expect(paid.status).toBe(201);
+    // A client that lost the answer signs again; the key returns the first outcome and nothing more moves.
+    const second = await signPayment(payer, 25_000_000n);
+    const retried = await payTopup(apiKey, 25, second.header, headers);
+    expect(retried.status).toBe(201);
+    expect(retried.body.ref).toBe(paid.body.ref);
+    expect(retried.headers.get("idempotent-replayed")).toBe("true");
+    expect(await balanceOf(apiKey)).toBe(25);
+    expect(await usdcBalance(payer.address)).toBe(35_000_000n);
+  });
+});
+
+describe("invalid x402 payments: a clear 4xx and no chain transaction", () => {
+  let payer: PrivateKeyAccount;
+  beforeAll(async () => {
+    payer = await fundedWallet(500_000_000n);
+  });
+  const now = () => BigInt(Math.floor(Date.now() / 1000));
+
+  it.each([
+    ["wrong amount (more)", () => ({ value: 50_000_001n }), "payment_amount_mismatch"],
+    ["wrong amount (less)", () => ({ value: 49_999_999n }), "payment_amount_mismatch"],
+    ["wrong payee", () => ({ to: getAddress(toHex(randomBytes(20))) }), "payment_recipient_mismatch"],
+    ["expired", () => ({ validBefore: now() + 3n }), "payment_expired"],
+    ["not yet valid", () => ({ validAfter: now() + 600n }), "payment_not_yet_valid"],
+    ["valid for too long", () => ({ validBefore: now() + 7200n }), "payment_validity_too_long"],
+    [
+      "signed by someone else",
+      () => ({ signer: privateKeyToAccount(generatePrivateKey()) }),
+      "invalid_payment_signature",
+    ],
+  ])("%s -> 402 %s", async (_name, overrides, code) => {
+    const { apiKey } = await createAccount();
+    const { header } = await signPayment(payer, 50_000_000n, overrides());
+    const nonceBefore = await relayerNonce();
+    const result = await payTopup(apiKey, 50, header);
+    expect(result.status).toBe(402);
+    expect(errorCode(result)).toBe(code);
+    expect(result.body.x402Version).toBe(1);
+    expect(result.body.accepts).toHaveLength(1);
+    expect(await relayerNonce()).toBe(nonceBefore);
+    expect(await balanceOf(apiKey)).toBe(0);
+  });
+
+  it("a wallet without the USDC -> 402 insufficient_funds", async () => {
+    const { apiKey } = await createAccount();
+    const poor = await fundedWallet(1_000_000n);
+    const { header } = await signPayment(poor, 50_000_000n);
+    const nonceBefore = await relayerNonce();
+    const result = await payTopup(apiKey, 50, header);
+    expect(result.status).toBe(402);
+    expect(errorCode(result)).toBe("insufficient_funds");
+    expect(await relayerNonce()).toBe(nonceBefore);
+  });
+
+  it.each([
+    ["not base64", "%%%not-base64%%%"],
+    ["not JSON", Buffer.from("hello").toString("base64")],
+    ["empty object", Buffer.from("{}").toString("base64")],
+    ["v2 payload", Buffer.from(JSON.stringify({ x402Version: 2, payload: {} })).toString("base64")],
+  ])("garbage header (%s) -> 400 invalid_payment", async (_name, header) => {
+    const { apiKey } = await createAccount();
+    const result = await payTopup(apiKey, 50, header);
+    expect(result.status).toBe(400);
+    expect(errorCode(result)).toBe("invalid_payment");
+    expect(await balanceOf(apiKey)).toBe(0);
+  });
+});
+
+describe("chain outages", () => {
+  const setChain = (mode: "up" | "down") =>
+    fetch(chains.baseProxyControl, { method: "POST", body: JSON.stringify({ mode }) });
+
+  it("an RPC failure answers 503 and credits nothing; the same header then works", async () => {
+    const { apiKey } = await createAccount();
+    const payer = await fundedWallet(35_000_000n);
+    const { header } = await signPayment(payer, 35_000_000n);
+    const nonceBefore = await relayerNonce();
+    await setChain("down");
+    try {
+      const failed = await payTopup(apiKey, 35, header);
+      expect(failed.status).toBe(503);
+      expect(errorCode(failed)).toBe("payment_network_unavailable");
+      expect(failed.headers.get("retry-after")).toBeTruthy();
+    } finally {
+      await setChain("up");
+    }
+    expect(await balanceOf(apiKey)).toBe(0);
+    expect(await relayerNonce()).toBe(nonceBefore);
+    const retried = await payTopup(apiKey, 35, header);
+    expect(retried.status).toBe(201);
+    expect(await balanceOf(apiKey)).toBe(35);
+  });
+});

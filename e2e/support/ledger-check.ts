@@ -1,0 +1,52 @@
+/**
+ * The money invariants, checked on the database after a test run: every balance equals the sum of its
+ * ledger rows, nothing is below zero, every top-up's credit is in the ledger exactly, and every settled
+ * x402 authorization credited exactly one top-up.
+ */
+type Query = (sql: string) => Promise<Record<string, unknown>[]>;
+
+export type LedgerReport = { accounts: number; entries: number; problems: string[] };
+
+export async function checkLedger(query: Query): Promise<LedgerReport> {
+  const problems: string[] = [];
+  const mismatched = await query(`
+    SELECT a.id, a.balance_cents, COALESCE(SUM(l.amount_cents), 0) AS ledger_cents
+    FROM accounts a LEFT JOIN ledger_entries l ON l.account_id = a.id
+    GROUP BY a.id, a.balance_cents
+    HAVING a.balance_cents <> COALESCE(SUM(l.amount_cents), 0)`);
+  for (const row of mismatched) {
+    problems.push(`account ${row.id}: balance ${row.balance_cents} != ledger sum ${row.ledger_cents}`);
+  }
+  for (const row of await query("SELECT id, balance_cents FROM accounts WHERE balance_cents < 0")) {
+    problems.push(`account ${row.id}: negative balance ${row.balance_cents}`);
+  }
+  for (const row of await query("SELECT id FROM ledger_entries WHERE balance_after_cents < 0")) {
+    problems.push(`ledger entry ${row.id}: negative balance after`);
+  }
+  const topupCredits = await query(`
+    SELECT t.ref, t.credited_cents, COALESCE(SUM(l.amount_cents), 0) AS ledger_cents
+    FROM topups t LEFT JOIN ledger_entries l
+      ON l.kind = 'topup' AND (l.reference LIKE 'topup:' || t.ref || ':%'
+        OR l.reference = (SELECT 'x402:' || x.network || ':' || x.asset || ':' || x.payer || ':' || x.nonce
+                          FROM x402_authorizations x WHERE x.topup_id = t.id))
+    GROUP BY t.ref, t.credited_cents
+    HAVING t.credited_cents <> COALESCE(SUM(l.amount_cents), 0)`);
+  for (const row of topupCredits) {
+    problems.push(`top-up ${row.ref}: credited ${row.credited_cents} but ledger has ${row.ledger_cents}`);
+  }
+  for (const row of await query(
+    "SELECT id FROM x402_authorizations WHERE state = 'settled' AND topup_id IS NULL",
+  )) {
+    problems.push(`x402 authorization ${row.id}: settled without a top-up`);
+  }
+  const orphans = await query(`
+    SELECT l.id FROM ledger_entries l WHERE l.kind = 'topup'
+      AND NOT EXISTS (SELECT 1 FROM topups t WHERE l.reference LIKE 'topup:' || t.ref || ':%')
+      AND NOT EXISTS (SELECT 1 FROM x402_authorizations x
+        WHERE l.reference = 'x402:' || x.network || ':' || x.asset || ':' || x.payer || ':' || x.nonce)`);
+  for (const row of orphans) problems.push(`ledger entry ${row.id}: credit without its top-up`);
+  const [counts] = await query(
+    "SELECT (SELECT count(*) FROM accounts) AS accounts, (SELECT count(*) FROM ledger_entries) AS entries",
+  );
+  return { accounts: Number(counts?.accounts ?? 0), entries: Number(counts?.entries ?? 0), problems };
+}

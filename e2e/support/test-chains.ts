@@ -1,0 +1,66 @@
+/**
+ * The chains the API suite runs against: a local Base (chain id 8453) with a test USDC placed at the real
+ * USDC address, behind a fault-injecting proxy for the app's settlement RPC, and a local Ethereum
+ * (chain id 1) with a test USDT, watched by the app's EVM deposit watcher.
+ */
+import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
+import { type LocalChain, startAnvil } from "@/lib/chain/anvil";
+import { fundNativeBalance, installTestToken } from "@/lib/chain/test-token";
+import { type RpcProxy, startRpcProxy } from "./rpc-proxy";
+
+export const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;
+
+export type TestChains = {
+  base: LocalChain;
+  baseProxy: RpcProxy;
+  usdc: `0x${string}`;
+  payTo: `0x${string}`;
+  relayer: `0x${string}`;
+  ethereum: LocalChain;
+  usdt: `0x${string}`;
+  /** Environment for the app under test. */
+  appEnv: Record<string, string>;
+  stop: () => Promise<void>;
+};
+
+export async function startTestChains(): Promise<TestChains> {
+  const [base, ethereum] = await Promise.all([startAnvil({ chainId: 8453 }), startAnvil({ chainId: 1 })]);
+  const usdc = await installTestToken(
+    base.rpcUrl,
+    { name: "USD Coin", version: "2", symbol: "USDC", decimals: 6 },
+    { at: BASE_USDC },
+  );
+  const usdt = await installTestToken(ethereum.rpcUrl, {
+    name: "Tether USD",
+    version: "1",
+    symbol: "USDT",
+    decimals: 6,
+  });
+  const relayerKey = generatePrivateKey();
+  await fundNativeBalance(base.rpcUrl, privateKeyToAddress(relayerKey), 10n ** 20n);
+  const payTo = privateKeyToAddress(generatePrivateKey());
+  const baseProxy = await startRpcProxy(base.rpcUrl);
+  return {
+    base,
+    baseProxy,
+    usdc,
+    payTo,
+    relayer: privateKeyToAddress(relayerKey),
+    ethereum,
+    usdt,
+    appEnv: {
+      X402_RPC_URL: baseProxy.url,
+      X402_PAY_TO: payTo,
+      X402_RELAYER_PRIVATE_KEY: relayerKey,
+      EVM_RPC_URL: ethereum.rpcUrl,
+      EVM_USDT_ADDRESS: usdt,
+      DEPOSIT_CONFIRMATIONS: "ETH:3,USDT:3",
+      WATCHER_INTERVAL_MS: "300",
+      ENABLE_TEST_CLOCK: "1",
+    },
+    stop: async () => {
+      await baseProxy.stop();
+      await Promise.all([base.stop(), ethereum.stop()]);
+    },
+  };
+}

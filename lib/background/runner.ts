@@ -1,0 +1,52 @@
+import "server-only";
+import { config } from "@/lib/config/env";
+import { acquireLease } from "@/lib/db/lease";
+import { depositRails } from "@/lib/deposits/setup";
+import { processWide } from "@/lib/process-wide";
+import { expireDueTopups, settleTopups } from "@/lib/topups/service";
+
+/** One message per problem per minute: a chain that is down must not flood the log. */
+const lastLogged = new Map<string, number>();
+function logThrottled(key: string, message: string) {
+  const now = Date.now();
+  if ((lastLogged.get(key) ?? 0) + 60_000 > now) return;
+  lastLogged.set(key, now);
+  console.error(message);
+}
+
+/** One pass of background work: every watcher whose lease we hold polls its chain, then expiry runs. */
+export async function runBackgroundPass(): Promise<void> {
+  const { watcherIntervalMs } = config().deposits;
+  for (const watcher of depositRails().watchers) {
+    try {
+      if (!(await acquireLease(watcher.name, Math.max(30_000, watcherIntervalMs * 4)))) continue;
+      const touched = await watcher.poll();
+      await settleTopups(touched);
+    } catch (error) {
+      logThrottled(watcher.name, `watcher ${watcher.name}: ${(error as Error).message?.split("\n")[0]}`);
+    }
+  }
+  try {
+    await expireDueTopups();
+  } catch (error) {
+    logThrottled("expiry", `top-up expiry: ${(error as Error).message?.split("\n")[0]}`);
+  }
+}
+
+/** Starts the periodic pass once per process (from instrumentation); passes never overlap. */
+export function startBackgroundWork(): void {
+  processWide("background.runner", () => {
+    let running = false;
+    const timer = setInterval(async () => {
+      if (running) return;
+      running = true;
+      try {
+        await runBackgroundPass();
+      } finally {
+        running = false;
+      }
+    }, config().deposits.watcherIntervalMs);
+    timer.unref();
+    return timer;
+  });
+}

@@ -1,0 +1,125 @@
+import "server-only";
+import { createHash } from "node:crypto";
+import { and, eq, lt } from "drizzle-orm";
+import { ApiError, badRequest } from "@/lib/api/errors";
+import { db } from "@/lib/db/client";
+import { idempotencyKeys } from "@/lib/db/schema";
+
+/** Stored outcomes are honoured for a day (as Stripe does); an older key starts afresh. */
+const RETENTION_MS = 24 * 60 * 60 * 1000;
+/** A claim older than this belongs to a request that died mid-way; a retry may take it over. */
+const STALE_CLAIM_MS = 5 * 60 * 1000;
+
+export type StoredResponse = { status: number; body: unknown; headers?: Record<string, string> };
+
+/** Validates the header: 1 to 255 printable ASCII characters, or absent. */
+export function readIdempotencyKey(headers: Headers): string | undefined {
+  const key = headers.get("idempotency-key");
+  if (key === null) return undefined;
+  if (!/^[\x21-\x7e][\x20-\x7e]{0,254}$/.test(key) || key.trim() !== key) {
+    throw badRequest(
+      "invalid_idempotency_key",
+      "Idempotency-Key must be 1 to 255 printable ASCII characters without leading or trailing spaces.",
+    );
+  }
+  return key;
+}
+
+/** A fingerprint of what the request asks for, so the same key with a different request is refused. */
+export function fingerprint(value: unknown): string {
+  return createHash("sha256").update(JSON.stringify(value)).digest("hex");
+}
+
+/**
+ * Runs `execute` at most once per (account, scope, key): the first request claims the key, a retry with
+ * the same request gets the stored response (with `Idempotent-Replayed: true`), the same key with another
+ * request gets 422, and a retry while the first is still running gets 409. Failures are not stored, so a
+ * request that failed (4xx or 5xx) can be retried with the same key.
+ */
+export async function withIdempotency(
+  scope: { accountId: number; operation: string; key: string | undefined; fingerprint: string },
+  execute: () => Promise<StoredResponse>,
+): Promise<StoredResponse> {
+  const { accountId, operation, key } = scope;
+  if (key === undefined) return execute();
+  const database = await db();
+  const where = and(
+    eq(idempotencyKeys.accountId, accountId),
+    eq(idempotencyKeys.scope, operation),
+    eq(idempotencyKeys.key, key),
+  );
+  // Expired outcomes and abandoned claims make room for a fresh claim.
+  await database
+    .delete(idempotencyKeys)
+    .where(and(where, lt(idempotencyKeys.createdAt, new Date(Date.now() - RETENTION_MS))));
+  await database
+    .delete(idempotencyKeys)
+    .where(
+      and(
+        where,
+        eq(idempotencyKeys.state, "in_progress"),
+        lt(idempotencyKeys.createdAt, new Date(Date.now() - STALE_CLAIM_MS)),
+      ),
+    );
+  const [claimed] = await database
+    .insert(idempotencyKeys)
+    .values({ accountId, scope: operation, key, fingerprint: scope.fingerprint, state: "in_progress" })
+    .onConflictDoNothing()
+    .returning({ key: idempotencyKeys.key });
+  if (!claimed) {
+    const [existing] = await database.select().from(idempotencyKeys).where(where);
+    if (!existing) {
+      throw new ApiError(
+        409,
+        "idempotency_key_in_use",
+        "A request with this Idempotency-Key just ended; retry.",
+        {},
+        {
+          "Retry-After": "1",
+        },
+      );
+    }
+    if (existing.fingerprint !== scope.fingerprint) {
+      throw new ApiError(
+        422,
+        "idempotency_key_reused",
+        "This Idempotency-Key was used with a different request; use a new key for a new request.",
+      );
+    }
+    if (existing.state !== "completed" || existing.statusCode === null || existing.responseBody === null) {
+      throw new ApiError(
+        409,
+        "idempotency_key_in_use",
+        "A request with this Idempotency-Key is still being processed; retry shortly.",
+        {},
+        { "Retry-After": "1" },
+      );
+    }
+    const stored = JSON.parse(existing.responseBody) as { body: unknown; headers?: Record<string, string> };
+    return {
+      status: existing.statusCode,
+      body: stored.body,
+      headers: { ...stored.headers, "Idempotent-Replayed": "true" },
+    };
+  }
+  let response: StoredResponse;
+  try {
+    response = await execute();
+  } catch (error) {
+    await database.delete(idempotencyKeys).where(and(where, eq(idempotencyKeys.state, "in_progress")));
+    throw error;
+  }
+  if (response.status >= 200 && response.status < 300) {
+    await database
+      .update(idempotencyKeys)
+      .set({
+        state: "completed",
+        statusCode: response.status,
+        responseBody: JSON.stringify({ body: response.body, headers: response.headers }),
+      })
+      .where(where);
+  } else {
+    await database.delete(idempotencyKeys).where(and(where, eq(idempotencyKeys.state, "in_progress")));
+  }
+  return response;
+}

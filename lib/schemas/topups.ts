@@ -1,0 +1,149 @@
+import { z } from "zod";
+import { COINS, DEFAULT_COIN, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
+import { timestamp } from "./common";
+
+const COIN_CODES = COINS.map((coin) => coin.code) as [string, ...string[]];
+
+export const CreateTopupRequestSchema = z
+  .strictObject({
+    amount: z
+      .number()
+      .min(TOPUP_MIN_CENTS / 100)
+      .max(TOPUP_MAX_CENTS / 100)
+      .meta({ description: "USD to add to the balance: 25 to 2000, whole cents.", example: 50 }),
+    coin: z
+      .enum(COIN_CODES)
+      .default(DEFAULT_COIN)
+      .meta({ description: `How to pay. Default \`${DEFAULT_COIN}\`.`, example: "BTC" }),
+  })
+  .meta({ id: "CreateTopupRequest" });
+
+export const TopupPaymentSchema = z
+  .object({
+    tx_hash: z
+      .string()
+      .meta({ description: "Transaction id on the deposit network (`demo-…` in demo mode)." }),
+    amount: z.string().meta({ description: "Amount received, in the deposit coin.", example: "0.00025774" }),
+    confirmations: z.int().min(0),
+  })
+  .meta({ id: "TopupPayment" });
+
+export const TopupSchema = z
+  .object({
+    ref: z
+      .string()
+      .meta({ description: "Reference used to poll the top-up.", example: "tp_7k2m9q4xw3c8r5tz6yb1" }),
+    status: z.enum(["pending", "completed", "expired", "cancelled"]),
+    amount_usd: z.number().meta({ description: "The USD amount asked for.", example: 50 }),
+    coin: z.string().meta({ description: "The coin code of the request.", example: "BTC" }),
+    deposit_address: z.string().meta({
+      description:
+        "Where to pay: unique to this top-up. For x402 top-ups, the address that received the USDC.",
+    }),
+    deposit_amount: z.string().meta({
+      description: "Amount to pay, in the deposit coin, as a decimal string.",
+      example: "0.00051547",
+    }),
+    deposit_coin: z.string().meta({ description: "The coin to send.", example: "BTC" }),
+    deposit_network: z
+      .string()
+      .nullable()
+      .meta({ description: "Network to send on: bitcoin, litecoin, monero, ethereum, tron or base." }),
+    qr_data_uri: z
+      .string()
+      .nullable()
+      .meta({ description: "PNG data URI of a QR code of `payment_uri` (null for x402 top-ups)." }),
+    expires_at: timestamp()
+      .nullable()
+      .meta({ description: "When the quoted amount stops being valid; null for x402 top-ups." }),
+    payment_uri: z.string().nullable().meta({
+      description: "A URI wallets understand (BIP21, EIP-681, monero:), the content of the QR code.",
+      example: "bitcoin:bc1q...?amount=0.00051547",
+    }),
+    rate_usd: z
+      .string()
+      .meta({ description: "USD per deposit coin, locked for this top-up.", example: "97000" }),
+    rate_source: z.string().meta({
+      description:
+        "Where the rate came from: `demo-fixed` (demo mode, not a market price), `coingecko`, or `par`.",
+    }),
+    confirmations_required: z
+      .int()
+      .meta({ description: "Confirmations a payment needs before it is credited." }),
+    received_amount: z
+      .string()
+      .meta({ description: "Total seen so far, confirmed or not, in the deposit coin." }),
+    confirmed_amount: z
+      .string()
+      .meta({ description: "Total with enough confirmations, in the deposit coin." }),
+    credited_usd: z.number().meta({
+      description:
+        "USD credited to the balance by this top-up. Equals amount_usd when paid as asked; partial, late and extra payments are credited at the locked rate.",
+    }),
+    payments: z.array(TopupPaymentSchema),
+    payer: z.string().nullable().meta({ description: "For x402 top-ups, the wallet that paid." }),
+    demo: z.boolean().meta({ description: "True when payments are simulated (demo mode)." }),
+    created_at: timestamp(),
+    closed_at: timestamp()
+      .nullable()
+      .meta({ description: "When the top-up left `pending` (completed, expired or cancelled)." }),
+  })
+  .meta({
+    id: "Topup",
+    description:
+      "A top-up. `pending` -> `completed` when the payment is confirmed (balance credited); `pending` -> `expired` at `expires_at` with nothing received; `pending` -> `cancelled` by the owner. Payments that arrive later are still credited.",
+  });
+
+export const TopupListSchema = z
+  .object({ topups: z.array(TopupSchema).meta({ description: "Newest first." }) })
+  .meta({ id: "TopupList" });
+
+export const X402RequirementSchema = z
+  .object({
+    scheme: z.literal("exact"),
+    network: z.string().meta({ example: "base" }),
+    maxAmountRequired: z.string().meta({
+      description: "USDC in base units (6 decimals): exactly the amount to authorize.",
+      example: "50000000",
+    }),
+    resource: z.string().meta({ description: "The URL being paid for." }),
+    description: z.string(),
+    mimeType: z.string(),
+    payTo: z.string().meta({ description: "Recipient address." }),
+    maxTimeoutSeconds: z.int(),
+    asset: z.string().meta({ description: "USDC contract." }),
+    extra: z
+      .object({ name: z.string(), version: z.string() })
+      .meta({ description: "The token's EIP-712 domain name and version." }),
+  })
+  .meta({ id: "X402Requirement" });
+
+export const X402RequirementsSchema = z
+  .object({
+    x402Version: z.literal(1),
+    error: z.string().meta({ description: "Why payment is required, as a code." }),
+    message: z.string(),
+    accepts: z.array(X402RequirementSchema),
+  })
+  .meta({
+    id: "X402Requirements",
+    description:
+      "The x402 (v1) challenge. Sign an EIP-3009 TransferWithAuthorization for exactly `maxAmountRequired` and re-send the same request with the `X-PAYMENT` header.",
+  });
+
+export const SimulatePaymentRequestSchema = z
+  .strictObject({
+    amount: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .optional()
+      .meta({
+        description: "Amount to pay in the deposit coin; default: exactly `deposit_amount`.",
+        example: "0.0001",
+      }),
+  })
+  .meta({ id: "SimulatePaymentRequest" });
+
+export type CreateTopupRequest = z.infer<typeof CreateTopupRequestSchema>;
+export type Topup = z.infer<typeof TopupSchema>;
+export type X402Requirement = z.infer<typeof X402RequirementSchema>;

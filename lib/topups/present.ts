@@ -1,0 +1,68 @@
+import "server-only";
+import type { depositPayments, topups } from "@/lib/db/schema";
+import { centsToUsd } from "@/lib/money/cents";
+import type { Topup } from "@/lib/schemas/topups";
+import { formatCoinAmount } from "./amounts";
+import { DEPOSIT_COINS, isDepositCoin } from "./coins";
+import type { TopupStatus } from "./status";
+
+export type TopupRow = typeof topups.$inferSelect;
+export type PaymentRow = typeof depositPayments.$inferSelect;
+
+/** Decimals and display precision of what is paid: the deposit coin, or USDC for x402. */
+export function unitsOf(coin: string): { decimals: number; displayDecimals: number; depositCoin: string } {
+  if (isDepositCoin(coin)) {
+    const details = DEPOSIT_COINS[coin];
+    return { decimals: details.decimals, displayDecimals: details.displayDecimals, depositCoin: coin };
+  }
+  return { decimals: 6, displayDecimals: 2, depositCoin: "USDC" };
+}
+
+/** Sums of what arrived: confirmed enough, and still confirming. */
+export function paymentTotals(row: TopupRow, payments: PaymentRow[]) {
+  let confirmed = 0n;
+  let unconfirmed = 0n;
+  for (const payment of payments) {
+    if (payment.confirmations >= row.confirmationsRequired) confirmed += BigInt(payment.amountUnits);
+    else unconfirmed += BigInt(payment.amountUnits);
+  }
+  return { confirmed, unconfirmed };
+}
+
+/** "97000.00000000" -> "97000", "1.00020000" -> "1.0002" (numeric columns keep their full scale). */
+const trimDecimal = (value: string) =>
+  value.includes(".") ? value.replace(/0+$/, "").replace(/\.$/, "") : value;
+
+export function presentTopup(row: TopupRow, payments: PaymentRow[], demo: boolean): Topup {
+  const { decimals, displayDecimals, depositCoin } = unitsOf(row.coin);
+  const format = (units: bigint) => formatCoinAmount(units, decimals, displayDecimals);
+  const { confirmed, unconfirmed } = paymentTotals(row, payments);
+  return {
+    ref: row.ref,
+    status: row.status as TopupStatus,
+    amount_usd: centsToUsd(row.amountCents),
+    coin: row.coin,
+    deposit_address: row.depositAddress,
+    deposit_amount: format(BigInt(row.depositUnits)),
+    deposit_coin: depositCoin,
+    deposit_network: row.network,
+    qr_data_uri: row.qrDataUri,
+    expires_at: row.expiresAt?.toISOString() ?? null,
+    payment_uri: row.paymentUri,
+    rate_usd: trimDecimal(row.rateUsd),
+    rate_source: row.rateSource,
+    confirmations_required: row.confirmationsRequired,
+    received_amount: format(confirmed + unconfirmed),
+    confirmed_amount: format(confirmed),
+    credited_usd: centsToUsd(row.creditedCents),
+    payments: payments.map((payment) => ({
+      tx_hash: payment.txHash,
+      amount: format(BigInt(payment.amountUnits)),
+      confirmations: payment.confirmations,
+    })),
+    payer: row.payer,
+    demo,
+    created_at: row.createdAt.toISOString(),
+    closed_at: row.closedAt?.toISOString() ?? null,
+  };
+}

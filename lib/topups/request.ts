@@ -1,0 +1,63 @@
+import "server-only";
+import { badRequest } from "@/lib/api/errors";
+import { config } from "@/lib/config/env";
+import { fingerprint, type StoredResponse, withIdempotency } from "@/lib/idempotency/idempotency";
+import { usdToCents } from "@/lib/money/cents";
+import type { CreateTopupRequest } from "@/lib/schemas/topups";
+import { payTopupWithX402, x402Challenge, x402Requirement } from "@/lib/x402/service";
+import { isDepositCoin } from "./coins";
+import { createDepositTopup } from "./service";
+
+/** The absolute URL of POST /topups, as x402 names the resource being paid for. */
+export function topupResource(request: Request): string {
+  const base = config().publicBaseUrl ?? new URL(request.url).origin;
+  return `${base.replace(/\/$/, "")}/api/v1/topups`;
+}
+
+/**
+ * POST /topups: a classic coin gets a deposit (201); USDC on Base, or `X-Payment-Mode: x402`, gets the
+ * x402 challenge (402) until the request comes back with `X-PAYMENT`, which is then settled (201).
+ * An Idempotency-Key makes a retried request return the first outcome instead of a second top-up.
+ */
+export async function requestTopup(input: {
+  accountId: number;
+  body: CreateTopupRequest;
+  paymentMode: string | null;
+  paymentHeader: string | null;
+  idempotencyKey: string | undefined;
+  resource: string;
+}): Promise<StoredResponse> {
+  const amountCents = usdToCents(input.body.amount);
+  if (amountCents === undefined)
+    throw badRequest("invalid_amount", "amount: use whole cents, e.g. 25 or 25.5.");
+  const x402 = input.body.coin === "USDCBASE" || input.paymentMode?.toLowerCase() === "x402";
+  if (x402 && !input.paymentHeader) {
+    return { status: 402, body: x402Challenge(x402Requirement(amountCents, input.resource)) };
+  }
+  const coin = x402 ? "USDCBASE" : input.body.coin;
+  return withIdempotency(
+    {
+      accountId: input.accountId,
+      operation: "POST /topups",
+      key: input.idempotencyKey,
+      fingerprint: fingerprint({ amountCents, coin }),
+    },
+    async () => {
+      if (x402) {
+        const paid = await payTopupWithX402({
+          accountId: input.accountId,
+          amountCents,
+          header: input.paymentHeader ?? "",
+          resource: input.resource,
+        });
+        return {
+          status: paid.status,
+          body: paid.topup,
+          headers: { "X-PAYMENT-RESPONSE": paid.paymentResponse },
+        };
+      }
+      if (!isDepositCoin(coin)) throw badRequest("invalid_coin", `Unknown coin ${coin}.`);
+      return { status: 201, body: await createDepositTopup(input.accountId, amountCents, coin) };
+    },
+  );
+}

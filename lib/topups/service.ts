@@ -1,0 +1,335 @@
+import "server-only";
+import { randomBytes } from "node:crypto";
+import { base32crockford } from "@scure/base";
+import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import { parseUnits } from "viem";
+import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
+import { now } from "@/lib/clock";
+import { config } from "@/lib/config/env";
+import { db } from "@/lib/db/client";
+import { depositIndexes, depositPayments, topups } from "@/lib/db/schema";
+import { deriveDepositAddress } from "@/lib/deposits/addresses";
+import { paymentUri, qrDataUri } from "@/lib/deposits/payment-uri";
+import { coinUnavailableReason, depositRails } from "@/lib/deposits/setup";
+import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
+import type { Topup } from "@/lib/schemas/topups";
+import { creditTargetCents, formatCoinAmount, quoteUnits, rateToE8 } from "./amounts";
+import { DEPOSIT_COINS, type DepositCoinCode, USDT_TRC20 } from "./coins";
+import { type PaymentRow, paymentTotals, presentTopup, type TopupRow, unitsOf } from "./present";
+import { RateUnavailableError } from "./rates";
+import { nextTopupStatus, type TopupStatus } from "./status";
+
+/** Open deposit top-ups an account may hold at once: each one reserves a fresh address. */
+export const MAX_PENDING_TOPUPS = 10;
+
+export const newTopupRef = () => `tp_${base32crockford.encode(randomBytes(15)).toLowerCase()}`;
+
+const isDemoTopup = (row: TopupRow) => depositRails().watcherFor(row.network)?.demo ?? false;
+
+async function paymentsOf(topupIds: number[]): Promise<Map<number, PaymentRow[]>> {
+  const byTopup = new Map<number, PaymentRow[]>();
+  if (topupIds.length === 0) return byTopup;
+  const database = await db();
+  const rows = await database
+    .select()
+    .from(depositPayments)
+    .where(inArray(depositPayments.topupId, topupIds))
+    .orderBy(asc(depositPayments.id));
+  for (const row of rows) byTopup.set(row.topupId, [...(byTopup.get(row.topupId) ?? []), row]);
+  return byTopup;
+}
+
+/** Where the top-up should stand and how much it should have credited, from its payments. */
+function settlement(row: TopupRow, payments: PaymentRow[], now: Date) {
+  const { confirmed, unconfirmed } = paymentTotals(row, payments);
+  const requiredUnits = BigInt(row.depositUnits);
+  const status = nextTopupStatus({
+    status: row.status as TopupStatus,
+    now,
+    expiresAt: row.expiresAt,
+    confirmedUnits: confirmed,
+    unconfirmedUnits: unconfirmed,
+    requiredUnits,
+  });
+  const creditCents = creditTargetCents({
+    confirmedUnits: confirmed,
+    requiredUnits,
+    amountCents: row.amountCents,
+    rateE8: rateToE8(row.rateUsd),
+    decimals: unitsOf(row.coin).decimals,
+  });
+  return { status, creditCents };
+}
+
+const isSettled = (row: TopupRow, payments: PaymentRow[], now: Date) => {
+  if (row.method !== "deposit") return true;
+  const target = settlement(row, payments, now);
+  return target.status === row.status && target.creditCents <= row.creditedCents;
+};
+
+/**
+ * Brings one deposit top-up up to date inside a transaction that locks its row: credits the difference
+ * between what its confirmed payments are worth and what it has credited (one ledger row per step, keyed
+ * by the running total, so a step can never be posted twice) and moves its status.
+ */
+async function settleInTx(tx: Tx, topupId: number, now: Date): Promise<void> {
+  const [row] = await tx.select().from(topups).where(eq(topups.id, topupId)).for("update");
+  if (row?.method !== "deposit") return;
+  const payments = await tx.select().from(depositPayments).where(eq(depositPayments.topupId, topupId));
+  const target = settlement(row, payments, now);
+  const creditDelta = target.creditCents - row.creditedCents;
+  if (creditDelta > 0) {
+    await postLedgerEntry(tx, {
+      accountId: row.accountId,
+      amountCents: creditDelta,
+      kind: "topup",
+      reference: `topup:${row.ref}:${target.creditCents}`,
+    });
+  }
+  if (creditDelta > 0 || target.status !== row.status) {
+    await tx
+      .update(topups)
+      .set({
+        creditedCents: Math.max(row.creditedCents, target.creditCents),
+        status: target.status,
+        closedAt: target.status !== row.status ? now : row.closedAt,
+      })
+      .where(eq(topups.id, topupId));
+  }
+}
+
+/** Settles the given top-ups, each in its own short transaction. */
+export async function settleTopups(topupIds: Iterable<number>): Promise<void> {
+  const database = await db();
+  for (const id of new Set(topupIds)) {
+    await database.transaction((tx) => settleInTx(tx, id, now()));
+  }
+}
+
+/** Pending top-ups past their expiry: settled so those with nothing received become `expired`. */
+export async function expireDueTopups(): Promise<number> {
+  const database = await db();
+  const due = await database
+    .select({ id: topups.id })
+    .from(topups)
+    .where(and(eq(topups.status, "pending"), eq(topups.method, "deposit"), lt(topups.expiresAt, now())))
+    .limit(500);
+  await settleTopups(due.map((row) => row.id));
+  return due.length;
+}
+
+/** The rate to lock: stablecoins on a demo source are at par; anything else asks the rate source. */
+async function lockRate(coin: DepositCoinCode): Promise<{ rate: string; source: string }> {
+  const { rates } = depositRails();
+  try {
+    const rate = await rates.usdPerCoin(coin);
+    rateToE8(rate);
+    return { rate, source: rates.name };
+  } catch (error) {
+    if (error instanceof RateUnavailableError || error instanceof RangeError) {
+      throw new ApiError(
+        503,
+        "rate_unavailable",
+        `No exchange rate for ${coin} right now; retry shortly.`,
+        {},
+        {
+          "Retry-After": "5",
+        },
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * Creates a classic-coin top-up: locks the rate, reserves the next derivation index of the coin's key
+ * (so addresses stay dense for the operator's wallet), derives the address and the payment QR.
+ */
+export async function createDepositTopup(
+  accountId: number,
+  amountCents: number,
+  code: DepositCoinCode,
+): Promise<Topup> {
+  const unavailable = coinUnavailableReason(code);
+  if (unavailable) throw badRequest("coin_unavailable", unavailable);
+  const coin = DEPOSIT_COINS[code];
+  const settings = config();
+  const { rate, source } = await lockRate(code);
+  const rateE8 = rateToE8(rate);
+  const units = quoteUnits(amountCents, rateE8, coin.decimals, coin.displayDecimals);
+  const watcher = depositRails().watcherFor(coin.network);
+  const confirmations =
+    settings.deposits.confirmationOverrides[code] ??
+    (watcher?.demo ? Math.min(2, coin.confirmations) : coin.confirmations);
+
+  const database = await db();
+  const row = await database.transaction(async (tx) => {
+    await tx.execute(sql`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`);
+    const [open] = await tx
+      .select({ n: sql<number>`count(*)`.mapWith(Number) })
+      .from(topups)
+      .where(
+        and(eq(topups.accountId, accountId), eq(topups.status, "pending"), eq(topups.method, "deposit")),
+      );
+    if ((open?.n ?? 0) >= MAX_PENDING_TOPUPS) {
+      throw conflict(
+        "too_many_pending_topups",
+        `An account can have ${MAX_PENDING_TOPUPS} pending top-ups; pay or cancel one first.`,
+      );
+    }
+    const [reserved] = await tx
+      .insert(depositIndexes)
+      .values({ chain: coin.chain, nextIndex: 1 })
+      .onConflictDoUpdate({
+        target: depositIndexes.chain,
+        set: { nextIndex: sql`${depositIndexes.nextIndex} + 1` },
+      })
+      .returning({ nextIndex: depositIndexes.nextIndex });
+    const index = (reserved?.nextIndex ?? 1) - 1;
+    const address = deriveDepositAddress(coin.chain, settings.deposits.keys, index);
+    const { decimals, displayDecimals } = unitsOf(code);
+    const amountText = formatCoinAmount(units, decimals, displayDecimals);
+    const uri = paymentUri({
+      coin: code,
+      address,
+      amount: amountText,
+      amountUnits: units,
+      tokenContract:
+        coin.token === "usdt-erc20"
+          ? settings.deposits.evm.usdtAddress
+          : coin.token === "usdt-trc20"
+            ? USDT_TRC20
+            : undefined,
+      chainId: settings.deposits.evm.chainId,
+    });
+    const [inserted] = await tx
+      .insert(topups)
+      .values({
+        ref: newTopupRef(),
+        accountId,
+        method: "deposit",
+        coin: code,
+        network: coin.network,
+        amountCents,
+        depositAddress: address,
+        derivationIndex: index,
+        depositUnits: units.toString(),
+        rateUsd: rate,
+        rateSource: source,
+        confirmationsRequired: confirmations,
+        paymentUri: uri,
+        qrDataUri: await qrDataUri(uri),
+        expiresAt: new Date(now().getTime() + settings.deposits.expiryMinutes * 60_000),
+      })
+      .returning();
+    return inserted;
+  });
+  if (!row) throw new Error("top-up insert returned no row");
+  return presentTopup(row, [], isDemoTopup(row));
+}
+
+async function findOwned(accountId: number, ref: string): Promise<TopupRow> {
+  if (!/^tp_[0-9a-z]{24}$/.test(ref)) throw notFound(`No top-up with ref ${ref}.`);
+  const database = await db();
+  const [row] = await database
+    .select()
+    .from(topups)
+    .where(and(eq(topups.ref, ref), eq(topups.accountId, accountId)));
+  if (!row) throw notFound(`No top-up with ref ${ref}.`);
+  return row;
+}
+
+/**
+ * The top-up as it stands now. Reading settles it first when its payments or the clock call for it,
+ * so a poll is what credits a confirmed payment, at most once whatever the number of concurrent polls.
+ */
+export async function getTopup(accountId: number, ref: string): Promise<Topup> {
+  let row = await findOwned(accountId, ref);
+  let payments = (await paymentsOf([row.id])).get(row.id) ?? [];
+  if (!isSettled(row, payments, now())) {
+    await settleTopups([row.id]);
+    row = await findOwned(accountId, ref);
+    payments = (await paymentsOf([row.id])).get(row.id) ?? [];
+  }
+  return presentTopup(row, payments, isDemoTopup(row));
+}
+
+/** The account's top-ups, newest first. */
+export async function listTopups(accountId: number, limit = 50): Promise<Topup[]> {
+  const database = await db();
+  const rows = await database
+    .select()
+    .from(topups)
+    .where(eq(topups.accountId, accountId))
+    .orderBy(desc(topups.id))
+    .limit(limit);
+  const payments = await paymentsOf(rows.map((row) => row.id));
+  return rows.map((row) => presentTopup(row, payments.get(row.id) ?? [], isDemoTopup(row)));
+}
+
+/**
+ * The owner gives up a pending top-up. Allowed only while nothing has arrived: once a payment is seen the
+ * top-up completes or expires on its own. A payment sent anyway later is still credited.
+ */
+export async function cancelTopup(accountId: number, ref: string): Promise<Topup> {
+  const owned = await findOwned(accountId, ref);
+  const database = await db();
+  await database.transaction(async (tx) => {
+    const [row] = await tx.select().from(topups).where(eq(topups.id, owned.id)).for("update");
+    if (row?.status !== "pending") {
+      throw conflict(
+        "topup_not_pending",
+        `Top-up ${ref} is ${row?.status ?? "gone"}; only a pending top-up can be cancelled.`,
+      );
+    }
+    const [seen] = await tx
+      .select({ id: depositPayments.id })
+      .from(depositPayments)
+      .where(eq(depositPayments.topupId, row.id))
+      .limit(1);
+    if (seen) {
+      throw conflict(
+        "payment_received",
+        `A payment to top-up ${ref} has arrived; it completes or expires on its own.`,
+      );
+    }
+    await tx.update(topups).set({ status: "cancelled", closedAt: now() }).where(eq(topups.id, row.id));
+  });
+  return getTopup(accountId, ref);
+}
+
+/**
+ * Demo mode only: pretend `amount` (default: exactly what was asked) was sent to the top-up's address.
+ * The demo watcher then confirms it one block per poll.
+ */
+export async function simulateDemoPayment(
+  accountId: number,
+  ref: string,
+  amount: string | undefined,
+): Promise<Topup> {
+  const { demoWatcher } = depositRails();
+  if (!demoWatcher) throw notFound("Not found.");
+  const row = await findOwned(accountId, ref);
+  if (row.method !== "deposit" || !demoWatcher.networks.includes(row.network)) {
+    throw conflict(
+      "not_simulated",
+      `Payments to ${row.coin} top-ups are read from the real chain here; send a real transfer.`,
+    );
+  }
+  const { decimals } = unitsOf(row.coin);
+  let units = BigInt(row.depositUnits);
+  if (amount !== undefined) {
+    const [, fraction = ""] = amount.split(".");
+    if (fraction.length > decimals)
+      throw badRequest("invalid_amount", `${row.coin} has ${decimals} decimals at most.`);
+    units = parseUnits(amount, decimals);
+  }
+  if (units <= 0n || units > BigInt(row.depositUnits) * 100n) {
+    throw badRequest(
+      "invalid_amount",
+      "The simulated amount must be positive and at most 100 times the asked amount.",
+    );
+  }
+  await demoWatcher.pay(row.id, row.network, units);
+  return getTopup(accountId, ref);
+}

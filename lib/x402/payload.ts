@@ -1,0 +1,104 @@
+/**
+ * Decoding and the checks we make ourselves before any chain call: the payment must be exactly the one the
+ * challenge asked for (amount, payee, network, time window), so a wrong payload costs no RPC and no gas.
+ */
+import { decodePaymentSignatureHeader } from "@x402/core/http";
+import { getAddress, isAddress, isHex } from "viem";
+import { z } from "zod";
+import type { X402Requirement } from "@/lib/schemas/topups";
+
+const address = z.string().refine((value) => isAddress(value, { strict: false }), "not an address");
+const uint = z.string().regex(/^\d{1,78}$/, "not a base-10 integer");
+
+const ExactEvmPayloadV1Schema = z.object({
+  x402Version: z.literal(1),
+  scheme: z.string(),
+  network: z.string(),
+  payload: z.object({
+    signature: z.string().refine((value) => isHex(value) && value.length >= 132, "not a signature"),
+    authorization: z.object({
+      from: address,
+      to: address,
+      value: uint,
+      validAfter: uint,
+      validBefore: uint,
+      nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "not a 32-byte nonce"),
+    }),
+  }),
+});
+
+export type ExactEvmPayloadV1 = z.infer<typeof ExactEvmPayloadV1Schema>;
+
+export class PaymentHeaderError extends Error {}
+
+/** Parses the `X-PAYMENT` header: base64 of the v1 JSON payload of the exact EVM scheme. */
+export function decodePaymentHeader(header: string): ExactEvmPayloadV1 {
+  if (header.length > 8192) throw new PaymentHeaderError("X-PAYMENT is too long.");
+  let decoded: unknown;
+  try {
+    decoded = decodePaymentSignatureHeader(header.trim());
+  } catch {
+    throw new PaymentHeaderError("X-PAYMENT is not base64-encoded JSON.");
+  }
+  const parsed = ExactEvmPayloadV1Schema.safeParse(decoded);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new PaymentHeaderError(
+      `X-PAYMENT is not an x402 v1 exact EVM payment: ${issue ? `${issue.path.join(".")}: ${issue.message}` : "invalid"}.`,
+    );
+  }
+  return parsed.data;
+}
+
+export type PaymentRejection = { code: string; message: string };
+
+/** Seconds of clock skew tolerated between the payer's clock and ours. */
+const CLOCK_SKEW_SECONDS = 30n;
+/** The chain must still accept the authorization when our transaction lands (the x402 facilitator rule). */
+const MIN_REMAINING_SECONDS = 6n;
+
+export function checkPayment(
+  payment: ExactEvmPayloadV1,
+  requirement: X402Requirement,
+  nowSeconds: number,
+): PaymentRejection | undefined {
+  const { authorization } = payment.payload;
+  const now = BigInt(nowSeconds);
+  if (payment.scheme !== requirement.scheme) {
+    return {
+      code: "payment_scheme_mismatch",
+      message: `Only the "${requirement.scheme}" scheme is accepted.`,
+    };
+  }
+  if (payment.network !== requirement.network) {
+    return { code: "payment_network_mismatch", message: `Pay on the "${requirement.network}" network.` };
+  }
+  if (getAddress(authorization.to) !== getAddress(requirement.payTo)) {
+    return {
+      code: "payment_recipient_mismatch",
+      message: `The authorization must pay ${requirement.payTo}.`,
+    };
+  }
+  if (authorization.value !== requirement.maxAmountRequired) {
+    return {
+      code: "payment_amount_mismatch",
+      message: `The authorization must be for exactly ${requirement.maxAmountRequired} USDC base units, as the top-up asks.`,
+    };
+  }
+  if (BigInt(authorization.validBefore) < now + MIN_REMAINING_SECONDS) {
+    return { code: "payment_expired", message: "The authorization has expired; sign a new one." };
+  }
+  if (BigInt(authorization.validAfter) > now + CLOCK_SKEW_SECONDS) {
+    return {
+      code: "payment_not_yet_valid",
+      message: "The authorization is not valid yet (validAfter is in the future).",
+    };
+  }
+  if (BigInt(authorization.validBefore) > now + BigInt(requirement.maxTimeoutSeconds) + CLOCK_SKEW_SECONDS) {
+    return {
+      code: "payment_validity_too_long",
+      message: `The authorization must expire within maxTimeoutSeconds (${requirement.maxTimeoutSeconds} s).`,
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,265 @@
+import "server-only";
+import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
+import { toFacilitatorEvmSigner } from "@x402/evm";
+import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/facilitator";
+import {
+  BaseError,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  HttpRequestError,
+  http,
+  parseAbi,
+  parseAbiItem,
+  publicActions,
+  recoverTypedDataAddress,
+  TimeoutError,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { config } from "@/lib/config/env";
+import { processWide } from "@/lib/process-wide";
+import type { X402Requirement } from "@/lib/schemas/topups";
+import type { ExactEvmPayloadV1 } from "./payload";
+
+const EIP3009_ABI = parseAbi([
+  "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
+  "function balanceOf(address account) view returns (uint256)",
+]);
+const AUTHORIZATION_USED = parseAbiItem(
+  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
+);
+const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
+const TRANSFER_WITH_AUTHORIZATION_TYPES = {
+  TransferWithAuthorization: [
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;
+/** How far back to look for a settlement someone else submitted; authorizations live minutes, not days. */
+const SETTLEMENT_LOOKBACK_BLOCKS = 5_000n;
+/** Receipt waits are bounded so a request never hangs on a stuck transaction. */
+const CONFIRMATION_TIMEOUT_MS = 30_000;
+
+/** The chain could not be reached or did not answer: retry later, nothing was decided. */
+export class ChainUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super("The payment network is unreachable.", { cause });
+    this.name = "ChainUnavailableError";
+  }
+}
+
+/** True for transport failures (refused, reset, timed out, HTTP 5xx), as opposed to a contract's answer. */
+export function isTransportFailure(error: unknown): boolean {
+  if (error instanceof ChainUnavailableError) return true;
+  if (error instanceof BaseError) {
+    return Boolean(error.walk((inner) => inner instanceof HttpRequestError || inner instanceof TimeoutError));
+  }
+  return error instanceof TypeError && /fetch failed/i.test(error.message);
+}
+
+/** Runs `read` and turns a transport failure into ChainUnavailableError. */
+async function onChain<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (isTransportFailure(error)) throw new ChainUnavailableError(error);
+    throw error;
+  }
+}
+
+export type ChainSettlement = { txHash: `0x${string}`; value: bigint; logIndex: number };
+
+function buildRail(rpcUrl: string, relayerKey: `0x${string}`) {
+  const settings = config().x402;
+  const chain = defineChain({
+    id: settings.chainId,
+    name: settings.network,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+  const transport = http(rpcUrl, { timeout: 15_000, retryCount: 0 });
+  const publicClient = createPublicClient({ chain, transport });
+  const wallet = createWalletClient({ account: privateKeyToAccount(relayerKey), chain, transport }).extend(
+    publicActions,
+  );
+  // Transactions from our one relayer account are sent one at a time, so two settlements never take the
+  // same account nonce; waiting for receipts happens outside the lock.
+  let sending: Promise<unknown> = Promise.resolve();
+  const serialised = <T>(send: () => Promise<T>): Promise<T> => {
+    const next = sending.then(send, send);
+    sending = next.catch(() => undefined);
+    return next;
+  };
+  const signer = toFacilitatorEvmSigner(
+    {
+      address: wallet.account.address,
+      readContract: (args) => wallet.readContract(args as Parameters<typeof wallet.readContract>[0]),
+      verifyTypedData: (args) => wallet.verifyTypedData(args as Parameters<typeof wallet.verifyTypedData>[0]),
+      writeContract: (args) =>
+        serialised(() => wallet.writeContract(args as Parameters<typeof wallet.writeContract>[0])),
+      sendTransaction: (args) => serialised(() => wallet.sendTransaction(args)),
+      waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
+      getCode: (args) => wallet.getCode(args),
+    },
+    { confirmationTimeoutMs: CONFIRMATION_TIMEOUT_MS },
+  );
+  const facilitator = new ExactEvmSchemeV1(signer);
+  const token = settings.usdc.address;
+
+  return {
+    relayer: wallet.account.address,
+
+    /** Whether the payload's signature is the payer's, checked offline for ordinary (EOA) wallets. */
+    async signedByPayer(payment: ExactEvmPayloadV1): Promise<boolean> {
+      const { authorization, signature } = payment.payload;
+      const typedData = {
+        domain: {
+          name: settings.usdc.name,
+          version: settings.usdc.version,
+          chainId: settings.chainId,
+          verifyingContract: token,
+        },
+        types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+        primaryType: "TransferWithAuthorization" as const,
+        message: {
+          from: getAddress(authorization.from),
+          to: getAddress(authorization.to),
+          value: BigInt(authorization.value),
+          validAfter: BigInt(authorization.validAfter),
+          validBefore: BigInt(authorization.validBefore),
+          nonce: authorization.nonce as `0x${string}`,
+        },
+      };
+      if (signature.length === 132) {
+        const signer = await recoverTypedDataAddress({
+          ...typedData,
+          signature: signature as `0x${string}`,
+        }).catch(() => undefined);
+        if (signer && getAddress(signer) === getAddress(authorization.from)) return true;
+      }
+      // Smart-contract wallets (EIP-1271) can only be checked on chain.
+      const code = await onChain(() => publicClient.getCode({ address: getAddress(authorization.from) }));
+      if (!code || code === "0x") return false;
+      return onChain(() =>
+        publicClient.verifyTypedData({
+          ...typedData,
+          address: getAddress(authorization.from),
+          signature: signature as `0x${string}`,
+        }),
+      );
+    },
+
+    authorizationUsed(payer: string, nonce: string): Promise<boolean> {
+      return onChain(() =>
+        publicClient.readContract({
+          address: token,
+          abi: EIP3009_ABI,
+          functionName: "authorizationState",
+          args: [getAddress(payer), nonce as `0x${string}`],
+        }),
+      );
+    },
+
+    balanceOf(owner: string): Promise<bigint> {
+      return onChain(() =>
+        publicClient.readContract({
+          address: token,
+          abi: EIP3009_ABI,
+          functionName: "balanceOf",
+          args: [getAddress(owner)],
+        }),
+      );
+    },
+
+    verify(payment: ExactEvmPayloadV1, requirement: X402Requirement): Promise<VerifyResponse> {
+      return onChain(() =>
+        facilitator.verify(
+          payment as unknown as PaymentPayload,
+          requirement as unknown as PaymentRequirements,
+        ),
+      );
+    },
+
+    settle(payment: ExactEvmPayloadV1, requirement: X402Requirement): Promise<SettleResponse> {
+      return onChain(() =>
+        facilitator.settle(
+          payment as unknown as PaymentPayload,
+          requirement as unknown as PaymentRequirements,
+        ),
+      );
+    },
+
+    /**
+     * The transfer that used this authorization, whoever submitted it: the `AuthorizationUsed` log, then
+     * the `Transfer` to `payTo` in the same transaction. This is what we credit from when our own
+     * settlement lost a race (front-running) or its outcome was not seen.
+     */
+    async findSettlement(payer: string, nonce: string, payTo: string): Promise<ChainSettlement | undefined> {
+      const head = await onChain(() => publicClient.getBlockNumber());
+      const fromBlock = head > SETTLEMENT_LOOKBACK_BLOCKS ? head - SETTLEMENT_LOOKBACK_BLOCKS : 0n;
+      const used = await onChain(() =>
+        publicClient.getLogs({
+          address: token,
+          event: AUTHORIZATION_USED,
+          args: { authorizer: getAddress(payer), nonce: nonce as `0x${string}` },
+          fromBlock,
+          toBlock: head,
+        }),
+      );
+      const hit = used[0];
+      if (!hit?.transactionHash) return undefined;
+      const transfers = await onChain(() =>
+        publicClient.getLogs({
+          address: token,
+          event: TRANSFER,
+          args: { from: getAddress(payer), to: getAddress(payTo) },
+          blockHash: hit.blockHash as `0x${string}`,
+        }),
+      );
+      const transfer = transfers.find((log) => log.transactionHash === hit.transactionHash);
+      if (!transfer?.args.value || transfer.logIndex === null) return undefined;
+      return { txHash: hit.transactionHash, value: transfer.args.value, logIndex: transfer.logIndex };
+    },
+  };
+}
+
+export type X402Rail = ReturnType<typeof buildRail>;
+
+type RailHolder = { rpcUrl?: string; rail?: X402Rail; waiting: ((rpcUrl: string) => void)[] };
+const holder = () => processWide("x402.rail", (): RailHolder => ({ waiting: [] }));
+
+/** Called by the demo chain once it runs: the RPC URL is only known then. */
+export function provideX402RpcUrl(rpcUrl: string) {
+  const state = holder();
+  state.rpcUrl = rpcUrl;
+  state.rail = undefined;
+  for (const resolve of state.waiting.splice(0)) resolve(rpcUrl);
+}
+
+export function x402RpcUrl(): string | undefined {
+  return config().x402.rpcUrl ?? holder().rpcUrl;
+}
+
+/** The x402 rail: the configured chain, or the demo chain (waiting for it to start if need be). */
+export async function x402Rail(): Promise<X402Rail> {
+  const state = holder();
+  if (state.rail) return state.rail;
+  const settings = config().x402;
+  let rpcUrl = x402RpcUrl();
+  if (!rpcUrl) {
+    rpcUrl = await Promise.race([
+      new Promise<string>((resolve) => state.waiting.push(resolve)),
+      new Promise<string>((_, reject) =>
+        setTimeout(() => reject(new ChainUnavailableError("the demo chain has not started")), 15_000),
+      ),
+    ]);
+  }
+  if (!settings.relayerPrivateKey) throw new Error("X402_RELAYER_PRIVATE_KEY is not configured");
+  state.rail = buildRail(rpcUrl, settings.relayerPrivateKey);
+  return state.rail;
+}

@@ -1,0 +1,381 @@
+import "server-only";
+import { encodePaymentResponseHeader } from "@x402/core/http";
+import { and, eq, lt } from "drizzle-orm";
+import { getAddress } from "viem";
+import { ApiError, badRequest } from "@/lib/api/errors";
+import { config } from "@/lib/config/env";
+import { db } from "@/lib/db/client";
+import { depositPayments, topups, x402Authorizations } from "@/lib/db/schema";
+import { postLedgerEntry } from "@/lib/ledger/ledger";
+import type { Topup, X402Requirement } from "@/lib/schemas/topups";
+import { presentTopup } from "@/lib/topups/present";
+import { newTopupRef } from "@/lib/topups/service";
+import { checkPayment, decodePaymentHeader, type ExactEvmPayloadV1, PaymentHeaderError } from "./payload";
+import { ChainUnavailableError, type X402Rail, x402Rail } from "./rail";
+import { topupRequirement, USDC_UNITS_PER_CENT } from "./requirements";
+
+/** A claim on an authorization lasts this long; a request that dies mid-settlement frees it after that. */
+const CLAIM_LEASE_MS = 120_000;
+
+export type X402Payment = { status: 200 | 201; topup: Topup; paymentResponse: string };
+
+type AuthorizationKey = { network: string; asset: string; payer: string; nonce: string };
+type AuthorizationRow = typeof x402Authorizations.$inferSelect;
+
+/** The requirement for a top-up of `amountCents`, with the resource URL it is paid at. */
+export function x402Requirement(amountCents: number, resource: string): X402Requirement {
+  const settings = config().x402;
+  if (!settings.payTo) throw new Error("X402_PAY_TO is not configured");
+  return topupRequirement(settings, settings.payTo, amountCents, resource);
+}
+
+/** The 402 challenge body: the spec's X402Requirements plus the API's `error` and `message`. */
+export function x402Challenge(requirement: X402Requirement, code = "payment_required", message?: string) {
+  return {
+    x402Version: 1 as const,
+    error: code,
+    message:
+      message ??
+      "Pay with USDC on Base: sign an EIP-3009 authorization for exactly maxAmountRequired and re-send this request with the X-PAYMENT header.",
+    accepts: [requirement],
+  };
+}
+
+const rejection = (requirement: X402Requirement, code: string, message: string) => {
+  const { error, message: text, ...rest } = x402Challenge(requirement, code, message);
+  return new ApiError(402, error, text, rest);
+};
+
+const unavailable = () =>
+  new ApiError(
+    503,
+    "payment_network_unavailable",
+    "The payment network is unreachable; nothing was charged. Retry shortly with the same X-PAYMENT header.",
+    {},
+    { "Retry-After": "2" },
+  );
+
+const keyWhere = (key: AuthorizationKey) =>
+  and(
+    eq(x402Authorizations.network, key.network),
+    eq(x402Authorizations.asset, key.asset),
+    eq(x402Authorizations.payer, key.payer),
+    eq(x402Authorizations.nonce, key.nonce),
+  );
+
+async function findAuthorization(key: AuthorizationKey): Promise<AuthorizationRow | undefined> {
+  const database = await db();
+  const [row] = await database.select().from(x402Authorizations).where(keyWhere(key));
+  return row;
+}
+
+function paymentResponseHeader(txHash: string, payer: string): string {
+  // The v1 wire names networks plainly ("base"); the encoder's type only knows v2's CAIP-2 names.
+  const network = config().x402.network as `${string}:${string}`;
+  return encodePaymentResponseHeader({ success: true, transaction: txHash, network, payer });
+}
+
+async function presentX402Topup(topupId: number): Promise<Topup> {
+  const database = await db();
+  const [row] = await database.select().from(topups).where(eq(topups.id, topupId));
+  if (!row) throw new Error(`top-up ${topupId} vanished`);
+  const payments = await database.select().from(depositPayments).where(eq(depositPayments.topupId, topupId));
+  return presentTopup(row, payments, config().mode === "demo" && !config().x402.rpcUrl);
+}
+
+/**
+ * What to answer for an authorization we already know: the same account re-sending a settled payment gets
+ * its top-up again (200), anyone else gets 409; one still being settled gets 409 with Retry-After.
+ * Returns undefined when an abandoned claim may be taken over.
+ */
+async function answerForKnown(row: AuthorizationRow, accountId: number): Promise<X402Payment | undefined> {
+  if (row.state === "settled" && row.topupId !== null && row.txHash) {
+    if (row.accountId !== accountId) {
+      throw new ApiError(409, "payment_already_used", "This payment authorization has already been used.");
+    }
+    return {
+      status: 200,
+      topup: await presentX402Topup(row.topupId),
+      paymentResponse: paymentResponseHeader(row.txHash, getAddress(row.payer)),
+    };
+  }
+  if (row.leaseUntil && row.leaseUntil.getTime() > Date.now()) {
+    throw new ApiError(
+      409,
+      "payment_in_progress",
+      "This payment is being settled; retry shortly to get the result.",
+      {},
+      { "Retry-After": "2" },
+    );
+  }
+  return undefined;
+}
+
+/** Claims the authorization for settlement (or takes over an abandoned claim). */
+async function claim(key: AuthorizationKey, accountId: number): Promise<{ id: number } | X402Payment> {
+  const database = await db();
+  const leaseUntil = new Date(Date.now() + CLAIM_LEASE_MS);
+  const [inserted] = await database
+    .insert(x402Authorizations)
+    .values({ ...key, accountId, state: "in_flight", leaseUntil })
+    .onConflictDoNothing()
+    .returning({ id: x402Authorizations.id });
+  if (inserted) return inserted;
+  const [takenOver] = await database
+    .update(x402Authorizations)
+    .set({ accountId, leaseUntil })
+    .where(
+      and(
+        keyWhere(key),
+        eq(x402Authorizations.state, "in_flight"),
+        lt(x402Authorizations.leaseUntil, new Date()),
+      ),
+    )
+    .returning({ id: x402Authorizations.id });
+  if (takenOver) return takenOver;
+  const existing = await findAuthorization(key);
+  const known = existing && (await answerForKnown(existing, accountId));
+  if (known) return known;
+  throw new ApiError(
+    409,
+    "payment_in_progress",
+    "This payment is being settled; retry shortly.",
+    {},
+    {
+      "Retry-After": "2",
+    },
+  );
+}
+
+async function releaseClaim(claimId: number): Promise<void> {
+  const database = await db();
+  await database
+    .delete(x402Authorizations)
+    .where(and(eq(x402Authorizations.id, claimId), eq(x402Authorizations.state, "in_flight")));
+}
+
+/**
+ * Records a transfer the chain shows and credits it, in one transaction: the authorization row becomes
+ * `settled` (only from our own claim, or inserted when there was none), the completed top-up and its
+ * payment are written, and the ledger is credited under a reference unique to the authorization.
+ */
+async function creditSettlement(input: {
+  key: AuthorizationKey;
+  claimId: number | undefined;
+  accountId: number;
+  amountCents: number;
+  txHash: string;
+  logIndex: number;
+  value: bigint;
+  payTo: string;
+}): Promise<X402Payment> {
+  const { key, claimId, accountId, txHash, value } = input;
+  const database = await db();
+  const creditedCents = Number(value / USDC_UNITS_PER_CENT);
+  const outcome = await database.transaction(async (tx) => {
+    const [owned] =
+      claimId !== undefined
+        ? await tx
+            .update(x402Authorizations)
+            .set({ state: "settled", txHash, leaseUntil: null })
+            .where(and(eq(x402Authorizations.id, claimId), eq(x402Authorizations.state, "in_flight")))
+            .returning({ id: x402Authorizations.id })
+        : await tx
+            .insert(x402Authorizations)
+            .values({ ...key, accountId, state: "settled", txHash })
+            .onConflictDoNothing()
+            .returning({ id: x402Authorizations.id });
+    if (!owned) return undefined;
+    const now = new Date();
+    const [topup] = await tx
+      .insert(topups)
+      .values({
+        ref: newTopupRef(),
+        accountId,
+        status: "completed",
+        method: "x402",
+        coin: "USDCBASE",
+        network: key.network,
+        amountCents: input.amountCents,
+        depositAddress: getAddress(input.payTo),
+        depositUnits: value.toString(),
+        rateUsd: "1",
+        rateSource: "par",
+        confirmationsRequired: 1,
+        creditedCents,
+        payer: getAddress(key.payer),
+        closedAt: now,
+      })
+      .returning({ id: topups.id });
+    if (!topup) throw new Error("top-up insert returned no row");
+    await tx.insert(depositPayments).values({
+      topupId: topup.id,
+      network: key.network,
+      txHash,
+      logIndex: input.logIndex,
+      amountUnits: value.toString(),
+      confirmations: 1,
+    });
+    await tx.update(x402Authorizations).set({ topupId: topup.id }).where(eq(x402Authorizations.id, owned.id));
+    await postLedgerEntry(tx, {
+      accountId,
+      amountCents: creditedCents,
+      kind: "topup",
+      reference: `x402:${key.network}:${key.asset}:${key.payer}:${key.nonce}`,
+    });
+    return topup.id;
+  });
+  if (outcome === undefined) {
+    // Someone else recorded this authorization between our read and our write: answer as they did.
+    const existing = await findAuthorization(key);
+    const known = existing && (await answerForKnown(existing, accountId));
+    if (known) return known;
+    throw new ApiError(
+      409,
+      "payment_in_progress",
+      "This payment is being settled; retry shortly.",
+      {},
+      {
+        "Retry-After": "2",
+      },
+    );
+  }
+  return {
+    status: 201,
+    topup: await presentX402Topup(outcome),
+    paymentResponse: paymentResponseHeader(txHash, getAddress(key.payer)),
+  };
+}
+
+/** The authorization was used on chain (by us or anyone): credit from the chain's own record of it. */
+async function creditFromChain(
+  rail: X402Rail,
+  payment: ExactEvmPayloadV1,
+  requirement: X402Requirement,
+  context: { key: AuthorizationKey; claimId: number | undefined; accountId: number; amountCents: number },
+): Promise<X402Payment> {
+  const { from, nonce } = payment.payload.authorization;
+  const found = await rail.findSettlement(from, nonce, requirement.payTo);
+  if (!found) {
+    if (context.claimId !== undefined) await releaseClaim(context.claimId);
+    throw rejection(
+      requirement,
+      "payment_already_used",
+      "This authorization was already used or cancelled on chain without paying this service; sign a new one.",
+    );
+  }
+  return creditSettlement({ ...context, ...found, txHash: found.txHash, payTo: requirement.payTo });
+}
+
+/** Maps the facilitator's verification reasons to the API's codes. */
+function verifyFailure(reason: string | undefined): { code: string; message: string } {
+  if (reason?.includes("insufficient_balance")) {
+    return { code: "insufficient_funds", message: "The paying wallet does not hold enough USDC." };
+  }
+  if (reason?.includes("nonce_already_used")) {
+    return { code: "payment_already_used", message: "This authorization was already used; sign a new one." };
+  }
+  if (reason?.includes("signature")) {
+    return { code: "invalid_payment_signature", message: "The authorization's signature is not valid." };
+  }
+  return {
+    code: "payment_rejected",
+    message: `The payment was rejected by the token contract${reason ? ` (${reason})` : ""}; sign a new authorization.`,
+  };
+}
+
+/**
+ * Settles an x402 payment for a top-up of `amountCents` and credits it exactly once. The amount is the
+ * request's, never the signature's: an authorization for anything else is refused before any chain call.
+ * Order: decode -> our own checks -> signature -> was it already used on chain (front-run or a settlement
+ * whose answer we lost: credit from the chain) -> funds -> facilitator verification (simulation) -> claim
+ * the authorization -> settle -> credit. A network failure at any step answers 503 and credits nothing;
+ * the same header can be sent again.
+ */
+export async function payTopupWithX402(input: {
+  accountId: number;
+  amountCents: number;
+  header: string;
+  resource: string;
+}): Promise<X402Payment> {
+  const { accountId, amountCents } = input;
+  const requirement = x402Requirement(amountCents, input.resource);
+  let payment: ExactEvmPayloadV1;
+  try {
+    payment = decodePaymentHeader(input.header);
+  } catch (error) {
+    if (error instanceof PaymentHeaderError) throw badRequest("invalid_payment", error.message);
+    throw error;
+  }
+  const problem = checkPayment(payment, requirement, Math.floor(Date.now() / 1000));
+  if (problem) throw rejection(requirement, problem.code, problem.message);
+
+  const { from, nonce, value } = payment.payload.authorization;
+  const key: AuthorizationKey = {
+    network: requirement.network,
+    asset: requirement.asset.toLowerCase(),
+    payer: from.toLowerCase(),
+    nonce: nonce.toLowerCase(),
+  };
+  const known = await findAuthorization(key);
+  if (known) {
+    const answer = await answerForKnown(known, accountId);
+    if (answer) return answer;
+  }
+
+  let claimId: number | undefined;
+  try {
+    const rail = await x402Rail();
+    if (!(await rail.signedByPayer(payment))) {
+      throw rejection(
+        requirement,
+        "invalid_payment_signature",
+        "The authorization is not signed by its `from` address.",
+      );
+    }
+    if (await rail.authorizationUsed(from, nonce)) {
+      return await creditFromChain(rail, payment, requirement, { key, claimId, accountId, amountCents });
+    }
+    if ((await rail.balanceOf(from)) < BigInt(value)) {
+      throw rejection(requirement, "insufficient_funds", "The paying wallet does not hold enough USDC.");
+    }
+    const verdict = await rail.verify(payment, requirement);
+    if (!verdict.isValid) {
+      const failure = verifyFailure(verdict.invalidReason);
+      throw rejection(requirement, failure.code, failure.message);
+    }
+    const claimed = await claim(key, accountId);
+    if ("status" in claimed) return claimed;
+    claimId = claimed.id;
+
+    const settled = await rail.settle(payment, requirement);
+    if (settled.success && settled.transaction) {
+      const logIndex = -1;
+      return await creditSettlement({
+        key,
+        claimId,
+        accountId,
+        amountCents,
+        txHash: settled.transaction,
+        logIndex,
+        value: BigInt(value),
+        payTo: requirement.payTo,
+      });
+    }
+    // Our transaction failed. If the authorization is used anyway, someone else moved the money to us.
+    if (await rail.authorizationUsed(from, nonce)) {
+      return await creditFromChain(rail, payment, requirement, { key, claimId, accountId, amountCents });
+    }
+    await releaseClaim(claimId);
+    claimId = undefined;
+    throw rejection(
+      requirement,
+      "payment_failed",
+      "The payment could not be settled on chain and nothing was charged; sign a new authorization and retry.",
+    );
+  } catch (error) {
+    if (claimId !== undefined) await releaseClaim(claimId).catch(() => undefined);
+    if (error instanceof ChainUnavailableError) throw unavailable();
+    throw error;
+  }
+}

@@ -57,10 +57,14 @@ vitest_suite() { # name, project, extra env...
   echo "== $name"
   env "$@" npx vitest run --project "$project" --reporter=default --reporter=json \
     --outputFile.json="$reports/$name.vitest.json"
+  local status=$?
+  # A failure outside any test (a crashed global setup or teardown) must fail the run too.
+  [ $status -eq 0 ] || echo '{"passed":0,"failed":1}' >"$reports/$name-run.check"
 }
 vitest_suite unit unit
-vitest_suite api-pglite api API_TEST_DB=pglite
-vitest_suite api-postgres api API_TEST_DB=postgres
+# The API suites end with a ledger check on their database, reported as one more test.
+vitest_suite api-pglite api API_TEST_DB=pglite LEDGER_CHECK_FILE="$reports/api-pglite-ledger.check"
+vitest_suite api-postgres api API_TEST_DB=postgres LEDGER_CHECK_FILE="$reports/api-postgres-ledger.check"
 
 echo "== browser"
 PLAYWRIGHT_JSON_OUTPUT_FILE="$reports/browser.playwright.json" npx playwright test --reporter=list,json

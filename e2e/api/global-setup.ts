@@ -2,6 +2,7 @@
  * Starts one app for the API suite, on the database named by API_TEST_DB:
  * `pglite` (default, a fresh embedded database) or `postgres` (TEST_DATABASE_URL, wiped first).
  */
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
@@ -80,6 +81,11 @@ async function ledgerCheck(running: RunningApp, databaseUrl: string | undefined)
   console.log(
     `ledger check: ${report.accounts} accounts, ${report.entries} ledger entries, ${report.problems.length} problems`,
   );
+  const resultFile = process.env.LEDGER_CHECK_FILE;
+  if (resultFile) {
+    const ok = report.problems.length === 0;
+    writeFileSync(resultFile, JSON.stringify({ passed: ok ? 1 : 0, failed: ok ? 0 : 1 }));
+  }
   if (report.problems.length > 0) throw new Error(`ledger check failed:\n${report.problems.join("\n")}`);
 }
 

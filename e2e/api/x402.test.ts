@@ -291,19 +291,21 @@ describe("invalid x402 payments: a clear 4xx and no chain transaction", () => {
   });
   const now = () => BigInt(Math.floor(Date.now() / 1000));
 
-  it.each([
-    ["wrong amount (more)", () => ({ value: 50_000_001n }), "payment_amount_mismatch"],
-    ["wrong amount (less)", () => ({ value: 49_999_999n }), "payment_amount_mismatch"],
-    ["wrong payee", () => ({ to: getAddress(toHex(randomBytes(20))) }), "payment_recipient_mismatch"],
-    ["expired", () => ({ validBefore: now() + 3n }), "payment_expired"],
-    ["not yet valid", () => ({ validAfter: now() + 600n }), "payment_not_yet_valid"],
-    ["valid for too long", () => ({ validBefore: now() + 7200n }), "payment_validity_too_long"],
+  const cases: [string, string, () => AuthorizationOverrides][] = [
+    ["wrong amount (more)", "payment_amount_mismatch", () => ({ value: 50_000_001n })],
+    ["wrong amount (less)", "payment_amount_mismatch", () => ({ value: 49_999_999n })],
+    ["wrong payee", "payment_recipient_mismatch", () => ({ to: getAddress(toHex(randomBytes(20))) })],
+    ["expired", "payment_expired", () => ({ validBefore: now() + 3n })],
+    ["not yet valid", "payment_not_yet_valid", () => ({ validAfter: now() + 600n })],
+    ["valid for too long", "payment_validity_too_long", () => ({ validBefore: now() + 7200n })],
     [
       "signed by someone else",
-      () => ({ signer: privateKeyToAccount(generatePrivateKey()) }),
       "invalid_payment_signature",
+      () => ({ signer: privateKeyToAccount(generatePrivateKey()) }),
     ],
-  ])("%s -> 402 %s", async (_name, overrides, code) => {
+  ];
+
+  it.each(cases)("%s -> 402 %s", async (_name, code, overrides) => {
     const { apiKey } = await createAccount();
     const { header } = await signPayment(payer, 50_000_000n, overrides());
     const nonceBefore = await relayerNonce();

@@ -10,7 +10,9 @@ import { createDepositTopup } from "./service";
 
 /** The absolute URL of POST /topups, as x402 names the resource being paid for. */
 export function topupResource(request: Request): string {
-  const base = config().publicBaseUrl ?? new URL(request.url).origin;
+  const url = new URL(request.url);
+  // Behind `next start` request.url names the bind address; the Host header is what the client called.
+  const base = config().publicBaseUrl ?? `${url.protocol}//${request.headers.get("host") ?? url.host}`;
   return `${base.replace(/\/$/, "")}/api/v1/topups`;
 }
 

@@ -83,10 +83,15 @@ function buildRail(rpcUrl: string, relayerKey: `0x${string}`) {
     rpcUrls: { default: { http: [rpcUrl] } },
   });
   const transport = http(rpcUrl, { timeout: 15_000, retryCount: 0 });
-  const publicClient = createPublicClient({ chain, transport });
-  const wallet = createWalletClient({ account: privateKeyToAccount(relayerKey), chain, transport }).extend(
-    publicActions,
-  );
+  // Base makes a block every 2 s; viem's default 4 s polling would double the wait for every receipt.
+  const pollingInterval = 500;
+  const publicClient = createPublicClient({ chain, transport, pollingInterval });
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(relayerKey),
+    chain,
+    transport,
+    pollingInterval,
+  }).extend(publicActions);
   // Transactions from our one relayer account are sent one at a time, so two settlements never take the
   // same account nonce; waiting for receipts happens outside the lock.
   let sending: Promise<unknown> = Promise.resolve();

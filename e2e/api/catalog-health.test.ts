@@ -111,6 +111,10 @@ describe("GET /openapi.json", () => {
     expect(Object.keys(document.paths["/keys/{id}"] ?? {})).toEqual(["delete"]);
     expect(Object.keys(document.paths["/catalog"] ?? {})).toEqual(["get"]);
     expect(Object.keys(document.paths["/health"] ?? {})).toEqual(["get"]);
+    expect(Object.keys(document.paths["/topups"] ?? {})).toEqual(expect.arrayContaining(["get", "post"]));
+    expect(Object.keys(document.paths["/topups/{ref}"] ?? {})).toEqual(["get"]);
+    expect(Object.keys(document.paths["/topups/{ref}/cancel"] ?? {})).toEqual(["post"]);
+    expect(Object.keys(document.paths["/demo/topups/{ref}/pay"] ?? {})).toEqual(["post"]);
   });
 });
 
@@ -132,6 +136,9 @@ describe("unknown paths and methods", () => {
     ["POST", "/health", "GET"],
     ["GET", "/keys/1", "DELETE"],
     ["PATCH", "/keys", "GET, POST"],
+    ["DELETE", "/topups", "GET, POST"],
+    ["POST", "/topups/tp_x", "GET"],
+    ["GET", "/topups/tp_x/cancel", "POST"],
   ])("answers 405 with Allow for %s %s", async (method, path, allow) => {
     const result = await api(path, { method });
     expect(result.status).toBe(405);

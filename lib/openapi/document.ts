@@ -15,6 +15,14 @@ import {
   MAX_ACTIVE_KEYS,
   RevokedKeySchema,
 } from "@/lib/schemas/keys";
+import {
+  CreateTopupRequestSchema,
+  SimulatePaymentRequestSchema,
+  TopupListSchema,
+  TopupSchema,
+  X402RequirementsSchema,
+} from "@/lib/schemas/topups";
+import { MAX_PENDING_TOPUPS } from "@/lib/topups/limits";
 import { API_VERSION_INFO } from "./info";
 
 const jsonContent = (schema: z.ZodType) => ({ "application/json": { schema } });
@@ -62,6 +70,42 @@ const authed = (operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject
   responses: { ...operation.responses, "401": responses.unauthorized, "429": responses.authRateLimited },
 });
 
+const topupRefParam = z.object({
+  ref: z.string().meta({
+    description: "The top-up's ref, as returned when it was created.",
+    example: "tp_7k2m9q4xw3c8r5tz6yb1dqe3",
+  }),
+});
+
+const idempotencyHeader = z.object({
+  "Idempotency-Key": z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .meta({
+      description:
+        "1 to 255 printable ASCII characters. The same key with the same body returns the first response again " +
+        "(with `Idempotent-Replayed: true`) for 24 hours; with another body it is refused (422). Failed requests " +
+        "do not use up the key. Keys are per account.",
+    }),
+});
+
+const X402_ERRORS = [
+  "payment_amount_mismatch",
+  "payment_recipient_mismatch",
+  "payment_network_mismatch",
+  "payment_scheme_mismatch",
+  "payment_expired",
+  "payment_not_yet_valid",
+  "payment_validity_too_long",
+  "invalid_payment_signature",
+  "insufficient_funds",
+  "payment_already_used",
+  "payment_rejected",
+  "payment_failed",
+];
+
 const keyIdParam = z.object({
   id: z.string().regex(/^\d+$/).meta({ description: "The key's integer id, as listed by GET /keys." }),
 });
@@ -75,6 +119,25 @@ export function buildOpenApiDocument() {
       { name: "Account", description: "One call creates an account; no identity is asked for." },
       { name: "Keys", description: "API keys: Bearer credentials, shown once, stored only as hashes." },
       { name: "Catalog", description: "Plans, locations, OS images, prices and payment options." },
+      {
+        name: "Top-ups",
+        description:
+          "Fund the USD balance. Classic coins (BTC, XMR, ETH, LTC, USDTTRC, USDT) get a deposit address unique to " +
+          "the top-up, derived from watch-only keys, an exact amount at a locked rate, a payment QR and an expiry. " +
+          "USDC on Base is paid with x402 (v1): an EIP-3009 authorization settled gaslessly by the service. " +
+          "States: `pending` -> `completed` once the confirmed payments cover the amount (the balance is credited " +
+          "then, once); `pending` -> `expired` at `expires_at` when nothing is received or still confirming; " +
+          "`pending` -> `cancelled` by the owner while nothing has arrived. No payment is ever lost: a partial " +
+          "payment is credited for what it is worth at the locked rate as soon as it confirms, an overpayment " +
+          "is credited in full, and payments that arrive after expiry or cancellation (watched for 7 days) are " +
+          "credited too, completing the top-up when they cover it.",
+      },
+      {
+        name: "Demo",
+        description:
+          "Only in demo mode (no production configuration): simulated payments, and a test clock when " +
+          "`ENABLE_TEST_CLOCK=1`. Outside demo mode these paths answer 404.",
+      },
       { name: "Service", description: "Health and this document." },
     ],
     components: {
@@ -162,6 +225,161 @@ export function buildOpenApiDocument() {
             "404": errorResponse("No active key with that id on this account.", ["not_found"]),
           },
         }),
+      },
+      "/topups": {
+        post: authed({
+          tags: ["Top-ups"],
+          operationId: "createTopup",
+          summary: "Start a top-up",
+          description:
+            "`coin` defaults to `BTC`. A classic coin answers 201 with a pending Topup. `USDCBASE`, or the header " +
+            "`X-Payment-Mode: x402`, answers 402 with the x402 challenge; re-send the same request with `X-PAYMENT` " +
+            "(base64 of the v1 payment payload) to pay: the authorization must be for exactly `maxAmountRequired`, " +
+            "to `payTo`, valid for at most `maxTimeoutSeconds`. The settled request answers 201 with the completed " +
+            "Topup and `X-PAYMENT-RESPONSE` (base64 JSON `{success, transaction, network, payer}`); the same header " +
+            "sent again by the same account answers 200 with the same top-up. One authorization credits at most " +
+            `once. At most ${MAX_PENDING_TOPUPS} pending deposit top-ups per account.`,
+          requestParams: {
+            header: idempotencyHeader.extend({
+              "X-Payment-Mode": z
+                .enum(["x402"])
+                .optional()
+                .meta({ description: "Pay with x402 (USDC on Base)." }),
+              "X-PAYMENT": z
+                .string()
+                .optional()
+                .meta({ description: "The signed x402 payment (re-sent request)." }),
+            }),
+          },
+          requestBody: { required: true, content: jsonContent(CreateTopupRequestSchema) },
+          responses: {
+            "200": {
+              description: "This x402 payment was already settled for this account: the same top-up.",
+              content: jsonContent(TopupSchema),
+            },
+            "201": {
+              description: "The top-up: pending with its deposit details, or completed when paid with x402.",
+              content: jsonContent(TopupSchema),
+              headers: {
+                "X-PAYMENT-RESPONSE": {
+                  description: "x402 settlement: base64 JSON `{success, transaction, network, payer}`.",
+                  schema: { type: "string" as const },
+                },
+              },
+            },
+            "400": errorResponse("Bad body or header.", [
+              ...BODY_ERRORS,
+              "amount_too_low",
+              "amount_too_high",
+              "invalid_amount",
+              "invalid_coin",
+              "coin_unavailable",
+              "invalid_idempotency_key",
+              "invalid_payment",
+            ]),
+            "402": {
+              description:
+                "x402: payment required (`payment_required`), or the X-PAYMENT was refused before any chain " +
+                `transaction: ${X402_ERRORS.map((c) => `\`${c}\``).join(", ")}. The body always carries the ` +
+                "requirements to sign afresh.",
+              content: jsonContent(X402RequirementsSchema),
+            },
+            "409": errorResponse(
+              "Too many pending top-ups, this payment is being settled by another request (retry), it was used by " +
+                "another account, or the Idempotency-Key's first request is still running.",
+              [
+                "too_many_pending_topups",
+                "payment_in_progress",
+                "payment_already_used",
+                "idempotency_key_in_use",
+              ],
+            ),
+            "413": responses.tooLarge,
+            "415": responses.unsupportedMedia,
+            "422": errorResponse("The Idempotency-Key was used with a different body.", [
+              "idempotency_key_reused",
+            ]),
+            "503": errorResponse(
+              "The rate source or the payment network is unreachable; nothing was charged. Retry (the same X-PAYMENT works).",
+              ["rate_unavailable", "payment_network_unavailable", "service_unavailable"],
+              { "Retry-After": retryAfter["Retry-After"] },
+            ),
+          },
+        }),
+        get: authed({
+          tags: ["Top-ups"],
+          operationId: "listTopups",
+          summary: "List top-ups",
+          description: "The account's 50 most recent top-ups, newest first.",
+          responses: { "200": { description: "The top-ups.", content: jsonContent(TopupListSchema) } },
+        }),
+      },
+      "/topups/{ref}": {
+        get: authed({
+          tags: ["Top-ups"],
+          operationId: "getTopup",
+          summary: "Poll a top-up",
+          description:
+            "The current state. Reading settles the top-up: a payment that reached its confirmations is credited " +
+            "to the balance here (exactly once, however many polls run at once), and a pending top-up past " +
+            "`expires_at` with nothing confirming becomes `expired`. Other accounts' refs answer 404.",
+          requestParams: { path: topupRefParam },
+          responses: {
+            "200": { description: "The top-up.", content: jsonContent(TopupSchema) },
+            "404": errorResponse("No top-up with that ref on this account.", ["not_found"]),
+          },
+        }),
+      },
+      "/topups/{ref}/cancel": {
+        post: authed({
+          tags: ["Top-ups"],
+          operationId: "cancelTopup",
+          summary: "Cancel a pending top-up",
+          description:
+            "Only while nothing has been received. The address stays watched: a payment sent anyway is still credited.",
+          requestParams: { path: topupRefParam },
+          responses: {
+            "200": { description: "The cancelled top-up.", content: jsonContent(TopupSchema) },
+            "404": errorResponse("No top-up with that ref on this account.", ["not_found"]),
+            "409": errorResponse("The top-up is not pending, or a payment has arrived.", [
+              "topup_not_pending",
+              "payment_received",
+            ]),
+          },
+        }),
+      },
+      "/demo/topups/{ref}/pay": {
+        post: authed({
+          tags: ["Demo"],
+          operationId: "simulateTopupPayment",
+          summary: "Simulate a payment (demo mode only)",
+          description:
+            "Pretends `amount` (default: exactly `deposit_amount`) was sent to the top-up's address. The demo watcher " +
+            "then adds one confirmation per poll. Only for networks the demo watcher covers.",
+          requestParams: { path: topupRefParam },
+          requestBody: { required: false, content: jsonContent(SimulatePaymentRequestSchema) },
+          responses: {
+            "200": { description: "The top-up with the payment seen.", content: jsonContent(TopupSchema) },
+            "400": errorResponse("Bad amount.", [...BODY_ERRORS, "invalid_amount"]),
+            "404": errorResponse("Not in demo mode, or no such top-up on this account.", ["not_found"]),
+            "409": errorResponse("This top-up's network is watched on a real chain.", ["not_simulated"]),
+          },
+        }),
+      },
+      "/demo/clock": {
+        post: {
+          tags: ["Demo"],
+          operationId: "advanceTestClock",
+          summary: "Move the business clock forward (demo mode with ENABLE_TEST_CLOCK=1 only)",
+          requestBody: {
+            required: true,
+            content: jsonContent(z.strictObject({ advance_seconds: z.int().min(1) })),
+          },
+          responses: {
+            "200": { description: "The new time.", content: jsonContent(z.object({ now: z.string() })) },
+            "404": errorResponse("The test clock is not enabled.", ["not_found"]),
+          },
+        },
       },
       "/catalog": {
         get: {

@@ -15,12 +15,10 @@ import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
 import type { Topup } from "@/lib/schemas/topups";
 import { creditTargetCents, formatCoinAmount, quoteUnits, rateToE8 } from "./amounts";
 import { DEPOSIT_COINS, type DepositCoinCode, USDT_TRC20 } from "./coins";
+import { MAX_PENDING_TOPUPS } from "./limits";
 import { type PaymentRow, paymentTotals, presentTopup, type TopupRow, unitsOf } from "./present";
 import { RateUnavailableError } from "./rates";
 import { nextTopupStatus, type TopupStatus } from "./status";
-
-/** Open deposit top-ups an account may hold at once: each one reserves a fresh address. */
-export const MAX_PENDING_TOPUPS = 10;
 
 export const newTopupRef = () => `tp_${base32crockford.encode(randomBytes(15)).toLowerCase()}`;
 

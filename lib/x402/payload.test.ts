@@ -28,12 +28,12 @@ function payment(
       signature: `0x${"ab".repeat(65)}`,
       authorization: {
         from: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-        to: PAY_TO.toLowerCase(),
+        to: PAY_TO.toLowerCase() as `0x${string}`,
         value: "50000000",
         validAfter: String(NOW - 600),
         validBefore: String(NOW + 300),
         nonce: `0x${"01".repeat(32)}`,
-        ...overrides,
+        ...(overrides as Partial<Authorization>),
       },
     },
   };

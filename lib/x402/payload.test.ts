@@ -15,10 +15,9 @@ const requirement = topupRequirement(
 );
 const NOW = 1_800_000_000;
 
-function payment(
-  overrides: Partial<ExactEvmPayloadV1["payload"]["authorization"]> = {},
-  top = {},
-): ExactEvmPayloadV1 {
+type Authorization = ExactEvmPayloadV1["payload"]["authorization"];
+
+function payment(overrides: Partial<Record<keyof Authorization, string>> = {}, top = {}): ExactEvmPayloadV1 {
   return {
     x402Version: 1,
     scheme: "exact",

@@ -34,6 +34,7 @@ export async function setup(project: TestProject) {
   const env: Record<string, string> = {
     RATE_LIMIT_ACCOUNT_CREATE: `${TEST_LIMITS.accountCreate}/1h`,
     RATE_LIMIT_AUTH_FAILURES: `${TEST_LIMITS.authFailures}/10m`,
+    PROVISION_DELAY_SECONDS: "1",
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;
@@ -43,7 +44,9 @@ export async function setup(project: TestProject) {
     databaseUrl = url;
   }
   chains = await startTestChains();
-  app = await startApp({ ...env, ...chains.appEnv });
+  const appEnv = { ...env, ...chains.appEnv };
+  app = await startApp(appEnv);
+  project.provide("appEnv", appEnv);
   project.provide("baseUrl", app.url);
   project.provide("dbTarget", target);
   project.provide("testDatabaseUrl", env.DATABASE_URL ?? "");
@@ -100,6 +103,8 @@ declare module "vitest" {
     baseUrl: string;
     dbTarget: string;
     testDatabaseUrl: string;
+    /** The environment the app under test runs with, to start a second instance beside it. */
+    appEnv: Record<string, string>;
     chains: {
       baseRpc: string;
       baseProxyControl: string;

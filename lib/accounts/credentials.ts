@@ -18,7 +18,7 @@ const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
 const TOKEN_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 /** Uniform random characters from `alphabet` (rejection sampling, so no character is favoured). */
-function randomString(alphabet: string, length: number): string {
+export function randomString(alphabet: string, length: number): string {
   const limit = 256 - (256 % alphabet.length);
   let out = "";
   while (out.length < length) {

@@ -3,6 +3,7 @@ import { config } from "@/lib/config/env";
 import { acquireLease } from "@/lib/db/lease";
 import { depositRails } from "@/lib/deposits/setup";
 import { processWide } from "@/lib/process-wide";
+import { runServerLifecycle } from "@/lib/servers/lifecycle";
 import { expireDueTopups, settleTopups } from "@/lib/topups/service";
 
 /** One message per problem per minute: a chain that is down must not flood the log. */
@@ -14,7 +15,10 @@ function logThrottled(key: string, message: string) {
   console.error(message);
 }
 
-/** One pass of background work: every watcher whose lease we hold polls its chain, then expiry runs. */
+/**
+ * One pass of background work: every watcher whose lease we hold polls its chain, then top-up expiry, then
+ * the server lifecycle (provisioning, renewals, suspensions, terminations).
+ */
 export async function runBackgroundPass(): Promise<void> {
   const { watcherIntervalMs } = config().deposits;
   for (const watcher of depositRails().watchers) {
@@ -30,6 +34,11 @@ export async function runBackgroundPass(): Promise<void> {
     await expireDueTopups();
   } catch (error) {
     logThrottled("expiry", `top-up expiry: ${(error as Error).message?.split("\n")[0]}`);
+  }
+  try {
+    await runServerLifecycle();
+  } catch (error) {
+    logThrottled("servers", `server lifecycle: ${(error as Error).message?.split("\n")[0]}`);
   }
 }
 

@@ -121,6 +121,8 @@ const envSchema = z.object({
   RATE_SOURCE_URL: httpUrl,
   DEMO_CHAIN_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   ENABLE_TEST_CLOCK: z.enum(["0", "1"]).default("0"),
+  PROVISION_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(15),
+  SERVER_GRACE_DAYS: z.coerce.number().int().min(0).max(90).default(7),
 });
 
 /** Setting any of these means "this is a real deployment": production mode, nothing generated. */
@@ -194,6 +196,7 @@ export type AppConfig = {
   demoChainPort: number;
   /** Demo mode only: the business clock can be moved forward over HTTP (for tests). */
   testClock: boolean;
+  servers: { provisionDelaySeconds: number; graceDays: number };
 };
 
 export class ConfigError extends Error {
@@ -357,6 +360,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
     demo: demoValues,
     demoChainPort: values.DEMO_CHAIN_PORT,
     testClock: values.ENABLE_TEST_CLOCK === "1",
+    servers: { provisionDelaySeconds: values.PROVISION_DELAY_SECONDS, graceDays: values.SERVER_GRACE_DAYS },
   };
 }
 

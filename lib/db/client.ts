@@ -34,7 +34,13 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   const { Pool } = await import("pg");
   const { drizzle } = await import("drizzle-orm/node-postgres");
   const { migrate } = await import("drizzle-orm/node-postgres/migrator");
-  const pool = new Pool({ connectionString: url, max: poolSize, idleTimeoutMillis: 30_000 });
+  const pool = new Pool({
+    connectionString: url,
+    max: poolSize,
+    idleTimeoutMillis: 30_000,
+    // A transaction left open by a stuck request must not hold row locks (an account's balance) forever.
+    options: "-c idle_in_transaction_session_timeout=60000",
+  });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on("error", (error) => console.error("postgres pool error:", error.message));
   const lockClient = await pool.connect();

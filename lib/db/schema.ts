@@ -57,13 +57,33 @@ export const servers = pgTable(
     hostname: text("hostname").notNull(),
     cycle: text("cycle").notNull(),
     priceCents: bigint("price_cents", { mode: "number" }).notNull(),
+    /** provisioning | active | suspended | terminated */
     status: text("status").notNull().default("provisioning"),
     ip: text("ip"),
+    /** AES-256-GCM of the root password, authenticated with the server id. */
+    rootPasswordEnc: text("root_password_enc"),
+    autoRenew: boolean("auto_renew").notNull().default(false),
+    /** running | stopped; null until provisioned and after termination. */
+    powerState: text("power_state"),
+    /** When the provisioner may finish this server (the simulated one waits until then). */
+    provisionReadyAt: timestamp("provision_ready_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+    suspendedAt: timestamp("suspended_at", { withTimezone: true, mode: "date" }),
+    terminatedAt: timestamp("terminated_at", { withTimezone: true, mode: "date" }),
   },
-  (table) => [index("servers_account_idx").on(table.accountId)],
+  (table) => [
+    index("servers_account_idx").on(table.accountId),
+    index("servers_status_expiry_idx").on(table.status, table.expiresAt),
+    uniqueIndex("servers_ip_idx").on(table.ip).where(sql`status <> 'terminated'`),
+  ],
 );
+
+/** The next host number to hand out in each location's address pool. */
+export const ipCounters = pgTable("ip_counters", {
+  location: text("location").primaryKey(),
+  nextHost: integer("next_host").notNull(),
+});
 
 /**
  * Every balance change, written in the same transaction as the balance update. `reference` is unique, so

@@ -4,13 +4,23 @@ import { and, eq, lt } from "drizzle-orm";
 import { ApiError, badRequest } from "@/lib/api/errors";
 import { db } from "@/lib/db/client";
 import { idempotencyKeys } from "@/lib/db/schema";
+import type { Tx } from "@/lib/ledger/ledger";
 
 /** Stored outcomes are honoured for a day (as Stripe does); an older key starts afresh. */
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 /** A claim older than this belongs to a request that died mid-way; a retry may take it over. */
 const STALE_CLAIM_MS = 5 * 60 * 1000;
 
-export type StoredResponse = { status: number; body: unknown; headers?: Record<string, string> };
+export type StoredResponse = {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  /** Secrets for the first answer only (a generated password): added to the body, never stored. */
+  unstored?: Record<string, unknown>;
+};
+
+const withUnstored = ({ unstored, ...response }: StoredResponse): StoredResponse =>
+  unstored ? { ...response, body: { ...(response.body as object), ...unstored } } : response;
 
 /** Validates the header: 1 to 255 printable ASCII characters, or absent. */
 export function readIdempotencyKey(headers: Headers): string | undefined {
@@ -122,4 +132,75 @@ export async function withIdempotency(
     await database.delete(idempotencyKeys).where(and(where, eq(idempotencyKeys.state, "in_progress")));
   }
   return response;
+}
+
+/**
+ * Like withIdempotency, for work that is all in the database: the claim, the work and the stored response
+ * commit together or not at all, so a crash can never leave the work done without its stored answer (and a
+ * retry doing it twice). A concurrent request with the same key waits on the claim's unique index, then
+ * replays the stored response.
+ */
+export async function withIdempotentTransaction(
+  scope: { accountId: number; operation: string; key: string | undefined; fingerprint: string },
+  execute: (tx: Tx) => Promise<StoredResponse>,
+): Promise<StoredResponse> {
+  const { accountId, operation, key } = scope;
+  const database = await db();
+  const response = await database.transaction(async (tx) => {
+    if (key === undefined) return execute(tx);
+    const where = and(
+      eq(idempotencyKeys.accountId, accountId),
+      eq(idempotencyKeys.scope, operation),
+      eq(idempotencyKeys.key, key),
+    );
+    await tx
+      .delete(idempotencyKeys)
+      .where(and(where, lt(idempotencyKeys.createdAt, new Date(Date.now() - RETENTION_MS))));
+    const [claimed] = await tx
+      .insert(idempotencyKeys)
+      .values({ accountId, scope: operation, key, fingerprint: scope.fingerprint, state: "in_progress" })
+      .onConflictDoNothing()
+      .returning({ key: idempotencyKeys.key });
+    if (!claimed) {
+      const [existing] = await tx.select().from(idempotencyKeys).where(where);
+      if (existing && existing.fingerprint !== scope.fingerprint) {
+        throw new ApiError(
+          422,
+          "idempotency_key_reused",
+          "This Idempotency-Key was used with a different request; use a new key for a new request.",
+        );
+      }
+      if (existing?.state === "completed" && existing.statusCode !== null && existing.responseBody !== null) {
+        const stored = JSON.parse(existing.responseBody) as {
+          body: unknown;
+          headers?: Record<string, string>;
+        };
+        return {
+          status: existing.statusCode,
+          body: stored.body,
+          headers: { ...stored.headers, "Idempotent-Replayed": "true" },
+        };
+      }
+      throw new ApiError(
+        409,
+        "idempotency_key_in_use",
+        "A request with this Idempotency-Key is still running.",
+        {},
+        {
+          "Retry-After": "1",
+        },
+      );
+    }
+    const response = await execute(tx);
+    await tx
+      .update(idempotencyKeys)
+      .set({
+        state: "completed",
+        statusCode: response.status,
+        responseBody: JSON.stringify({ body: response.body, headers: response.headers }),
+      })
+      .where(where);
+    return response;
+  });
+  return withUnstored(response);
 }

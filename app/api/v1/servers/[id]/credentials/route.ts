@@ -1,0 +1,11 @@
+import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { getCredentials } from "@/lib/servers/service";
+
+export const GET = authedRoute(async ({ auth, params }) =>
+  json(await getCredentials(auth.accountId, pathId(params, "id", "server")), 200, {
+    "cache-control": "no-store",
+    pragma: "no-cache",
+  }),
+);
+
+export const { POST, PUT, PATCH, DELETE } = methodNotAllowed(["GET"]);

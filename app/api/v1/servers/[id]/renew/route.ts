@@ -1,0 +1,15 @@
+import { parseJsonBody } from "@/lib/api/body";
+import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
+import { EmptyBodySchema } from "@/lib/schemas/common";
+import { renewServer } from "@/lib/servers/service";
+
+export const POST = authedRoute(async ({ request, auth, params }) => {
+  const serverId = pathId(params, "id", "server");
+  const idempotencyKey = readIdempotencyKey(request.headers);
+  await parseJsonBody(request, EmptyBodySchema);
+  const outcome = await renewServer(auth.accountId, serverId, idempotencyKey);
+  return json(outcome.body, outcome.status, outcome.headers);
+});
+
+export const { GET, PUT, PATCH, DELETE } = methodNotAllowed(["POST"]);

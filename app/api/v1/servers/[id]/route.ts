@@ -1,0 +1,23 @@
+import { parseJsonBody } from "@/lib/api/body";
+import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { UpdateServerRequestSchema } from "@/lib/schemas/servers";
+import { getServer, setAutoRenew, terminateServer } from "@/lib/servers/service";
+
+export const GET = authedRoute(async ({ auth, params }) =>
+  json(await getServer(auth.accountId, pathId(params, "id", "server"))),
+);
+
+export const PATCH = authedRoute(async ({ request, auth, params }) => {
+  const serverId = pathId(params, "id", "server");
+  const body = await parseJsonBody(request, UpdateServerRequestSchema, {
+    fieldCodes: { auto_renew: "invalid_auto_renew" },
+  });
+  return json(await setAutoRenew(auth.accountId, serverId, body.auto_renew));
+});
+
+/** Terminates the server at once (no refund); the dashboard asks for a typed confirmation first. */
+export const DELETE = authedRoute(async ({ auth, params }) =>
+  json(await terminateServer(auth.accountId, pathId(params, "id", "server"))),
+);
+
+export const { POST, PUT } = methodNotAllowed(["GET", "PATCH", "DELETE"]);

@@ -1,0 +1,25 @@
+import { parseJsonBody } from "@/lib/api/body";
+import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
+import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
+import { CreateServerRequestSchema } from "@/lib/schemas/servers";
+import { listServers, orderServer } from "@/lib/servers/service";
+
+export const GET = authedRoute(async ({ auth }) => json({ servers: await listServers(auth.accountId) }));
+
+export const POST = authedRoute(async ({ request, auth }) => {
+  const idempotencyKey = readIdempotencyKey(request.headers);
+  const body = await parseJsonBody(request, CreateServerRequestSchema, {
+    fieldCodes: {
+      plan: "invalid_plan",
+      location: "invalid_location",
+      os: "invalid_os",
+      cycle: "invalid_cycle",
+      hostname: "invalid_hostname",
+      root_password: "invalid_root_password",
+    },
+  });
+  const outcome = await orderServer(auth.accountId, body, idempotencyKey);
+  return json(outcome.body, outcome.status, outcome.headers);
+});
+
+export const { PUT, PATCH, DELETE } = methodNotAllowed(["GET", "POST"]);

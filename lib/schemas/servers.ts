@@ -1,0 +1,108 @@
+import { z } from "zod";
+import { CYCLES, LOCATIONS, OS_IMAGES, PLANS } from "@/lib/catalog/catalog";
+import { timestamp } from "./common";
+
+export const ServerSchema = z
+  .object({
+    id: z.int().meta({ example: 311 }),
+    plan: z.string().meta({ description: "Plan id.", example: "fox" }),
+    location: z.string().meta({ description: "Location id.", example: "nl" }),
+    os: z.string().meta({ description: "Operating-system id.", example: "debian-13" }),
+    hostname: z.string().meta({ example: "fox-nl-k3m9qa" }),
+    cycle: z.enum(CYCLES).meta({ description: "Billing cycle." }),
+    price_usd: z.number().meta({ description: "Price of one cycle, charged at order and at each renewal." }),
+    status: z.enum(["provisioning", "active", "suspended", "terminated"]),
+    ip: z
+      .string()
+      .nullable()
+      .meta({ description: "Public IPv4; null until provisioned and after termination." }),
+    username: z.literal("root").meta({ description: "Login user." }),
+    created_at: timestamp(),
+    expires_at: timestamp().meta({ description: "End of the paid period." }),
+    auto_renew: z
+      .boolean()
+      .meta({ description: "Renew from the balance at expiry when it covers the price." }),
+    power_state: z
+      .enum(["running", "stopped"])
+      .nullable()
+      .meta({ description: "null while provisioning and once terminated." }),
+    suspended_at: timestamp().nullable(),
+    terminates_at: timestamp()
+      .nullable()
+      .meta({ description: "For a suspended server: when it is terminated unless renewed first." }),
+    terminated_at: timestamp().nullable(),
+  })
+  .meta({
+    id: "Server",
+    description:
+      "A server. `provisioning` -> `active` when the provisioner has built it and assigned its IPv4; `active` -> " +
+      "`suspended` at `expires_at` when not renewed (stopped, data kept); `suspended` -> `active` on renewal; " +
+      "`suspended` -> `terminated` at `terminates_at` (expiry + the grace period); any state -> `terminated` " +
+      "when the owner terminates it (no refund). Terminated is final.",
+  });
+
+export const ServerCreatedSchema = ServerSchema.extend({
+  root_password: z.string().optional().meta({
+    description:
+      "The generated root password: present only when none was given. Shown here and by /credentials.",
+  }),
+}).meta({ id: "ServerCreated" });
+
+export const ServerListSchema = z
+  .object({ servers: z.array(ServerSchema).meta({ description: "Newest first, terminated ones included." }) })
+  .meta({ id: "ServerList" });
+
+const ids = <T extends { id: string }>(items: readonly T[]) =>
+  items.map((item) => item.id) as [string, ...string[]];
+
+export const CreateServerRequestSchema = z
+  .strictObject({
+    plan: z.enum(ids(PLANS)).meta({ description: "Plan id from the catalog.", example: "fox" }),
+    location: z.enum(ids(LOCATIONS)).meta({ description: "Location id from the catalog.", example: "nl" }),
+    os: z
+      .enum(ids(OS_IMAGES))
+      .meta({ description: "Operating-system id from the catalog.", example: "debian-13" }),
+    cycle: z
+      .enum(CYCLES)
+      .default("monthly")
+      .meta({ description: "Default `monthly`; `annual` costs 10 months." }),
+    hostname: z
+      .string()
+      .max(253)
+      .optional()
+      .meta({ description: "RFC 1123 host name; default `<plan>-<location>-<6 random characters>`." }),
+    root_password: z
+      .string()
+      .min(10)
+      .max(128)
+      .regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces")
+      .optional()
+      .meta({ description: "10 to 128 printable ASCII characters; generated (24 characters) when omitted." }),
+  })
+  .meta({ id: "CreateServerRequest" });
+
+export const UpdateServerRequestSchema = z
+  .strictObject({ auto_renew: z.boolean().meta({ description: "Turn automatic renewal on or off." }) })
+  .meta({ id: "UpdateServerRequest" });
+
+export const ServerActionRequestSchema = z
+  .strictObject({ action: z.enum(["start", "stop", "reboot"]) })
+  .meta({ id: "ServerActionRequest" });
+
+export const CredentialsSchema = z
+  .object({ username: z.literal("root"), password: z.string() })
+  .meta({ id: "ServerCredentials", description: "Root login. Sent with `Cache-Control: no-store`." });
+
+export const InsufficientBalanceSchema = z
+  .object({
+    error: z.literal("insufficient_balance"),
+    message: z.string().meta({ example: "Top up your balance before ordering: 4.50 USD more is needed." }),
+    price: z.number().meta({ description: "USD.", example: 6.5 }),
+    balance: z.number().meta({ description: "USD.", example: 2 }),
+    deficit: z.number().meta({ description: "USD: price minus balance.", example: 4.5 }),
+  })
+  .meta({ id: "InsufficientBalance" });
+
+export type Server = z.infer<typeof ServerSchema>;
+export type ServerCreated = z.infer<typeof ServerCreatedSchema>;
+export type CreateServerRequest = z.infer<typeof CreateServerRequestSchema>;

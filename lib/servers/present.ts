@@ -1,0 +1,32 @@
+import "server-only";
+import type { servers } from "@/lib/db/schema";
+import { centsToUsd } from "@/lib/money/cents";
+import type { Server } from "@/lib/schemas/servers";
+
+export type ServerRow = typeof servers.$inferSelect;
+
+export function presentServer(row: ServerRow, graceDays: number): Server {
+  const terminatesAt =
+    row.status === "suspended"
+      ? new Date(row.expiresAt.getTime() + graceDays * 86_400_000).toISOString()
+      : null;
+  return {
+    id: row.id,
+    plan: row.plan,
+    location: row.location,
+    os: row.os,
+    hostname: row.hostname,
+    cycle: row.cycle as Server["cycle"],
+    price_usd: centsToUsd(row.priceCents),
+    status: row.status as Server["status"],
+    ip: row.ip,
+    username: "root",
+    created_at: row.createdAt.toISOString(),
+    expires_at: row.expiresAt.toISOString(),
+    auto_renew: row.autoRenew,
+    power_state: row.powerState as Server["power_state"],
+    suspended_at: row.suspendedAt?.toISOString() ?? null,
+    terminates_at: terminatesAt,
+    terminated_at: row.terminatedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,267 @@
+import "server-only";
+import { and, desc, eq } from "drizzle-orm";
+import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
+import { findLocation, findPlan, priceFor } from "@/lib/catalog/catalog";
+import { now } from "@/lib/clock";
+import { config } from "@/lib/config/env";
+import { db } from "@/lib/db/client";
+import { accounts, servers } from "@/lib/db/schema";
+import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
+import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
+import { centsToUsd, formatUsd } from "@/lib/money/cents";
+import type { CreateServerRequest, Server, ServerCreated } from "@/lib/schemas/servers";
+import { addCycle } from "./cycle";
+import { defaultHostname, isValidHostname } from "./hostname";
+import { presentServer, type ServerRow } from "./present";
+import { type PowerAction, provisioner } from "./provisioner";
+import { decryptRootPassword, encryptRootPassword, generateRootPassword } from "./secrets";
+
+const present = (row: ServerRow) => presentServer(row, config().servers.graceDays);
+
+/** 402 with the spec's fields: what it costs, what there is, and what is missing, all in USD. */
+export function insufficientBalance(priceCents: number, balanceCents: number): ApiError {
+  const deficit = priceCents - balanceCents;
+  return new ApiError(
+    402,
+    "insufficient_balance",
+    `Top up your balance before ordering: ${formatUsd(deficit)} more is needed (price ${formatUsd(priceCents)}, balance ${formatUsd(balanceCents)}).`,
+    { price: centsToUsd(priceCents), balance: centsToUsd(balanceCents), deficit: centsToUsd(deficit) },
+  );
+}
+
+/**
+ * Locks the account row and checks it can pay `priceCents`, or throws 402 with the deficit. This must be
+ * the transaction's first touch of the account: inserting a row that references it first would take a
+ * key-share lock, and two orders upgrading those locks would deadlock each other.
+ */
+async function lockFunds(tx: Tx, accountId: number, priceCents: number): Promise<void> {
+  const [account] = await tx
+    .select({ balanceCents: accounts.balanceCents })
+    .from(accounts)
+    .where(eq(accounts.id, accountId))
+    .for("update");
+  const balance = account?.balanceCents ?? 0;
+  if (balance < priceCents) throw insufficientBalance(priceCents, balance);
+}
+
+/** Debits the (already locked) account with its ledger row; a reference already posted is refused. */
+async function debit(
+  tx: Tx,
+  accountId: number,
+  priceCents: number,
+  kind: "order" | "renewal",
+  reference: string,
+) {
+  const posted = await postLedgerEntry(tx, { accountId, amountCents: -priceCents, kind, reference });
+  if (!posted.posted) throw conflict("already_charged", "This charge was already made.");
+}
+
+/**
+ * Orders a server: validates against the catalog, then in ONE transaction locks the account, checks the
+ * balance, inserts the server, stores its encrypted password and debits the price with its ledger row. The
+ * account lock serialises concurrent orders, and the balance CHECK would refuse an overdraft anyway.
+ */
+export async function orderServer(
+  accountId: number,
+  request: CreateServerRequest,
+  idempotencyKey: string | undefined,
+): Promise<StoredResponse> {
+  const plan = findPlan(request.plan);
+  const location = findLocation(request.location);
+  if (!plan) throw badRequest("invalid_plan", `Unknown plan ${request.plan}.`);
+  if (!location) throw badRequest("invalid_location", `Unknown location ${request.location}.`);
+  if (request.hostname !== undefined && !isValidHostname(request.hostname)) {
+    throw badRequest(
+      "invalid_hostname",
+      "hostname: letters, digits and hyphens in dot-separated labels of 1 to 63 characters (RFC 1123).",
+    );
+  }
+  const priceCents = priceFor(plan, location, request.cycle);
+  const settings = config();
+  return withIdempotentTransaction(
+    { accountId, operation: "POST /servers", key: idempotencyKey, fingerprint: fingerprint(request) },
+    async (tx) => {
+      await lockFunds(tx, accountId, priceCents);
+      const created = now();
+      const [row] = await tx
+        .insert(servers)
+        .values({
+          accountId,
+          plan: plan.id,
+          location: location.id,
+          os: request.os,
+          hostname: request.hostname?.toLowerCase() ?? defaultHostname(plan.id, location.id),
+          cycle: request.cycle,
+          priceCents,
+          createdAt: created,
+          expiresAt: addCycle(created, request.cycle),
+          provisionReadyAt: new Date(created.getTime() + settings.servers.provisionDelaySeconds * 1000),
+        })
+        .returning();
+      if (!row) throw new Error("server insert returned no row");
+      await debit(tx, accountId, priceCents, "order", `order:server:${row.id}`);
+      const password = request.root_password ?? generateRootPassword();
+      const [stored] = await tx
+        .update(servers)
+        .set({ rootPasswordEnc: encryptRootPassword(settings.encryptionKey, row.id, password) })
+        .where(eq(servers.id, row.id))
+        .returning();
+      if (!stored) throw new Error("server update returned no row");
+      // The stored (replayable) answer never holds the password: a replay omits it; /credentials has it.
+      const body: ServerCreated = present(stored);
+      return {
+        status: 201,
+        body,
+        unstored: request.root_password === undefined ? { root_password: password } : undefined,
+      };
+    },
+  );
+}
+
+async function ownedRow(accountId: number, serverId: number): Promise<ServerRow> {
+  const database = await db();
+  const [row] = await database
+    .select()
+    .from(servers)
+    .where(and(eq(servers.id, serverId), eq(servers.accountId, accountId)));
+  if (!row) throw notFound(`No server with id ${serverId}.`);
+  return row;
+}
+
+export async function listServers(accountId: number): Promise<Server[]> {
+  const database = await db();
+  const rows = await database
+    .select()
+    .from(servers)
+    .where(eq(servers.accountId, accountId))
+    .orderBy(desc(servers.id));
+  return rows.map(present);
+}
+
+export async function getServer(accountId: number, serverId: number): Promise<Server> {
+  return present(await ownedRow(accountId, serverId));
+}
+
+/** The root login, decrypted on request. Terminated servers have none. */
+export async function getCredentials(accountId: number, serverId: number) {
+  const row = await ownedRow(accountId, serverId);
+  if (row.status === "terminated" || !row.rootPasswordEnc) {
+    throw conflict("server_terminated", "This server is terminated; its credentials are gone.");
+  }
+  return {
+    username: "root" as const,
+    password: decryptRootPassword(config().encryptionKey, row.id, row.rootPasswordEnc),
+  };
+}
+
+/** Runs `change` on the account's server locked FOR UPDATE, and returns the server as it ends up. */
+async function withLockedServer<T>(
+  accountId: number,
+  serverId: number,
+  change: (tx: Tx, row: ServerRow) => Promise<T>,
+): Promise<T> {
+  const database = await db();
+  return database.transaction(async (tx) => {
+    const [row] = await tx
+      .select()
+      .from(servers)
+      .where(and(eq(servers.id, serverId), eq(servers.accountId, accountId)))
+      .for("update");
+    if (!row) throw notFound(`No server with id ${serverId}.`);
+    return change(tx, row);
+  });
+}
+
+/**
+ * Pays one more cycle from the balance. The new period starts at the old expiry, or now for a suspended
+ * server (the time it was off is not billed). A suspended server comes back to `active`.
+ * The ledger reference names the period, so one period is never charged twice.
+ */
+export async function renewInTx(tx: Tx, row: ServerRow): Promise<ServerRow> {
+  const current = now();
+  const start = row.expiresAt > current ? row.expiresAt : current;
+  await lockFunds(tx, row.accountId, row.priceCents);
+  await debit(
+    tx,
+    row.accountId,
+    row.priceCents,
+    "renewal",
+    `renewal:server:${row.id}:${row.expiresAt.toISOString()}`,
+  );
+  const [renewed] = await tx
+    .update(servers)
+    .set({
+      expiresAt: addCycle(start, row.cycle as "monthly" | "annual"),
+      ...(row.status === "suspended" ? { status: "active", suspendedAt: null, powerState: "running" } : {}),
+    })
+    .where(eq(servers.id, row.id))
+    .returning();
+  if (!renewed) throw new Error("server update returned no row");
+  return renewed;
+}
+
+export async function renewServer(accountId: number, serverId: number, idempotencyKey: string | undefined) {
+  const response = await withIdempotentTransaction(
+    {
+      accountId,
+      operation: `POST /servers/${serverId}/renew`,
+      key: idempotencyKey,
+      fingerprint: fingerprint({}),
+    },
+    async (tx) => {
+      const [row] = await tx
+        .select()
+        .from(servers)
+        .where(and(eq(servers.id, serverId), eq(servers.accountId, accountId)))
+        .for("update");
+      if (!row) throw notFound(`No server with id ${serverId}.`);
+      if (row.status === "terminated")
+        throw conflict("server_terminated", "A terminated server cannot be renewed.");
+      return { status: 200, body: present(await renewInTx(tx, row)) };
+    },
+  );
+  return response;
+}
+
+export async function setAutoRenew(accountId: number, serverId: number, autoRenew: boolean): Promise<Server> {
+  return withLockedServer(accountId, serverId, async (tx, row) => {
+    if (row.status === "terminated") throw conflict("server_terminated", "This server is terminated.");
+    const [updated] = await tx.update(servers).set({ autoRenew }).where(eq(servers.id, row.id)).returning();
+    return present(updated ?? row);
+  });
+}
+
+export async function powerAction(accountId: number, serverId: number, action: PowerAction): Promise<Server> {
+  return withLockedServer(accountId, serverId, async (tx, row) => {
+    if (row.status !== "active") {
+      throw conflict("server_not_active", `Power actions need an active server; this one is ${row.status}.`);
+    }
+    const state = await provisioner().power(row, action);
+    const [updated] = await tx
+      .update(servers)
+      .set({ powerState: state })
+      .where(eq(servers.id, row.id))
+      .returning();
+    return present(updated ?? row);
+  });
+}
+
+/** The owner ends the server now: destroyed, address released, no refund of the unused time. */
+export async function terminateServer(accountId: number, serverId: number): Promise<Server> {
+  return withLockedServer(accountId, serverId, async (tx, row) => {
+    if (row.status === "terminated")
+      throw conflict("server_terminated", "This server is already terminated.");
+    return present(await terminateInTx(tx, row));
+  });
+}
+
+export async function terminateInTx(tx: Tx, row: ServerRow): Promise<ServerRow> {
+  await provisioner().destroy(row);
+  const [updated] = await tx
+    .update(servers)
+    .set({ status: "terminated", terminatedAt: now(), powerState: null, ip: null, rootPasswordEnc: null })
+    .where(eq(servers.id, row.id))
+    .returning();
+  if (!updated) throw new Error("server update returned no row");
+  return updated;
+}

@@ -115,11 +115,18 @@ describe("GET /openapi.json", () => {
     expect(Object.keys(document.paths["/topups/{ref}"] ?? {})).toEqual(["get"]);
     expect(Object.keys(document.paths["/topups/{ref}/cancel"] ?? {})).toEqual(["post"]);
     expect(Object.keys(document.paths["/demo/topups/{ref}/pay"] ?? {})).toEqual(["post"]);
+    expect(Object.keys(document.paths["/servers"] ?? {})).toEqual(expect.arrayContaining(["get", "post"]));
+    expect(Object.keys(document.paths["/servers/{id}"] ?? {})).toEqual(
+      expect.arrayContaining(["get", "patch", "delete"]),
+    );
+    for (const path of ["/servers/{id}/credentials", "/servers/{id}/renew", "/servers/{id}/actions"]) {
+      expect(document.paths[path], path).toBeDefined();
+    }
   });
 });
 
 describe("unknown paths and methods", () => {
-  it.each(["", "/nope", "/keys/1/extra", "/account/x", "/servers-typo"])(
+  it.each(["", "/nope", "/keys/1/extra", "/account/x", "/servers-typo", "/servers/1/extra"])(
     "answers a JSON 404 for %s",
     async (path) => {
       for (const method of ["GET", "POST", "DELETE"]) {
@@ -139,6 +146,9 @@ describe("unknown paths and methods", () => {
     ["DELETE", "/topups", "GET, POST"],
     ["POST", "/topups/tp_x", "GET"],
     ["GET", "/topups/tp_x/cancel", "POST"],
+    ["PUT", "/servers", "GET, POST"],
+    ["POST", "/servers/1", "GET, PATCH, DELETE"],
+    ["DELETE", "/servers/1/credentials", "GET"],
   ])("answers 405 with Allow for %s %s", async (method, path, allow) => {
     const result = await api(path, { method });
     expect(result.status).toBe(405);

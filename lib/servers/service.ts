@@ -179,7 +179,7 @@ async function withLockedServer<T>(
  */
 export async function renewInTx(tx: Tx, row: ServerRow): Promise<ServerRow> {
   const current = now();
-  const start = row.expiresAt > current ? row.expiresAt : current;
+  const start = new Date(Math.max(row.expiresAt.getTime(), current.getTime()));
   await lockFunds(tx, row.accountId, row.priceCents);
   await debit(
     tx,

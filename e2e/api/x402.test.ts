@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { x402Client } from "@x402/core/client";
+import { authorizationTypes } from "@x402/evm";
 import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/client";
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
 import {
@@ -23,16 +24,6 @@ const USDC_DOMAIN = {
   version: "2",
   chainId: 8453,
   verifyingContract: chains.usdc,
-} as const;
-const AUTHORIZATION_TYPES = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
 } as const;
 
 const usdcBalance = (owner: `0x${string}`) =>
@@ -67,7 +58,7 @@ async function signPayment(payer: PrivateKeyAccount, units: bigint, overrides: A
   };
   const signature = await (overrides.signer ?? payer).signTypedData({
     domain: USDC_DOMAIN,
-    types: AUTHORIZATION_TYPES,
+    types: authorizationTypes,
     primaryType: "TransferWithAuthorization",
     message,
   });

@@ -4,25 +4,16 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { freeLoopbackPort } from "../../lib/chain/anvil";
 
 export type RunningApp = { url: string; dataDir: string; stop: () => Promise<void>; logs: () => string };
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** A free loopback port (the same helper the local chains use). */
+export const freePort = freeLoopbackPort;
 
 async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

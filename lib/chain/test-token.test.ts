@@ -1,5 +1,5 @@
 import type { PaymentPayload, PaymentRequirements, PaymentRequirementsV1 } from "@x402/core/types";
-import { toFacilitatorEvmSigner } from "@x402/evm";
+import { authorizationTypes, toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmSchemeV1 as ExactEvmClientV1 } from "@x402/evm/exact/v1/client";
 import { ExactEvmSchemeV1 as ExactEvmFacilitatorV1 } from "@x402/evm/exact/v1/facilitator";
 import {
@@ -29,17 +29,6 @@ const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 const BASE_USDC_DOMAIN_SEPARATOR = "0x02fa7265e7c5d81118673727957699e4d68f74cd74b7db77da710fe8a2c7834f";
 const USDC: TestTokenSpec = { name: "USD Coin", version: "2", symbol: "USDC", decimals: 6 };
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
-
-const transferWithAuthorizationTypes = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 
 const cancelAuthorizationTypes = {
   CancelAuthorization: [
@@ -90,7 +79,7 @@ async function authorize(
   };
   const signature = await signer.signTypedData({
     domain: { name: USDC.name, version: USDC.version, chainId: BASE_CHAIN_ID, verifyingContract: token },
-    types: transferWithAuthorizationTypes,
+    types: authorizationTypes,
     primaryType: "TransferWithAuthorization",
     message: auth,
   });

@@ -40,6 +40,45 @@ export function fingerprint(value: unknown): string {
   return createHash("sha256").update(JSON.stringify(value)).digest("hex");
 }
 
+type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
+
+const keyReused = () =>
+  new ApiError(
+    422,
+    "idempotency_key_reused",
+    "This Idempotency-Key was used with a different request; use a new key for a new request.",
+  );
+
+const keyInUse = () =>
+  new ApiError(
+    409,
+    "idempotency_key_in_use",
+    "A request with this Idempotency-Key is still being processed; retry shortly.",
+    {},
+    { "Retry-After": "1" },
+  );
+
+/** The answer for a key already claimed: its stored response, or 422/409. */
+function answerForClaimed(existing: IdempotencyRow | undefined, requestFingerprint: string): StoredResponse {
+  if (!existing) throw keyInUse();
+  if (existing.fingerprint !== requestFingerprint) throw keyReused();
+  if (existing.state !== "completed" || existing.statusCode === null || existing.responseBody === null) {
+    throw keyInUse();
+  }
+  const stored = JSON.parse(existing.responseBody) as { body: unknown; headers?: Record<string, string> };
+  return {
+    status: existing.statusCode,
+    body: stored.body,
+    headers: { ...stored.headers, "Idempotent-Replayed": "true" },
+  };
+}
+
+const storedOutcome = (response: StoredResponse) => ({
+  state: "completed",
+  statusCode: response.status,
+  responseBody: JSON.stringify({ body: response.body, headers: response.headers }),
+});
+
 /**
  * Runs `execute` at most once per (account, scope, key): the first request claims the key, a retry with
  * the same request gets the stored response (with `Idempotent-Replayed: true`), the same key with another
@@ -78,39 +117,7 @@ export async function withIdempotency(
     .returning({ key: idempotencyKeys.key });
   if (!claimed) {
     const [existing] = await database.select().from(idempotencyKeys).where(where);
-    if (!existing) {
-      throw new ApiError(
-        409,
-        "idempotency_key_in_use",
-        "A request with this Idempotency-Key just ended; retry.",
-        {},
-        {
-          "Retry-After": "1",
-        },
-      );
-    }
-    if (existing.fingerprint !== scope.fingerprint) {
-      throw new ApiError(
-        422,
-        "idempotency_key_reused",
-        "This Idempotency-Key was used with a different request; use a new key for a new request.",
-      );
-    }
-    if (existing.state !== "completed" || existing.statusCode === null || existing.responseBody === null) {
-      throw new ApiError(
-        409,
-        "idempotency_key_in_use",
-        "A request with this Idempotency-Key is still being processed; retry shortly.",
-        {},
-        { "Retry-After": "1" },
-      );
-    }
-    const stored = JSON.parse(existing.responseBody) as { body: unknown; headers?: Record<string, string> };
-    return {
-      status: existing.statusCode,
-      body: stored.body,
-      headers: { ...stored.headers, "Idempotent-Replayed": "true" },
-    };
+    return answerForClaimed(existing, scope.fingerprint);
   }
   let response: StoredResponse;
   try {
@@ -120,14 +127,7 @@ export async function withIdempotency(
     throw error;
   }
   if (response.status >= 200 && response.status < 300) {
-    await database
-      .update(idempotencyKeys)
-      .set({
-        state: "completed",
-        statusCode: response.status,
-        responseBody: JSON.stringify({ body: response.body, headers: response.headers }),
-      })
-      .where(where);
+    await database.update(idempotencyKeys).set(storedOutcome(response)).where(where);
   } else {
     await database.delete(idempotencyKeys).where(and(where, eq(idempotencyKeys.state, "in_progress")));
   }
@@ -163,43 +163,10 @@ export async function withIdempotentTransaction(
       .returning({ key: idempotencyKeys.key });
     if (!claimed) {
       const [existing] = await tx.select().from(idempotencyKeys).where(where);
-      if (existing && existing.fingerprint !== scope.fingerprint) {
-        throw new ApiError(
-          422,
-          "idempotency_key_reused",
-          "This Idempotency-Key was used with a different request; use a new key for a new request.",
-        );
-      }
-      if (existing?.state === "completed" && existing.statusCode !== null && existing.responseBody !== null) {
-        const stored = JSON.parse(existing.responseBody) as {
-          body: unknown;
-          headers?: Record<string, string>;
-        };
-        return {
-          status: existing.statusCode,
-          body: stored.body,
-          headers: { ...stored.headers, "Idempotent-Replayed": "true" },
-        };
-      }
-      throw new ApiError(
-        409,
-        "idempotency_key_in_use",
-        "A request with this Idempotency-Key is still running.",
-        {},
-        {
-          "Retry-After": "1",
-        },
-      );
+      return answerForClaimed(existing, scope.fingerprint);
     }
     const response = await execute(tx);
-    await tx
-      .update(idempotencyKeys)
-      .set({
-        state: "completed",
-        statusCode: response.status,
-        responseBody: JSON.stringify({ body: response.body, headers: response.headers }),
-      })
-      .where(where);
+    await tx.update(idempotencyKeys).set(storedOutcome(response)).where(where);
     return response;
   });
   return withUnstored(response);

@@ -154,6 +154,17 @@ export async function getCredentials(accountId: number, serverId: number) {
   };
 }
 
+/** The account's server, locked FOR UPDATE in `tx`; another account's id is 404. */
+async function lockOwnedServer(tx: Tx, accountId: number, serverId: number): Promise<ServerRow> {
+  const [row] = await tx
+    .select()
+    .from(servers)
+    .where(and(eq(servers.id, serverId), eq(servers.accountId, accountId)))
+    .for("update");
+  if (!row) throw notFound(`No server with id ${serverId}.`);
+  return row;
+}
+
 /** Runs `change` on the account's server locked FOR UPDATE, and returns the server as it ends up. */
 async function withLockedServer<T>(
   accountId: number,
@@ -161,15 +172,7 @@ async function withLockedServer<T>(
   change: (tx: Tx, row: ServerRow) => Promise<T>,
 ): Promise<T> {
   const database = await db();
-  return database.transaction(async (tx) => {
-    const [row] = await tx
-      .select()
-      .from(servers)
-      .where(and(eq(servers.id, serverId), eq(servers.accountId, accountId)))
-      .for("update");
-    if (!row) throw notFound(`No server with id ${serverId}.`);
-    return change(tx, row);
-  });
+  return database.transaction(async (tx) => change(tx, await lockOwnedServer(tx, accountId, serverId)));
 }
 
 /**
@@ -209,12 +212,7 @@ export async function renewServer(accountId: number, serverId: number, idempoten
       fingerprint: fingerprint({}),
     },
     async (tx) => {
-      const [row] = await tx
-        .select()
-        .from(servers)
-        .where(and(eq(servers.id, serverId), eq(servers.accountId, accountId)))
-        .for("update");
-      if (!row) throw notFound(`No server with id ${serverId}.`);
+      const row = await lockOwnedServer(tx, accountId, serverId);
       if (row.status === "terminated")
         throw conflict("server_terminated", "A terminated server cannot be renewed.");
       return { status: 200, body: present(await renewInTx(tx, row)) };

@@ -1,6 +1,6 @@
 import "server-only";
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
-import { toFacilitatorEvmSigner } from "@x402/evm";
+import { authorizationTypes, toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/facilitator";
 import {
   BaseError,
@@ -30,16 +30,6 @@ const AUTHORIZATION_USED = parseAbiItem(
   "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
 );
 const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
-const TRANSFER_WITH_AUTHORIZATION_TYPES = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 /** How far back to look for a settlement someone else submitted; authorizations live minutes, not days. */
 const SETTLEMENT_LOOKBACK_BLOCKS = 5_000n;
 /** Receipt waits are bounded so a request never hangs on a stuck transaction. */
@@ -129,7 +119,7 @@ function buildRail(rpcUrl: string, relayerKey: `0x${string}`) {
           chainId: settings.chainId,
           verifyingContract: token,
         },
-        types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+        types: authorizationTypes,
         primaryType: "TransferWithAuthorization" as const,
         message: {
           from: getAddress(authorization.from),

@@ -111,6 +111,22 @@ async function answerForKnown(row: AuthorizationRow, accountId: number): Promise
   return undefined;
 }
 
+/** Another request holds or has settled this authorization: its answer, or 409 while it is still running. */
+async function answerAsRecorded(key: AuthorizationKey, accountId: number): Promise<X402Payment> {
+  const existing = await findAuthorization(key);
+  const known = existing && (await answerForKnown(existing, accountId));
+  if (known) return known;
+  throw new ApiError(
+    409,
+    "payment_in_progress",
+    "This payment is being settled; retry shortly.",
+    {},
+    {
+      "Retry-After": "2",
+    },
+  );
+}
+
 /** Claims the authorization for settlement (or takes over an abandoned claim). */
 async function claim(key: AuthorizationKey, accountId: number): Promise<{ id: number } | X402Payment> {
   const database = await db();
@@ -133,18 +149,7 @@ async function claim(key: AuthorizationKey, accountId: number): Promise<{ id: nu
     )
     .returning({ id: x402Authorizations.id });
   if (takenOver) return takenOver;
-  const existing = await findAuthorization(key);
-  const known = existing && (await answerForKnown(existing, accountId));
-  if (known) return known;
-  throw new ApiError(
-    409,
-    "payment_in_progress",
-    "This payment is being settled; retry shortly.",
-    {},
-    {
-      "Retry-After": "2",
-    },
-  );
+  return answerAsRecorded(key, accountId);
 }
 
 async function releaseClaim(claimId: number): Promise<void> {
@@ -227,18 +232,7 @@ async function creditSettlement(input: {
   });
   if (outcome === undefined) {
     // Someone else recorded this authorization between our read and our write: answer as they did.
-    const existing = await findAuthorization(key);
-    const known = existing && (await answerForKnown(existing, accountId));
-    if (known) return known;
-    throw new ApiError(
-      409,
-      "payment_in_progress",
-      "This payment is being settled; retry shortly.",
-      {},
-      {
-        "Retry-After": "2",
-      },
-    );
+    return answerAsRecorded(key, accountId);
   }
   return {
     status: 201,

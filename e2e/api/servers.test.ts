@@ -330,6 +330,27 @@ describe("concurrency", () => {
     await hundredOrders([inject("baseUrl")]);
   });
 
+  it("parallel orders and renewals, each with its own Idempotency-Key, neither deadlock nor overdraw", async () => {
+    const { apiKey } = await createAccount();
+    await fund(apiKey, 40);
+    const first = (await order(apiKey, PLAN)).body as Server; // 4 USD; 36 USD left for 9 more cycles
+    const results = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        i % 2 === 0
+          ? order(apiKey, PLAN, { "idempotency-key": `order-${i}` })
+          : api(`/servers/${first.id}/renew`, {
+              method: "POST",
+              key: apiKey,
+              headers: { "idempotency-key": `renew-${i}` },
+            }),
+      ),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.every((s) => s === 200 || s === 201 || s === 402)).toBe(true);
+    expect(statuses.filter((s) => s !== 402)).toHaveLength(9);
+    expect(await balanceOf(apiKey)).toBe(0);
+  });
+
   it.runIf(inject("dbTarget") === "postgres")(
     "the same with two app processes on one PostgreSQL",
     async () => {

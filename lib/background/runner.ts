@@ -4,7 +4,7 @@ import { acquireLease } from "@/lib/db/lease";
 import { depositRails } from "@/lib/deposits/setup";
 import { processWide } from "@/lib/process-wide";
 import { runServerLifecycle } from "@/lib/servers/lifecycle";
-import { expireDueTopups, settleTopups } from "@/lib/topups/service";
+import { expireDueTopups, settleOutstandingTopups, settleTopups } from "@/lib/topups/service";
 
 /** One message per problem per minute: a chain that is down must not flood the log. */
 const lastLogged = new Map<string, number>();
@@ -31,6 +31,7 @@ export async function runBackgroundPass(): Promise<void> {
     }
   }
   try {
+    await settleOutstandingTopups();
     await expireDueTopups();
   } catch (error) {
     logThrottled("expiry", `top-up expiry: ${(error as Error).message?.split("\n")[0]}`);

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { and, eq, lt } from "drizzle-orm";
 import { ApiError, badRequest } from "@/lib/api/errors";
 import { db } from "@/lib/db/client";
-import { idempotencyKeys } from "@/lib/db/schema";
+import { accounts, idempotencyKeys } from "@/lib/db/schema";
 import type { Tx } from "@/lib/ledger/ledger";
 
 /** Stored outcomes are honoured for a day (as Stripe does); an older key starts afresh. */
@@ -135,10 +135,12 @@ export async function withIdempotency(
 }
 
 /**
- * Like withIdempotency, for work that is all in the database: the claim, the work and the stored response
- * commit together or not at all, so a crash can never leave the work done without its stored answer (and a
- * retry doing it twice). A concurrent request with the same key waits on the claim's unique index, then
- * replays the stored response.
+ * Like withIdempotency, for money-moving work that is all in the database: the claim, the work and the
+ * stored response commit together or not at all, so a crash can never leave the work done without its
+ * stored answer (and a retry doing it twice). The account row is locked first, before anything that
+ * references it (the claim's foreign key would take a key-share lock, and two such transactions upgrading
+ * to FOR UPDATE deadlock); so one account's money-moving requests run one at a time, and a retry with the
+ * same key waits, then replays the stored response.
  */
 export async function withIdempotentTransaction(
   scope: { accountId: number; operation: string; key: string | undefined; fingerprint: string },
@@ -147,6 +149,7 @@ export async function withIdempotentTransaction(
   const { accountId, operation, key } = scope;
   const database = await db();
   const response = await database.transaction(async (tx) => {
+    await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
     if (key === undefined) return execute(tx);
     const where = and(
       eq(idempotencyKeys.accountId, accountId),

@@ -1,4 +1,5 @@
 import "server-only";
+import { createHmac } from "node:crypto";
 import { and, desc, eq } from "drizzle-orm";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
 import { findLocation, findPlan, priceFor } from "@/lib/catalog/catalog";
@@ -30,9 +31,9 @@ export function insufficientBalance(priceCents: number, balanceCents: number): A
 }
 
 /**
- * Locks the account row and checks it can pay `priceCents`, or throws 402 with the deficit. This must be
- * the transaction's first touch of the account: inserting a row that references it first would take a
- * key-share lock, and two orders upgrading those locks would deadlock each other.
+ * Locks the account row and checks it can pay `priceCents`, or throws 402 with the deficit. Lock order
+ * everywhere is account, then server: the account must be locked before any row that references it is
+ * inserted (that takes a key-share lock, and two transactions upgrading it would deadlock).
  */
 async function lockFunds(tx: Tx, accountId: number, priceCents: number): Promise<void> {
   const [account] = await tx
@@ -79,7 +80,19 @@ export async function orderServer(
   const priceCents = priceFor(plan, location, request.cycle);
   const settings = config();
   return withIdempotentTransaction(
-    { accountId, operation: "POST /servers", key: idempotencyKey, fingerprint: fingerprint(request) },
+    {
+      accountId,
+      operation: "POST /servers",
+      key: idempotencyKey,
+      // A chosen password enters the stored fingerprint only as a keyed hash, never guessable offline.
+      fingerprint: fingerprint({
+        ...request,
+        root_password:
+          request.root_password === undefined
+            ? null
+            : createHmac("sha256", settings.encryptionKey).update(request.root_password).digest("hex"),
+      }),
+    },
     async (tx) => {
       await lockFunds(tx, accountId, priceCents);
       const created = now();

@@ -1,7 +1,7 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { base32crockford } from "@scure/base";
-import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
 import { parseUnits } from "viem";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
 import { now } from "@/lib/clock";
@@ -96,12 +96,41 @@ async function settleInTx(tx: Tx, topupId: number, now: Date): Promise<void> {
   }
 }
 
-/** Settles the given top-ups, each in its own short transaction. */
+/** Settles the given top-ups, each in its own short transaction; one failure does not stop the others. */
 export async function settleTopups(topupIds: Iterable<number>): Promise<void> {
   const database = await db();
   for (const id of new Set(topupIds)) {
-    await database.transaction((tx) => settleInTx(tx, id, now()));
+    try {
+      await database.transaction((tx) => settleInTx(tx, id, now()));
+    } catch (error) {
+      console.error(`top-up ${id}: settling failed: ${(error as Error).message?.split("\n")[0]}`);
+    }
   }
+}
+
+/**
+ * The safety net behind the watchers: every watched top-up whose confirmed payments are worth more than it
+ * has credited, or whose status should move, is settled, whether or not a poll reported it.
+ */
+export async function settleOutstandingTopups(): Promise<void> {
+  const database = await db();
+  const windowStart = new Date(now().getTime() - config().deposits.latePaymentWindowHours * 3_600_000);
+  const rows = await database
+    .select()
+    .from(topups)
+    .where(
+      and(
+        eq(topups.method, "deposit"),
+        or(eq(topups.status, "pending"), gt(topups.closedAt, windowStart)),
+        sql`EXISTS (SELECT 1 FROM ${depositPayments} WHERE ${depositPayments.topupId} = ${topups.id})`,
+      ),
+    )
+    .limit(1000);
+  const payments = await paymentsOf(rows.map((row) => row.id));
+  const current = now();
+  await settleTopups(
+    rows.filter((row) => !isSettled(row, payments.get(row.id) ?? [], current)).map((row) => row.id),
+  );
 }
 
 /** Pending top-ups past their expiry: settled so those with nothing received become `expired`. */

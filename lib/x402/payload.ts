@@ -57,13 +57,12 @@ const CLOCK_SKEW_SECONDS = 30n;
 /** The chain must still accept the authorization when our transaction lands (the x402 facilitator rule). */
 const MIN_REMAINING_SECONDS = 6n;
 
-export function checkPayment(
+/** The terms of the payment: exactly the asked amount, to us, on our network, with our scheme. */
+export function checkPaymentTerms(
   payment: ExactEvmPayloadV1,
   requirement: X402Requirement,
-  nowSeconds: number,
 ): PaymentRejection | undefined {
   const { authorization } = payment.payload;
-  const now = BigInt(nowSeconds);
   if (payment.scheme !== requirement.scheme) {
     return {
       code: "payment_scheme_mismatch",
@@ -85,6 +84,20 @@ export function checkPayment(
       message: `The authorization must be for exactly ${requirement.maxAmountRequired} USDC base units, as the top-up asks.`,
     };
   }
+  return undefined;
+}
+
+/**
+ * The validity window, checked before we settle (not before looking the authorization up on chain: one
+ * that was settled in time must still be credited when its answer is fetched after it expired).
+ */
+export function checkPaymentWindow(
+  payment: ExactEvmPayloadV1,
+  requirement: X402Requirement,
+  nowSeconds: number,
+): PaymentRejection | undefined {
+  const { authorization } = payment.payload;
+  const now = BigInt(nowSeconds);
   if (BigInt(authorization.validBefore) < now + MIN_REMAINING_SECONDS) {
     return { code: "payment_expired", message: "The authorization has expired; sign a new one." };
   }
@@ -102,3 +115,6 @@ export function checkPayment(
   }
   return undefined;
 }
+
+export const checkPayment = (payment: ExactEvmPayloadV1, requirement: X402Requirement, nowSeconds: number) =>
+  checkPaymentTerms(payment, requirement) ?? checkPaymentWindow(payment, requirement, nowSeconds);

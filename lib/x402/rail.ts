@@ -8,13 +8,11 @@ import {
   createWalletClient,
   defineChain,
   getAddress,
-  HttpRequestError,
   http,
   parseAbi,
   parseAbiItem,
   publicActions,
   recoverTypedDataAddress,
-  TimeoutError,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { config } from "@/lib/config/env";
@@ -43,22 +41,16 @@ export class ChainUnavailableError extends Error {
   }
 }
 
-/** True for transport failures (refused, reset, timed out, HTTP 5xx), as opposed to a contract's answer. */
-export function isTransportFailure(error: unknown): boolean {
-  if (error instanceof ChainUnavailableError) return true;
-  if (error instanceof BaseError) {
-    return Boolean(error.walk((inner) => inner instanceof HttpRequestError || inner instanceof TimeoutError));
-  }
-  return error instanceof TypeError && /fetch failed/i.test(error.message);
-}
-
-/** Runs `read` and turns a transport failure into ChainUnavailableError. */
+/**
+ * Runs a chain call. Any failure of it (unreachable node, rate limit, refused log range, a token that does
+ * not answer) means "the chain cannot tell us now": ChainUnavailableError, answered as 503 and never logged
+ * with viem's full message, which can contain the RPC URL and its API key.
+ */
 async function onChain<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {
-    if (isTransportFailure(error)) throw new ChainUnavailableError(error);
-    throw error;
+    throw new ChainUnavailableError(error instanceof BaseError ? error.shortMessage : "chain call failed");
   }
 }
 

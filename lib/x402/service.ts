@@ -10,12 +10,21 @@ import { postLedgerEntry } from "@/lib/ledger/ledger";
 import type { Topup, X402Requirement } from "@/lib/schemas/topups";
 import { presentTopup } from "@/lib/topups/present";
 import { newTopupRef } from "@/lib/topups/service";
-import { checkPayment, decodePaymentHeader, type ExactEvmPayloadV1, PaymentHeaderError } from "./payload";
+import {
+  checkPaymentTerms,
+  checkPaymentWindow,
+  decodePaymentHeader,
+  type ExactEvmPayloadV1,
+  PaymentHeaderError,
+} from "./payload";
 import { ChainUnavailableError, type X402Rail, x402Rail } from "./rail";
 import { topupRequirement, USDC_UNITS_PER_CENT } from "./requirements";
 
-/** A claim on an authorization lasts this long; a request that dies mid-settlement frees it after that. */
-const CLAIM_LEASE_MS = 120_000;
+/**
+ * A claim on an authorization lasts this long (longer than a settlement's 30 s receipt wait); a request
+ * that dies mid-settlement leaves it to its owner's retry after that.
+ */
+const CLAIM_LEASE_MS = 60_000;
 
 export type X402Payment = { status: 200 | 201; topup: Topup; paymentResponse: string };
 
@@ -127,7 +136,7 @@ async function answerAsRecorded(key: AuthorizationKey, accountId: number): Promi
   );
 }
 
-/** Claims the authorization for settlement (or takes over an abandoned claim). */
+/** Claims the authorization for settlement, or takes over this account's own abandoned claim. */
 async function claim(key: AuthorizationKey, accountId: number): Promise<{ id: number } | X402Payment> {
   const database = await db();
   const leaseUntil = new Date(Date.now() + CLAIM_LEASE_MS);
@@ -144,6 +153,7 @@ async function claim(key: AuthorizationKey, accountId: number): Promise<{ id: nu
       and(
         keyWhere(key),
         eq(x402Authorizations.state, "in_flight"),
+        eq(x402Authorizations.accountId, accountId),
         lt(x402Authorizations.leaseUntil, new Date()),
       ),
     )
@@ -281,10 +291,11 @@ function verifyFailure(reason: string | undefined): { code: string; message: str
 /**
  * Settles an x402 payment for a top-up of `amountCents` and credits it exactly once. The amount is the
  * request's, never the signature's: an authorization for anything else is refused before any chain call.
- * Order: decode -> our own checks -> signature -> was it already used on chain (front-run or a settlement
- * whose answer we lost: credit from the chain) -> funds -> facilitator verification (simulation) -> claim
- * the authorization -> settle -> credit. A network failure at any step answers 503 and credits nothing;
- * the same header can be sent again.
+ * Order: decode -> our own checks of the terms -> known to us already? -> signature -> already used on
+ * chain (front-run, or a settlement whose answer was lost: claim it and credit from the chain) -> validity
+ * window -> funds -> facilitator verification (simulation) -> claim -> settle -> credit. Until our
+ * transaction may have been sent, a failure releases the claim; after that the claim is kept, so the
+ * outcome is only ever decided from the chain. A network failure answers 503 and credits nothing.
  */
 export async function payTopupWithX402(input: {
   accountId: number;
@@ -301,8 +312,8 @@ export async function payTopupWithX402(input: {
     if (error instanceof PaymentHeaderError) throw badRequest("invalid_payment", error.message);
     throw error;
   }
-  const problem = checkPayment(payment, requirement, Math.floor(Date.now() / 1000));
-  if (problem) throw rejection(requirement, problem.code, problem.message);
+  const terms = checkPaymentTerms(payment, requirement);
+  if (terms) throw rejection(requirement, terms.code, terms.message);
 
   const { from, nonce, value } = payment.payload.authorization;
   const key: AuthorizationKey = {
@@ -318,6 +329,13 @@ export async function payTopupWithX402(input: {
   }
 
   let claimId: number | undefined;
+  let mayHaveBeenSent = false;
+  const claimOrAnswer = async () => {
+    const claimed = await claim(key, accountId);
+    if ("status" in claimed) return claimed;
+    claimId = claimed.id;
+    return undefined;
+  };
   try {
     const rail = await x402Rail();
     if (!(await rail.signedByPayer(payment))) {
@@ -328,8 +346,12 @@ export async function payTopupWithX402(input: {
       );
     }
     if (await rail.authorizationUsed(from, nonce)) {
+      const answered = await claimOrAnswer();
+      if (answered) return answered;
       return await creditFromChain(rail, payment, requirement, { key, claimId, accountId, amountCents });
     }
+    const window = checkPaymentWindow(payment, requirement, Math.floor(Date.now() / 1000));
+    if (window) throw rejection(requirement, window.code, window.message);
     if ((await rail.balanceOf(from)) < BigInt(value)) {
       throw rejection(requirement, "insufficient_funds", "The paying wallet does not hold enough USDC.");
     }
@@ -338,37 +360,48 @@ export async function payTopupWithX402(input: {
       const failure = verifyFailure(verdict.invalidReason);
       throw rejection(requirement, failure.code, failure.message);
     }
-    const claimed = await claim(key, accountId);
-    if ("status" in claimed) return claimed;
-    claimId = claimed.id;
+    const answered = await claimOrAnswer();
+    if (answered) return answered;
 
+    mayHaveBeenSent = true;
     const settled = await rail.settle(payment, requirement);
     if (settled.success && settled.transaction) {
-      const logIndex = -1;
       return await creditSettlement({
         key,
         claimId,
         accountId,
         amountCents,
         txHash: settled.transaction,
-        logIndex,
+        logIndex: -1,
         value: BigInt(value),
         payTo: requirement.payTo,
       });
     }
-    // Our transaction failed. If the authorization is used anyway, someone else moved the money to us.
+    // Our settlement did not succeed. If the authorization is used anyway, the money reached us by
+    // another transaction (front-running, or ours mined after the receipt wait gave up): credit that.
     if (await rail.authorizationUsed(from, nonce)) {
       return await creditFromChain(rail, payment, requirement, { key, claimId, accountId, amountCents });
     }
-    await releaseClaim(claimId);
-    claimId = undefined;
-    throw rejection(
-      requirement,
-      "payment_failed",
-      "The payment could not be settled on chain and nothing was charged; sign a new authorization and retry.",
+    if (/revert/i.test(settled.errorReason ?? "")) {
+      // The transaction was refused before it was sent (gas estimation reverted): nothing can land later.
+      mayHaveBeenSent = false;
+      throw rejection(
+        requirement,
+        "payment_failed",
+        "The payment could not be settled on chain and nothing was charged; sign a new authorization and retry.",
+      );
+    }
+    throw new ApiError(
+      503,
+      "payment_pending",
+      "The settlement was sent but not yet seen on chain; nothing is credited yet. Retry with the same X-PAYMENT header in a minute.",
+      {},
+      { "Retry-After": String(CLAIM_LEASE_MS / 1000) },
     );
   } catch (error) {
-    if (claimId !== undefined) await releaseClaim(claimId).catch(() => undefined);
+    // Until a transaction may exist the claim is released so a retry starts afresh; after that it is
+    // kept, and only its owner's retry (after the lease) can resolve it from the chain.
+    if (claimId !== undefined && !mayHaveBeenSent) await releaseClaim(claimId).catch(() => undefined);
     if (error instanceof ChainUnavailableError) throw unavailable();
     throw error;
   }

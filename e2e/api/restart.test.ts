@@ -1,0 +1,78 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, inject, it } from "vitest";
+import { type RunningApp, startApp } from "../support/app-server";
+
+/** Calls one specific app instance (not the suite's shared one). */
+async function call(
+  app: RunningApp,
+  route: string,
+  init: { method?: string; key?: string; body?: unknown } = {},
+) {
+  const response = await fetch(`${app.url}/api/v1${route}`, {
+    method: init.method ?? "GET",
+    headers: {
+      ...(init.key ? { authorization: `Bearer ${init.key}` } : {}),
+      ...(init.body ? { "content-type": "application/json" } : {}),
+    },
+    body: init.body ? JSON.stringify(init.body) : undefined,
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out; last: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+// The embedded database belongs to one process, so this runs its own app on its own DATA_DIR.
+describe.runIf(inject("dbTarget") === "pglite")("work driven from the database survives a restart", () => {
+  it("a server ordered before a restart is provisioned after it", async () => {
+    const env: Record<string, string> = {
+      ...inject("appEnv"),
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), "vps-restart-")),
+    };
+    env.PROVISION_DELAY_SECONDS = "3";
+    let app = await startApp(env);
+    let serverId: number;
+    let key: string;
+    try {
+      key = (await call(app, "/account", { method: "POST" })).body.api_key as string;
+      const topup = await call(app, "/topups", {
+        method: "POST",
+        key,
+        body: { amount: 25, coin: "USDTTRC" },
+      });
+      await call(app, `/demo/topups/${topup.body.ref}/pay`, { method: "POST", key, body: {} });
+      await until(
+        () => call(app, `/topups/${topup.body.ref}`, { key }),
+        (r) => r.body.status === "completed",
+      );
+      const ordered = await call(app, "/servers", {
+        method: "POST",
+        key,
+        body: { plan: "pup", location: "my", os: "debian-13" },
+      });
+      expect(ordered.status).toBe(201);
+      serverId = ordered.body.id as number;
+    } finally {
+      await app.stop();
+    }
+    app = await startApp(env);
+    try {
+      const active = await until(
+        () => call(app, `/servers/${serverId}`, { key }),
+        (r) => r.body.status === "active",
+      );
+      expect(active.body.ip).toMatch(/^100\.64\./);
+    } finally {
+      await app.stop();
+    }
+  }, 90_000);
+});

@@ -119,7 +119,16 @@ describe("GET /openapi.json", () => {
     expect(Object.keys(document.paths["/servers/{id}"] ?? {})).toEqual(
       expect.arrayContaining(["get", "patch", "delete"]),
     );
-    for (const path of ["/servers/{id}/credentials", "/servers/{id}/renew", "/servers/{id}/actions"]) {
+    for (const path of [
+      "/servers/{id}/credentials",
+      "/servers/{id}/renew",
+      "/servers/{id}/actions",
+      "/sessions",
+      "/sessions/current",
+      "/account/totp",
+      "/account/totp/confirm",
+      "/account/totp/disable",
+    ]) {
       expect(document.paths[path], path).toBeDefined();
     }
   });

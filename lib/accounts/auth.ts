@@ -1,6 +1,7 @@
 import "server-only";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { unauthorized } from "@/lib/api/errors";
+import { now } from "@/lib/clock";
 import { type Database, databaseHandle } from "@/lib/db/client";
 import { accounts, apiKeys, servers } from "@/lib/db/schema";
 import { currentWriteEpoch } from "@/lib/db/write-epoch";
@@ -11,6 +12,8 @@ import { isWellFormedApiKey, sha256Hex } from "./credentials";
 /** The authenticated caller: the key used, and a summary of its account read in the same statement. */
 export type AuthContext = {
   keyId: number;
+  /** `api` for keys the user made, `session` for a dashboard sign-in's key. */
+  keyKind: string;
   accountId: number;
   account: { balanceCents: number; totpEnabled: boolean; createdAt: Date; serverCount: number };
 };
@@ -26,6 +29,8 @@ function prepareKeyLookup(database: Database) {
   return database
     .select({
       keyId: apiKeys.id,
+      keyKind: apiKeys.kind,
+      keyExpiresAt: apiKeys.expiresAt,
       lastUsedAt: apiKeys.lastUsedAt,
       accountId: accounts.id,
       balanceCents: accounts.balanceCents,
@@ -50,7 +55,10 @@ const lookups = new WeakMap<Database, ReturnType<typeof prepareKeyLookup>>();
  * exact, because every write to PGlite passes through this process. PostgreSQL may have other writers
  * (a second app instance), so there every request reads the database.
  */
-type CachedAuth = { auth: AuthContext; epoch: number; lastUsedAt: number };
+type CachedAuth = { auth: AuthContext; epoch: number; lastUsedAt: number; expiresAt: number | undefined };
+
+/** Session keys stop working at their expiry, on the service's clock (which tests can move). */
+const expired = (expiresAt: number | undefined) => expiresAt !== undefined && expiresAt <= now().getTime();
 const AUTH_CACHE_MAX_ENTRIES = 10_000;
 const authCache = () => processWide("auth.cache", () => new Map<string, CachedAuth>());
 
@@ -62,7 +70,7 @@ async function lookupKey(key: string): Promise<AuthContext | undefined> {
   const epoch = currentWriteEpoch();
   const cached = cacheable ? authCache().get(hash) : undefined;
   if (cached && cached.epoch === epoch && Date.now() - cached.lastUsedAt <= LAST_USED_RESOLUTION_MS) {
-    return cached.auth;
+    return expired(cached.expiresAt) ? undefined : cached.auth;
   }
   let lookup = lookups.get(handle.db);
   if (!lookup) {
@@ -71,8 +79,10 @@ async function lookupKey(key: string): Promise<AuthContext | undefined> {
   }
   const [row] = await lookup.execute({ hash });
   if (!row) return undefined;
-  const { keyId, accountId, balanceCents, totpEnabled, createdAt, serverCount } = row;
-  const auth = { keyId, accountId, account: { balanceCents, totpEnabled, createdAt, serverCount } };
+  const expiresAt = row.keyExpiresAt?.getTime();
+  if (expired(expiresAt)) return undefined;
+  const { keyId, keyKind, accountId, balanceCents, totpEnabled, createdAt, serverCount } = row;
+  const auth = { keyId, keyKind, accountId, account: { balanceCents, totpEnabled, createdAt, serverCount } };
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     await handle.db.update(apiKeys).set({ lastUsedAt: new Date() }).where(eq(apiKeys.id, row.keyId));
     return auth; // that update was a write: the value read before it is not cached
@@ -80,7 +90,7 @@ async function lookupKey(key: string): Promise<AuthContext | undefined> {
   if (cacheable) {
     const cache = authCache();
     if (cache.size >= AUTH_CACHE_MAX_ENTRIES) cache.clear();
-    cache.set(hash, { auth, epoch, lastUsedAt: row.lastUsedAt.getTime() });
+    cache.set(hash, { auth, epoch, lastUsedAt: row.lastUsedAt.getTime(), expiresAt });
   }
   return auth;
 }

@@ -89,6 +89,8 @@ const envSchema = z.object({
   TRUST_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
   RATE_LIMIT_ACCOUNT_CREATE: rateLimitSpec.prefault("10/1h"),
   RATE_LIMIT_AUTH_FAILURES: rateLimitSpec.prefault("20/10m"),
+  RATE_LIMIT_LOGIN_FAILURES: rateLimitSpec.prefault("10/15m"),
+  RATE_LIMIT_TOTP_ATTEMPTS: rateLimitSpec.prefault("10/10m"),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
   PUBLIC_BASE_URL: httpUrl,
   X402_NETWORK: z.enum(["base", "base-sepolia"]).default("base"),
@@ -186,7 +188,12 @@ export type AppConfig = {
   encryptionKey: Buffer;
   apiBaseUrl: string | undefined;
   trustProxyHops: number;
-  rateLimits: { accountCreate: RateLimitSpec; authFailures: RateLimitSpec };
+  rateLimits: {
+    accountCreate: RateLimitSpec;
+    authFailures: RateLimitSpec;
+    loginFailures: RateLimitSpec;
+    totpAttempts: RateLimitSpec;
+  };
   maxBodyBytes: number;
   publicBaseUrl: string | undefined;
   x402: X402Config;
@@ -323,6 +330,8 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
     rateLimits: {
       accountCreate: values.RATE_LIMIT_ACCOUNT_CREATE,
       authFailures: values.RATE_LIMIT_AUTH_FAILURES,
+      loginFailures: values.RATE_LIMIT_LOGIN_FAILURES,
+      totpAttempts: values.RATE_LIMIT_TOTP_ATTEMPTS,
     },
     maxBodyBytes: values.MAX_BODY_BYTES,
     publicBaseUrl: values.PUBLIC_BASE_URL,

@@ -21,6 +21,11 @@ export const accounts = pgTable(
     currency: text("currency").notNull().default("USD"),
     loginTokenHash: text("login_token_hash").notNull().unique(),
     totpEnabled: boolean("totp_enabled").notNull().default(false),
+    /** The TOTP secret, sealed with ENCRYPTION_KEY; the pending one waits for its first code. */
+    totpSecretEnc: text("totp_secret_enc"),
+    totpPendingSecretEnc: text("totp_pending_secret_enc"),
+    /** The last 30-second step a code was accepted for: a code works once. */
+    totpLastStep: bigint("totp_last_step", { mode: "number" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   // The database itself refuses an overdraft, whatever the code above it does.
@@ -37,6 +42,9 @@ export const apiKeys = pgTable(
     keyHash: text("key_hash").notNull().unique(),
     prefix: text("prefix").notNull(),
     name: text("name"),
+    /** api (made by the user, listed) | session (made by a dashboard sign-in, expires) */
+    kind: text("kind").notNull().default("api"),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }),
     revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),

@@ -24,7 +24,7 @@ export async function listKeys(accountId: number): Promise<ApiKey[]> {
   const rows = await database
     .select()
     .from(apiKeys)
-    .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+    .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.kind, "api"), isNull(apiKeys.revokedAt)))
     .orderBy(asc(apiKeys.id));
   return rows.map(presentKey);
 }
@@ -38,7 +38,7 @@ export async function createKey(accountId: number, name: string | undefined): Pr
     const [active] = await tx
       .select({ n: count() })
       .from(apiKeys)
-      .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)));
+      .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.kind, "api"), isNull(apiKeys.revokedAt)));
     if ((active?.n ?? 0) >= MAX_ACTIVE_KEYS) {
       throw conflict(
         "key_limit_reached",
@@ -61,7 +61,14 @@ export async function revokeKey(accountId: number, keyId: number): Promise<Revok
   const [row] = await database
     .update(apiKeys)
     .set({ revokedAt: new Date() })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+    .where(
+      and(
+        eq(apiKeys.id, keyId),
+        eq(apiKeys.accountId, accountId),
+        eq(apiKeys.kind, "api"),
+        isNull(apiKeys.revokedAt),
+      ),
+    )
     .returning({ id: apiKeys.id, revokedAt: apiKeys.revokedAt });
   if (!row?.revokedAt) throw notFound(`No active API key with id ${keyId}.`);
   return { id: row.id, revoked: true, revoked_at: row.revokedAt.toISOString() };

@@ -26,6 +26,13 @@ import {
   UpdateServerRequestSchema,
 } from "@/lib/schemas/servers";
 import {
+  SessionSchema,
+  SignInRequestSchema,
+  TotpCodeRequestSchema,
+  TotpSetupSchema,
+  TotpStateSchema,
+} from "@/lib/schemas/sessions";
+import {
   CreateTopupRequestSchema,
   SimulatePaymentRequestSchema,
   TopupListSchema,
@@ -134,6 +141,13 @@ export function buildOpenApiDocument() {
     tags: [
       { name: "Account", description: "One call creates an account; no identity is asked for." },
       { name: "Keys", description: "API keys: Bearer credentials, shown once, stored only as hashes." },
+      {
+        name: "Sessions",
+        description:
+          "Dashboard sign-in: the login token (and a TOTP code when two-factor sign-in is on) is exchanged for a " +
+          "session key, a Bearer key that expires after 7 days, is not listed by GET /keys, and is revoked by " +
+          "sign-out. TOTP is RFC 6238 (SHA-1, 6 digits, 30 s) with one step of drift either way; each code works once.",
+      },
       { name: "Catalog", description: "Plans, locations, OS images, prices and payment options." },
       {
         name: "Top-ups",
@@ -211,6 +225,89 @@ export function buildOpenApiDocument() {
           operationId: "getAccount",
           summary: "The caller's account",
           responses: { "200": { description: "The account.", content: jsonContent(AccountSchema) } },
+        }),
+      },
+      "/sessions": {
+        post: {
+          tags: ["Sessions"],
+          operationId: "signIn",
+          summary: "Sign in with the login token",
+          description:
+            "Public. Failed attempts are limited per client address (default 10 per 15 minutes, then 429); a valid " +
+            "token always works.",
+          requestBody: { required: true, content: jsonContent(SignInRequestSchema) },
+          responses: {
+            "201": { description: "The session.", content: jsonContent(SessionSchema) },
+            "400": errorResponse("Bad body.", [...BODY_ERRORS, "invalid_login", "invalid_totp_code"]),
+            "401": errorResponse("Wrong token, TOTP code missing, or wrong/used code.", [
+              "invalid_login",
+              "totp_required",
+              "invalid_totp_code",
+            ]),
+            "429": errorResponse(
+              "Too many failed sign-ins from this address, or TOTP attempts on this account.",
+              ["rate_limited"],
+              retryAfter,
+            ),
+          },
+        },
+      },
+      "/sessions/current": {
+        delete: authed({
+          tags: ["Sessions"],
+          operationId: "signOut",
+          summary: "Sign out",
+          description: "Revokes the session key this request carries; it fails from the next request on.",
+          responses: {
+            "200": {
+              description: "Signed out.",
+              content: jsonContent(z.object({ signed_out: z.literal(true) })),
+            },
+            "409": errorResponse("The key is an API key, not a session key.", ["not_a_session"]),
+          },
+        }),
+      },
+      "/account/totp": {
+        post: authed({
+          tags: ["Sessions"],
+          operationId: "beginTotpSetup",
+          summary: "Start enabling two-factor sign-in",
+          description: "A new secret (text, otpauth URI and QR); it takes effect once confirmed with a code.",
+          responses: {
+            "200": { description: "The pending secret.", content: jsonContent(TotpSetupSchema) },
+            "409": errorResponse("Already enabled.", ["totp_already_enabled"]),
+          },
+        }),
+      },
+      "/account/totp/confirm": {
+        post: authed({
+          tags: ["Sessions"],
+          operationId: "confirmTotp",
+          summary: "Confirm and turn on two-factor sign-in",
+          requestBody: { required: true, content: jsonContent(TotpCodeRequestSchema) },
+          responses: {
+            "200": { description: "On.", content: jsonContent(TotpStateSchema) },
+            "400": errorResponse("Wrong or used code.", [...BODY_ERRORS, "invalid_totp_code"]),
+            "409": errorResponse("No setup started, or already on.", [
+              "totp_not_started",
+              "totp_already_enabled",
+            ]),
+            "429": errorResponse("Too many code attempts on this account.", ["rate_limited"], retryAfter),
+          },
+        }),
+      },
+      "/account/totp/disable": {
+        post: authed({
+          tags: ["Sessions"],
+          operationId: "disableTotp",
+          summary: "Turn off two-factor sign-in (needs a current code)",
+          requestBody: { required: true, content: jsonContent(TotpCodeRequestSchema) },
+          responses: {
+            "200": { description: "Off.", content: jsonContent(TotpStateSchema) },
+            "400": errorResponse("Wrong or used code.", [...BODY_ERRORS, "invalid_totp_code"]),
+            "409": errorResponse("Not on.", ["totp_not_enabled"]),
+            "429": errorResponse("Too many code attempts on this account.", ["rate_limited"], retryAfter),
+          },
         }),
       },
       "/keys": {

@@ -5,7 +5,14 @@ import { config } from "@/lib/config/env";
 import { processWide } from "@/lib/process-wide";
 import { FixedWindowLimiter } from "./limiter";
 
-type Limiters = { accountCreate: FixedWindowLimiter; authFailures: FixedWindowLimiter };
+type Limiters = {
+  accountCreate: FixedWindowLimiter;
+  authFailures: FixedWindowLimiter;
+  /** Failed dashboard sign-ins, per client address. */
+  loginFailures: FixedWindowLimiter;
+  /** TOTP code attempts, per account (a second factor must not be guessable from many addresses). */
+  totpAttempts: FixedWindowLimiter;
+};
 
 /** One set of counters per process, shared by every route bundle. */
 export function limiters(): Limiters {
@@ -14,6 +21,8 @@ export function limiters(): Limiters {
     return {
       accountCreate: new FixedWindowLimiter("account-create", rateLimits.accountCreate),
       authFailures: new FixedWindowLimiter("auth-failures", rateLimits.authFailures),
+      loginFailures: new FixedWindowLimiter("login-failures", rateLimits.loginFailures),
+      totpAttempts: new FixedWindowLimiter("totp-attempts", rateLimits.totpAttempts),
     };
   });
 }

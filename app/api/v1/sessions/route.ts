@@ -1,0 +1,14 @@
+import { parseJsonBody } from "@/lib/api/body";
+import { json, methodNotAllowed, publicRoute } from "@/lib/api/route";
+import { SignInRequestSchema } from "@/lib/schemas/sessions";
+import { signIn } from "@/lib/sessions/service";
+
+/** Public: exchanges a login token (and a TOTP code when on) for a dashboard session key. */
+export const POST = publicRoute(async ({ request, client }) => {
+  const body = await parseJsonBody(request, SignInRequestSchema, {
+    fieldCodes: { login_token: "invalid_login", totp_code: "invalid_totp_code" },
+  });
+  return json(await signIn({ loginToken: body.login_token, totpCode: body.totp_code, client }), 201);
+});
+
+export const { GET, PUT, PATCH, DELETE } = methodNotAllowed(["POST"]);

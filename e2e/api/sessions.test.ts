@@ -1,0 +1,135 @@
+import { Secret, TOTP } from "otpauth";
+import { describe, expect, it } from "vitest";
+import { TEST_LIMITS } from "./global-setup";
+import { api, createAccount, errorCode, randomIp } from "./helpers";
+
+const signIn = (body: unknown, ip = randomIp()) => api("/sessions", { method: "POST", body, ip });
+
+/** A code for the step `offset` steps away from now, as an authenticator app with a drifting clock shows. */
+const codeAt = (secret: string, offset: number) =>
+  TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + offset * 30_000 });
+
+/** Codes are judged on 30-second steps: start far enough from a step boundary that "now" cannot move. */
+async function awayFromStepBoundary() {
+  const remaining = TOTP.remaining({ period: 30 });
+  if (remaining < 12_000) await new Promise((resolve) => setTimeout(resolve, remaining + 500));
+}
+
+describe("sign-in with the login token", () => {
+  it("exchanges the token, in any spelling, for an expiring session key that is not listed", async () => {
+    const account = await createAccount();
+    for (const spelling of [account.loginToken, account.loginToken.toLowerCase().replaceAll("-", " ")]) {
+      const session = await signIn({ login_token: spelling });
+      expect(session.status).toBe(201);
+      expect(session.body.api_key).toMatch(/^vpsk_/);
+      const days = (Date.parse(session.body.expires_at as string) - Date.now()) / 86_400_000;
+      expect(days).toBeGreaterThan(6);
+      expect(days).toBeLessThanOrEqual(7.01);
+      const me = await api("/account", { key: session.body.api_key as string });
+      expect(me.body.user_id).toBe(account.userId);
+    }
+    const keys = (await api("/keys", { key: account.apiKey })).body.keys as { name: string }[];
+    expect(keys.map((k) => k.name)).toEqual(["default"]);
+  });
+
+  it("refuses a wrong token with 401, and limits failures per address", async () => {
+    const ip = randomIp();
+    for (let i = 0; i < TEST_LIMITS.loginFailures; i++) {
+      const wrong = await signIn({ login_token: "AAAA-BBBB-CCCC-DDDD" }, ip);
+      expect(wrong.status).toBe(401);
+      expect(errorCode(wrong)).toBe("invalid_login");
+    }
+    const limited = await signIn({ login_token: "AAAA-BBBB-CCCC-DDDD" }, ip);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBeTruthy();
+    // A valid token still works from that address.
+    const account = await createAccount();
+    expect((await signIn({ login_token: account.loginToken }, ip)).status).toBe(201);
+  });
+
+  it("sign-out revokes the session key; an API key cannot be signed out", async () => {
+    const account = await createAccount();
+    const key = (await signIn({ login_token: account.loginToken })).body.api_key as string;
+    const out = await api("/sessions/current", { method: "DELETE", key });
+    expect(out.status).toBe(200);
+    expect((await api("/account", { key })).status).toBe(401);
+    const notSession = await api("/sessions/current", { method: "DELETE", key: account.apiKey });
+    expect(notSession.status).toBe(409);
+    expect(errorCode(notSession)).toBe("not_a_session");
+    expect((await api("/account", { key: account.apiKey })).status).toBe(200);
+  });
+
+  it("a session key stops working when it expires", async () => {
+    const account = await createAccount();
+    const key = (await signIn({ login_token: account.loginToken })).body.api_key as string;
+    expect((await api("/account", { key })).status).toBe(200);
+    expect(
+      (await api("/demo/clock", { method: "POST", body: { advance_seconds: 7 * 86_400 + 60 } })).status,
+    ).toBe(200);
+    expect((await api("/account", { key })).status).toBe(401);
+    expect((await api("/account", { key: account.apiKey })).status).toBe(200);
+  });
+});
+
+describe("two-factor sign-in (TOTP)", () => {
+  it("enable with a code, then required at sign-in; a code works once; disable with a code", async () => {
+    await awayFromStepBoundary();
+    const account = await createAccount();
+    const setup = await api("/account/totp", { method: "POST", key: account.apiKey });
+    expect(setup.status).toBe(200);
+    const secret = setup.body.secret as string;
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(setup.body.otpauth_uri).toMatch(/^otpauth:\/\/totp\/.*secret=/);
+    expect(setup.body.qr_data_uri).toMatch(/^data:image\/png;base64,/);
+    const wrong = await api("/account/totp/confirm", {
+      method: "POST",
+      key: account.apiKey,
+      body: { code: "000000" },
+    });
+    expect(errorCode(wrong)).toBe("invalid_totp_code");
+    // One step of drift is accepted: the previous step's code confirms.
+    const confirmed = await api("/account/totp/confirm", {
+      method: "POST",
+      key: account.apiKey,
+      body: { code: codeAt(secret, -1) },
+    });
+    expect(confirmed.body).toEqual({ totp_enabled: true });
+    expect((await api("/account", { key: account.apiKey })).body.totp_enabled).toBe(true);
+
+    const missing = await signIn({ login_token: account.loginToken });
+    expect(missing.status).toBe(401);
+    expect(errorCode(missing)).toBe("totp_required");
+    expect(errorCode(await signIn({ login_token: account.loginToken, totp_code: codeAt(secret, 3) }))).toBe(
+      "invalid_totp_code",
+    );
+    const code = codeAt(secret, 0);
+    expect((await signIn({ login_token: account.loginToken, totp_code: code })).status).toBe(201);
+    const replayed = await signIn({ login_token: account.loginToken, totp_code: code });
+    expect(replayed.status).toBe(401);
+    expect(errorCode(replayed)).toBe("invalid_totp_code");
+
+    const disabled = await api("/account/totp/disable", {
+      method: "POST",
+      key: account.apiKey,
+      body: { code: codeAt(secret, 1) },
+    });
+    expect(disabled.body).toEqual({ totp_enabled: false });
+    expect((await signIn({ login_token: account.loginToken })).status).toBe(201);
+  });
+
+  it("confirm needs a started setup, and setup refuses while enabled", async () => {
+    const account = await createAccount();
+    const early = await api("/account/totp/confirm", {
+      method: "POST",
+      key: account.apiKey,
+      body: { code: "123456" },
+    });
+    expect(errorCode(early)).toBe("totp_not_started");
+    const off = await api("/account/totp/disable", {
+      method: "POST",
+      key: account.apiKey,
+      body: { code: "123456" },
+    });
+    expect(errorCode(off)).toBe("totp_not_enabled");
+  });
+});

@@ -1,0 +1,115 @@
+import "server-only";
+import { and, eq, isNull, lt, or } from "drizzle-orm";
+import { Secret, TOTP } from "otpauth";
+import { badRequest, conflict } from "@/lib/api/errors";
+import { config } from "@/lib/config/env";
+import { db } from "@/lib/db/client";
+import { accounts } from "@/lib/db/schema";
+import { qrDataUri } from "@/lib/deposits/payment-uri";
+import { consume, limiters } from "@/lib/rate-limit/limits";
+import { seal, unseal } from "@/lib/servers/secrets";
+
+const PERIOD_SECONDS = 30;
+const purpose = (accountId: number) => `account:${accountId}:totp`;
+
+/** RFC 6238 with the defaults every authenticator app uses: SHA-1, 6 digits, 30-second steps. */
+const totpFor = (secret: Secret, accountId: number) =>
+  new TOTP({
+    issuer: "Prepaid VPS",
+    label: `account ${accountId}`,
+    secret,
+    algorithm: "SHA1",
+    digits: 6,
+    period: PERIOD_SECONDS,
+  });
+
+/** The 30-second step `code` belongs to, accepting one step of clock drift either way; undefined if wrong. */
+function matchingStep(secret: Secret, accountId: number, code: string): number | undefined {
+  if (!/^\d{6}$/.test(code)) return undefined;
+  const delta = totpFor(secret, accountId).validate({ token: code, window: 1 });
+  if (delta === null) return undefined;
+  return Math.floor(Date.now() / 1000 / PERIOD_SECONDS) + delta;
+}
+
+/**
+ * Checks a code and spends it: the step it belongs to must be later than the last accepted one, recorded by a
+ * conditional update, so a code (even one observed by someone else) works once. Attempts are throttled per
+ * account, whatever the client address.
+ */
+export async function spendTotpCode(accountId: number, code: string, sealedSecret: string): Promise<boolean> {
+  consume(limiters().totpAttempts, String(accountId));
+  const secret = Secret.fromBase32(unseal(config().encryptionKey, purpose(accountId), sealedSecret));
+  const step = matchingStep(secret, accountId, code);
+  if (step === undefined) return false;
+  const database = await db();
+  const [spent] = await database
+    .update(accounts)
+    .set({ totpLastStep: step })
+    .where(
+      and(eq(accounts.id, accountId), or(isNull(accounts.totpLastStep), lt(accounts.totpLastStep, step))),
+    )
+    .returning({ id: accounts.id });
+  return spent !== undefined;
+}
+
+async function totpState(accountId: number) {
+  const database = await db();
+  const [row] = await database
+    .select({
+      enabled: accounts.totpEnabled,
+      secret: accounts.totpSecretEnc,
+      pending: accounts.totpPendingSecretEnc,
+    })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
+  if (!row) throw new Error(`account ${accountId} not found`);
+  return row;
+}
+
+const invalidCode = () =>
+  badRequest("invalid_totp_code", "That code is not valid (or was already used); try the next one.");
+
+/** Starts enabling TOTP: a fresh secret, as text and as an otpauth:// QR, waiting for its first code. */
+export async function beginTotpSetup(accountId: number) {
+  if ((await totpState(accountId)).enabled) {
+    throw conflict(
+      "totp_already_enabled",
+      "Two-factor sign-in is already on; disable it first to change it.",
+    );
+  }
+  const secret = new Secret({ size: 20 });
+  const database = await db();
+  await database
+    .update(accounts)
+    .set({ totpPendingSecretEnc: seal(config().encryptionKey, purpose(accountId), secret.base32) })
+    .where(eq(accounts.id, accountId));
+  const uri = totpFor(secret, accountId).toString();
+  return { secret: secret.base32, otpauth_uri: uri, qr_data_uri: await qrDataUri(uri) };
+}
+
+/** Turns TOTP on once the user proves their app has the pending secret. */
+export async function confirmTotp(accountId: number, code: string) {
+  const state = await totpState(accountId);
+  if (state.enabled) throw conflict("totp_already_enabled", "Two-factor sign-in is already on.");
+  if (!state.pending) throw conflict("totp_not_started", "Start with POST /account/totp to get a secret.");
+  if (!(await spendTotpCode(accountId, code, state.pending))) throw invalidCode();
+  const database = await db();
+  await database
+    .update(accounts)
+    .set({ totpEnabled: true, totpSecretEnc: state.pending, totpPendingSecretEnc: null })
+    .where(eq(accounts.id, accountId));
+  return { totp_enabled: true };
+}
+
+/** Turns TOTP off; it takes a current code, so a stolen session alone cannot remove the second factor. */
+export async function disableTotp(accountId: number, code: string) {
+  const state = await totpState(accountId);
+  if (!state.enabled || !state.secret) throw conflict("totp_not_enabled", "Two-factor sign-in is not on.");
+  if (!(await spendTotpCode(accountId, code, state.secret))) throw invalidCode();
+  const database = await db();
+  await database
+    .update(accounts)
+    .set({ totpEnabled: false, totpSecretEnc: null, totpPendingSecretEnc: null })
+    .where(eq(accounts.id, accountId));
+  return { totp_enabled: false };
+}

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { timestamp } from "./common";
+
+export const SignInRequestSchema = z
+  .strictObject({
+    login_token: z.string().min(1).max(64).meta({
+      description: "The login token from account creation; case, spaces and hyphens do not matter.",
+      example: "7KQF-9XMA-2PDZ-T4WB",
+    }),
+    totp_code: z
+      .string()
+      .max(16)
+      .optional()
+      .meta({ description: "The current 6-digit code, when two-factor sign-in is on.", example: "492039" }),
+  })
+  .meta({ id: "SignInRequest" });
+
+export const SessionSchema = z
+  .object({
+    api_key: z
+      .string()
+      .meta({ description: "A session key: use it as a Bearer key until it expires or is signed out." }),
+    key_id: z.int(),
+    expires_at: timestamp(),
+  })
+  .meta({ id: "Session", description: "A dashboard session. Its key is not listed by GET /keys." });
+
+export const TotpSetupSchema = z
+  .object({
+    secret: z.string().meta({ description: "Base32 secret, for typing into an authenticator app." }),
+    otpauth_uri: z.string().meta({ description: "otpauth://totp/... URI (SHA-1, 6 digits, 30 s)." }),
+    qr_data_uri: z.string().meta({ description: "PNG data URI of a QR code of otpauth_uri." }),
+  })
+  .meta({ id: "TotpSetup" });
+
+export const TotpCodeRequestSchema = z
+  .strictObject({
+    code: z.string().max(16).meta({ description: "A current 6-digit code.", example: "492039" }),
+  })
+  .meta({ id: "TotpCodeRequest" });
+
+export const TotpStateSchema = z.object({ totp_enabled: z.boolean() }).meta({ id: "TotpState" });

@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { bffJson, bffRoute, relay } from "@/lib/session/bff";
+
+const SignInBody = z.object({ login_token: z.string().max(64), totp_code: z.string().max(16).optional() });
+
+/** Signs in with the login token (and a TOTP code when on); the session key goes into the cookie only. */
+export const POST = bffRoute(
+  async ({ request, api, session }) => {
+    const body = SignInBody.safeParse(await request.json().catch(() => undefined));
+    if (!body.success)
+      return bffJson({ error: "invalid_body", message: "Send {login_token, totp_code?}." }, 400);
+    const signedIn = await api.POST("/sessions", { body: body.data });
+    if (!signedIn.data) return relay(signedIn);
+    session.apiKey = signedIn.data.api_key;
+    session.expiresAt = signedIn.data.expires_at;
+    await session.save();
+    return bffJson({ signed_in: true, expires_at: signedIn.data.expires_at });
+  },
+  { signedIn: false },
+);

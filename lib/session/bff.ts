@@ -1,0 +1,81 @@
+import "server-only";
+import type { IronSession } from "iron-session";
+import { type ApiClient, apiClient } from "@/lib/api-client/client";
+import { clientAddress } from "@/lib/rate-limit/limits";
+import { type DashboardSession, dashboardSession } from "./session";
+
+export type BffContext = {
+  request: Request;
+  session: IronSession<DashboardSession>;
+  /** The API, as the signed-in user when there is a session. */
+  api: ApiClient;
+};
+
+const bffJson = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+  });
+
+/** This app's own origin as the browser sees it (the Host header, not the bind address). */
+function ownOrigin(request: Request): string {
+  const url = new URL(request.url);
+  return `${url.protocol}//${request.headers.get("host") ?? url.host}`;
+}
+
+/**
+ * A state-changing request must come from our own pages: its Origin must be ours (browsers send it on
+ * every cross-site POST), or, when a browser omits it, Sec-Fetch-Site must say same-origin. Together with
+ * the SameSite cookie this refuses cross-site request forgery.
+ */
+function sameOrigin(request: Request): boolean {
+  const origin = request.headers.get("origin");
+  if (origin) return origin === ownOrigin(request);
+  return request.headers.get("sec-fetch-site") === "same-origin";
+}
+
+/** The signed-out answer: the session is gone and the page should go to sign-in. */
+export async function signedOut(session: IronSession<DashboardSession>) {
+  session.destroy();
+  return bffJson({ error: "signed_out", message: "Your session has ended; sign in again." }, 401);
+}
+
+/**
+ * Wraps a dashboard (BFF) route handler: refuses cross-origin writes, opens the cookie session, gives the
+ * handler an API client carrying the session key, and turns an API 401 into the end of the session.
+ */
+export function bffRoute(
+  handler: (context: BffContext) => Promise<Response>,
+  options: { signedIn: boolean },
+) {
+  return async (request: Request): Promise<Response> => {
+    if (request.method !== "GET" && request.method !== "HEAD" && !sameOrigin(request)) {
+      return bffJson(
+        { error: "cross_origin", message: "This request must come from the dashboard itself." },
+        403,
+      );
+    }
+    const session = await dashboardSession();
+    if (options.signedIn && !session.apiKey) return signedOut(session);
+    const api = apiClient({
+      origin: ownOrigin(request),
+      apiKey: session.apiKey,
+      clientAddress: clientAddress(request.headers),
+    });
+    try {
+      const response = await handler({ request, session, api });
+      if (options.signedIn && response.status === 401) return signedOut(session);
+      return response;
+    } catch (error) {
+      console.error("bff:", (error as Error).message?.split("\n")[0]);
+      return bffJson({ error: "api_unreachable", message: "The service did not answer; try again." }, 502);
+    }
+  };
+}
+
+/** Passes an API answer on to the browser as it is (status and JSON body). */
+export function relay(result: { response: Response; data?: unknown; error?: unknown }) {
+  return bffJson(result.data ?? result.error ?? {}, result.response.status);
+}
+
+export { bffJson };

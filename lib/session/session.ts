@@ -1,0 +1,25 @@
+import "server-only";
+import { getIronSession, type SessionOptions } from "iron-session";
+import { cookies } from "next/headers";
+import { config } from "@/lib/config/env";
+
+/** What the encrypted cookie holds: the session key from POST /sessions, never shown to the browser. */
+export type DashboardSession = { apiKey?: string; expiresAt?: string };
+
+/** The cookie's lifetime matches the session key's (7 days), so neither outlives the other. */
+export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
+
+export function sessionOptions(): SessionOptions {
+  const production = config().mode === "production";
+  return {
+    password: config().sessionSecret,
+    // `__Host-` binds the cookie to this exact origin over HTTPS; demo mode runs on plain http://127.0.0.1.
+    cookieName: production ? "__Host-vps_session" : "vps_session",
+    ttl: SESSION_TTL_SECONDS,
+    cookieOptions: { httpOnly: true, sameSite: "lax", secure: production, path: "/" },
+  };
+}
+
+export async function dashboardSession() {
+  return getIronSession<DashboardSession>(await cookies(), sessionOptions());
+}

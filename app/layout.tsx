@@ -25,6 +25,9 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <Link href="/docs/api" className="hover:underline">
               API reference
             </Link>
+            <Link href="/dashboard" className="ml-auto hover:underline">
+              Dashboard
+            </Link>
           </nav>
         </header>
         <main id="main" className="mx-auto max-w-6xl px-4 py-8">

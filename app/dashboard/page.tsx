@@ -1,0 +1,44 @@
+import type { Metadata } from "next";
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { SignOutButton } from "@/components/account/sign-out-button";
+import { apiClient } from "@/lib/api-client/client";
+import { formatUsd } from "@/lib/money/cents";
+import { dashboardSession } from "@/lib/session/session";
+
+export const metadata: Metadata = { title: "Overview" };
+
+/** The signed-in overview. Without a session, or once the API refuses its key, it sends the user to sign-in. */
+export default async function DashboardPage() {
+  const session = await dashboardSession();
+  if (!session.apiKey) redirect("/signin");
+  const requestHeaders = await headers();
+  const origin = `${requestHeaders.get("x-forwarded-proto") ?? "http"}://${requestHeaders.get("host")}`;
+  const api = apiClient({ origin, apiKey: session.apiKey });
+  const { data: account, response } = await api.GET("/account");
+  if (response.status === 401 || !account) redirect("/signin");
+  return (
+    <section className="space-y-6">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h1 className="text-2xl font-semibold">Overview</h1>
+        <SignOutButton />
+      </div>
+      <dl className="grid gap-4 sm:grid-cols-3">
+        <div className="rounded border border-zinc-200 p-4 dark:border-zinc-800">
+          <dt className="text-sm text-zinc-600 dark:text-zinc-400">Balance</dt>
+          <dd data-testid="balance" className="text-2xl font-semibold">
+            {formatUsd(Math.round(account.balance_usd * 100))}
+          </dd>
+        </div>
+        <div className="rounded border border-zinc-200 p-4 dark:border-zinc-800">
+          <dt className="text-sm text-zinc-600 dark:text-zinc-400">Servers</dt>
+          <dd className="text-2xl font-semibold">{account.servers}</dd>
+        </div>
+        <div className="rounded border border-zinc-200 p-4 dark:border-zinc-800">
+          <dt className="text-sm text-zinc-600 dark:text-zinc-400">Two-factor sign-in</dt>
+          <dd className="text-2xl font-semibold">{account.totp_enabled ? "On" : "Off"}</dd>
+        </div>
+      </dl>
+    </section>
+  );
+}

@@ -1,0 +1,116 @@
+"use client";
+
+import Link from "next/link";
+import { useState } from "react";
+
+type Credentials = { api_key: string; login_token: string };
+
+function CopyButton({ text, label }: { text: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      className="rounded border border-zinc-300 px-2 py-1 text-xs hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+      onClick={async () => {
+        await navigator.clipboard.writeText(text);
+        setCopied(true);
+      }}
+    >
+      {copied ? "Copied" : `Copy ${label}`}
+    </button>
+  );
+}
+
+/** One click creates the account; its two credentials are shown here once, with copy and download. */
+export function SignUpForm() {
+  const [state, setState] = useState<"idle" | "working" | "error">("idle");
+  const [credentials, setCredentials] = useState<Credentials>();
+  const [message, setMessage] = useState("");
+
+  async function create() {
+    setState("working");
+    const response = await fetch("/bff/sign-up", { method: "POST" });
+    const body = (await response.json().catch(() => ({}))) as Partial<Credentials> & { message?: string };
+    if (response.ok && body.api_key && body.login_token) {
+      setCredentials({ api_key: body.api_key, login_token: body.login_token });
+      setState("idle");
+    } else {
+      setMessage(body.message ?? "The account could not be created; try again.");
+      setState("error");
+    }
+  }
+
+  if (credentials) {
+    const download = `data:text/plain;charset=utf-8,${encodeURIComponent(
+      `API key: ${credentials.api_key}\nLogin token: ${credentials.login_token}\n`,
+    )}`;
+    return (
+      <div className="space-y-4">
+        <p
+          role="alert"
+          className="rounded border border-amber-400 bg-amber-50 p-3 text-amber-900 dark:bg-amber-950 dark:text-amber-100"
+        >
+          Save these now: they cannot be shown again. The login token signs you in here; the API key is for
+          scripts and the command line.
+        </p>
+        <dl className="space-y-3">
+          <div>
+            <dt className="text-sm font-medium">Login token</dt>
+            <dd className="flex flex-wrap items-center gap-2">
+              <code data-testid="login-token" className="rounded bg-zinc-100 px-2 py-1 dark:bg-zinc-900">
+                {credentials.login_token}
+              </code>
+              <CopyButton text={credentials.login_token} label="login token" />
+            </dd>
+          </div>
+          <div>
+            <dt className="text-sm font-medium">API key</dt>
+            <dd className="flex flex-wrap items-center gap-2">
+              <code
+                data-testid="api-key"
+                className="break-all rounded bg-zinc-100 px-2 py-1 dark:bg-zinc-900"
+              >
+                {credentials.api_key}
+              </code>
+              <CopyButton text={credentials.api_key} label="API key" />
+            </dd>
+          </div>
+        </dl>
+        <div className="flex flex-wrap gap-3">
+          <a
+            href={download}
+            download="prepaid-vps-credentials.txt"
+            className="rounded border px-3 py-2 text-sm"
+          >
+            Download both
+          </a>
+          <Link
+            href="/dashboard"
+            className="rounded bg-zinc-900 px-3 py-2 text-sm text-white dark:bg-zinc-100 dark:text-zinc-900"
+          >
+            I saved them: continue to the dashboard
+          </Link>
+        </div>
+      </div>
+    );
+  }
+
+  return (
+    <div className="space-y-3">
+      <p>No e-mail, no name: one click creates an account with a USD balance you fund with crypto.</p>
+      <button
+        type="button"
+        onClick={create}
+        disabled={state === "working"}
+        className="rounded bg-zinc-900 px-4 py-2 text-white disabled:opacity-60 dark:bg-zinc-100 dark:text-zinc-900"
+      >
+        {state === "working" ? "Creating…" : "Create account"}
+      </button>
+      {state === "error" && (
+        <p role="alert" className="text-red-700 dark:text-red-400">
+          {message}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
+import Link from "next/link";
 import { redirect } from "next/navigation";
 import { SignOutButton } from "@/components/account/sign-out-button";
 import { apiClient } from "@/lib/api-client/client";
@@ -21,7 +22,15 @@ export default async function DashboardPage() {
     <section className="space-y-6">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h1 className="text-2xl font-semibold">Overview</h1>
-        <SignOutButton />
+        <nav aria-label="Account" className="flex flex-wrap items-center gap-4 text-sm">
+          <Link href="/dashboard/keys" className="underline">
+            API keys
+          </Link>
+          <Link href="/dashboard/security" className="underline">
+            Security
+          </Link>
+          <SignOutButton />
+        </nav>
       </div>
       <dl className="grid gap-4 sm:grid-cols-3">
         <div className="rounded border border-zinc-200 p-4 dark:border-zinc-800">

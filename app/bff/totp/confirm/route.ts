@@ -1,0 +1,13 @@
+import { z } from "zod";
+import { bffJson, bffRoute, relay } from "@/lib/session/bff";
+
+const CodeBody = z.object({ code: z.string().max(16) });
+
+export const POST = bffRoute(
+  async ({ request, api }) => {
+    const body = CodeBody.safeParse(await request.json().catch(() => undefined));
+    if (!body.success) return bffJson({ error: "invalid_body", message: "Send {code}." }, 400);
+    return relay(await api.POST("/account/totp/confirm", { body: body.data }));
+  },
+  { signedIn: true },
+);

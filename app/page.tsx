@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { PlanTable } from "@/components/catalog/plan-table";
+import { PriceCalculator } from "@/components/catalog/price-calculator";
 import { COINS, LOCATIONS, OS_IMAGES, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
 import { formatUsd } from "@/lib/money/cents";
 
@@ -31,6 +32,15 @@ export default function HomePage() {
         </p>
         <div className="mt-4">
           <PlanTable />
+        </div>
+      </section>
+
+      <section aria-labelledby="calculator">
+        <h2 id="calculator" className="text-2xl font-semibold">
+          Price calculator
+        </h2>
+        <div className="mt-4">
+          <PriceCalculator />
         </div>
       </section>
 

@@ -45,3 +45,29 @@ test("an unknown page shows a friendly 404 with a way back", async ({ page }) =>
   await page.getByRole("link", { name: /back to the start page/i }).click();
   await expect(page).toHaveURL(/\/$/);
 });
+
+test("the price calculator shows the API's price for plan x location x cycle", async ({ page, request }) => {
+  const catalog = (await (await request.get("/api/v1/catalog")).json()) as {
+    pricing: { prices: Array<{ plan: string; location: string; monthly_usd: number; annual_usd: number }> };
+  };
+  const price = (plan: string, location: string) =>
+    catalog.pricing.prices.find((p) => p.plan === plan && p.location === location);
+  await page.goto("/");
+  const calculator = page.getByRole("form", { name: "Price calculator" });
+  const shown = calculator.getByTestId("calculated-price");
+  for (const [plan, location] of [
+    ["fox", "ch"],
+    ["wolf", "ro"],
+    ["pup", "is"],
+  ] as const) {
+    await calculator.getByLabel("Plan").selectOption(plan);
+    await calculator.getByLabel("Location").selectOption(location);
+    await calculator.getByLabel("Billing").selectOption("monthly");
+    await expect(shown).toHaveText(`$${price(plan, location)?.monthly_usd.toFixed(2)}`);
+    await calculator.getByLabel("Billing").selectOption("annual");
+    await expect(shown).toHaveText(
+      `$${price(plan, location)?.annual_usd.toLocaleString("en-US", { minimumFractionDigits: 2 })}`,
+    );
+    await expect(calculator).toContainText("saving");
+  }
+});

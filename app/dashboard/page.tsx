@@ -1,23 +1,14 @@
 import type { Metadata } from "next";
-import { headers } from "next/headers";
 import Link from "next/link";
-import { redirect } from "next/navigation";
 import { SignOutButton } from "@/components/account/sign-out-button";
-import { apiClient } from "@/lib/api-client/client";
 import { formatUsd } from "@/lib/money/cents";
-import { dashboardSession } from "@/lib/session/session";
+import { signedInAccount } from "@/lib/session/page-api";
 
 export const metadata: Metadata = { title: "Overview" };
 
 /** The signed-in overview. Without a session, or once the API refuses its key, it sends the user to sign-in. */
 export default async function DashboardPage() {
-  const session = await dashboardSession();
-  if (!session.apiKey) redirect("/signin");
-  const requestHeaders = await headers();
-  const origin = `${requestHeaders.get("x-forwarded-proto") ?? "http"}://${requestHeaders.get("host")}`;
-  const api = apiClient({ origin, apiKey: session.apiKey });
-  const { data: account, response } = await api.GET("/account");
-  if (response.status === 401 || !account) redirect("/signin");
+  const account = await signedInAccount();
   return (
     <section className="space-y-6">
       <div className="flex flex-wrap items-center justify-between gap-3">

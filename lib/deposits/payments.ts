@@ -9,23 +9,25 @@ import type { ObservedPayment } from "./watcher";
 export type WatchedAddress = { topupId: number; coin: string; address: string };
 
 /**
- * Addresses worth watching on `networks`: pending top-ups, and closed ones inside the late-payment window,
+ * The deposit top-ups still worth watching: pending ones, and closed ones inside the late-payment window,
  * because a payment that arrives after expiry, cancellation or completion must still be credited.
  */
+export function watchedTopups() {
+  const windowStart = new Date(now().getTime() - config().deposits.latePaymentWindowHours * 3_600_000);
+  return and(
+    eq(topups.method, "deposit"),
+    or(eq(topups.status, "pending"), gt(topups.closedAt, windowStart)),
+  );
+}
+
+/** The addresses of the watched top-ups on `networks`. */
 export async function watchedAddresses(networks: readonly string[]): Promise<WatchedAddress[]> {
   if (networks.length === 0) return [];
   const database = await db();
-  const windowStart = new Date(now().getTime() - config().deposits.latePaymentWindowHours * 3_600_000);
   const rows = await database
     .select({ topupId: topups.id, coin: topups.coin, address: topups.depositAddress })
     .from(topups)
-    .where(
-      and(
-        eq(topups.method, "deposit"),
-        inArray(topups.network, [...networks]),
-        or(eq(topups.status, "pending"), gt(topups.closedAt, windowStart)),
-      ),
-    );
+    .where(and(watchedTopups(), inArray(topups.network, [...networks])));
   return rows;
 }
 

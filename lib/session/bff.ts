@@ -73,6 +73,16 @@ export function bffRoute(
   };
 }
 
+/** Keeps a new session key (from POST /sessions) in the cookie; only the cookie ever holds it. */
+export async function startSession(
+  session: IronSession<DashboardSession>,
+  signedIn: { api_key: string; expires_at: string },
+): Promise<void> {
+  session.apiKey = signedIn.api_key;
+  session.expiresAt = signedIn.expires_at;
+  await session.save();
+}
+
 /** Passes an API answer on to the browser as it is (status and JSON body). */
 export function relay(result: { response: Response; data?: unknown; error?: unknown }) {
   return bffJson(result.data ?? result.error ?? {}, result.response.status);

@@ -1,7 +1,7 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { base32crockford } from "@scure/base";
-import { and, asc, desc, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
 import { parseUnits } from "viem";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
 import { now } from "@/lib/clock";
@@ -10,6 +10,7 @@ import { db } from "@/lib/db/client";
 import { depositIndexes, depositPayments, topups } from "@/lib/db/schema";
 import { deriveDepositAddress } from "@/lib/deposits/addresses";
 import { paymentUri, qrDataUri } from "@/lib/deposits/payment-uri";
+import { watchedTopups } from "@/lib/deposits/payments";
 import { coinUnavailableReason, depositRails } from "@/lib/deposits/setup";
 import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
 import type { Topup } from "@/lib/schemas/topups";
@@ -114,14 +115,12 @@ export async function settleTopups(topupIds: Iterable<number>): Promise<void> {
  */
 export async function settleOutstandingTopups(): Promise<void> {
   const database = await db();
-  const windowStart = new Date(now().getTime() - config().deposits.latePaymentWindowHours * 3_600_000);
   const rows = await database
     .select()
     .from(topups)
     .where(
       and(
-        eq(topups.method, "deposit"),
-        or(eq(topups.status, "pending"), gt(topups.closedAt, windowStart)),
+        watchedTopups(),
         sql`EXISTS (SELECT 1 FROM ${depositPayments} WHERE ${depositPayments.topupId} = ${topups.id})`,
       ),
     )

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { checkPayment, decodePaymentHeader, type ExactEvmPayloadV1, PaymentHeaderError } from "./payload";
+import {
+  checkPaymentTerms,
+  checkPaymentWindow,
+  decodePaymentHeader,
+  type ExactEvmPayloadV1,
+  PaymentHeaderError,
+} from "./payload";
 import { centsToUsdcUnits, topupRequirement } from "./requirements";
 
 const PAY_TO = "0x2BCCcf425AC35bc15d9A9466e4f3ce0941fC2738" as const;
@@ -14,6 +20,10 @@ const requirement = topupRequirement(
   "https://vps.example/api/v1/topups",
 );
 const NOW = 1_800_000_000;
+
+/** Both checks, in the order the service makes them. */
+const checkPayment = (value: ExactEvmPayloadV1, against: typeof requirement, nowSeconds: number) =>
+  checkPaymentTerms(value, against) ?? checkPaymentWindow(value, against, nowSeconds);
 
 type Authorization = ExactEvmPayloadV1["payload"]["authorization"];
 

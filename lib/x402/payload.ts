@@ -115,6 +115,3 @@ export function checkPaymentWindow(
   }
   return undefined;
 }
-
-export const checkPayment = (payment: ExactEvmPayloadV1, requirement: X402Requirement, nowSeconds: number) =>
-  checkPaymentTerms(payment, requirement) ?? checkPaymentWindow(payment, requirement, nowSeconds);

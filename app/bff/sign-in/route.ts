@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bffJson, bffRoute, relay } from "@/lib/session/bff";
+import { bffJson, bffRoute, relay, startSession } from "@/lib/session/bff";
 
 const SignInBody = z.object({ login_token: z.string().max(64), totp_code: z.string().max(16).optional() });
 
@@ -11,9 +11,7 @@ export const POST = bffRoute(
       return bffJson({ error: "invalid_body", message: "Send {login_token, totp_code?}." }, 400);
     const signedIn = await api.POST("/sessions", { body: body.data });
     if (!signedIn.data) return relay(signedIn);
-    session.apiKey = signedIn.data.api_key;
-    session.expiresAt = signedIn.data.expires_at;
-    await session.save();
+    await startSession(session, signedIn.data);
     return bffJson({ signed_in: true, expires_at: signedIn.data.expires_at });
   },
   { signedIn: false },

@@ -1,4 +1,4 @@
-import { bffJson, bffRoute, relay } from "@/lib/session/bff";
+import { bffJson, bffRoute, relay, startSession } from "@/lib/session/bff";
 
 /**
  * Creates an account and signs it in. The answer carries the API key and the login token this one time,
@@ -10,9 +10,7 @@ export const POST = bffRoute(
     if (!created.data) return relay(created);
     const signedIn = await api.POST("/sessions", { body: { login_token: created.data.login_token } });
     if (!signedIn.data) return relay(signedIn);
-    session.apiKey = signedIn.data.api_key;
-    session.expiresAt = signedIn.data.expires_at;
-    await session.save();
+    await startSession(session, signedIn.data);
     return bffJson({ api_key: created.data.api_key, login_token: created.data.login_token }, 201);
   },
   { signedIn: false },

@@ -1,12 +1,11 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
 import { KeysPanel } from "@/components/keys/keys-panel";
-import { dashboardSession } from "@/lib/session/session";
+import { signedInApi } from "@/lib/session/page-api";
 
 export const metadata: Metadata = { title: "API keys" };
 
 export default async function KeysPage() {
-  if (!(await dashboardSession()).apiKey) redirect("/signin");
+  await signedInApi();
   return (
     <section className="space-y-6">
       <h1 className="text-2xl font-semibold">API keys</h1>

@@ -1,0 +1,24 @@
+import "server-only";
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { type ApiClient, apiClient } from "@/lib/api-client/client";
+import { dashboardSession } from "./session";
+
+/**
+ * For signed-in pages (server components): the API client of the session, or a redirect to sign-in when
+ * there is no session. Pages call the API over HTTP like the BFF does, at the origin the browser used.
+ */
+export async function signedInApi(): Promise<ApiClient> {
+  const session = await dashboardSession();
+  if (!session.apiKey) redirect("/signin");
+  const requestHeaders = await headers();
+  const origin = `${requestHeaders.get("x-forwarded-proto") ?? "http"}://${requestHeaders.get("host")}`;
+  return apiClient({ origin, apiKey: session.apiKey });
+}
+
+/** The signed-in account, or a redirect to sign-in when the session is missing or its key was refused. */
+export async function signedInAccount() {
+  const { data: account } = await (await signedInApi()).GET("/account");
+  if (!account) redirect("/signin");
+  return account;
+}

@@ -1,33 +1,39 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { SignOutButton } from "@/components/account/sign-out-button";
 import { formatUsd } from "@/lib/money/cents";
-import { signedInAccount } from "@/lib/session/page-api";
+import { signedInAccount, signedInApi } from "@/lib/session/page-api";
 
 export const metadata: Metadata = { title: "Overview" };
 
-/** The signed-in overview. Without a session, or once the API refuses its key, it sends the user to sign-in. */
+const toCents = (usd: number) => Math.round(usd * 100);
+
+/** The signed-in overview: balance, servers, recent top-ups and the next useful step. */
 export default async function DashboardPage() {
   const account = await signedInAccount();
+  const api = await signedInApi();
+  const [{ data: serverList }, { data: topupList }] = await Promise.all([
+    api.GET("/servers"),
+    api.GET("/topups"),
+  ]);
+  const servers = (serverList?.servers ?? []).filter((server) => server.status !== "terminated");
+  const topups = (topupList?.topups ?? []).slice(0, 5);
+  const nextStep =
+    account.balance_usd < 1
+      ? { href: "/dashboard/topups", text: "Top up your balance to order a server." }
+      : servers.length === 0
+        ? { href: "/dashboard/order", text: "Order your first server." }
+        : !account.totp_enabled
+          ? { href: "/dashboard/security", text: "Turn on two-factor sign-in." }
+          : null;
+
   return (
     <section className="space-y-6">
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <h1 className="text-2xl font-semibold">Overview</h1>
-        <nav aria-label="Account" className="flex flex-wrap items-center gap-4 text-sm">
-          <Link href="/dashboard/keys" className="underline">
-            API keys
-          </Link>
-          <Link href="/dashboard/security" className="underline">
-            Security
-          </Link>
-          <SignOutButton />
-        </nav>
-      </div>
+      <h1 className="text-2xl font-semibold">Overview</h1>
       <dl className="grid gap-4 sm:grid-cols-3">
         <div className="rounded border border-zinc-200 p-4 dark:border-zinc-800">
           <dt className="text-sm text-zinc-600 dark:text-zinc-400">Balance</dt>
           <dd data-testid="balance" className="text-2xl font-semibold">
-            {formatUsd(Math.round(account.balance_usd * 100))}
+            {formatUsd(toCents(account.balance_usd))}
           </dd>
         </div>
         <div className="rounded border border-zinc-200 p-4 dark:border-zinc-800">
@@ -39,6 +45,56 @@ export default async function DashboardPage() {
           <dd className="text-2xl font-semibold">{account.totp_enabled ? "On" : "Off"}</dd>
         </div>
       </dl>
+      {nextStep && (
+        <p className="rounded border border-sky-300 bg-sky-50 p-3 text-sky-950 dark:border-sky-800 dark:bg-sky-950 dark:text-sky-100">
+          Next:{" "}
+          <Link href={nextStep.href} className="font-medium underline">
+            {nextStep.text}
+          </Link>
+        </p>
+      )}
+      <div className="grid gap-6 md:grid-cols-2">
+        <div className="space-y-2">
+          <h2 className="text-lg font-semibold">Servers</h2>
+          {servers.length === 0 ? (
+            <p className="text-sm text-zinc-600 dark:text-zinc-400">No servers yet.</p>
+          ) : (
+            <ul className="divide-y divide-zinc-200 text-sm dark:divide-zinc-800">
+              {servers.slice(0, 5).map((server) => (
+                <li key={server.id} className="flex justify-between gap-2 py-2">
+                  <Link href={`/dashboard/servers/${server.id}`} className="underline">
+                    {server.hostname}
+                  </Link>
+                  <span>{server.status}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+          <Link href="/dashboard/servers" className="text-sm underline">
+            All servers
+          </Link>
+        </div>
+        <div className="space-y-2">
+          <h2 className="text-lg font-semibold">Recent top-ups</h2>
+          {topups.length === 0 ? (
+            <p className="text-sm text-zinc-600 dark:text-zinc-400">No top-ups yet.</p>
+          ) : (
+            <ul className="divide-y divide-zinc-200 text-sm dark:divide-zinc-800">
+              {topups.map((topup) => (
+                <li key={topup.ref} className="flex justify-between gap-2 py-2">
+                  <span>
+                    {formatUsd(toCents(topup.amount_usd))} in {topup.coin}
+                  </span>
+                  <span>{topup.status}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+          <Link href="/dashboard/topups" className="text-sm underline">
+            Top up
+          </Link>
+        </div>
+      </div>
     </section>
   );
 }

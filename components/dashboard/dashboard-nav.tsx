@@ -1,0 +1,45 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { SignOutButton } from "@/components/account/sign-out-button";
+
+const SECTIONS = [
+  { href: "/dashboard", label: "Overview" },
+  { href: "/dashboard/servers", label: "Servers" },
+  { href: "/dashboard/order", label: "Order" },
+  { href: "/dashboard/topups", label: "Top up" },
+  { href: "/dashboard/keys", label: "API keys" },
+  { href: "/dashboard/security", label: "Security" },
+];
+
+/** The dashboard's sections; the current one is marked for screen readers as well as by sight. */
+export function DashboardNav() {
+  const pathname = usePathname();
+  const current = (href: string) =>
+    href === "/dashboard" ? pathname === href : pathname === href || pathname.startsWith(`${href}/`);
+  return (
+    <nav
+      aria-label="Dashboard"
+      className="flex flex-wrap items-center gap-x-4 gap-y-2 border-b border-zinc-200 pb-3 text-sm dark:border-zinc-800"
+    >
+      {SECTIONS.map((section) => (
+        <Link
+          key={section.href}
+          href={section.href}
+          aria-current={current(section.href) ? "page" : undefined}
+          className={
+            current(section.href)
+              ? "font-semibold underline underline-offset-4"
+              : "text-zinc-700 hover:underline dark:text-zinc-300"
+          }
+        >
+          {section.label}
+        </Link>
+      ))}
+      <span className="ml-auto">
+        <SignOutButton />
+      </span>
+    </nav>
+  );
+}

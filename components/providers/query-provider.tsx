@@ -1,0 +1,25 @@
+"use client";
+
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { type ReactNode, useState } from "react";
+import { BffError } from "@/lib/queries/bff-fetch";
+
+/** Retries only what may heal by itself: network errors and 5xx, twice. A 4xx is an answer, not a glitch. */
+function shouldRetry(failureCount: number, error: unknown) {
+  if (error instanceof BffError && error.status < 500) return false;
+  return failureCount < 2;
+}
+
+/** One query cache per browser tab, shared by the dashboard pages. */
+export function QueryProvider({ children }: { children: ReactNode }) {
+  const [client] = useState(
+    () =>
+      new QueryClient({
+        defaultOptions: {
+          queries: { staleTime: 5_000, retry: shouldRetry, refetchOnWindowFocus: true },
+          mutations: { retry: false },
+        },
+      }),
+  );
+  return <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+}

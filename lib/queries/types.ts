@@ -1,0 +1,7 @@
+import type { components } from "@/lib/api-client/schema";
+
+/** The API's own shapes, as the BFF relays them to the browser. */
+export type Schemas = components["schemas"];
+export type Account = Schemas["Account"];
+export type Server = Schemas["Server"];
+export type Topup = Schemas["Topup"];

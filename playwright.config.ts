@@ -33,6 +33,12 @@ export default defineConfig({
     url: `http://127.0.0.1:${port}/api/v1/health`,
     reuseExistingServer: false,
     timeout: 60_000,
-    env: { DATA_DIR: dataDir, NEXT_TELEMETRY_DISABLED: "1" },
+    env: {
+      DATA_DIR: dataDir,
+      NEXT_TELEMETRY_DISABLED: "1",
+      // Fast background work so payments confirm and servers build within a test's patience.
+      WATCHER_INTERVAL_MS: "300",
+      PROVISION_DELAY_SECONDS: "2",
+    },
   },
 });

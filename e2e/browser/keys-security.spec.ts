@@ -1,15 +1,6 @@
-import { expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { Secret, TOTP } from "otpauth";
-
-/** Signs up through the page and lands on the overview; returns the login token shown once. */
-async function signUp(page: Page): Promise<string> {
-  await page.goto("/signup");
-  await page.getByRole("button", { name: "Create account" }).click();
-  const token = (await page.getByTestId("login-token").textContent()) ?? "";
-  await page.getByRole("link", { name: /continue to the dashboard/i }).click();
-  await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
-  return token;
-}
+import { signUp } from "./support";
 
 test("API keys are created, shown once, and revoked", async ({ page }) => {
   await signUp(page);
@@ -27,7 +18,7 @@ test("API keys are created, shown once, and revoked", async ({ page }) => {
 });
 
 test("two-factor sign-in, once turned on, is required at sign-in", async ({ page }) => {
-  const token = await signUp(page);
+  const { loginToken: token } = await signUp(page);
   await page.getByRole("link", { name: "Security" }).click();
   await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
   await expect(page.getByRole("img", { name: /QR code/ })).toBeVisible();

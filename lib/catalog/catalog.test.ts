@@ -9,6 +9,9 @@ import {
   OS_IMAGES,
   PLANS,
   priceFor,
+  TOPUP_MAX_CENTS,
+  TOPUP_MIN_CENTS,
+  topupToCover,
 } from "./catalog";
 
 describe("catalog", () => {
@@ -74,5 +77,21 @@ describe("pricing", () => {
         expect(Number.isInteger(monthly)).toBe(true);
       }
     }
+  });
+});
+
+describe("topupToCover", () => {
+  it("asks for the deficit when it is at least the minimum top-up", () => {
+    expect(topupToCover(4321)).toBe(4321);
+    expect(topupToCover(TOPUP_MIN_CENTS)).toBe(TOPUP_MIN_CENTS);
+  });
+
+  it("asks for the minimum top-up when the deficit is smaller", () => {
+    expect(topupToCover(1)).toBe(TOPUP_MIN_CENTS);
+    expect(topupToCover(2499)).toBe(TOPUP_MIN_CENTS);
+  });
+
+  it("stops at the largest single top-up", () => {
+    expect(topupToCover(TOPUP_MAX_CENTS + 1)).toBe(TOPUP_MAX_CENTS);
   });
 });

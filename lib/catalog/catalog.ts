@@ -208,3 +208,11 @@ export function priceFor(plan: Plan, location: Location, cycle: Cycle): Cents {
 export function annualSavingCents(plan: Plan, location: Location): Cents {
   return monthlyPriceCents(plan, location) * 12 - priceFor(plan, location, "annual");
 }
+
+/**
+ * The top-up that covers a shortfall: the deficit itself, but never below the smallest top-up the API accepts
+ * (nor above the largest; a bigger gap takes several top-ups).
+ */
+export function topupToCover(deficitCents: Cents): Cents {
+  return Math.min(TOPUP_MAX_CENTS, Math.max(TOPUP_MIN_CENTS, deficitCents));
+}

@@ -9,6 +9,8 @@ export type BffContext = {
   session: IronSession<DashboardSession>;
   /** The API, as the signed-in user when there is a session. */
   api: ApiClient;
+  /** The dynamic segments of the route (`[id]`, `[ref]`). */
+  params: Record<string, string>;
 };
 
 const bffJson = (body: unknown, status = 200) =>
@@ -48,7 +50,7 @@ export function bffRoute(
   handler: (context: BffContext) => Promise<Response>,
   options: { signedIn: boolean },
 ) {
-  return async (request: Request): Promise<Response> => {
+  return async (request: Request, route: { params: Promise<Record<string, string>> }): Promise<Response> => {
     if (request.method !== "GET" && request.method !== "HEAD" && !sameOrigin(request)) {
       return bffJson(
         { error: "cross_origin", message: "This request must come from the dashboard itself." },
@@ -63,7 +65,8 @@ export function bffRoute(
       clientAddress: clientAddress(request.headers),
     });
     try {
-      const response = await handler({ request, session, api });
+      const params = (await route?.params) ?? {};
+      const response = await handler({ request, session, api, params });
       if (options.signedIn && response.status === 401) return signedOut(session);
       return response;
     } catch (error) {
@@ -89,3 +92,20 @@ export function relay(result: { response: Response; data?: unknown; error?: unkn
 }
 
 export { bffJson };
+
+/** The browser's Idempotency-Key, passed on so a repeated click or a retried request moves money once. */
+export function idempotencyHeader(request: Request): Record<string, string> {
+  const key = request.headers.get("idempotency-key");
+  return key ? { "idempotency-key": key } : {};
+}
+
+/** A numeric id from the route, or undefined when the segment is not one (answered as 404, like the API). */
+export function numericId(params: Record<string, string>): string | undefined {
+  const id = params.id ?? "";
+  return /^\d{1,10}$/.test(id) ? id : undefined;
+}
+
+export const notFound = (what: string) => bffJson({ error: "not_found", message: `No such ${what}.` }, 404);
+
+/** The request's JSON body, or undefined when it is not JSON. */
+export const jsonBody = (request: Request): Promise<unknown> => request.json().catch(() => undefined);

@@ -16,9 +16,17 @@ export async function signedInApi(): Promise<ApiClient> {
   return apiClient({ origin, apiKey: session.apiKey });
 }
 
+/**
+ * The data of a signed-in page's API call: a redirect to sign-in when the key was refused (the session
+ * ended), an error for the page's error boundary when the API failed otherwise.
+ */
+export function pageData<T>(result: { data?: T; response: Response }): T {
+  if (result.response.status === 401) redirect("/signin");
+  if (result.data === undefined) throw new Error(`the API answered ${result.response.status}`);
+  return result.data;
+}
+
 /** The signed-in account, or a redirect to sign-in when the session is missing or its key was refused. */
 export async function signedInAccount() {
-  const { data: account } = await (await signedInApi()).GET("/account");
-  if (!account) redirect("/signin");
-  return account;
+  return pageData(await (await signedInApi()).GET("/account"));
 }

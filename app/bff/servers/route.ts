@@ -1,0 +1,21 @@
+import { bffJson, bffRoute, idempotencyHeader, jsonBody, relay } from "@/lib/session/bff";
+
+export const GET = bffRoute(async ({ api }) => relay(await api.GET("/servers")), { signedIn: true });
+
+/** Orders a server. The API validates the body; the browser's Idempotency-Key makes a double submit harmless. */
+export const POST = bffRoute(
+  async ({ request, api }) => {
+    const body = await jsonBody(request);
+    if (typeof body !== "object" || body === null) {
+      return bffJson({ error: "invalid_body", message: "Send the order as a JSON object." }, 400);
+    }
+    return relay(
+      await api.POST("/servers", {
+        // The API checks every field and answers with its own codes; the BFF does not second-guess it.
+        body: body as never,
+        headers: idempotencyHeader(request),
+      }),
+    );
+  },
+  { signedIn: true },
+);

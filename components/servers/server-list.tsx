@@ -1,0 +1,85 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { findLocation, findPlan } from "@/lib/catalog/catalog";
+import { errorMessage } from "@/lib/queries/bff-fetch";
+import { serversQuery } from "@/lib/queries/servers";
+import type { Server } from "@/lib/queries/types";
+import { formatUtc, StatusBadge } from "./status-badge";
+
+/** The account's servers, refreshed every few seconds while any of them is being built. */
+export function ServerList({ initialServers }: { initialServers: Server[] }) {
+  const { data, error } = useQuery({ ...serversQuery(), initialData: { servers: initialServers } });
+  const [showTerminated, setShowTerminated] = useState(false);
+  const all = data?.servers ?? [];
+  const terminatedCount = all.filter((server) => server.status === "terminated").length;
+  const servers = showTerminated ? all : all.filter((server) => server.status !== "terminated");
+
+  return (
+    <div className="space-y-4">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <Link
+          href="/dashboard/order"
+          className="rounded bg-zinc-900 px-4 py-2 text-white dark:bg-zinc-100 dark:text-zinc-900"
+        >
+          Order a server
+        </Link>
+        {terminatedCount > 0 && (
+          <label className="flex items-center gap-2 text-sm">
+            <input
+              type="checkbox"
+              checked={showTerminated}
+              onChange={(e) => setShowTerminated(e.target.checked)}
+            />
+            Show terminated ({terminatedCount})
+          </label>
+        )}
+      </div>
+      {error && (
+        <p role="alert" className="text-red-700 dark:text-red-400">
+          {errorMessage(error)} The list below may be out of date.
+        </p>
+      )}
+      {servers.length === 0 ? (
+        <p className="rounded border border-dashed border-zinc-300 p-6 text-center dark:border-zinc-700">
+          No servers yet. Order one and it is ready in about a minute.
+        </p>
+      ) : (
+        <div className="overflow-x-auto">
+          <table className="w-full text-left text-sm" aria-label="Servers">
+            <thead>
+              <tr className="text-zinc-600 dark:text-zinc-400">
+                <th className="py-2 pr-3">Host name</th>
+                <th className="pr-3">Status</th>
+                <th className="pr-3">IPv4</th>
+                <th className="pr-3">Plan</th>
+                <th className="pr-3">Location</th>
+                <th className="pr-3">Paid until</th>
+              </tr>
+            </thead>
+            <tbody>
+              {servers.map((server) => (
+                <tr key={server.id} className="border-t border-zinc-200 dark:border-zinc-800">
+                  <td className="py-2 pr-3">
+                    <Link href={`/dashboard/servers/${server.id}`} className="font-medium underline">
+                      {server.hostname}
+                    </Link>
+                  </td>
+                  <td className="pr-3">
+                    <StatusBadge status={server.status} />
+                  </td>
+                  <td className="pr-3 font-mono">{server.ip ?? "—"}</td>
+                  <td className="pr-3">{findPlan(server.plan)?.name ?? server.plan}</td>
+                  <td className="pr-3">{findLocation(server.location)?.city ?? server.location}</td>
+                  <td className="pr-3">{formatUtc(server.expires_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}

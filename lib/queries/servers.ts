@@ -1,0 +1,27 @@
+import { queryOptions } from "@tanstack/react-query";
+import { bffFetch } from "./bff-fetch";
+import type { Server } from "./types";
+
+/** While a server is being built its status changes within seconds; afterwards nothing moves by itself soon. */
+const PROVISIONING_POLL_MS = 2_000;
+
+export const serversQuery = () =>
+  queryOptions({
+    queryKey: ["servers"],
+    queryFn: () => bffFetch<{ servers: Server[] }>("/bff/servers"),
+    refetchInterval: (query) =>
+      query.state.data?.servers.some((server) => server.status === "provisioning")
+        ? PROVISIONING_POLL_MS
+        : false,
+  });
+
+export const serverQuery = (id: number) =>
+  queryOptions({
+    queryKey: ["servers", id],
+    queryFn: () => bffFetch<Server>(`/bff/servers/${id}`),
+    refetchInterval: (query) => (query.state.data?.status === "provisioning" ? PROVISIONING_POLL_MS : false),
+  });
+
+/** Root credentials are read on demand only and never enter the query cache (see the reveal control). */
+export const fetchCredentials = (id: number) =>
+  bffFetch<{ username: "root"; password: string }>(`/bff/servers/${id}/credentials`);

@@ -192,6 +192,7 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
               name="root_password"
               type="password"
               minLength={10}
+              pattern="[!-~]{10,128}"
               maxLength={128}
               autoComplete="new-password"
               aria-describedby={`${ids}-password-hint`}
@@ -201,7 +202,8 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
               id={`${ids}-password-hint`}
               className="mt-1 block font-normal text-zinc-600 dark:text-zinc-400"
             >
-              10 to 128 characters; leave empty for a generated one you can reveal later.
+              10 to 128 printable characters without spaces; leave empty for a generated one you can reveal
+              later.
             </span>
           </label>
         </div>

@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
+import { balanceOf, fund } from "./funding";
 import { randomIp } from "./helpers";
 
 const appUrl = () => inject("baseUrl");
@@ -74,5 +75,88 @@ describe("the dashboard's backend-for-frontend", () => {
     expect(wrong.body.error).toBe("invalid_login");
     expect(wrong.setCookie).toBe("");
     expect((await bff("/account")).status).toBe(401);
+  });
+});
+
+describe("the dashboard's server routes", () => {
+  /** A signed-in dashboard with $25 on the balance (the API key is used only to check what the API holds). */
+  async function fundedDashboard() {
+    const signUp = await bff("/sign-up", { method: "POST" });
+    await fund(signUp.body.api_key, 25);
+    return { cookie: cookieOf(signUp.setCookie), apiKey: signUp.body.api_key as string };
+  }
+  const order = { plan: "pup", location: "nl", os: "debian-13" };
+
+  it("orders once per Idempotency-Key, however often the browser sends it", async () => {
+    const { cookie, apiKey } = await fundedDashboard();
+    const send = () =>
+      fetch(`${appUrl()}/bff/servers`, {
+        method: "POST",
+        headers: {
+          origin: appUrl(),
+          cookie,
+          "content-type": "application/json",
+          "idempotency-key": "order-button-1",
+        },
+        body: JSON.stringify(order),
+      });
+    const [first, second] = await Promise.all([send(), send()]);
+    const statuses = [first.status, second.status].sort();
+    expect(statuses[0]).toBe(201);
+    expect([201, 409]).toContain(statuses[1]);
+    const again = await send();
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(await balanceOf(apiKey)).toBe(21);
+  });
+
+  it("answers bad input with a 4xx and changes nothing", async () => {
+    const { cookie, apiKey } = await fundedDashboard();
+    const created = await bff("/servers", { method: "POST", cookie, body: order });
+    expect(created.status).toBe(201);
+    const id = created.body.id as number;
+    expect((await bff("/servers", { method: "POST", cookie, body: { ...order, plan: "nope" } })).status).toBe(
+      400,
+    );
+    expect(
+      (await bff(`/servers/${id}`, { method: "PATCH", cookie, body: { auto_renew: "yes" } })).status,
+    ).toBe(400);
+    expect(
+      (await bff(`/servers/${id}/actions`, { method: "POST", cookie, body: { action: "melt" } })).status,
+    ).toBe(400);
+    expect((await bff("/servers/abc", { cookie })).status).toBe(404);
+    expect((await bff("/servers/abc/credentials", { cookie })).status).toBe(404);
+    const foreign = await bff(`/servers/${id}`, { method: "DELETE", cookie, origin: "http://evil.example" });
+    expect(foreign.status).toBe(403);
+    const server = await bff(`/servers/${id}`, { cookie });
+    expect(server.body.auto_renew).toBe(false);
+    expect(server.body.status).not.toBe("terminated");
+    expect(await balanceOf(apiKey)).toBe(21);
+  });
+
+  it("reveals the API's credentials without caching, and only to the owner", async () => {
+    const { cookie, apiKey } = await fundedDashboard();
+    const created = await bff("/servers", {
+      method: "POST",
+      cookie,
+      body: { ...order, root_password: "correct-horse-42" },
+    });
+    expect(created.status, created.text).toBe(201);
+    const response = await fetch(`${appUrl()}/bff/servers/${created.body.id}/credentials`, {
+      headers: { cookie },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(await response.json()).toEqual({ username: "root", password: "correct-horse-42" });
+    const api = await fetch(`${appUrl()}/api/v1/servers/${created.body.id}/credentials`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    expect((await api.json()).password).toBe("correct-horse-42");
+    const stranger = await bff("/sign-up", { method: "POST" });
+    const theirs = await bff(`/servers/${created.body.id}/credentials`, {
+      cookie: cookieOf(stranger.setCookie),
+    });
+    expect(theirs.status).toBe(404);
+    expect(theirs.text).not.toContain("correct-horse");
   });
 });

@@ -86,9 +86,17 @@ export async function startSession(
   await session.save();
 }
 
-/** Passes an API answer on to the browser as it is (status and JSON body). */
+/** API response headers a dashboard page may act on: a replayed order, when to retry. */
+const RELAYED_HEADERS = ["idempotent-replayed", "retry-after"];
+
+/** Passes an API answer on to the browser as it is (status, JSON body and the headers above). */
 export function relay(result: { response: Response; data?: unknown; error?: unknown }) {
-  return bffJson(result.data ?? result.error ?? {}, result.response.status);
+  const response = bffJson(result.data ?? result.error ?? {}, result.response.status);
+  for (const name of RELAYED_HEADERS) {
+    const value = result.response.headers.get(name);
+    if (value) response.headers.set(name, value);
+  }
+  return response;
 }
 
 export { bffJson };

@@ -1,57 +1,43 @@
 "use client";
 
-import { type FormEvent, useCallback, useEffect, useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
+import { keysQuery } from "@/lib/queries/keys";
+import type { Schemas } from "@/lib/queries/types";
 
-type ApiKey = {
-  id: number;
-  name: string | null;
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-};
+type ApiKey = Schemas["ApiKey"];
 
 /** API keys: listed by prefix, created (shown once), revoked. Sessions of the dashboard are not listed. */
 export function KeysPanel() {
-  const [keys, setKeys] = useState<ApiKey[]>();
+  const queryClient = useQueryClient();
+  const { data, error: loadError } = useQuery(keysQuery());
+  const keys = data?.keys;
+  // The new key lives in this component only: the list query never holds a full key.
   const [created, setCreated] = useState<string>();
-  const [error, setError] = useState("");
+  const refresh = () => queryClient.invalidateQueries({ queryKey: keysQuery().queryKey });
 
-  const load = useCallback(async () => {
-    const response = await fetch("/bff/keys");
-    if (response.status === 401) {
-      window.location.assign("/signin");
-      return;
-    }
-    const body = (await response.json()) as { keys?: ApiKey[]; message?: string };
-    if (body.keys) setKeys(body.keys);
-    else setError(body.message ?? "The keys could not be loaded.");
-  }, []);
+  const createKey = useMutation({
+    mutationFn: (name: string) =>
+      bffFetch<Schemas["ApiKeyCreated"]>("/bff/keys", { method: "POST", body: name ? { name } : {} }),
+    onSuccess: async (key) => {
+      setCreated(key.api_key);
+      await refresh();
+    },
+  });
+  const revokeKey = useMutation({
+    mutationFn: (key: ApiKey) => bffFetch(`/bff/keys/${key.id}`, { method: "DELETE" }),
+    onSettled: refresh,
+  });
 
-  useEffect(() => {
-    void load();
-  }, [load]);
-
-  async function create(event: FormEvent<HTMLFormElement>) {
+  function create(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const name = String(new FormData(event.currentTarget).get("name") ?? "").trim();
-    const response = await fetch("/bff/keys", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(name ? { name } : {}),
-    });
-    const body = (await response.json()) as { api_key?: string; message?: string };
-    if (body.api_key) {
-      setCreated(body.api_key);
-      setError("");
-      await load();
-    } else setError(body.message ?? "The key could not be created.");
+    createKey.mutate(String(new FormData(event.currentTarget).get("name") ?? "").trim());
   }
 
-  async function revoke(key: ApiKey) {
-    const response = await fetch(`/bff/keys/${key.id}`, { method: "DELETE" });
-    if (!response.ok) setError("The key could not be revoked.");
-    await load();
-  }
+  const failure = createKey.error ?? revokeKey.error ?? loadError;
+  const error = failure ? errorMessage(failure) : "";
+  const revoke = (key: ApiKey) => revokeKey.mutate(key);
 
   return (
     <div className="space-y-6">
@@ -69,7 +55,8 @@ export function KeysPanel() {
         </div>
         <button
           type="submit"
-          className="rounded bg-zinc-900 px-4 py-2 text-white dark:bg-zinc-100 dark:text-zinc-900"
+          disabled={createKey.isPending}
+          className="rounded bg-zinc-900 px-4 py-2 text-white disabled:opacity-60 dark:bg-zinc-100 dark:text-zinc-900"
         >
           Create key
         </button>
@@ -88,7 +75,7 @@ export function KeysPanel() {
         </p>
       )}
       {keys === undefined ? (
-        <p>Loading keys…</p>
+        !loadError && <p role="status">Loading keys…</p>
       ) : keys.length === 0 ? (
         <p>No API keys. Create one for scripts and the command line.</p>
       ) : (

@@ -1,0 +1,282 @@
+/**
+ * Measures pages of the production build in Debian's Chromium: the first-load JavaScript as transferred
+ * (gzip) and the Lighthouse performance and accessibility scores, each beside its target.
+ *
+ *   npm run measure:pages                                   # the default pages, after `npm run build`
+ *   npm run measure:pages -- / /dashboard /dashboard/keys   # these pages instead
+ *   npm run measure:pages -- --build --runs 3 --desktop --json measure.json --strict
+ *
+ * --build     runs `npm run build` first (otherwise the existing build in .next is measured)
+ * --runs N    audits each page N times and prints the medians (default 1)
+ * --desktop   Lighthouse's desktop settings instead of its default mobile emulation and throttling
+ * --json F    also writes the results to file F
+ * --reports D writes each Lighthouse report (JSON, for the Lighthouse viewer) into folder D
+ * --strict    exits 1 when a target is missed or a page could not be measured (otherwise always 0)
+ *
+ * The app runs from the build with `next start` on a free loopback port and a fresh DATA_DIR (demo mode).
+ * Pages under /dashboard are measured signed in: the script signs up through the BFF like the browser does
+ * and Lighthouse sends the session cookie with every request.
+ *
+ * Lighthouse is pinned at 12.8.2: Lighthouse 13 needs Node 22, the project runs on Node 20.
+ */
+import { execSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { launch } from "chrome-launcher";
+import lighthouse, { desktopConfig, type Result } from "lighthouse";
+import { type RunningApp, startApp } from "../e2e/support/app-server";
+
+const DEFAULT_PAGES = ["/", "/dashboard/order", "/dashboard/servers"];
+const TARGETS = { jsBytes: 200_000, performance: 90, accessibility: 95 };
+const CHROMIUM = "/usr/bin/chromium";
+// The same flags as the browser tests (playwright.config.ts): no sandbox as root, no GPU, and none of
+// Chromium's own background traffic, so only the page's requests are on the wire.
+const CHROMIUM_FLAGS = [
+  "--headless=new",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+type Measured = {
+  page: string;
+  /** What Lighthouse audited (checked to be the page itself). */
+  url: string;
+  /** Script responses, summed: bytes on the wire (gzip body + headers) and decoded bodies. */
+  js: { transferred: number; decoded: number; files: number };
+  performance: number;
+  accessibility: number;
+  warnings: string[];
+};
+type Outcome = Measured | { page: string; skipped: string } | { page: string; error: string };
+
+const { values: options, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    build: { type: "boolean", default: false },
+    runs: { type: "string", default: "1" },
+    desktop: { type: "boolean", default: false },
+    json: { type: "string" },
+    reports: { type: "string" },
+    strict: { type: "boolean", default: false },
+  },
+});
+const runs = Number(options.runs);
+if (!Number.isInteger(runs) || runs < 1)
+  throw new Error(`--runs must be a whole number ≥ 1, not ${options.runs}`);
+const pages = positionals.length > 0 ? positionals : DEFAULT_PAGES;
+for (const page of pages)
+  if (!page.startsWith("/")) throw new Error(`a page is a path like /dashboard: ${page}`);
+
+const needsSession = (page: string) => page === "/dashboard" || page.startsWith("/dashboard/");
+
+/** Signs up as the sign-up page does. The BFF refuses writes without our own Origin, so it is sent. */
+async function signUp(appUrl: string): Promise<string> {
+  const response = await fetch(`${appUrl}/bff/sign-up`, { method: "POST", headers: { origin: appUrl } });
+  const cookie = response.headers
+    .getSetCookie()
+    .map((header) => header.split(";")[0] ?? "")
+    .find((pair) => pair.startsWith("vps_session="));
+  if (response.status !== 201 || !cookie) throw new Error(`sign-up failed: HTTP ${response.status}`);
+  return cookie;
+}
+
+/** Checks the page answers 200 before spending an audit on it: a 404 is skipped, a redirect is an error. */
+async function precheck(
+  page: string,
+  url: string,
+  headers: Record<string, string>,
+): Promise<Outcome | undefined> {
+  const response = await fetch(url, { headers, redirect: "manual" });
+  await response.body?.cancel();
+  if (response.status === 404) return { page, skipped: "not found (HTTP 404)" };
+  if (response.status >= 300 && response.status < 400) {
+    return { page, error: `redirected to ${response.headers.get("location")} (session not accepted?)` };
+  }
+  if (response.status !== 200) return { page, error: `HTTP ${response.status}` };
+  return undefined;
+}
+
+/**
+ * Sums the script responses of Lighthouse's own page load (network-requests audit). Lighthouse loads with an
+ * empty cache and waits until the network and the main thread are quiet, so this is every script the page
+ * loads on its first visit, lazily loaded chunks included. transferSize is Chromium's encodedDataLength:
+ * the compressed body plus the response headers, as on the wire.
+ */
+function scriptBytes(lhr: Result): Measured["js"] {
+  const details = lhr.audits["network-requests"]?.details;
+  const items = details?.type === "table" ? details.items : [];
+  const js = { transferred: 0, decoded: 0, files: 0 };
+  for (const item of items) {
+    if (item.resourceType !== "Script") continue;
+    js.transferred += Number(item.transferSize ?? 0);
+    js.decoded += Number(item.resourceSize ?? 0);
+    js.files += 1;
+  }
+  return js;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+};
+
+async function audit(url: string, port: number, headers: Record<string, string>): Promise<Result> {
+  const result = await lighthouse(
+    url,
+    {
+      port,
+      logLevel: "error",
+      output: "json",
+      onlyCategories: ["performance", "accessibility"],
+      // The documented way to audit behind a login: the header goes with every request of the load.
+      extraHeaders: headers,
+    },
+    options.desktop ? desktopConfig : undefined,
+  );
+  if (!result) throw new Error("Lighthouse returned no result");
+  const { lhr } = result;
+  if (lhr.runtimeError) throw new Error(`Lighthouse: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+  return lhr;
+}
+
+async function measure(page: string, appUrl: string, cookie: string): Promise<Outcome> {
+  const url = `${appUrl}${page}`;
+  const headers: Record<string, string> = needsSession(page) ? { cookie } : {};
+  const problem = await precheck(page, url, headers);
+  if (problem) return problem;
+
+  // A fresh browser per page: no cache, cookies or service workers carried over from the previous page.
+  const chrome = await launch({ chromePath: CHROMIUM, chromeFlags: CHROMIUM_FLAGS, handleSIGINT: false });
+  try {
+    const results: Result[] = [];
+    for (let run = 0; run < runs; run++) {
+      const lhr = await audit(url, chrome.port, headers);
+      // The audited page must be the page itself, not where a lost session would send it (/signin).
+      const landed = new URL(lhr.finalDisplayedUrl);
+      if (landed.pathname !== page)
+        return { page, error: `Lighthouse ended on ${landed.pathname}, not ${page}` };
+      results.push(lhr);
+      if (options.reports) {
+        mkdirSync(options.reports, { recursive: true });
+        const name = `${page.replace(/^\/$/, "/index").slice(1).replaceAll("/", "_")}-${run + 1}.json`;
+        writeFileSync(path.join(options.reports, name), JSON.stringify(lhr));
+      }
+    }
+    const js = results.map(scriptBytes);
+    const score = (lhr: Result, category: string) => Math.round((lhr.categories[category]?.score ?? 0) * 100);
+    return {
+      page,
+      url: results[0]?.finalDisplayedUrl ?? url,
+      js: {
+        transferred: median(js.map((j) => j.transferred)),
+        decoded: median(js.map((j) => j.decoded)),
+        files: median(js.map((j) => j.files)),
+      },
+      performance: Math.round(median(results.map((lhr) => score(lhr, "performance")))),
+      accessibility: Math.round(median(results.map((lhr) => score(lhr, "accessibility")))),
+      warnings: [...new Set(results.flatMap((lhr) => lhr.runWarnings))],
+    };
+  } finally {
+    chrome.kill();
+  }
+}
+
+const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
+const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
+const meets = (m: Measured) => ({
+  js: m.js.transferred <= TARGETS.jsBytes,
+  performance: m.performance >= TARGETS.performance,
+  accessibility: m.accessibility >= TARGETS.accessibility,
+});
+
+function report(outcomes: Outcome[]): boolean {
+  const width = Math.max(20, ...outcomes.map((o) => o.page.length + 2));
+  const row = (page: string, js: string, decoded = "", perf = "", a11y = "") =>
+    `${page.padEnd(width)} ${js.padEnd(22)} ${decoded.padEnd(12)} ${perf.padEnd(9)} ${a11y}`.trimEnd();
+  const mode = options.desktop ? "desktop" : "mobile (Lighthouse default emulation and throttling)";
+  const runText = runs === 1 ? "1 run" : `median of ${runs} runs`;
+  console.log(`\nLighthouse ${mode}, ${runText} per page, ${CHROMIUM}`);
+  console.log(
+    `targets: first-load JS ≤ ${kB(TARGETS.jsBytes)} gzip, performance ≥ ${TARGETS.performance}, ` +
+      `accessibility ≥ ${TARGETS.accessibility}\n`,
+  );
+  console.log(row("page", "first-load JS (gzip)", "decoded", "perf", "a11y"));
+  let missed = 0;
+  let unmeasured = 0;
+  for (const outcome of outcomes) {
+    if ("skipped" in outcome || "error" in outcome) {
+      unmeasured += 1;
+      console.log(row(outcome.page, "skipped" in outcome ? outcome.skipped : `error: ${outcome.error}`));
+      continue;
+    }
+    const ok = meets(outcome);
+    if (!ok.js || !ok.performance || !ok.accessibility) missed += 1;
+    console.log(
+      row(
+        outcome.page,
+        `${kB(outcome.js.transferred)} ${verdict(ok.js)}`,
+        kB(outcome.js.decoded),
+        `${outcome.performance} ${verdict(ok.performance)}`,
+        `${outcome.accessibility} ${verdict(ok.accessibility)}`,
+      ),
+    );
+  }
+  console.log(
+    "\nfirst-load JS: every script response of the first visit (empty cache) until the page is idle, " +
+      "as transferred (gzip body + headers); decoded: the same scripts uncompressed; kB = 1000 bytes.",
+  );
+  for (const outcome of outcomes) {
+    if (!("warnings" in outcome)) continue;
+    for (const warning of outcome.warnings) console.log(`Lighthouse warning on ${outcome.page}: ${warning}`);
+  }
+  const allMet = missed === 0 && unmeasured === 0;
+  const measured = outcomes.length - unmeasured;
+  console.log(
+    allMet
+      ? `\nALL TARGETS MET on ${measured} page(s).`
+      : `\nTARGETS NOT MET: ${missed} of ${measured} measured page(s) missed a target, ` +
+          `${unmeasured} page(s) could not be measured.`,
+  );
+  return allMet;
+}
+
+async function main() {
+  if (options.build) execSync("npm run build", { stdio: "inherit" });
+  let app: RunningApp | undefined;
+  // Ctrl-C must not leave `next start` running: stop it, then exit as interrupted.
+  process.once("SIGINT", () => {
+    void app?.stop().finally(() => process.exit(130));
+  });
+  try {
+    app = await startApp();
+    const cookie = pages.some(needsSession) ? await signUp(app.url) : "";
+    const outcomes: Outcome[] = [];
+    for (const page of pages) {
+      process.stderr.write(`measuring ${page} ...\n`);
+      outcomes.push(
+        await measure(page, app.url, cookie).catch((error: Error) => ({ page, error: error.message })),
+      );
+    }
+    const allMet = report(outcomes);
+    if (options.json) {
+      const json = { targets: TARGETS, runs, desktop: options.desktop, allMet, pages: outcomes };
+      writeFileSync(options.json, `${JSON.stringify(json, null, 2)}\n`);
+    }
+    if (options.strict && !allMet) process.exitCode = 1;
+  } finally {
+    await app?.stop();
+    if (app) rmSync(app.dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: Error) => {
+  console.error(error.message);
+  process.exitCode = 1;
+});

@@ -106,3 +106,33 @@ test("another account's server is not found, and a signed-out visitor goes to si
   await expect(anonymous).toHaveURL(/\/signin$/);
   await anonymous.close();
 });
+
+test("on a phone the pages fit the screen, and the order form works from the keyboard", async ({
+  browser,
+}) => {
+  const phone = await browser.newContext({
+    viewport: { width: 375, height: 740 },
+    isMobile: true,
+    hasTouch: true,
+  });
+  const page = await phone.newPage();
+  const { apiKey } = await signUp(page);
+  await fundBalance(page.request, apiKey, 25);
+  for (const path of ["/", "/dashboard", "/dashboard/order", "/dashboard/servers", "/dashboard/keys"]) {
+    await page.goto(path);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow, `${path} scrolls sideways`).toBeLessThanOrEqual(0);
+  }
+
+  // Keyboard only: pick the second plan with the arrow keys, then submit with Enter.
+  await page.goto("/dashboard/order");
+  await page.getByRole("radio", { name: /^Pup/ }).focus();
+  await page.keyboard.press("ArrowDown");
+  await expect(page.getByRole("radio", { name: /^Fox/ })).toBeChecked();
+  await page.getByLabel("Host name (optional)").focus();
+  await page.keyboard.type("keyboard-box");
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { level: 1, name: "keyboard-box" })).toBeVisible();
+  expect((await api(page.request, apiKey, "/servers")).body.servers[0].plan).toBe("fox");
+  await phone.close();
+});

@@ -8,7 +8,14 @@ import { accountQuery } from "@/lib/queries/account";
 import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
 import { topupQuery } from "@/lib/queries/topups";
 import type { Topup } from "@/lib/queries/types";
-import { depositPhase, formatRemaining, networkLabel, usdToDisplayCents } from "@/lib/topups/view";
+import {
+  decimalShortfall,
+  depositPhase,
+  formatRemaining,
+  halfOf,
+  networkLabel,
+  usdToDisplayCents,
+} from "@/lib/topups/view";
 import { CopyButton } from "./copy-button";
 import { StatusBadge } from "./status-badge";
 
@@ -109,12 +116,10 @@ function DemoPayControls({ topup }: { topup: Topup }) {
       }),
     onSuccess: (updated) => queryClient.setQueryData(topupQuery(topup.ref).queryKey, updated),
   });
-  const half = (() => {
-    const [whole = "0", fraction = ""] = topup.deposit_amount.split(".");
-    const units = BigInt(`${whole}${fraction}`) / 2n;
-    const text = units.toString().padStart(fraction.length + 1, "0");
-    return fraction.length ? `${text.slice(0, -fraction.length)}.${text.slice(-fraction.length)}` : text;
-  })();
+  // What is still missing, and half of it, in the coin's own decimals.
+  const missing = decimalShortfall(topup.deposit_amount, topup.received_amount);
+  const half = halfOf(missing);
+  if (missing === "0") return null;
   return (
     <div className="space-y-2 rounded border border-dashed border-amber-500 p-3">
       <p className="text-sm font-medium">Demo mode: no real coins move.</p>
@@ -122,18 +127,18 @@ function DemoPayControls({ topup }: { topup: Topup }) {
         <button
           type="button"
           disabled={pay.isPending}
-          onClick={() => pay.mutate(undefined)}
+          onClick={() => pay.mutate(missing)}
           className="rounded bg-amber-600 px-3 py-1.5 text-sm text-white disabled:opacity-50"
         >
-          Simulate the payment
+          Simulate paying {missing} {topup.deposit_coin}
         </button>
         <button
           type="button"
-          disabled={pay.isPending}
+          disabled={pay.isPending || half === "0"}
           onClick={() => pay.mutate(half)}
           className="rounded border border-amber-600 px-3 py-1.5 text-sm disabled:opacity-50"
         >
-          Simulate half of it
+          Simulate paying half of it
         </button>
       </div>
       {pay.error && (

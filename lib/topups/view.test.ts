@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { decimalShortfall, depositPhase, formatRemaining, isFinalStatus, parseTopupAmount } from "./view";
+import {
+  decimalShortfall,
+  depositPhase,
+  formatRemaining,
+  halfOf,
+  isFinalStatus,
+  parseTopupAmount,
+} from "./view";
 
 const pending = {
   status: "pending" as const,
@@ -36,6 +43,14 @@ describe("decimalShortfall", () => {
     expect(decimalShortfall("25", "24.99")).toBe("0.01");
     expect(decimalShortfall("0.1", "0.3")).toBe("0");
     expect(decimalShortfall("1.000000000000000001", "1")).toBe("0.000000000000000001");
+  });
+});
+
+describe("halfOf", () => {
+  it("halves at the amount's own precision, rounding down", () => {
+    expect(halfOf("0.00051547")).toBe("0.00025773");
+    expect(halfOf("25")).toBe("12");
+    expect(halfOf("0.00000001")).toBe("0");
   });
 });
 

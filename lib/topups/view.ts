@@ -45,6 +45,12 @@ export function decimalShortfall(asked: string, received: string): string {
   return formatDecimal(difference > 0n ? difference : 0n, scale);
 }
 
+/** Half of a decimal string at its own precision, rounded down ("0.00000003" -> "0.00000001"). */
+export function halfOf(value: string): string {
+  const { units, scale } = parseDecimal(value);
+  return formatDecimal(units / 2n, scale);
+}
+
 const isZero = (value: string) => parseDecimal(value).units === 0n;
 
 /** The state a person should see, and for a partial payment how much is still to send. */

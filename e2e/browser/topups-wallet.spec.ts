@@ -1,9 +1,8 @@
 import { expect, type Page, test } from "@playwright/test";
 import { createPublicClient, erc20Abi, http } from "viem";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
-import { mintTestToken } from "@/lib/chain/test-token";
 import { signUpInBrowser } from "../support/dashboard";
-import { injectTestWallet } from "../support/test-wallet";
+import { injectTestWallet, mintTestUsdc } from "../support/test-wallet";
 
 const USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;
 const rpcUrl = process.env.E2E_DEMO_CHAIN_URL ?? "";
@@ -15,7 +14,7 @@ const usdcBalance = (address: `0x${string}`) =>
 /** A fresh wallet holding `usdc` test USDC on the app's demo chain (Base's chain id). */
 async function fundedWallet(page: Page, usdc: bigint) {
   const privateKey = generatePrivateKey();
-  await mintTestToken(rpcUrl, USDC, privateKeyToAddress(privateKey), usdc * 1_000_000n);
+  await mintTestUsdc(rpcUrl, USDC, privateKeyToAddress(privateKey), usdc * 1_000_000n);
   return injectTestWallet(page, { privateKey, rpcUrl, chainId: 8453 });
 }
 
@@ -27,7 +26,7 @@ async function openWalletPayment(page: Page, amount: string) {
     const body = await response.text().catch(() => "");
     if (body.includes("WagmiProviderNotFoundError")) walletChunks.push(response.url());
   });
-  await page.getByRole("link", { name: "Top up" }).click();
+  await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Top up" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Top up" })).toBeVisible();
   await expect(page.getByTestId("balance")).toHaveText("$0.00");
   await page.getByLabel("Amount in USD").fill(amount);
@@ -100,7 +99,7 @@ test("a wallet short of USDC is told so and never asked to sign", async ({ page 
   await openWalletPayment(page, "25");
   await page.getByRole("button", { name: /Connect Browser wallet/ }).click();
   await expect(page.getByTestId("usdc-balance")).toHaveText("10.00 USDC");
-  await expect(page.getByRole("alert")).toHaveText(/does not hold enough USDC/);
+  await expect(page.getByRole("alert").filter({ hasText: /does not hold enough USDC/ })).toBeVisible();
   await expect(page.getByRole("button", { name: "Pay 25.00 USDC" })).toBeDisabled();
   expect(wallet.signRequests).toHaveLength(0);
 });

@@ -4,8 +4,9 @@
  * local chain; `eth_signTypedData_v4` is signed here, or refused with code 4001 as a user would.
  */
 import type { Page } from "@playwright/test";
-import { type Hex, toHex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { createPublicClient, createTestClient, createWalletClient, type Hex, http, toHex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { testTokenAbi } from "@/lib/chain/test-token-abi";
 
 export type SignedTypedData = { primaryType: string; message: Record<string, string> };
 
@@ -108,4 +109,25 @@ export async function injectTestWallet(
       rejections = count;
     },
   };
+}
+
+/** Mints test USDC (its `mint` is open on the local chains) to `to`, from a throwaway funded sender. */
+export async function mintTestUsdc(rpcUrl: string, token: Hex, to: Hex, units: bigint): Promise<void> {
+  const minter = privateKeyToAccount(generatePrivateKey());
+  const transport = http(rpcUrl);
+  await createTestClient({ mode: "anvil", transport }).setBalance({
+    address: minter.address,
+    value: 10n ** 18n,
+  });
+  const hash = await createWalletClient({ account: minter, transport }).writeContract({
+    chain: null,
+    address: token,
+    abi: testTokenAbi,
+    functionName: "mint",
+    args: [to, units],
+  });
+  const receipt = await createPublicClient({ transport, pollingInterval: 100 }).waitForTransactionReceipt({
+    hash,
+  });
+  if (receipt.status !== "success") throw new Error(`mint ${units} to ${to} reverted`);
 }

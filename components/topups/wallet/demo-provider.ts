@@ -13,18 +13,24 @@ const providerError = (code: number, message: string) => Object.assign(new Error
 export function demoWalletProvider(address: Hex, chainId: number, rpcUrl: string) {
   const chainHex = `0x${chainId.toString(16)}`;
   let requestId = 0;
+  // Like a real wallet, it shares its account only after the person connected it (not on page load).
+  let authorized = false;
   return {
     async request({ method, params }: RequestArguments): Promise<unknown> {
       const list = (Array.isArray(params) ? params : []) as unknown[];
       switch (method) {
         case "eth_requestAccounts":
-        case "eth_accounts":
+          authorized = true;
           return [address];
+        case "eth_accounts":
+          return authorized ? [address] : [];
         case "eth_chainId":
           return chainHex;
         case "wallet_requestPermissions":
+          authorized = true;
           return [{ parentCapability: "eth_accounts" }];
         case "wallet_revokePermissions":
+          authorized = false;
           return null;
         case "wallet_switchEthereumChain": {
           const wanted = (list[0] as { chainId?: string } | undefined)?.chainId;

@@ -36,6 +36,8 @@ export function walletConfig(chainId: number, demoWallet: Hex | undefined): Conf
     chains: [chain as Chain],
     connectors,
     transports: { [chain.id]: http(rpcUrl, { batch: false }) } as Record<number, Transport>,
+    // Plain eth_call reads: a local chain need not have Multicall3 deployed.
+    batch: { multicall: false },
   });
   configs.set(key, config);
   return config;

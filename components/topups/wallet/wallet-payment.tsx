@@ -295,7 +295,13 @@ function PayWithWallet({ amountCents, requirement }: { amountCents: number; requ
             )}
           </dd>
           <dt className="text-zinc-600 dark:text-zinc-400">USDC balance</dt>
-          <dd data-testid="usdc-balance">{balance.data === undefined ? "…" : usdc(balance.data)}</dd>
+          <dd data-testid="usdc-balance">
+            {balance.data !== undefined
+              ? usdc(balance.data)
+              : balance.error
+                ? `not readable now (${(balance.error as { shortMessage?: string }).shortMessage ?? balance.error.message})`
+                : "…"}
+          </dd>
         </dl>
       )}
 

@@ -12,10 +12,10 @@ const usdcBalance = (address: `0x${string}`) =>
   chain.readContract({ address: USDC, abi: erc20Abi, functionName: "balanceOf", args: [address] });
 
 /** A fresh wallet holding `usdc` test USDC on the app's demo chain (Base's chain id). */
-async function fundedWallet(page: Page, usdc: bigint) {
+async function fundedWallet(page: Page, usdc: bigint, chainId = 8453) {
   const privateKey = generatePrivateKey();
   await mintTestUsdc(rpcUrl, USDC, privateKeyToAddress(privateKey), usdc * 1_000_000n);
-  return injectTestWallet(page, { privateKey, rpcUrl, chainId: 8453 });
+  return injectTestWallet(page, { privateKey, rpcUrl, chainId });
 }
 
 /** Opens the USDC path for `amount` USD, recording whether the wallet code was fetched before that. */
@@ -42,6 +42,12 @@ test("an injected wallet pays a USDC top-up through wagmi and the balance rises 
 }) => {
   const wallet = await fundedWallet(page, 100n);
   await signUpInBrowser(page);
+  // After sign-up (whose answer shows the new account's key once), no BFF answer carries an API key.
+  const bffBodies: string[] = [];
+  page.on("response", async (response) => {
+    if (new URL(response.url()).pathname.startsWith("/bff/"))
+      bffBodies.push(await response.text().catch(() => ""));
+  });
   await openWalletPayment(page, "30");
 
   await page.getByRole("button", { name: /Connect Browser wallet/ }).click();
@@ -67,6 +73,7 @@ test("an injected wallet pays a USDC top-up through wagmi and the balance rises 
   await history.getByRole("link", { name: /Details/ }).click();
   await expect(page.getByTestId("topup-phase")).toHaveText("Completed");
   await expect(page.getByText(new RegExp(wallet.address, "i"))).toBeVisible();
+  for (const body of bffBodies) expect(body).not.toContain("vpsk_");
 });
 
 test("a rejected signature leaves the balance unchanged and the retry signs afresh", async ({ page }) => {
@@ -112,4 +119,48 @@ test("in demo mode the labelled demo wallet pays from the demo chain", async ({ 
   await page.getByRole("button", { name: "Pay 40.00 USDC" }).click();
   await expect(page.getByText("Credited $40.00.")).toBeVisible();
   await expect(page.getByTestId("balance")).toHaveText("$40.00");
+});
+
+test("a wallet on another network is switched to Base; a refused switch gets a message and a retry", async ({
+  page,
+}) => {
+  const wallet = await fundedWallet(page, 30n, 1);
+  wallet.rejectNextSwitches(1);
+  await signUpInBrowser(page);
+  await openWalletPayment(page, "25");
+  await page.getByRole("button", { name: /Connect Browser wallet/ }).click();
+  await expect(page.getByText("Your wallet is on another network.")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Switch to Base" })).toBeVisible();
+
+  await page.getByRole("button", { name: "Pay 25.00 USDC" }).click();
+  await expect(page.getByTestId("wallet-error")).toHaveText(/declined the switch to Base/);
+  expect(wallet.signRequests).toHaveLength(0);
+
+  await page.getByRole("button", { name: "Try again (sign a new authorization)" }).click();
+  await expect(page.getByText("Credited $25.00.")).toBeVisible();
+  await expect(page.getByTestId("balance")).toHaveText("$25.00");
+  expect(wallet.signRequests).toHaveLength(1);
+});
+
+test("a payment the chain refuses gets a plain message, nothing is credited, and the retry signs afresh", async ({
+  page,
+}) => {
+  const wallet = await fundedWallet(page, 30n);
+  wallet.signWithWrongKeyNext(1);
+  await signUpInBrowser(page);
+  await openWalletPayment(page, "25");
+  await page.getByRole("button", { name: /Connect Browser wallet/ }).click();
+  await page.getByRole("button", { name: "Pay 25.00 USDC" }).click();
+
+  await expect(page.getByTestId("wallet-error")).toHaveText(
+    /The payment was not settled: .*Nothing was charged\./,
+  );
+  await expect(page.getByTestId("balance")).toHaveText("$0.00");
+  expect(await usdcBalance(wallet.address)).toBe(30_000_000n);
+
+  await page.getByRole("button", { name: "Try again (sign a new authorization)" }).click();
+  await expect(page.getByText("Credited $25.00.")).toBeVisible();
+  await expect(page.getByTestId("balance")).toHaveText("$25.00");
+  expect(wallet.signRequests).toHaveLength(2);
+  expect(await usdcBalance(wallet.address)).toBe(5_000_000n);
 });

@@ -16,6 +16,10 @@ export type TestWallet = {
   signRequests: SignedTypedData[];
   /** Refuse the next `count` signature requests as the user would (EIP-1193 code 4001). */
   rejectNextSignatures(count: number): void;
+  /** Refuse the next `count` network switches as the user would. */
+  rejectNextSwitches(count: number): void;
+  /** Sign the next `count` requests with another key: a signature the token contract will refuse. */
+  signWithWrongKeyNext(count: number): void;
 };
 
 type Envelope = { result?: unknown; error?: { code: number; message: string } };
@@ -27,6 +31,9 @@ export async function injectTestWallet(
   const account = privateKeyToAccount(options.privateKey);
   const signRequests: SignedTypedData[] = [];
   let rejections = 0;
+  let switchRejections = 0;
+  let wrongKeySignatures = 0;
+  let chainId = options.chainId;
   let id = 0;
 
   // Errors thrown across exposeFunction lose their `code`: answer with an envelope and throw in the page.
@@ -37,7 +44,15 @@ export async function injectTestWallet(
         case "eth_accounts":
           return { result: [account.address] };
         case "eth_chainId":
-          return { result: toHex(options.chainId) };
+          return { result: toHex(chainId) };
+        case "wallet_switchEthereumChain": {
+          if (switchRejections > 0) {
+            switchRejections -= 1;
+            return { error: { code: 4001, message: "User rejected the request." } };
+          }
+          chainId = Number((params[0] as { chainId: string }).chainId);
+          return { result: null };
+        }
         case "wallet_requestPermissions":
           return {
             result: [
@@ -57,7 +72,9 @@ export async function injectTestWallet(
             return { error: { code: 4001, message: "User rejected the request." } };
           }
           const { EIP712Domain: _domainType, ...types } = typed.types;
-          const signature = await account.signTypedData({
+          const signer = wrongKeySignatures > 0 ? privateKeyToAccount(generatePrivateKey()) : account;
+          if (wrongKeySignatures > 0) wrongKeySignatures -= 1;
+          const signature = await signer.signTypedData({
             domain: typed.domain,
             types,
             primaryType: typed.primaryType,
@@ -90,6 +107,10 @@ export async function injectTestWallet(
         if (envelope.error) {
           throw Object.assign(new Error(envelope.error.message), { code: envelope.error.code });
         }
+        if (method === "wallet_switchEthereumChain") {
+          const switched = (params?.[0] as { chainId: string }).chainId;
+          for (const listener of listeners.get("chainChanged") ?? []) listener(switched);
+        }
         return envelope.result;
       },
       on(event: string, listener: (...args: unknown[]) => void) {
@@ -107,6 +128,12 @@ export async function injectTestWallet(
     signRequests,
     rejectNextSignatures(count) {
       rejections = count;
+    },
+    rejectNextSwitches(count) {
+      switchRejections = count;
+    },
+    signWithWrongKeyNext(count) {
+      wrongKeySignatures = count;
     },
   };
 }

@@ -108,7 +108,7 @@ export async function injectTestWallet(
           throw Object.assign(new Error(envelope.error.message), { code: envelope.error.code });
         }
         if (method === "wallet_switchEthereumChain") {
-          const switched = (params?.[0] as { chainId: string }).chainId;
+          const switched = (params?.[0] as { chainId?: string } | undefined)?.chainId;
           for (const listener of listeners.get("chainChanged") ?? []) listener(switched);
         }
         return envelope.result;

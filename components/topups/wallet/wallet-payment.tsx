@@ -19,6 +19,7 @@ import { accountQuery } from "@/lib/queries/account";
 import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
 import type { Topup } from "@/lib/queries/types";
 import { usdToDisplayCents } from "@/lib/topups/view";
+import { isUserRejection, settlementFailure, type WalletFailure } from "@/lib/topups/wallet-failures";
 import {
   authorizationTypedData,
   chainIdOf,
@@ -76,34 +77,13 @@ export default function WalletPayment({ amountCents, demoWallet }: Props) {
   );
 }
 
-type Failure = "rejected" | "wrong_chain" | "short" | "expired" | "settlement" | "other";
 type Stage =
   | { step: "ready" }
   | { step: "requesting" }
   | { step: "signing" }
   | { step: "settling" }
   | { step: "credited"; topup: Topup }
-  | { step: "failed"; failure: Failure; message: string };
-
-/** True when the wallet's user said no (EIP-1193 code 4001), anywhere in the error's causes. */
-function isUserRejection(error: unknown): boolean {
-  for (let current = error as { name?: string; code?: number; cause?: unknown } | undefined; current; ) {
-    if (current.code === 4001 || current.name === "UserRejectedRequestError") return true;
-    current = current.cause as typeof current;
-  }
-  return false;
-}
-
-const SETTLEMENT_CODES = new Set([
-  "payment_failed",
-  "payment_rejected",
-  "payment_pending",
-  "payment_network_unavailable",
-  "payment_in_progress",
-  "insufficient_funds",
-  "invalid_payment_signature",
-  "payment_already_used",
-]);
+  | { step: "failed"; failure: WalletFailure; message: string };
 
 const usdc = (units: bigint) => `${Number(formatUnits(units, 6)).toFixed(2)} USDC`;
 const short = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`;
@@ -139,7 +119,7 @@ function PayWithWallet({ amountCents, requirement }: { amountCents: number; requ
   const wrongChain = Boolean(connected) && walletChainId !== chainId;
   const isShort = balance.data !== undefined && balance.data < needed;
   const busy = stage.step === "requesting" || stage.step === "signing" || stage.step === "settling";
-  const fail = (failure: Failure, message: string) => setStage({ step: "failed", failure, message });
+  const fail = (failure: WalletFailure, message: string) => setStage({ step: "failed", failure, message });
 
   async function pay() {
     if (!address) return;
@@ -203,16 +183,8 @@ function PayWithWallet({ amountCents, requirement }: { amountCents: number; requ
         balance.refetch(),
       ]);
     } catch (error) {
-      if (error instanceof BffError && error.code === "payment_expired") {
-        fail(
-          "expired",
-          "The authorization expired before it reached the service. Nothing was paid; sign a new one.",
-        );
-      } else if (error instanceof BffError && SETTLEMENT_CODES.has(error.code)) {
-        fail("settlement", `The payment was not settled: ${error.message} Nothing was charged.`);
-      } else {
-        fail("other", errorMessage(error));
-      }
+      const { failure, message } = settlementFailure(error);
+      fail(failure, message);
     }
   }
 

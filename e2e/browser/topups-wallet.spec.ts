@@ -164,3 +164,38 @@ test("a payment the chain refuses gets a plain message, nothing is credited, and
   expect(wallet.signRequests).toHaveLength(2);
   expect(await usdcBalance(wallet.address)).toBe(5_000_000n);
 });
+
+test("the wallet's RPC forwards reads only, and the demo wallet signs only payments to this service", async ({
+  page,
+  baseURL,
+}) => {
+  const post = (path: string, data: unknown) =>
+    page.request.post(path, { data, headers: { origin: baseURL ?? "" } });
+  expect((await post("/bff/wallet/rpc", { jsonrpc: "2.0", id: 1, method: "eth_chainId" })).status()).toBe(
+    401,
+  );
+
+  await signUpInBrowser(page);
+  const chainId = await post("/bff/wallet/rpc", { jsonrpc: "2.0", id: 1, method: "eth_chainId" });
+  expect(await chainId.json()).toMatchObject({ result: "0x2105" });
+  const send = await post("/bff/wallet/rpc", {
+    jsonrpc: "2.0",
+    id: 2,
+    method: "eth_sendRawTransaction",
+    params: ["0x00"],
+  });
+  expect(send.status()).toBe(400);
+  expect(await send.json()).toMatchObject({ error: "method_not_allowed" });
+
+  const now = Math.floor(Date.now() / 1000);
+  const terms = {
+    to: privateKeyToAddress(generatePrivateKey()),
+    value: "25000000",
+    validAfter: String(now - 600),
+    validBefore: String(now + 300),
+    nonce: `0x${"11".repeat(32)}`,
+  };
+  const elsewhere = await post("/bff/wallet/demo-sign", terms);
+  expect(elsewhere.status()).toBe(400);
+  expect(await elsewhere.json()).toMatchObject({ error: "demo_wallet_refused" });
+});

@@ -1,5 +1,5 @@
 import { bffJson, bffRoute, relay } from "@/lib/session/bff";
-import { noSuchTopup, topupRef } from "./ref";
+import { noSuchTopup, topupRef } from "@/lib/session/bff-paths";
 
 /** One top-up; the API settles what has arrived as it answers, so polling this shows progress. */
 export const GET = bffRoute(

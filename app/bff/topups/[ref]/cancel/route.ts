@@ -1,5 +1,5 @@
 import { bffJson, bffRoute, relay } from "@/lib/session/bff";
-import { noSuchTopup, topupRef } from "../ref";
+import { noSuchTopup, topupRef } from "@/lib/session/bff-paths";
 
 export const POST = bffRoute(
   async ({ request, api }) => {

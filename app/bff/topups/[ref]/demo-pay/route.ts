@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { bffJson, bffRoute, relay } from "@/lib/session/bff";
-import { noSuchTopup, topupRef } from "../ref";
+import { noSuchTopup, topupRef } from "@/lib/session/bff-paths";
 
 const DemoPayBody = z.strictObject({
   amount: z

@@ -5,6 +5,8 @@ import { defineConfig } from "@playwright/test";
 
 const port = Number(process.env.E2E_PORT ?? 3217);
 const dataDir = mkdtempSync(path.join(tmpdir(), "vps-e2e-"));
+// The app's demo chain listens here (see webServer.env); wallet specs fund their accounts on it.
+process.env.E2E_DEMO_CHAIN_URL = `http://127.0.0.1:${port + 1000}`;
 
 export default defineConfig({
   testDir: "e2e/browser",
@@ -39,6 +41,10 @@ export default defineConfig({
       // Fast background work so payments confirm and servers build within a test's patience.
       WATCHER_INTERVAL_MS: "300",
       PROVISION_DELAY_SECONDS: "2",
+      // The demo chain on a known port, so wallet specs can fund their test accounts.
+      DEMO_CHAIN_PORT: String(port + 1000),
+      // Every spec signs up from 127.0.0.1; the default 10 per hour is too few for the whole suite.
+      RATE_LIMIT_ACCOUNT_CREATE: "100/1h",
     },
   },
 });

@@ -1,0 +1,307 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useEffect, useState } from "react";
+import { formatUsd } from "@/lib/money/cents";
+import { accountQuery } from "@/lib/queries/account";
+import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
+import { topupQuery } from "@/lib/queries/topups";
+import type { Topup } from "@/lib/queries/types";
+import {
+  decimalShortfall,
+  depositPhase,
+  formatRemaining,
+  halfOf,
+  networkLabel,
+  usdToDisplayCents,
+} from "@/lib/topups/view";
+import { CopyButton } from "./copy-button";
+import { StatusBadge } from "./status-badge";
+
+const usd = (value: number) => formatUsd(usdToDisplayCents(value));
+
+/** Seconds left until `expiresAt`, ticking once a second. */
+function Countdown({ expiresAt }: { expiresAt: string }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(timer);
+  }, []);
+  const left = new Date(expiresAt).getTime() - now;
+  return (
+    <p className={`text-sm ${left < 5 * 60_000 ? "font-semibold text-amber-800 dark:text-amber-300" : ""}`}>
+      {left > 0 ? (
+        <>
+          Expires in <span role="timer">{formatRemaining(left)}</span>: pay the exact amount before then.
+        </>
+      ) : (
+        "The quote has run out; a payment already on its way is still checked."
+      )}
+    </p>
+  );
+}
+
+/** What the top-up is doing now, in words, with what to do next. */
+function StatusPanel({ topup }: { topup: Topup }) {
+  const { phase, missing } = depositPhase(topup);
+  const { data: account } = useQuery({ ...accountQuery(), enabled: phase === "completed" });
+  const coin = topup.deposit_coin;
+  const confirmations = Math.min(
+    topup.confirmations_required,
+    Math.min(...topup.payments.map((payment) => payment.confirmations), topup.confirmations_required),
+  );
+  const [title, body, tone] = (() => {
+    switch (phase) {
+      case "waiting":
+        return [
+          "Waiting for payment",
+          `Send exactly ${topup.deposit_amount} ${coin} to the address below. This page updates by itself.`,
+          "amber",
+        ];
+      case "partial":
+        return [
+          "Partially paid",
+          `Received ${topup.received_amount} ${coin}. Send the missing ${missing} ${coin} to the same address.`,
+          "amber",
+        ];
+      case "confirming":
+        return [
+          "Payment received, confirming",
+          `${confirmations} of ${topup.confirmations_required} confirmations. You may leave this page: the balance is credited once it is confirmed.`,
+          "sky",
+        ];
+      case "completed":
+        return [
+          "Completed",
+          `Credited ${usd(topup.credited_usd)}.${account ? ` Your balance is now ${usd(account.balance_usd)}.` : ""}`,
+          "emerald",
+        ];
+      case "expired":
+        return [
+          "Expired",
+          topup.credited_usd > 0
+            ? `The quote ran out after a partial payment; ${usd(topup.credited_usd)} was credited for what arrived.`
+            : "Nothing arrived before the quote ran out. Start a new top-up to get a fresh amount.",
+          "zinc",
+        ];
+      default:
+        return ["Cancelled", "This top-up was cancelled. Do not send anything to its address.", "zinc"];
+    }
+  })();
+  const tones: Record<string, string> = {
+    amber: "border-amber-400 bg-amber-50 text-amber-950 dark:bg-amber-950 dark:text-amber-100",
+    sky: "border-sky-400 bg-sky-50 text-sky-950 dark:bg-sky-950 dark:text-sky-100",
+    emerald: "border-emerald-400 bg-emerald-50 text-emerald-950 dark:bg-emerald-950 dark:text-emerald-100",
+    zinc: "border-zinc-300 bg-zinc-50 text-zinc-900 dark:bg-zinc-900 dark:text-zinc-100",
+  };
+  return (
+    <div role="status" aria-live="polite" className={`space-y-1 rounded border p-3 ${tones[tone]}`}>
+      <p data-testid="topup-phase" className="font-semibold">
+        {title}
+      </p>
+      <p className="text-sm">{body}</p>
+    </div>
+  );
+}
+
+/** Demo mode: pretend the payment was sent, whole or in part, to watch the states go by. */
+function DemoPayControls({ topup }: { topup: Topup }) {
+  const queryClient = useQueryClient();
+  const pay = useMutation({
+    mutationFn: (amount?: string) =>
+      bffFetch<Topup>(`/bff/topups/${topup.ref}/demo-pay`, {
+        method: "POST",
+        body: amount ? { amount } : {},
+      }),
+    onSuccess: (updated) => queryClient.setQueryData(topupQuery(topup.ref).queryKey, updated),
+  });
+  // What is still missing, and half of it, in the coin's own decimals.
+  const missing = decimalShortfall(topup.deposit_amount, topup.received_amount);
+  const half = halfOf(missing);
+  if (missing === "0") return null;
+  return (
+    <div className="space-y-2 rounded border border-dashed border-amber-500 p-3">
+      <p className="text-sm font-medium">Demo mode: no real coins move.</p>
+      <div className="flex flex-wrap gap-2">
+        <button
+          type="button"
+          disabled={pay.isPending}
+          onClick={() => pay.mutate(missing)}
+          className="rounded bg-amber-600 px-3 py-1.5 text-sm text-white disabled:opacity-50"
+        >
+          Simulate paying {missing} {topup.deposit_coin}
+        </button>
+        <button
+          type="button"
+          disabled={pay.isPending || half === "0"}
+          onClick={() => pay.mutate(half)}
+          className="rounded border border-amber-600 px-3 py-1.5 text-sm disabled:opacity-50"
+        >
+          Simulate paying half of it
+        </button>
+      </div>
+      {pay.error && (
+        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+          {errorMessage(pay.error)}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function CancelControl({ topup }: { topup: Topup }) {
+  const queryClient = useQueryClient();
+  const [asking, setAsking] = useState(false);
+  const cancel = useMutation({
+    mutationFn: () => bffFetch<Topup>(`/bff/topups/${topup.ref}/cancel`, { method: "POST" }),
+    onSuccess: (updated) => {
+      queryClient.setQueryData(topupQuery(topup.ref).queryKey, updated);
+      void queryClient.invalidateQueries({ queryKey: ["topups"], exact: true });
+    },
+  });
+  return (
+    <div className="space-y-1">
+      {asking ? (
+        <p className="flex flex-wrap items-center gap-2 text-sm">
+          Cancel this top-up? Anything sent to its address afterwards is not credited automatically.
+          <button
+            type="button"
+            onClick={() => cancel.mutate()}
+            disabled={cancel.isPending}
+            className="rounded bg-red-700 px-3 py-1.5 text-white"
+          >
+            Yes, cancel it
+          </button>
+          <button type="button" className="underline" onClick={() => setAsking(false)}>
+            Keep it
+          </button>
+        </p>
+      ) : (
+        <button type="button" className="text-sm underline" onClick={() => setAsking(true)}>
+          Cancel top-up
+        </button>
+      )}
+      {cancel.error && (
+        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+          {errorMessage(cancel.error)}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A classic-coin deposit: what to pay where, and its live status until it reaches a final state. */
+export function DepositView({ topupRef }: { topupRef: string }) {
+  const queryClient = useQueryClient();
+  const { data: topup, error, isPending } = useQuery(topupQuery(topupRef));
+  const completed = topup?.status === "completed";
+  useEffect(() => {
+    if (completed) {
+      void queryClient.invalidateQueries({ queryKey: ["account"] });
+      void queryClient.invalidateQueries({ queryKey: ["topups"], exact: true });
+    }
+  }, [completed, queryClient]);
+
+  if (isPending) return <p>Loading the top-up…</p>;
+  if (error || !topup) {
+    return (
+      <p role="alert" className="text-red-700 dark:text-red-400">
+        {errorMessage(error)}{" "}
+        <Link href="/dashboard/topups" className="underline">
+          Back to top-ups
+        </Link>
+      </p>
+    );
+  }
+  const pending = topup.status === "pending";
+  const wallet = topup.coin === "USDCBASE";
+  return (
+    <div className="space-y-6">
+      <p className="flex flex-wrap items-center gap-2 text-sm">
+        <StatusBadge status={topup.status} /> {usd(topup.amount_usd)} in {topup.deposit_coin}
+        <span className="text-zinc-500">· {topup.ref}</span>
+      </p>
+      <StatusPanel topup={topup} />
+      {wallet ? (
+        <dl className="grid gap-2 text-sm sm:grid-cols-[max-content_1fr]">
+          <dt className="text-zinc-600 dark:text-zinc-400">Paid from</dt>
+          <dd className="break-all">{topup.payer ?? "—"}</dd>
+          <dt className="text-zinc-600 dark:text-zinc-400">Network</dt>
+          <dd>{networkLabel(topup.deposit_network, topup.coin)}</dd>
+        </dl>
+      ) : (
+        pending && (
+          <div className="grid gap-6 md:grid-cols-[max-content_1fr]">
+            {topup.qr_data_uri && (
+              <a href={topup.payment_uri ?? undefined} className="block w-fit" title="Open in a wallet app">
+                {/* biome-ignore lint/performance/noImgElement: a data URI from the API, nothing to optimise */}
+                <img
+                  src={topup.qr_data_uri}
+                  alt={`QR code to pay ${topup.deposit_amount} ${topup.deposit_coin}`}
+                  width={224}
+                  height={224}
+                  className="rounded bg-white p-2"
+                />
+              </a>
+            )}
+            <dl className="space-y-3 text-sm">
+              <div>
+                <dt className="text-zinc-600 dark:text-zinc-400">Network</dt>
+                <dd data-testid="deposit-network" className="font-medium">
+                  {networkLabel(topup.deposit_network, topup.coin)}: send on this network only
+                </dd>
+              </div>
+              <div>
+                <dt className="text-zinc-600 dark:text-zinc-400">Amount</dt>
+                <dd className="flex items-center gap-2">
+                  <code data-testid="deposit-amount" className="text-base">
+                    {topup.deposit_amount}
+                  </code>{" "}
+                  {topup.deposit_coin}
+                  <CopyButton value={topup.deposit_amount} label="Copy amount" />
+                </dd>
+              </div>
+              <div>
+                <dt className="text-zinc-600 dark:text-zinc-400">Address</dt>
+                <dd className="flex items-center gap-2">
+                  <code data-testid="deposit-address" className="break-all">
+                    {topup.deposit_address}
+                  </code>
+                  <CopyButton value={topup.deposit_address} label="Copy address" />
+                </dd>
+              </div>
+              {topup.payment_uri && (
+                <div>
+                  <a href={topup.payment_uri} className="underline">
+                    Open in a wallet app
+                  </a>
+                </div>
+              )}
+              {topup.expires_at && <Countdown expiresAt={topup.expires_at} />}
+            </dl>
+          </div>
+        )
+      )}
+      {topup.payments.length > 0 && (
+        <div className="space-y-2">
+          <h2 className="text-lg font-semibold">Payments seen</h2>
+          <ul className="space-y-1 text-sm">
+            {topup.payments.map((payment) => (
+              <li key={payment.tx_hash} className="break-all">
+                {payment.amount} {topup.deposit_coin} ·{" "}
+                {Math.min(payment.confirmations, topup.confirmations_required)} of{" "}
+                {topup.confirmations_required} confirmations · <code>{payment.tx_hash}</code>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {pending && !wallet && topup.demo && <DemoPayControls topup={topup} />}
+      {pending && !wallet && <CancelControl topup={topup} />}
+      <Link href="/dashboard/topups" className="text-sm underline">
+        All top-ups
+      </Link>
+    </div>
+  );
+}

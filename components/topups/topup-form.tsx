@@ -1,0 +1,128 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
+import { useRouter } from "next/navigation";
+import { type FormEvent, useState } from "react";
+import { COINS } from "@/lib/catalog/catalog";
+import { formatUsd } from "@/lib/money/cents";
+import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
+import type { Topup } from "@/lib/queries/types";
+import { parseTopupAmount } from "@/lib/topups/view";
+
+/** The wallet libraries load only when someone opens the USDC payment, never with this page. */
+const WalletPayment = dynamic(() => import("./wallet/wallet-payment"), {
+  ssr: false,
+  loading: () => <p role="status">Loading the wallet payment…</p>,
+});
+
+const WALLET_COIN = "USDCBASE";
+
+/** Amount and coin; a classic coin opens its deposit page, USDC on Base opens the wallet payment. */
+export function TopupForm({ demoWallet }: { demoWallet: `0x${string}` | undefined }) {
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const [amountText, setAmountText] = useState("50");
+  const [coin, setCoin] = useState("BTC");
+  const [fieldError, setFieldError] = useState("");
+  const [walletAmount, setWalletAmount] = useState<number>();
+
+  const create = useMutation({
+    mutationFn: (input: { cents: number; coin: string }) =>
+      bffFetch<Topup>("/bff/topups", {
+        method: "POST",
+        body: { amount: input.cents / 100, coin: input.coin },
+        headers: { "idempotency-key": crypto.randomUUID() },
+      }),
+    onSuccess: (topup) => {
+      void queryClient.invalidateQueries({ queryKey: ["topups"] });
+      router.push(`/dashboard/topups/${topup.ref}`);
+    },
+  });
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const parsed = parseTopupAmount(amountText);
+    if ("error" in parsed) {
+      setFieldError(parsed.error);
+      return;
+    }
+    setFieldError("");
+    if (coin === WALLET_COIN) setWalletAmount(parsed.cents);
+    else create.mutate({ cents: parsed.cents, coin });
+  }
+
+  if (walletAmount !== undefined) {
+    return (
+      <div className="space-y-3">
+        <WalletPayment amountCents={walletAmount} demoWallet={demoWallet} />
+        <button type="button" className="text-sm underline" onClick={() => setWalletAmount(undefined)}>
+          Change the amount or the coin
+        </button>
+      </div>
+    );
+  }
+
+  return (
+    <form onSubmit={submit} noValidate className="space-y-4">
+      <div className="space-y-1">
+        <label htmlFor="topup-amount" className="block text-sm font-medium">
+          Amount in USD
+        </label>
+        <input
+          id="topup-amount"
+          name="amount"
+          inputMode="decimal"
+          value={amountText}
+          onChange={(event) => setAmountText(event.target.value)}
+          aria-invalid={fieldError ? true : undefined}
+          aria-describedby="topup-amount-help"
+          className="w-40 rounded border border-zinc-300 px-3 py-2 dark:border-zinc-700 dark:bg-zinc-900"
+        />
+        <p id="topup-amount-help" className="text-xs text-zinc-600 dark:text-zinc-400">
+          From {formatUsd(2500)} to {formatUsd(200000)}, whole cents.
+        </p>
+        {fieldError && (
+          <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+            {fieldError}
+          </p>
+        )}
+      </div>
+      <fieldset className="space-y-2">
+        <legend className="text-sm font-medium">Pay with</legend>
+        <div className="grid gap-2 sm:grid-cols-2">
+          {COINS.map((option) => (
+            <label
+              key={option.code}
+              className="flex items-center gap-2 rounded border border-zinc-200 px-3 py-2 text-sm has-checked:border-zinc-900 dark:border-zinc-800 dark:has-checked:border-zinc-100"
+            >
+              <input
+                type="radio"
+                name="coin"
+                value={option.code}
+                checked={coin === option.code}
+                onChange={() => setCoin(option.code)}
+              />
+              <span>
+                {option.method === "x402" ? "USDC on Base, from a browser wallet" : option.name}{" "}
+                <span className="text-zinc-500">({option.code})</span>
+              </span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      {create.error && (
+        <p role="alert" className="text-red-700 dark:text-red-400">
+          {errorMessage(create.error)}
+        </p>
+      )}
+      <button
+        type="submit"
+        disabled={create.isPending}
+        className="rounded bg-zinc-900 px-4 py-2 text-white disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900"
+      >
+        {coin === WALLET_COIN ? "Continue to wallet payment" : "Get a deposit address"}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,58 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { formatUsd } from "@/lib/money/cents";
+import { errorMessage } from "@/lib/queries/bff-fetch";
+import { topupsQuery } from "@/lib/queries/topups";
+import { usdToDisplayCents } from "@/lib/topups/view";
+import { StatusBadge } from "./status-badge";
+
+/** Every top-up, newest first; a pending one can be reopened to pay or follow it. */
+export function TopupHistory() {
+  const { data, error, isPending } = useQuery(topupsQuery());
+  if (isPending) return <p>Loading top-ups…</p>;
+  if (error) {
+    return (
+      <p role="alert" className="text-red-700 dark:text-red-400">
+        {errorMessage(error)}
+      </p>
+    );
+  }
+  if (data.topups.length === 0) return <p className="text-sm">No top-ups yet.</p>;
+  return (
+    <table className="w-full text-left text-sm" aria-label="Top-up history">
+      <thead>
+        <tr>
+          <th className="py-2">Created</th>
+          <th>Amount</th>
+          <th>Paid with</th>
+          <th>Status</th>
+          <th>Credited</th>
+          <th>
+            <span className="sr-only">Details</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {data.topups.map((topup) => (
+          <tr key={topup.ref} className="border-t border-zinc-200 dark:border-zinc-800">
+            <td className="py-2">{topup.created_at.slice(0, 16).replace("T", " ")}</td>
+            <td>{formatUsd(usdToDisplayCents(topup.amount_usd))}</td>
+            <td>{topup.coin}</td>
+            <td>
+              <StatusBadge status={topup.status} />
+            </td>
+            <td>{formatUsd(usdToDisplayCents(topup.credited_usd))}</td>
+            <td className="text-right">
+              <Link href={`/dashboard/topups/${topup.ref}`} className="underline">
+                {topup.status === "pending" ? "Open" : "Details"}
+                <span className="sr-only"> {topup.ref}</span>
+              </Link>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,29 @@
+import { queryOptions } from "@tanstack/react-query";
+import { isFinalStatus } from "@/lib/topups/view";
+import { bffFetch } from "./bff-fetch";
+import type { Topup } from "./types";
+
+/** How often a pending top-up is asked again: the API settles what arrived as it answers. */
+export const PENDING_POLL_MS = 2_000;
+const HISTORY_POLL_MS = 5_000;
+
+export const topupsQuery = () =>
+  queryOptions({
+    queryKey: ["topups"],
+    queryFn: () => bffFetch<{ topups: Topup[] }>("/bff/topups"),
+    refetchInterval: (query) =>
+      query.state.data?.topups.some((topup) => !isFinalStatus(topup.status)) ? HISTORY_POLL_MS : false,
+  });
+
+/** One top-up, polled while it is pending and never again once it reached a final state. */
+export const topupQuery = (ref: string) =>
+  queryOptions({
+    queryKey: ["topups", ref],
+    queryFn: () => bffFetch<Topup>(`/bff/topups/${encodeURIComponent(ref)}`),
+    refetchInterval: (query) => {
+      if (query.state.status === "error") return false;
+      const topup = query.state.data;
+      return topup && isFinalStatus(topup.status) ? false : PENDING_POLL_MS;
+    },
+    refetchIntervalInBackground: true,
+  });

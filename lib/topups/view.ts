@@ -1,0 +1,113 @@
+/**
+ * How the dashboard reads a top-up: which state to show, what is still missing, the amount a person typed.
+ * Pure functions on the API's shapes, shared by the pages and their tests (no server code here).
+ */
+import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
+import { formatUsd } from "@/lib/money/cents";
+
+type TopupLike = {
+  status: "pending" | "completed" | "expired" | "cancelled";
+  deposit_amount: string;
+  received_amount: string;
+  confirmed_amount: string;
+};
+
+export type DepositPhase = "waiting" | "partial" | "confirming" | "completed" | "expired" | "cancelled";
+
+/** A top-up in one of these states never changes again: polling stops there. */
+export const isFinalStatus = (status: TopupLike["status"]) => status !== "pending";
+
+/** A decimal string as an integer of its smallest written unit: "1.25" -> {units: 125n, scale: 2}. */
+function parseDecimal(value: string): { units: bigint; scale: number } {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(value.trim());
+  if (!match) throw new RangeError(`not a decimal amount: ${value}`);
+  const fraction = match[2] ?? "";
+  return { units: BigInt(`${match[1]}${fraction}`), scale: fraction.length };
+}
+
+const scaled = (value: { units: bigint; scale: number }, scale: number) =>
+  value.units * 10n ** BigInt(scale - value.scale);
+
+function formatDecimal(units: bigint, scale: number): string {
+  if (scale === 0) return units.toString();
+  const text = units.toString().padStart(scale + 1, "0");
+  const whole = text.slice(0, -scale);
+  const fraction = text.slice(-scale).replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : whole;
+}
+
+/** `a - b` for non-negative decimal strings, never below zero ("0.0005" - "0.0002" = "0.0003"). */
+export function decimalShortfall(asked: string, received: string): string {
+  const a = parseDecimal(asked);
+  const b = parseDecimal(received);
+  const scale = Math.max(a.scale, b.scale);
+  const difference = scaled(a, scale) - scaled(b, scale);
+  return formatDecimal(difference > 0n ? difference : 0n, scale);
+}
+
+/** Half of a decimal string at its own precision, rounded down ("0.00000003" -> "0.00000001"). */
+export function halfOf(value: string): string {
+  const { units, scale } = parseDecimal(value);
+  return formatDecimal(units / 2n, scale);
+}
+
+const isZero = (value: string) => parseDecimal(value).units === 0n;
+
+/** The state a person should see, and for a partial payment how much is still to send. */
+export function depositPhase(topup: TopupLike): { phase: DepositPhase; missing?: string } {
+  if (topup.status === "completed") return { phase: "completed" };
+  if (topup.status === "expired") return { phase: "expired" };
+  if (topup.status === "cancelled") return { phase: "cancelled" };
+  if (isZero(topup.received_amount)) return { phase: "waiting" };
+  const missing = decimalShortfall(topup.deposit_amount, topup.received_amount);
+  if (!isZero(missing)) return { phase: "partial", missing };
+  return { phase: "confirming" };
+}
+
+/** The network named as a wallet app names it. */
+export function networkLabel(network: string | null, coin: string): string {
+  switch (network) {
+    case "bitcoin":
+      return "Bitcoin";
+    case "litecoin":
+      return "Litecoin";
+    case "monero":
+      return "Monero";
+    case "ethereum":
+      return coin === "USDT" ? "Ethereum (ERC-20 token)" : "Ethereum mainnet";
+    case "tron":
+      return "Tron (TRC-20 token)";
+    case "base":
+      return "Base";
+    default:
+      return network ?? "—";
+  }
+}
+
+/** Time left as m:ss (or h:mm:ss), never negative. */
+export function formatRemaining(milliseconds: number): string {
+  const total = Math.max(0, Math.floor(milliseconds / 1000));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = String(total % 60).padStart(2, "0");
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
+}
+
+/**
+ * The top-up amount as typed, checked as the API checks it: USD between the limits, whole cents.
+ * Returns cents, or a message fit to show next to the field.
+ */
+export function parseTopupAmount(text: string): { cents: number } | { error: string } {
+  const range = `Enter an amount from ${formatUsd(TOPUP_MIN_CENTS)} to ${formatUsd(TOPUP_MAX_CENTS)}.`;
+  const trimmed = text.trim().replace(/^\$/, "");
+  if (!/^\d+(\.\d+)?$/.test(trimmed)) return { error: range };
+  const [whole = "", fraction = ""] = trimmed.split(".");
+  if (fraction.length > 2) return { error: "Use whole cents (at most two decimals)." };
+  if (whole.length > 9) return { error: range };
+  const cents = Number(whole) * 100 + Number(fraction.padEnd(2, "0"));
+  if (cents < TOPUP_MIN_CENTS || cents > TOPUP_MAX_CENTS) return { error: range };
+  return { cents };
+}
+
+/** USD numbers from the API (two decimals at most) as cents, for formatUsd. */
+export const usdToDisplayCents = (usd: number) => Math.round(usd * 100);

@@ -82,9 +82,9 @@ export default async function DashboardPage() {
             <ul className="divide-y divide-zinc-200 text-sm dark:divide-zinc-800">
               {topups.map((topup) => (
                 <li key={topup.ref} className="flex justify-between gap-2 py-2">
-                  <span>
+                  <Link href={`/dashboard/topups/${topup.ref}`} className="underline">
                     {formatUsd(toCents(topup.amount_usd))} in {topup.coin}
-                  </span>
+                  </Link>
                   <span>{topup.status}</span>
                 </li>
               ))}

@@ -19,10 +19,16 @@ const WalletPayment = dynamic(() => import("./wallet/wallet-payment"), {
 const WALLET_COIN = "USDCBASE";
 
 /** Amount and coin; a classic coin opens its deposit page, USDC on Base opens the wallet payment. */
-export function TopupForm({ demoWallet }: { demoWallet: `0x${string}` | undefined }) {
+export function TopupForm({
+  demoWallet,
+  initialAmount = "50",
+}: {
+  demoWallet: `0x${string}` | undefined;
+  initialAmount?: string;
+}) {
   const router = useRouter();
   const queryClient = useQueryClient();
-  const [amountText, setAmountText] = useState("50");
+  const [amountText, setAmountText] = useState(initialAmount);
   const [coin, setCoin] = useState("BTC");
   const [fieldError, setFieldError] = useState("");
   const [walletAmount, setWalletAmount] = useState<number>();

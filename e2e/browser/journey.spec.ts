@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { api, fundBalance } from "./support";
+import { api } from "../support/dashboard";
 
 const recordBffBodies = (page: Page) => {
   const bodies: string[] = [];
@@ -73,16 +73,25 @@ test("the whole journey: sign up, sign in again, fund, order, watch it build, re
   const topupLink = page.getByRole("link", { name: /^Top up \$/ });
   await expect(topupLink).toHaveAttribute("href", `/dashboard/topups?amount=${annualFoxCh.toFixed(2)}`);
 
-  // Fund the balance; the form sees it and lets the order through.
-  await fundBalance(request, apiKey, 50);
-  await page.getByRole("radio", { name: /^Pup/ }).check();
-  await page.getByLabel("Location").selectOption("nl");
-  await page.getByRole("radio", { name: /^Monthly/ }).check();
-  const pupNl = apiPrice("pup", "nl", "monthly");
-  await page.reload();
-  await expect(page.getByTestId("order-balance")).toHaveText("$50.00");
+  // Fund exactly that from the link: a Bitcoin deposit, paid (demo) and confirmed by the watcher.
+  await topupLink.click();
+  await expect(page.getByLabel("Amount in USD")).toHaveValue(annualFoxCh.toFixed(2));
+  await page.getByRole("radio", { name: /Bitcoin/ }).check();
+  await page.getByRole("button", { name: "Get a deposit address" }).click();
+  await expect(page.getByTestId("topup-phase")).toHaveText("Waiting for payment");
+  await page.getByRole("button", { name: /^Simulate paying 0\.\d+ BTC/ }).click();
+  await expect(page.getByTestId("topup-phase")).toHaveText("Completed", { timeout: 20_000 });
+  await expect(page.getByTestId("balance")).toHaveText(`$${annualFoxCh.toFixed(2)}`);
+
+  // Back to the order: now the balance covers it exactly.
+  await page.getByRole("link", { name: "Order", exact: true }).click();
+  await page.getByRole("radio", { name: /^Fox/ }).check();
+  await page.getByLabel("Location").selectOption("ch");
+  await page.getByRole("radio", { name: /^Annual/ }).check();
+  await expect(page.getByTestId("order-balance")).toHaveText(`$${annualFoxCh.toFixed(2)}`);
+  await expect(page.getByTestId("order-deficit")).toHaveCount(0);
   await page.getByLabel("Host name (optional)").fill("journey-box");
-  await page.getByRole("button", { name: `Order for $${pupNl.toFixed(2)}` }).click();
+  await page.getByRole("button", { name: `Order for $${annualFoxCh.toFixed(2)}` }).click();
 
   // The detail page follows the build by itself until the server is active with an address.
   await expect(page.getByRole("heading", { level: 1, name: "journey-box" })).toBeVisible();
@@ -103,7 +112,7 @@ test("the whole journey: sign up, sign in again, fund, order, watch it build, re
   await expect(
     page.getByRole("table", { name: "Servers" }).getByRole("link", { name: "journey-box" }),
   ).toBeVisible();
-  expect((await api(request, apiKey, "/account")).body.balance_usd).toBeCloseTo(50 - pupNl, 2);
+  expect((await api(request, apiKey, "/account")).body.balance_usd).toBe(0);
 
   for (const body of bffBodies) expect(body).not.toContain("vpsk_");
 });

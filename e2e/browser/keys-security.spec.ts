@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { Secret, TOTP } from "otpauth";
-import { signUp } from "./support";
+import { signUp } from "../support/dashboard";
 
 test("API keys are created, shown once, and revoked", async ({ page }) => {
   await signUp(page);

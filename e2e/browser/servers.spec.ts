@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { api, fundBalance, signUp } from "./support";
+import { api, fundBalance, signUp } from "../support/dashboard";
 
 test("an empty account sees the empty server list and the shortfall when ordering", async ({ page }) => {
   await signUp(page);

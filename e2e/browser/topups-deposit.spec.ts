@@ -3,7 +3,7 @@ import { createTestClient, createWalletClient, http, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { type LocalChain, startAnvil } from "@/lib/chain/anvil";
 import { type RunningApp, startApp } from "../support/app-server";
-import { signUpInBrowser } from "../support/dashboard";
+import { signUp } from "../support/dashboard";
 
 /** Starts a classic-coin top-up from the form and lands on its deposit page. */
 async function startDeposit(page: Page, amount: string, coin: RegExp, baseUrl = "") {
@@ -18,7 +18,7 @@ async function startDeposit(page: Page, amount: string, coin: RegExp, baseUrl = 
 test("a Bitcoin deposit shows its QR, address and amount, and turns completed when paid", async ({
   page,
 }) => {
-  await signUpInBrowser(page);
+  await signUp(page);
   await startDeposit(page, "40", /Bitcoin/);
 
   const qr = page.getByRole("img", { name: /QR code to pay/ });
@@ -62,7 +62,7 @@ test("a Bitcoin deposit shows its QR, address and amount, and turns completed wh
 });
 
 test("a deposit can be reopened from the history and cancelled", async ({ page }) => {
-  await signUpInBrowser(page);
+  await signUp(page);
   await startDeposit(page, "25.50", /Litecoin/);
   await expect(page.getByTestId("deposit-network")).toContainText("Litecoin");
   await page.getByRole("link", { name: "All top-ups" }).click();
@@ -80,7 +80,7 @@ test("a deposit can be reopened from the history and cancelled", async ({ page }
 });
 
 test("the form checks the amount as the API does", async ({ page }) => {
-  await signUpInBrowser(page);
+  await signUp(page);
   await page.goto("/dashboard/topups");
   for (const amount of ["24.99", "2000.01", "abc"]) {
     await page.getByLabel("Amount in USD").fill(amount);
@@ -119,7 +119,7 @@ test.describe("ETH read from a local Ethereum chain by the EVM watcher", () => {
 
   test("an ETH deposit turns completed when the transfer lands on chain", async ({ page }) => {
     test.setTimeout(60_000);
-    await signUpInBrowser(page, app.url);
+    await signUp(page, app.url);
     await startDeposit(page, "25", /^Ether/, app.url);
     await expect(page.getByTestId("deposit-network")).toContainText("Ethereum");
     // Read from the real chain here: no simulated payment is offered.

@@ -1,7 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { createPublicClient, erc20Abi, http } from "viem";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
-import { signUpInBrowser } from "../support/dashboard";
+import { signUp } from "../support/dashboard";
 import { injectTestWallet, mintTestUsdc } from "../support/test-wallet";
 
 const USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;
@@ -41,7 +41,7 @@ test("an injected wallet pays a USDC top-up through wagmi and the balance rises 
   page,
 }) => {
   const wallet = await fundedWallet(page, 100n);
-  await signUpInBrowser(page);
+  await signUp(page);
   // After sign-up (whose answer shows the new account's key once), no BFF answer carries an API key.
   const bffBodies: string[] = [];
   page.on("response", async (response) => {
@@ -79,7 +79,7 @@ test("an injected wallet pays a USDC top-up through wagmi and the balance rises 
 test("a rejected signature leaves the balance unchanged and the retry signs afresh", async ({ page }) => {
   const wallet = await fundedWallet(page, 50n);
   wallet.rejectNextSignatures(1);
-  await signUpInBrowser(page);
+  await signUp(page);
   await openWalletPayment(page, "25");
 
   await page.getByRole("button", { name: /Connect Browser wallet/ }).click();
@@ -102,7 +102,7 @@ test("a rejected signature leaves the balance unchanged and the retry signs afre
 
 test("a wallet short of USDC is told so and never asked to sign", async ({ page }) => {
   const wallet = await fundedWallet(page, 10n);
-  await signUpInBrowser(page);
+  await signUp(page);
   await openWalletPayment(page, "25");
   await page.getByRole("button", { name: /Connect Browser wallet/ }).click();
   await expect(page.getByTestId("usdc-balance")).toHaveText("10.00 USDC");
@@ -112,7 +112,7 @@ test("a wallet short of USDC is told so and never asked to sign", async ({ page 
 });
 
 test("in demo mode the labelled demo wallet pays from the demo chain", async ({ page }) => {
-  await signUpInBrowser(page);
+  await signUp(page);
   await openWalletPayment(page, "40");
   await page.getByRole("button", { name: /Connect Demo wallet \(test USDC/ }).click();
   await expect(page.getByTestId("usdc-balance")).toHaveText(/USDC$/);
@@ -126,7 +126,7 @@ test("a wallet on another network is switched to Base; a refused switch gets a m
 }) => {
   const wallet = await fundedWallet(page, 30n, 1);
   wallet.rejectNextSwitches(1);
-  await signUpInBrowser(page);
+  await signUp(page);
   await openWalletPayment(page, "25");
   await page.getByRole("button", { name: /Connect Browser wallet/ }).click();
   await expect(page.getByText("Your wallet is on another network.")).toBeVisible();
@@ -147,7 +147,7 @@ test("a payment the chain refuses gets a plain message, nothing is credited, and
 }) => {
   const wallet = await fundedWallet(page, 30n);
   wallet.signWithWrongKeyNext(1);
-  await signUpInBrowser(page);
+  await signUp(page);
   await openWalletPayment(page, "25");
   await page.getByRole("button", { name: /Connect Browser wallet/ }).click();
   await page.getByRole("button", { name: "Pay 25.00 USDC" }).click();
@@ -175,7 +175,7 @@ test("the wallet's RPC forwards reads only, and the demo wallet signs only payme
     401,
   );
 
-  await signUpInBrowser(page);
+  await signUp(page);
   const chainId = await post("/bff/wallet/rpc", { jsonrpc: "2.0", id: 1, method: "eth_chainId" });
   expect(await chainId.json()).toMatchObject({ result: "0x2105" });
   const send = await post("/bff/wallet/rpc", {

@@ -1,9 +1,41 @@
-import { expect, type Page } from "@playwright/test";
+import { type APIRequestContext, expect, type Page } from "@playwright/test";
 
-/** Signs up through the page and lands on the overview of a new, empty account. */
-export async function signUpInBrowser(page: Page, baseUrl = ""): Promise<void> {
+/** Signs up through the page and lands on the overview; returns both credentials the page showed once. */
+export async function signUp(page: Page, baseUrl = ""): Promise<{ apiKey: string; loginToken: string }> {
   await page.goto(`${baseUrl}/signup`);
   await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "cannot be shown again" })).toBeVisible();
+  const apiKey = (await page.getByTestId("api-key").textContent()) ?? "";
+  const loginToken = (await page.getByTestId("login-token").textContent()) ?? "";
   await page.getByRole("link", { name: /continue to the dashboard/i }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+  return { apiKey, loginToken };
+}
+
+/** The REST API as a CLI user would call it, with the key the sign-up page showed. */
+export async function api(
+  request: APIRequestContext,
+  key: string,
+  path: string,
+  method = "GET",
+  data?: unknown,
+) {
+  const response = await request.fetch(`/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}` },
+    data,
+  });
+  return { status: response.status(), body: await response.json() };
+}
+
+/** Pays a demo top-up (the deposit watcher then confirms it) and waits for the credit. */
+export async function fundBalance(request: APIRequestContext, key: string, usd: number) {
+  const created = await api(request, key, "/topups", "POST", { amount: usd, coin: "BTC" });
+  expect(created.status).toBe(201);
+  expect((await api(request, key, `/demo/topups/${created.body.ref}/pay`, "POST", {})).status).toBe(200);
+  await expect
+    .poll(async () => (await api(request, key, `/topups/${created.body.ref}`)).body.status, {
+      timeout: 20_000,
+    })
+    .toBe("completed");
 }

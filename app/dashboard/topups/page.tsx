@@ -7,8 +7,17 @@ import { demoWalletAddress } from "@/lib/x402/demo-wallet";
 
 export const metadata: Metadata = { title: "Top up" };
 
-export default async function TopupsPage() {
+/** `?amount=12.34` (from the order page's shortfall link) fills in the amount; anything else is ignored. */
+const prefilledAmount = (value: string | string[] | undefined) =>
+  typeof value === "string" && /^\d{1,4}(\.\d{1,2})?$/.test(value) ? value : undefined;
+
+export default async function TopupsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   await signedInApi();
+  const amount = prefilledAmount((await searchParams).amount);
   return (
     <section className="space-y-8">
       <div className="space-y-1">
@@ -19,7 +28,7 @@ export default async function TopupsPage() {
           confirmed.
         </p>
       </div>
-      <TopupForm demoWallet={demoWalletAddress()} />
+      <TopupForm demoWallet={demoWalletAddress()} initialAmount={amount} />
       <div className="space-y-2">
         <h2 className="text-lg font-semibold">History</h2>
         <TopupHistory />

@@ -20,7 +20,7 @@
  * Lighthouse is pinned at 12.8.2: Lighthouse 13 needs Node 22, the project runs on Node 20.
  */
 import { execSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { launch } from "chrome-launcher";
@@ -48,7 +48,7 @@ type Measured = {
   /** What Lighthouse audited (checked to be the page itself). */
   url: string;
   /** Script responses, summed: bytes on the wire (gzip body + headers) and decoded bodies. */
-  js: { transferred: number; decoded: number; files: number; later: number };
+  js: { transferred: number; decoded: number; files: number; later: number; wallet: boolean };
   performance: number;
   accessibility: number;
   warnings: string[];
@@ -114,9 +114,10 @@ function scriptBytes(lhr: Result): Measured["js"] {
   // The metrics audit's "observed" timings are on the same clock as networkRequestTime (ms from navigation).
   const metrics = lhr.audits.metrics?.details as { items?: { observedLoad?: number }[] } | undefined;
   const loadAt = metrics?.items?.[0]?.observedLoad ?? Number.POSITIVE_INFINITY;
-  const js = { transferred: 0, decoded: 0, files: 0, later: 0 };
+  const js = { transferred: 0, decoded: 0, files: 0, later: 0, wallet: false };
   for (const item of items) {
     if (item.resourceType !== "Script") continue;
+    js.wallet ||= isWalletChunk(String(item.url ?? ""));
     if (Number(item.networkRequestTime ?? 0) > loadAt) {
       js.later += Number(item.transferSize ?? 0);
       continue;
@@ -126,6 +127,17 @@ function scriptBytes(lhr: Result): Measured["js"] {
     js.files += 1;
   }
   return js;
+}
+
+/**
+ * Whether a script of the build is wallet code (wagmi): its own error class name survives minification. The
+ * wallet must load only on the USDC payment path, so it should be in no page's first load or prefetch.
+ */
+function isWalletChunk(url: string): boolean {
+  const pathname = new URL(url).pathname;
+  if (!pathname.startsWith("/_next/static/")) return false;
+  const file = path.join(".next", decodeURIComponent(pathname.slice("/_next/".length)));
+  return existsSync(file) && readFileSync(file, "utf8").includes("WagmiProviderNotFoundError");
 }
 
 const median = (values: number[]) => {
@@ -186,6 +198,7 @@ async function measure(page: string, appUrl: string, cookie: string): Promise<Ou
         decoded: median(js.map((j) => j.decoded)),
         files: median(js.map((j) => j.files)),
         later: median(js.map((j) => j.later)),
+        wallet: js.some((j) => j.wallet),
       },
       performance: Math.round(median(results.map((lhr) => score(lhr, "performance")))),
       accessibility: Math.round(median(results.map((lhr) => score(lhr, "accessibility")))),
@@ -202,12 +215,13 @@ const meets = (m: Measured) => ({
   js: m.js.transferred <= TARGETS.jsBytes,
   performance: m.performance >= TARGETS.performance,
   accessibility: m.accessibility >= TARGETS.accessibility,
+  noWallet: !m.js.wallet,
 });
 
 function report(outcomes: Outcome[]): boolean {
   const width = Math.max(20, ...outcomes.map((o) => o.page.length + 2));
-  const row = (page: string, js: string, decoded = "", later = "", perf = "", a11y = "") =>
-    `${page.padEnd(width)} ${js.padEnd(22)} ${decoded.padEnd(12)} ${later.padEnd(12)} ${perf.padEnd(9)} ${a11y}`.trimEnd();
+  const row = (page: string, js: string, decoded = "", later = "", wallet = "", perf = "", a11y = "") =>
+    `${page.padEnd(width)} ${js.padEnd(22)} ${decoded.padEnd(12)} ${later.padEnd(12)} ${wallet.padEnd(8)} ${perf.padEnd(9)} ${a11y}`.trimEnd();
   const mode = options.desktop ? "desktop" : "mobile (Lighthouse default emulation and throttling)";
   const runText = runs === 1 ? "1 run" : `median of ${runs} runs`;
   console.log(`\nLighthouse ${mode}, ${runText} per page, ${CHROMIUM}`);
@@ -215,7 +229,7 @@ function report(outcomes: Outcome[]): boolean {
     `targets: first-load JS ≤ ${kB(TARGETS.jsBytes)} gzip, performance ≥ ${TARGETS.performance}, ` +
       `accessibility ≥ ${TARGETS.accessibility}\n`,
   );
-  console.log(row("page", "first-load JS (gzip)", "decoded", "prefetched", "perf", "a11y"));
+  console.log(row("page", "first-load JS (gzip)", "decoded", "prefetched", "wallet", "perf", "a11y"));
   let missed = 0;
   let unmeasured = 0;
   for (const outcome of outcomes) {
@@ -225,13 +239,14 @@ function report(outcomes: Outcome[]): boolean {
       continue;
     }
     const ok = meets(outcome);
-    if (!ok.js || !ok.performance || !ok.accessibility) missed += 1;
+    if (!ok.js || !ok.performance || !ok.accessibility || !ok.noWallet) missed += 1;
     console.log(
       row(
         outcome.page,
         `${kB(outcome.js.transferred)} ${verdict(ok.js)}`,
         kB(outcome.js.decoded),
         kB(outcome.js.later),
+        outcome.js.wallet ? "LOADED" : "none",
         `${outcome.performance} ${verdict(ok.performance)}`,
         `${outcome.accessibility} ${verdict(ok.accessibility)}`,
       ),
@@ -240,7 +255,8 @@ function report(outcomes: Outcome[]): boolean {
   console.log(
     "\nfirst-load JS: every script the first visit (empty cache) requests up to the load event, as " +
       "transferred (gzip body + headers); decoded: the same scripts uncompressed; prefetched: scripts " +
-      "requested after the load event (Next's prefetch of linked pages), as transferred; kB = 1000 bytes.",
+      "requested after the load event (Next's prefetch of linked pages), as transferred; wallet: whether " +
+      "any of these scripts is wallet code (wagmi), which only the USDC payment path should load; kB = 1000 bytes.",
   );
   for (const outcome of outcomes) {
     if (!("warnings" in outcome)) continue;

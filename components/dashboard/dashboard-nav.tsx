@@ -1,6 +1,6 @@
 "use client";
 
-import Link from "next/link";
+import Link, { useLinkStatus } from "next/link";
 import { usePathname } from "next/navigation";
 import { SignOutButton } from "@/components/account/sign-out-button";
 
@@ -35,6 +35,7 @@ export function DashboardNav() {
           }
         >
           {section.label}
+          <PendingMark />
         </Link>
       ))}
       <span className="ml-auto">
@@ -42,4 +43,17 @@ export function DashboardNav() {
       </span>
     </nav>
   );
+}
+
+/**
+ * While a section is loading after a click, a small mark beside its name (the old page stays until the new one
+ * is ready; the pages render on the server in one pass, so nothing half-loaded is ever shown).
+ */
+function PendingMark() {
+  const { pending } = useLinkStatus();
+  return pending ? (
+    <span role="status" className="ml-1 inline-block animate-pulse" aria-label="loading">
+      …
+    </span>
+  ) : null;
 }

@@ -95,8 +95,8 @@ test("another account's server is not found, and a signed-out visitor goes to si
 
   const stranger = await browser.newPage();
   await signUp(stranger);
-  await stranger.goto(`/dashboard/servers/${ordered.body.id}`);
-  // The page streams behind its loading state, so "not found" is in the page rather than the status line.
+  const response = await stranger.goto(`/dashboard/servers/${ordered.body.id}`);
+  expect(response?.status()).toBe(404);
   await expect(stranger.getByRole("heading", { name: "Page not found" })).toBeVisible();
   await expect(stranger.getByText(ordered.body.hostname)).toHaveCount(0);
   await stranger.close();

@@ -1,22 +1,17 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { formatUsd } from "@/lib/money/cents";
-import { signedInAccount, signedInApi } from "@/lib/session/page-api";
+import { formatApiUsd } from "@/lib/money/cents";
+import { pageData, signedInAccount, signedInApi } from "@/lib/session/page-api";
 
 export const metadata: Metadata = { title: "Overview" };
-
-const toCents = (usd: number) => Math.round(usd * 100);
 
 /** The signed-in overview: balance, servers, recent top-ups and the next useful step. */
 export default async function DashboardPage() {
   const account = await signedInAccount();
   const api = await signedInApi();
-  const [{ data: serverList }, { data: topupList }] = await Promise.all([
-    api.GET("/servers"),
-    api.GET("/topups"),
-  ]);
-  const servers = (serverList?.servers ?? []).filter((server) => server.status !== "terminated");
-  const topups = (topupList?.topups ?? []).slice(0, 5);
+  const [serverList, topupList] = await Promise.all([api.GET("/servers"), api.GET("/topups")]);
+  const servers = pageData(serverList).servers.filter((server) => server.status !== "terminated");
+  const topups = pageData(topupList).topups.slice(0, 5);
   const nextStep =
     account.balance_usd < 1
       ? { href: "/dashboard/topups", text: "Top up your balance to order a server." }
@@ -33,7 +28,7 @@ export default async function DashboardPage() {
         <div className="rounded border border-zinc-200 p-4 dark:border-zinc-800">
           <dt className="text-sm text-zinc-600 dark:text-zinc-400">Balance</dt>
           <dd data-testid="balance" className="text-2xl font-semibold">
-            {formatUsd(toCents(account.balance_usd))}
+            {formatApiUsd(account.balance_usd)}
           </dd>
         </div>
         <div className="rounded border border-zinc-200 p-4 dark:border-zinc-800">
@@ -83,7 +78,7 @@ export default async function DashboardPage() {
               {topups.map((topup) => (
                 <li key={topup.ref} className="flex justify-between gap-2 py-2">
                   <Link href={`/dashboard/topups/${topup.ref}`} className="underline">
-                    {formatUsd(toCents(topup.amount_usd))} in {topup.coin}
+                    {formatApiUsd(topup.amount_usd)} in {topup.coin}
                   </Link>
                   <span>{topup.status}</span>
                 </li>

@@ -20,8 +20,11 @@ export function KeysPanel() {
   const createKey = useMutation({
     mutationFn: (name: string) =>
       bffFetch<Schemas["ApiKeyCreated"]>("/bff/keys", { method: "POST", body: name ? { name } : {} }),
+    // Not kept in the mutation cache either: once shown here, the key is gone from the page's memory.
+    gcTime: 0,
     onSuccess: async (key) => {
       setCreated(key.api_key);
+      createKey.reset();
       await refresh();
     },
   });

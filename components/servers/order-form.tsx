@@ -1,23 +1,15 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useId, useRef, useState } from "react";
-import {
-  annualSavingCents,
-  type Cycle,
-  LOCATIONS,
-  OS_IMAGES,
-  PLANS,
-  priceFor,
-  topupToCover,
-} from "@/lib/catalog/catalog";
-import { formatUsd } from "@/lib/money/cents";
+import { annualSavingCents, type Cycle, LOCATIONS, OS_IMAGES, PLANS, priceFor } from "@/lib/catalog/catalog";
+import { apiUsdToCents, formatUsd } from "@/lib/money/cents";
 import { accountQuery } from "@/lib/queries/account";
 import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
 import { newIdempotencyKey } from "@/lib/queries/idempotency";
 import type { Account, Schemas } from "@/lib/queries/types";
+import { ShortfallTopupLink } from "./shortfall-topup-link";
 
 type Order = Schemas["CreateServerRequest"];
 type Created = Schemas["ServerCreated"];
@@ -54,8 +46,10 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
       await queryClient.invalidateQueries({ queryKey: ["servers"] });
       router.push(`/dashboard/servers/${server.id}`);
     },
-    onError: async () => {
-      idempotencyKey.current = newIdempotencyKey();
+    onError: async (error) => {
+      // A definite refusal ends this attempt. After a network error or a 5xx the order may have been taken,
+      // so the retry keeps the key and the API answers with that order instead of placing a second one.
+      if (error instanceof BffError && error.status < 500) idempotencyKey.current = newIdempotencyKey();
       // A refusal for the balance means ours is stale: show the current one and its deficit.
       await queryClient.invalidateQueries({ queryKey: ["account"] });
     },
@@ -65,7 +59,7 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
   const location = LOCATIONS.find((l) => l.id === locationId);
   if (!plan || !location) return null;
   const priceCents = priceFor(plan, location, cycle);
-  const balanceCents = Math.round(account.balance_usd * 100);
+  const balanceCents = apiUsdToCents(account.balance_usd);
   const deficitCents = Math.max(0, priceCents - balanceCents);
 
   function submit(event: FormEvent<HTMLFormElement>) {
@@ -232,12 +226,10 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
           )}
         </dl>
         {deficitCents > 0 ? (
-          <Link
-            href={`/dashboard/topups?amount=${(topupToCover(deficitCents) / 100).toFixed(2)}`}
+          <ShortfallTopupLink
+            deficitCents={deficitCents}
             className="block rounded bg-zinc-900 px-4 py-2 text-center text-white dark:bg-zinc-100 dark:text-zinc-900"
-          >
-            Top up {formatUsd(topupToCover(deficitCents))}
-          </Link>
+          />
         ) : (
           <button
             type="submit"

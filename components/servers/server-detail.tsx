@@ -1,15 +1,15 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useRef, useState } from "react";
-import { findLocation, findOs, findPlan, topupToCover } from "@/lib/catalog/catalog";
-import { formatUsd } from "@/lib/money/cents";
+import { findLocation, findOs, findPlan } from "@/lib/catalog/catalog";
+import { apiUsdToCents, formatApiUsd } from "@/lib/money/cents";
 import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
 import { newIdempotencyKey } from "@/lib/queries/idempotency";
 import { serverQuery } from "@/lib/queries/servers";
 import type { Server } from "@/lib/queries/types";
 import { CredentialsPanel } from "./credentials-panel";
+import { ShortfallTopupLink } from "./shortfall-topup-link";
 import { formatUtc, StatusBadge } from "./status-badge";
 
 const button =
@@ -53,7 +53,7 @@ export function ServerDetail({ initialServer }: { initialServer: Server }) {
   const live = server.status !== "terminated";
   const refusal = update.error instanceof BffError ? update.error : undefined;
   const deficitCents =
-    refusal?.code === "insufficient_balance" ? Math.round(Number(refusal.body.deficit ?? 0) * 100) : 0;
+    refusal?.code === "insufficient_balance" ? apiUsdToCents(Number(refusal.body.deficit ?? 0)) : 0;
 
   return (
     <article className="space-y-8">
@@ -80,7 +80,7 @@ export function ServerDetail({ initialServer }: { initialServer: Server }) {
         </dd>
         <dt className="text-zinc-600 dark:text-zinc-400">Plan</dt>
         <dd>
-          {findPlan(server.plan)?.name ?? server.plan}, {formatUsd(Math.round(server.price_usd * 100))} per{" "}
+          {findPlan(server.plan)?.name ?? server.plan}, {formatApiUsd(server.price_usd)} per{" "}
           {server.cycle === "annual" ? "year" : "month"}
         </dd>
         <dt className="text-zinc-600 dark:text-zinc-400">Location</dt>
@@ -114,14 +114,7 @@ export function ServerDetail({ initialServer }: { initialServer: Server }) {
         {update.error && (
           <span role="alert" className="text-red-700 dark:text-red-400">
             {errorMessage(update.error)}{" "}
-            {deficitCents > 0 && (
-              <Link
-                href={`/dashboard/topups?amount=${(topupToCover(deficitCents) / 100).toFixed(2)}`}
-                className="underline"
-              >
-                Top up {formatUsd(topupToCover(deficitCents))}
-              </Link>
-            )}
+            {deficitCents > 0 && <ShortfallTopupLink deficitCents={deficitCents} className="underline" />}
           </span>
         )}
       </p>
@@ -148,8 +141,7 @@ export function ServerDetail({ initialServer }: { initialServer: Server }) {
                 )
               }
             >
-              Renew for one {server.cycle === "annual" ? "year" : "month"} (
-              {formatUsd(Math.round(server.price_usd * 100))})
+              Renew for one {server.cycle === "annual" ? "year" : "month"} ({formatApiUsd(server.price_usd)})
             </button>
             <label className="flex items-center gap-2 text-sm">
               <input

@@ -1,9 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { formatUsd } from "@/lib/money/cents";
+import { formatApiUsd } from "@/lib/money/cents";
 import { accountQuery } from "@/lib/queries/account";
-import { usdToDisplayCents } from "@/lib/topups/view";
 
 /** The account balance as the API has it now; refreshed whenever a top-up completes. */
 export function Balance() {
@@ -12,7 +11,7 @@ export function Balance() {
     <p className="text-sm text-zinc-600 dark:text-zinc-400">
       Balance:{" "}
       <span data-testid="balance" className="text-lg font-semibold text-zinc-900 dark:text-zinc-100">
-        {data ? formatUsd(usdToDisplayCents(data.balance_usd)) : "…"}
+        {data ? formatApiUsd(data.balance_usd) : "…"}
       </span>
     </p>
   );

@@ -3,23 +3,14 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import { formatUsd } from "@/lib/money/cents";
+import { formatApiUsd } from "@/lib/money/cents";
 import { accountQuery } from "@/lib/queries/account";
 import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
 import { topupQuery } from "@/lib/queries/topups";
 import type { Topup } from "@/lib/queries/types";
-import {
-  decimalShortfall,
-  depositPhase,
-  formatRemaining,
-  halfOf,
-  networkLabel,
-  usdToDisplayCents,
-} from "@/lib/topups/view";
+import { decimalShortfall, depositPhase, formatRemaining, halfOf, networkLabel } from "@/lib/topups/view";
 import { CopyButton } from "./copy-button";
 import { StatusBadge } from "./status-badge";
-
-const usd = (value: number) => formatUsd(usdToDisplayCents(value));
 
 /** Seconds left until `expiresAt`, ticking once a second. */
 function Countdown({ expiresAt }: { expiresAt: string }) {
@@ -74,14 +65,14 @@ function StatusPanel({ topup }: { topup: Topup }) {
       case "completed":
         return [
           "Completed",
-          `Credited ${usd(topup.credited_usd)}.${account ? ` Your balance is now ${usd(account.balance_usd)}.` : ""}`,
+          `Credited ${formatApiUsd(topup.credited_usd)}.${account ? ` Your balance is now ${formatApiUsd(account.balance_usd)}.` : ""}`,
           "emerald",
         ];
       case "expired":
         return [
           "Expired",
           topup.credited_usd > 0
-            ? `The quote ran out after a partial payment; ${usd(topup.credited_usd)} was credited for what arrived.`
+            ? `The quote ran out after a partial payment; ${formatApiUsd(topup.credited_usd)} was credited for what arrived.`
             : "Nothing arrived before the quote ran out. Start a new top-up to get a fresh amount.",
           "zinc",
         ];
@@ -192,9 +183,12 @@ function CancelControl({ topup }: { topup: Topup }) {
 }
 
 /** A classic-coin deposit: what to pay where, and its live status until it reaches a final state. */
-export function DepositView({ topupRef }: { topupRef: string }) {
+export function DepositView({ initialTopup }: { initialTopup: Topup }) {
   const queryClient = useQueryClient();
-  const { data: topup, error, isPending } = useQuery(topupQuery(topupRef));
+  const { data: topup, error } = useQuery({
+    ...topupQuery(initialTopup.ref),
+    initialData: initialTopup,
+  });
   const completed = topup?.status === "completed";
   useEffect(() => {
     if (completed) {
@@ -203,23 +197,17 @@ export function DepositView({ topupRef }: { topupRef: string }) {
     }
   }, [completed, queryClient]);
 
-  if (isPending) return <p>Loading the top-up…</p>;
-  if (error || !topup) {
-    return (
-      <p role="alert" className="text-red-700 dark:text-red-400">
-        {errorMessage(error)}{" "}
-        <Link href="/dashboard/topups" className="underline">
-          Back to top-ups
-        </Link>
-      </p>
-    );
-  }
   const pending = topup.status === "pending";
   const wallet = topup.coin === "USDCBASE";
   return (
     <div className="space-y-6">
+      {error && (
+        <p role="alert" className="text-red-700 dark:text-red-400">
+          {errorMessage(error)} The state below may be out of date; the page keeps asking.
+        </p>
+      )}
       <p className="flex flex-wrap items-center gap-2 text-sm">
-        <StatusBadge status={topup.status} /> {usd(topup.amount_usd)} in {topup.deposit_coin}
+        <StatusBadge status={topup.status} /> {formatApiUsd(topup.amount_usd)} in {topup.deposit_coin}
         <span className="text-zinc-500">· {topup.ref}</span>
       </p>
       <StatusPanel topup={topup} />

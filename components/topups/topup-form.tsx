@@ -3,10 +3,11 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import { useRouter } from "next/navigation";
-import { type FormEvent, useState } from "react";
-import { COINS } from "@/lib/catalog/catalog";
+import { type FormEvent, useRef, useState } from "react";
+import { COINS, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
 import { formatUsd } from "@/lib/money/cents";
-import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
+import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
+import { newIdempotencyKey } from "@/lib/queries/idempotency";
 import type { Topup } from "@/lib/queries/types";
 import { parseTopupAmount } from "@/lib/topups/view";
 
@@ -33,14 +34,20 @@ export function TopupForm({
   const [fieldError, setFieldError] = useState("");
   const [walletAmount, setWalletAmount] = useState<number>();
 
+  // One key per intended top-up, kept across retries after a network error or a 5xx (see the order form).
+  const idempotencyKey = useRef(newIdempotencyKey());
   const create = useMutation({
     mutationFn: (input: { cents: number; coin: string }) =>
       bffFetch<Topup>("/bff/topups", {
         method: "POST",
         body: { amount: input.cents / 100, coin: input.coin },
-        headers: { "idempotency-key": crypto.randomUUID() },
+        headers: { "idempotency-key": idempotencyKey.current },
       }),
+    onError: (error) => {
+      if (error instanceof BffError && error.status < 500) idempotencyKey.current = newIdempotencyKey();
+    },
     onSuccess: (topup) => {
+      idempotencyKey.current = newIdempotencyKey();
       void queryClient.invalidateQueries({ queryKey: ["topups"] });
       router.push(`/dashboard/topups/${topup.ref}`);
     },
@@ -86,7 +93,7 @@ export function TopupForm({
           className="w-40 rounded border border-zinc-300 px-3 py-2 dark:border-zinc-700 dark:bg-zinc-900"
         />
         <p id="topup-amount-help" className="text-xs text-zinc-600 dark:text-zinc-400">
-          From {formatUsd(2500)} to {formatUsd(200000)}, whole cents.
+          From {formatUsd(TOPUP_MIN_CENTS)} to {formatUsd(TOPUP_MAX_CENTS)}, whole cents.
         </p>
         {fieldError && (
           <p role="alert" className="text-sm text-red-700 dark:text-red-400">

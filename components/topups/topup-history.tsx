@@ -2,10 +2,9 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { formatUsd } from "@/lib/money/cents";
+import { formatApiUsd } from "@/lib/money/cents";
 import { errorMessage } from "@/lib/queries/bff-fetch";
 import { topupsQuery } from "@/lib/queries/topups";
-import { usdToDisplayCents } from "@/lib/topups/view";
 import { StatusBadge } from "./status-badge";
 
 /** Every top-up, newest first; a pending one can be reopened to pay or follow it. */
@@ -38,12 +37,12 @@ export function TopupHistory() {
         {data.topups.map((topup) => (
           <tr key={topup.ref} className="border-t border-zinc-200 dark:border-zinc-800">
             <td className="py-2">{topup.created_at.slice(0, 16).replace("T", " ")}</td>
-            <td>{formatUsd(usdToDisplayCents(topup.amount_usd))}</td>
+            <td>{formatApiUsd(topup.amount_usd)}</td>
             <td>{topup.coin}</td>
             <td>
               <StatusBadge status={topup.status} />
             </td>
-            <td>{formatUsd(usdToDisplayCents(topup.credited_usd))}</td>
+            <td>{formatApiUsd(topup.credited_usd)}</td>
             <td className="text-right">
               <Link href={`/dashboard/topups/${topup.ref}`} className="underline">
                 {topup.status === "pending" ? "Open" : "Details"}

@@ -106,6 +106,8 @@ describe("the dashboard's server routes", () => {
     expect([201, 409]).toContain(statuses[1]);
     const again = await send();
     expect(again.status).toBe(201);
+    // The generated root password is not handed to the page with the order; the server page reveals it.
+    expect(await again.clone().json()).not.toHaveProperty("root_password");
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(await balanceOf(apiKey)).toBe(21);
   });
@@ -158,5 +160,86 @@ describe("the dashboard's server routes", () => {
     });
     expect(theirs.status).toBe(404);
     expect(theirs.text).not.toContain("correct-horse");
+  });
+});
+
+describe("the dashboard's top-up and wallet routes", () => {
+  const signedIn = async () => cookieOf((await bff("/sign-up", { method: "POST" })).setCookie);
+
+  it("refuses what is not a top-up request with a 4xx and creates nothing", async () => {
+    const cookie = await signedIn();
+    expect((await bff("/topups", { method: "POST", cookie, body: { amount: "lots" } })).status).toBe(400);
+    expect((await bff("/topups", { method: "POST", cookie, body: { amount: 10, coin: "BTC" } })).status).toBe(
+      400,
+    );
+    const badPayment = await fetch(`${appUrl()}/bff/topups`, {
+      method: "POST",
+      headers: { origin: appUrl(), cookie, "content-type": "application/json", "x-payment": "not base64!" },
+      body: JSON.stringify({ amount: 25, coin: "USDCBASE" }),
+    });
+    expect(badPayment.status).toBe(400);
+    expect((await bff("/topups/..%2F..%2Faccount", { cookie })).status).toBe(404);
+    expect((await bff("/topups", { cookie })).body.topups).toEqual([]);
+  });
+
+  it("passes the x402 challenge of a USDC top-up on unchanged", async () => {
+    const challenge = await bff("/topups", {
+      method: "POST",
+      cookie: await signedIn(),
+      body: { amount: 25, coin: "USDCBASE" },
+    });
+    expect(challenge.status).toBe(402);
+    expect(challenge.body.x402Version).toBe(1);
+    expect(challenge.body.accepts[0]).toMatchObject({ scheme: "exact", maxAmountRequired: "25000000" });
+  });
+
+  it("forwards the wallet page's reads to the payment chain and nothing else", async () => {
+    const cookie = await signedIn();
+    const rpc = (body: unknown, origin?: string) =>
+      bff("/wallet/rpc", { method: "POST", cookie, body, origin });
+    expect((await rpc({ jsonrpc: "2.0", id: 1, method: "eth_chainId" })).body.result).toBe("0x2105");
+    // A write hidden in a batch is refused as a whole.
+    const smuggled = await rpc([
+      { jsonrpc: "2.0", id: 1, method: "eth_chainId" },
+      { jsonrpc: "2.0", id: 2, method: "eth_sendRawTransaction", params: ["0x00"] },
+    ]);
+    expect(smuggled.status).toBe(400);
+    expect(smuggled.body.error).toBe("method_not_allowed");
+    const otherContract = await rpc({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "eth_call",
+      params: [{ to: "0x000000000000000000000000000000000000dEaD", data: "0x" }, "latest"],
+    });
+    expect(otherContract.status).toBe(400);
+    const tooMany = await rpc(
+      Array.from({ length: 4 }, (_, id) => ({ jsonrpc: "2.0", id, method: "eth_chainId" })),
+    );
+    expect(tooMany.status).toBe(400);
+    const huge = await rpc({ jsonrpc: "2.0", id: 4, method: "eth_call", params: ["x".repeat(20_000)] });
+    expect(huge.status).toBe(413);
+    expect((await rpc({ jsonrpc: "2.0", id: 5, method: "eth_chainId" }, "http://evil.example")).status).toBe(
+      403,
+    );
+    expect(
+      (await bff("/wallet/rpc", { method: "POST", body: { jsonrpc: "2.0", id: 6, method: "eth_chainId" } }))
+        .status,
+    ).toBe(401);
+  });
+
+  it("has no demo wallet when payments settle on a configured chain", async () => {
+    const signed = await bff("/wallet/demo-sign", {
+      method: "POST",
+      cookie: await signedIn(),
+      body: {
+        to: "0x000000000000000000000000000000000000dEaD",
+        value: "25000000",
+        validAfter: "0",
+        validBefore: "1",
+        nonce: `0x${"11".repeat(32)}`,
+      },
+    });
+    expect(signed.status).toBe(404);
+    expect(signed.text).not.toContain("signature");
   });
 });

@@ -1,16 +1,5 @@
-import { expect, type Page, test } from "@playwright/test";
-import { api } from "../support/dashboard";
-
-const recordBffBodies = (page: Page) => {
-  const bodies: string[] = [];
-  page.on("response", async (response) => {
-    const url = new URL(response.url());
-    if (url.pathname.startsWith("/bff/") && url.pathname !== "/bff/sign-up") {
-      bodies.push(await response.text().catch(() => ""));
-    }
-  });
-  return bodies;
-};
+import { expect, test } from "@playwright/test";
+import { api, recordResponseBodies } from "../support/dashboard";
 
 test("the whole journey: sign up, sign in again, fund, order, watch it build, reveal the password", async ({
   page,
@@ -18,7 +7,10 @@ test("the whole journey: sign up, sign in again, fund, order, watch it build, re
   request,
 }) => {
   test.setTimeout(90_000);
-  const bffBodies = recordBffBodies(page);
+  const bffBodies = recordResponseBodies(
+    page,
+    (url) => url.pathname.startsWith("/bff/") && url.pathname !== "/bff/sign-up",
+  );
 
   // Sign up: both credentials shown once, and the session cookie is out of the page's reach.
   await page.goto("/signup");
@@ -114,5 +106,5 @@ test("the whole journey: sign up, sign in again, fund, order, watch it build, re
   ).toBeVisible();
   expect((await api(request, apiKey, "/account")).body.balance_usd).toBe(0);
 
-  for (const body of bffBodies) expect(body).not.toContain("vpsk_");
+  for (const { body } of await bffBodies()) expect(body).not.toContain("vpsk_");
 });

@@ -1,7 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { createPublicClient, erc20Abi, http } from "viem";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
-import { signUp } from "../support/dashboard";
+import { recordResponseBodies, signUp } from "../support/dashboard";
 import { injectTestWallet, mintTestUsdc } from "../support/test-wallet";
 
 const USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;
@@ -20,21 +20,20 @@ async function fundedWallet(page: Page, usdc: bigint, chainId = 8453) {
 
 /** Opens the USDC path for `amount` USD, recording whether the wallet code was fetched before that. */
 async function openWalletPayment(page: Page, amount: string) {
-  const walletChunks: string[] = [];
-  page.on("response", async (response) => {
-    if (!response.url().includes("/_next/static/chunks/")) return;
-    const body = await response.text().catch(() => "");
-    if (body.includes("WagmiProviderNotFoundError")) walletChunks.push(response.url());
-  });
+  const chunks = recordResponseBodies(page, (url) => url.pathname.startsWith("/_next/static/chunks/"));
+  const walletChunks = async () =>
+    (await chunks()).filter(({ body }) => body.includes("WagmiProviderNotFoundError")).map(({ url }) => url);
   await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Top up" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Top up" })).toBeVisible();
   await expect(page.getByTestId("balance")).toHaveText("$0.00");
   await page.getByLabel("Amount in USD").fill(amount);
   await page.getByRole("radio", { name: /USDC on Base/ }).check();
-  expect(walletChunks, "the wallet code is not part of the page's first load").toEqual([]);
+  expect(await walletChunks(), "the wallet code is not part of the page's first load").toEqual([]);
   await page.getByRole("button", { name: "Continue to wallet payment" }).click();
   await expect(page.getByRole("heading", { name: `Pay $${amount}.00 in USDC on Base` })).toBeVisible();
-  expect(walletChunks.length, "the wallet code loads when the USDC path opens").toBeGreaterThan(0);
+  await expect
+    .poll(async () => (await walletChunks()).length, { message: "the wallet code loads" })
+    .toBeGreaterThan(0);
 }
 
 test("an injected wallet pays a USDC top-up through wagmi and the balance rises by the amount", async ({
@@ -43,11 +42,7 @@ test("an injected wallet pays a USDC top-up through wagmi and the balance rises 
   const wallet = await fundedWallet(page, 100n);
   await signUp(page);
   // After sign-up (whose answer shows the new account's key once), no BFF answer carries an API key.
-  const bffBodies: string[] = [];
-  page.on("response", async (response) => {
-    if (new URL(response.url()).pathname.startsWith("/bff/"))
-      bffBodies.push(await response.text().catch(() => ""));
-  });
+  const bffBodies = recordResponseBodies(page, (url) => url.pathname.startsWith("/bff/"));
   await openWalletPayment(page, "30");
 
   await page.getByRole("button", { name: /Connect Browser wallet/ }).click();
@@ -73,7 +68,7 @@ test("an injected wallet pays a USDC top-up through wagmi and the balance rises 
   await history.getByRole("link", { name: /Details/ }).click();
   await expect(page.getByTestId("topup-phase")).toHaveText("Completed");
   await expect(page.getByText(new RegExp(wallet.address, "i"))).toBeVisible();
-  for (const body of bffBodies) expect(body).not.toContain("vpsk_");
+  for (const { body } of await bffBodies()) expect(body).not.toContain("vpsk_");
 });
 
 test("a rejected signature leaves the balance unchanged and the retry signs afresh", async ({ page }) => {
@@ -198,4 +193,20 @@ test("the wallet's RPC forwards reads only, and the demo wallet signs only payme
   const elsewhere = await post("/bff/wallet/demo-sign", terms);
   expect(elsewhere.status()).toBe(400);
   expect(await elsewhere.json()).toMatchObject({ error: "demo_wallet_refused" });
+
+  // Even to this service: not above the largest top-up, and not valid longer than a challenge allows.
+  const challenge = await post("/bff/topups", { amount: 25, coin: "USDCBASE" });
+  expect(challenge.status()).toBe(402);
+  const payTo = (await challenge.json()).accepts[0].payTo as string;
+  const tooMuch = await post("/bff/wallet/demo-sign", { ...terms, to: payTo, value: "2000000001" });
+  expect(tooMuch.status()).toBe(400);
+  const tooLong = await post("/bff/wallet/demo-sign", {
+    ...terms,
+    to: payTo,
+    validBefore: String(now + 86_400),
+  });
+  expect(tooLong.status()).toBe(400);
+  const fair = await post("/bff/wallet/demo-sign", { ...terms, to: payTo });
+  expect(fair.status()).toBe(200);
+  expect(await fair.json()).toMatchObject({ signature: expect.stringMatching(/^0x[0-9a-f]{130}$/) });
 });

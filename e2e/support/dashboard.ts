@@ -39,3 +39,21 @@ export async function fundBalance(request: APIRequestContext, key: string, usd: 
     })
     .toBe("completed");
 }
+
+/**
+ * Records the bodies of the responses whose URL matches, from now on. Reading a body is asynchronous, so the
+ * returned function waits for every body seen so far before handing them over (no check races a read).
+ */
+export function recordResponseBodies(page: Page, matches: (url: URL) => boolean) {
+  const reads: Promise<{ url: string; body: string }>[] = [];
+  page.on("response", (response) => {
+    if (!matches(new URL(response.url()))) return;
+    reads.push(
+      response
+        .text()
+        .catch(() => "")
+        .then((body) => ({ url: response.url(), body })),
+    );
+  });
+  return () => Promise.all(reads);
+}

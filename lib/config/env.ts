@@ -91,6 +91,7 @@ const envSchema = z.object({
   RATE_LIMIT_AUTH_FAILURES: rateLimitSpec.prefault("20/10m"),
   RATE_LIMIT_LOGIN_FAILURES: rateLimitSpec.prefault("10/15m"),
   RATE_LIMIT_TOTP_ATTEMPTS: rateLimitSpec.prefault("10/10m"),
+  RATE_LIMIT_WALLET_RPC: rateLimitSpec.prefault("120/1m"),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
   PUBLIC_BASE_URL: httpUrl,
   X402_NETWORK: z.enum(["base", "base-sepolia"]).default("base"),
@@ -193,6 +194,7 @@ export type AppConfig = {
     authFailures: RateLimitSpec;
     loginFailures: RateLimitSpec;
     totpAttempts: RateLimitSpec;
+    walletRpc: RateLimitSpec;
   };
   maxBodyBytes: number;
   publicBaseUrl: string | undefined;
@@ -332,6 +334,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       authFailures: values.RATE_LIMIT_AUTH_FAILURES,
       loginFailures: values.RATE_LIMIT_LOGIN_FAILURES,
       totpAttempts: values.RATE_LIMIT_TOTP_ATTEMPTS,
+      walletRpc: values.RATE_LIMIT_WALLET_RPC,
     },
     maxBodyBytes: values.MAX_BODY_BYTES,
     publicBaseUrl: values.PUBLIC_BASE_URL,

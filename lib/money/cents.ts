@@ -33,3 +33,9 @@ export function formatUsd(cents: Cents): string {
   const abs = Math.abs(cents);
   return `${sign}$${Math.floor(abs / 100).toLocaleString("en-US")}.${String(abs % 100).padStart(2, "0")}`;
 }
+
+/** An amount the API shows in USD (exact to the cent) back as cents. */
+export const apiUsdToCents = (usd: number): Cents => Math.round(usd * 100);
+
+/** An amount the API shows in USD, formatted for people. */
+export const formatApiUsd = (usd: number): string => formatUsd(apiUsdToCents(usd));

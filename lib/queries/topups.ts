@@ -21,7 +21,8 @@ export const topupQuery = (ref: string) =>
     queryKey: ["topups", ref],
     queryFn: () => bffFetch<Topup>(`/bff/topups/${encodeURIComponent(ref)}`),
     refetchInterval: (query) => {
-      if (query.state.status === "error") return false;
+      // A top-up that cannot be read at all (not found) is not asked again; a passing failure is.
+      if (query.state.status === "error" && !query.state.data) return false;
       const topup = query.state.data;
       return topup && isFinalStatus(topup.status) ? false : PENDING_POLL_MS;
     },

@@ -12,6 +12,8 @@ type Limiters = {
   loginFailures: FixedWindowLimiter;
   /** TOTP code attempts, per account (a second factor must not be guessable from many addresses). */
   totpAttempts: FixedWindowLimiter;
+  /** Reads through the dashboard's wallet RPC, per client address: they spend the settlement node's quota. */
+  walletRpc: FixedWindowLimiter;
 };
 
 /** One set of counters per process, shared by every route bundle. */
@@ -23,6 +25,7 @@ export function limiters(): Limiters {
       authFailures: new FixedWindowLimiter("auth-failures", rateLimits.authFailures),
       loginFailures: new FixedWindowLimiter("login-failures", rateLimits.loginFailures),
       totpAttempts: new FixedWindowLimiter("totp-attempts", rateLimits.totpAttempts),
+      walletRpc: new FixedWindowLimiter("wallet-rpc", rateLimits.walletRpc),
     };
   });
 }

@@ -113,6 +113,12 @@ export function numericId(params: Record<string, string>): string | undefined {
   return /^\d{1,10}$/.test(id) ? id : undefined;
 }
 
+/** A top-up reference from the route, or undefined when it cannot be one (answered as 404, like the API). */
+export function refParam(params: Record<string, string>): string | undefined {
+  const ref = params.ref ?? "";
+  return /^[A-Za-z0-9_-]{1,64}$/.test(ref) ? ref : undefined;
+}
+
 export const notFound = (what: string) => bffJson({ error: "not_found", message: `No such ${what}.` }, 404);
 
 /** The request's JSON body, or undefined when it is not JSON. */

@@ -108,6 +108,3 @@ export function parseTopupAmount(text: string): { cents: number } | { error: str
   if (cents < TOPUP_MIN_CENTS || cents > TOPUP_MAX_CENTS) return { error: range };
   return { cents };
 }
-
-/** USD numbers from the API (two decimals at most) as cents, for formatUsd. */
-export const usdToDisplayCents = (usd: number) => Math.round(usd * 100);

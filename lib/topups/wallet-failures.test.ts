@@ -1,7 +1,7 @@
 import { UserRejectedRequestError } from "viem";
 import { describe, expect, it } from "vitest";
 import { BffError } from "@/lib/queries/bff-fetch";
-import { isUserRejection, settlementFailure } from "./wallet-failures";
+import { isStillSettling, isUserRejection, settlementFailure } from "./wallet-failures";
 
 const refused = (code: string, message: string) => new BffError(402, code, message, { error: code, message });
 
@@ -25,5 +25,15 @@ describe("wallet payment failures", () => {
       message: "The payment was not settled: Could not settle. Nothing was charged.",
     });
     expect(settlementFailure(new TypeError("fetch failed")).failure).toBe("other");
+  });
+
+  it("keeps a payment that is still settling apart, so it is re-sent rather than signed again", () => {
+    for (const code of ["payment_pending", "payment_in_progress", "payment_network_unavailable"]) {
+      const error = new BffError(503, code, "Not yet.", { error: code });
+      expect(isStillSettling(error)).toBe(true);
+      expect(settlementFailure(error).failure).toBe("unsettled");
+      expect(settlementFailure(error).message).toContain("Do not sign again");
+    }
+    expect(isStillSettling(refused("payment_failed", "No."))).toBe(false);
   });
 });

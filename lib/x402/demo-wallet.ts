@@ -35,10 +35,11 @@ const CLOCK_SKEW_SECONDS = 30;
 export async function signDemoAuthorization(
   request: DemoAuthorizationRequest,
   nowSeconds: number,
-): Promise<{ from: Hex; signature: Hex } | { refused: string }> {
+): Promise<{ from: Hex; signature: Hex } | { refused: string; noWallet?: true }> {
   const settings = config();
   const address = demoWalletAddress();
-  if (!address || !settings.demo) return { refused: "There is no demo wallet on this service." };
+  if (!address || !settings.demo)
+    return { refused: "There is no demo wallet on this service.", noWallet: true };
   const { x402 } = settings;
   if (!x402.payTo || getAddress(request.to) !== getAddress(x402.payTo)) {
     return { refused: "The demo wallet pays this service's top-ups only." };

@@ -9,13 +9,14 @@ export const POST = bffRoute(
     if (typeof body !== "object" || body === null) {
       return bffJson({ error: "invalid_body", message: "Send the order as a JSON object." }, 400);
     }
-    return relay(
-      await api.POST("/servers", {
-        // The API checks every field and answers with its own codes; the BFF does not second-guess it.
-        body: body as never,
-        headers: idempotencyHeader(request),
-      }),
-    );
+    const ordered = await api.POST("/servers", {
+      // The API checks every field and answers with its own codes; the BFF does not second-guess it.
+      body: body as never,
+      headers: idempotencyHeader(request),
+    });
+    // A generated root password is not handed to the page here: the server page reveals it on request only.
+    if (ordered.data) delete ordered.data.root_password;
+    return relay(ordered);
   },
   { signedIn: true },
 );

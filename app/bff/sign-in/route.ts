@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { bffJson, bffRoute, relay, startSession } from "@/lib/session/bff";
+import { bffJson, bffRoute, jsonBody, relay, startSession } from "@/lib/session/bff";
 
 const SignInBody = z.object({ login_token: z.string().max(64), totp_code: z.string().max(16).optional() });
 
 /** Signs in with the login token (and a TOTP code when on); the session key goes into the cookie only. */
 export const POST = bffRoute(
   async ({ request, api, session }) => {
-    const body = SignInBody.safeParse(await request.json().catch(() => undefined));
+    const body = SignInBody.safeParse(await jsonBody(request));
     if (!body.success)
       return bffJson({ error: "invalid_body", message: "Send {login_token, totp_code?}." }, 400);
     const signedIn = await api.POST("/sessions", { body: body.data });

@@ -14,12 +14,16 @@ import {
   useSwitchChain,
   WagmiProvider,
 } from "wagmi";
-import { formatUsd } from "@/lib/money/cents";
+import { formatApiUsd, formatUsd } from "@/lib/money/cents";
 import { accountQuery } from "@/lib/queries/account";
 import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
 import type { Topup } from "@/lib/queries/types";
-import { usdToDisplayCents } from "@/lib/topups/view";
-import { isUserRejection, settlementFailure, type WalletFailure } from "@/lib/topups/wallet-failures";
+import {
+  isStillSettling,
+  isUserRejection,
+  settlementFailure,
+  type WalletFailure,
+} from "@/lib/topups/wallet-failures";
 import {
   authorizationTypedData,
   chainIdOf,
@@ -83,7 +87,11 @@ type Stage =
   | { step: "signing" }
   | { step: "settling" }
   | { step: "credited"; topup: Topup }
-  | { step: "failed"; failure: WalletFailure; message: string };
+  | { step: "failed"; failure: WalletFailure; message: string; unsettledHeader?: string };
+
+/** A payment still settling is re-sent every 3 s for about half a minute before the page hands it to the user. */
+const SETTLE_ATTEMPTS = 10;
+const SETTLE_RETRY_MS = 3_000;
 
 const usdc = (units: bigint) => `${Number(formatUnits(units, 6)).toFixed(2)} USDC`;
 const short = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`;
@@ -170,21 +178,47 @@ function PayWithWallet({ amountCents, requirement }: { amountCents: number; requ
         }
         return;
       }
-      setStage({ step: "settling" });
-      const topup = await bffFetch<Topup>("/bff/topups", {
-        method: "POST",
-        body: { amount: amountCents / 100, coin: "USDCBASE" },
-        headers: { "x-payment": paymentHeader(fresh, authorization, signature) },
-      });
-      setStage({ step: "credited", topup });
-      await Promise.all([
-        queryClient.invalidateQueries({ queryKey: ["account"] }),
-        queryClient.invalidateQueries({ queryKey: ["topups"] }),
-        balance.refetch(),
-      ]);
+      await settle(paymentHeader(fresh, authorization, signature));
     } catch (error) {
       const { failure, message } = settlementFailure(error);
       fail(failure, message);
+    }
+  }
+
+  /**
+   * Sends a signed payment and waits for its credit. While the service reports it still settling, the same
+   * header is sent again (the API's own advice); a new signature could pay twice.
+   */
+  async function settle(header: string) {
+    setStage({ step: "settling" });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const topup = await bffFetch<Topup>("/bff/topups", {
+          method: "POST",
+          body: { amount: amountCents / 100, coin: "USDCBASE" },
+          headers: { "x-payment": header },
+        });
+        setStage({ step: "credited", topup });
+        await Promise.all([
+          queryClient.invalidateQueries({ queryKey: ["account"] }),
+          queryClient.invalidateQueries({ queryKey: ["topups"] }),
+          balance.refetch(),
+        ]);
+        return;
+      } catch (error) {
+        if (isStillSettling(error) && attempt < SETTLE_ATTEMPTS) {
+          await new Promise((resolve) => setTimeout(resolve, SETTLE_RETRY_MS));
+          continue;
+        }
+        const { failure, message } = settlementFailure(error);
+        setStage({
+          step: "failed",
+          failure,
+          message,
+          unsettledHeader: failure === "unsettled" ? header : undefined,
+        });
+        return;
+      }
     }
   }
 
@@ -286,11 +320,21 @@ function PayWithWallet({ amountCents, requirement }: { amountCents: number; requ
       {connected && stage.step !== "credited" && (
         <button
           type="button"
-          disabled={busy || isShort || balance.data === undefined}
-          onClick={pay}
+          // Checking a payment already signed needs no funds: they may be on their way to us.
+          disabled={
+            busy ||
+            (!(stage.step === "failed" && stage.unsettledHeader) && (isShort || balance.data === undefined))
+          }
+          onClick={() =>
+            stage.step === "failed" && stage.unsettledHeader ? settle(stage.unsettledHeader) : pay()
+          }
           className="rounded bg-emerald-700 px-4 py-2 text-white disabled:opacity-50"
         >
-          {stage.step === "failed" ? "Try again (sign a new authorization)" : `Pay ${usdc(needed)}`}
+          {stage.step !== "failed"
+            ? `Pay ${usdc(needed)}`
+            : stage.unsettledHeader
+              ? "Check again"
+              : "Try again (sign a new authorization)"}
         </button>
       )}
 
@@ -307,15 +351,15 @@ function PayWithWallet({ amountCents, requirement }: { amountCents: number; requ
           role="status"
           className="space-y-1 rounded border border-emerald-400 bg-emerald-50 p-3 text-emerald-950 dark:bg-emerald-950 dark:text-emerald-100"
         >
-          <p className="font-semibold">Credited {formatUsd(usdToDisplayCents(stage.topup.credited_usd))}.</p>
+          <p className="font-semibold">Credited {formatApiUsd(stage.topup.credited_usd)}.</p>
           {stage.topup.payments[0] && (
             <p className="break-all text-sm">
               Transaction: <code data-testid="tx-hash">{stage.topup.payments[0].tx_hash}</code>
             </p>
           )}
           <p>
-            Your balance is now{" "}
-            <strong>{account.data ? formatUsd(usdToDisplayCents(account.data.balance_usd)) : "…"}</strong>.
+            Your balance is now <strong>{account.data ? formatApiUsd(account.data.balance_usd) : "…"}</strong>
+            .
           </p>
         </div>
       )}

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bffJson, bffRoute, notFound, numericId, relay } from "@/lib/session/bff";
+import { bffJson, bffRoute, jsonBody, notFound, numericId, relay } from "@/lib/session/bff";
 
 export const GET = bffRoute(
   async ({ api, params }) => {
@@ -17,7 +17,7 @@ export const PATCH = bffRoute(
   async ({ request, api, params }) => {
     const id = numericId(params);
     if (!id) return notFound("server");
-    const body = UpdateBody.safeParse(await request.json().catch(() => undefined));
+    const body = UpdateBody.safeParse(await jsonBody(request));
     if (!body.success) return bffJson({ error: "invalid_body", message: "Send {auto_renew: boolean}." }, 400);
     return relay(await api.PATCH("/servers/{id}", { params: { path: { id } }, body: body.data }));
   },

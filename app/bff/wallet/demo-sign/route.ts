@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bffJson, bffRoute } from "@/lib/session/bff";
+import { bffJson, bffRoute, jsonBody } from "@/lib/session/bff";
 import { signDemoAuthorization } from "@/lib/x402/demo-wallet";
 
 const uint = z.string().regex(/^\d{1,78}$/);
@@ -17,13 +17,13 @@ const DemoSignBody = z.strictObject({
  */
 export const POST = bffRoute(
   async ({ request }) => {
-    const body = DemoSignBody.safeParse(await request.json().catch(() => undefined));
+    const body = DemoSignBody.safeParse(await jsonBody(request));
     if (!body.success) {
       return bffJson({ error: "invalid_body", message: "Send the authorization's terms." }, 400);
     }
     const signed = await signDemoAuthorization(body.data, Math.floor(Date.now() / 1000));
     if ("refused" in signed) {
-      const status = signed.refused.startsWith("There is no") ? 404 : 400;
+      const status = signed.noWallet ? 404 : 400;
       return bffJson({ error: "demo_wallet_refused", message: signed.refused }, status);
     }
     return bffJson(signed);

@@ -1,20 +1,25 @@
 import type { Metadata } from "next";
+import { notFound } from "next/navigation";
 import { Balance } from "@/components/topups/balance";
 import { DepositView } from "@/components/topups/deposit-view";
-import { signedInApi } from "@/lib/session/page-api";
+import { pageData, signedInApi } from "@/lib/session/page-api";
 
 export const metadata: Metadata = { title: "Top-up" };
 
 export default async function TopupPage({ params }: { params: Promise<{ ref: string }> }) {
-  await signedInApi();
   const { ref } = await params;
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(ref)) notFound();
+  const result = await (await signedInApi()).GET("/topups/{ref}", { params: { path: { ref } } });
+  // Another account's top-up is a 404 too, as in the API.
+  if (result.response.status === 404) notFound();
+  const topup = pageData(result);
   return (
     <section className="space-y-6">
       <div className="space-y-1">
         <h1 className="text-2xl font-semibold">Top-up</h1>
         <Balance />
       </div>
-      <DepositView topupRef={ref} />
+      <DepositView initialTopup={topup} />
     </section>
   );
 }

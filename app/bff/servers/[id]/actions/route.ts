@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bffJson, bffRoute, notFound, numericId, relay } from "@/lib/session/bff";
+import { bffJson, bffRoute, jsonBody, notFound, numericId, relay } from "@/lib/session/bff";
 
 const ActionBody = z.object({ action: z.enum(["start", "stop", "reboot"]) });
 
@@ -8,7 +8,7 @@ export const POST = bffRoute(
   async ({ request, api, params }) => {
     const id = numericId(params);
     if (!id) return notFound("server");
-    const body = ActionBody.safeParse(await request.json().catch(() => undefined));
+    const body = ActionBody.safeParse(await jsonBody(request));
     if (!body.success) {
       return bffJson({ error: "invalid_body", message: "Send {action: start | stop | reboot}." }, 400);
     }

@@ -1,10 +1,9 @@
-import { bffJson, bffRoute, relay } from "@/lib/session/bff";
-import { noSuchTopup, topupRef } from "@/lib/session/bff-paths";
+import { bffRoute, notFound, refParam, relay } from "@/lib/session/bff";
 
 export const POST = bffRoute(
-  async ({ request, api }) => {
-    const ref = topupRef(request);
-    if (!ref) return bffJson(noSuchTopup, 404);
+  async ({ api, params }) => {
+    const ref = refParam(params);
+    if (!ref) return notFound("top-up");
     return relay(await api.POST("/topups/{ref}/cancel", { params: { path: { ref } } }));
   },
   { signedIn: true },

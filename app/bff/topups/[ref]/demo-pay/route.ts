@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { bffJson, bffRoute, relay } from "@/lib/session/bff";
-import { noSuchTopup, topupRef } from "@/lib/session/bff-paths";
+import { bffJson, bffRoute, jsonBody, notFound, refParam, relay } from "@/lib/session/bff";
 
 const DemoPayBody = z.strictObject({
   amount: z
@@ -11,10 +10,10 @@ const DemoPayBody = z.strictObject({
 
 /** Demo mode: pretend the deposit (or `amount` of it) was sent. The API answers 404 outside demo mode. */
 export const POST = bffRoute(
-  async ({ request, api }) => {
-    const ref = topupRef(request);
-    if (!ref) return bffJson(noSuchTopup, 404);
-    const body = DemoPayBody.safeParse(await request.json().catch(() => ({})));
+  async ({ request, api, params }) => {
+    const ref = refParam(params);
+    if (!ref) return notFound("top-up");
+    const body = DemoPayBody.safeParse((await jsonBody(request)) ?? {});
     if (!body.success) return bffJson({ error: "invalid_body", message: "Send {amount?}." }, 400);
     return relay(await api.POST("/demo/topups/{ref}/pay", { params: { path: { ref } }, body: body.data }));
   },

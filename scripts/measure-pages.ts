@@ -185,7 +185,9 @@ async function measure(page: string, appUrl: string, cookie: string): Promise<Ou
       if (options.reports) {
         mkdirSync(options.reports, { recursive: true });
         const name = `${page.replace(/^\/$/, "/index").slice(1).replaceAll("/", "_")}-${run + 1}.json`;
-        writeFileSync(path.join(options.reports, name), JSON.stringify(lhr));
+        // The report repeats the request headers, session cookie included: leave them out of the file.
+        const { extraHeaders: _cookie, ...configSettings } = lhr.configSettings;
+        writeFileSync(path.join(options.reports, name), JSON.stringify({ ...lhr, configSettings }));
       }
     }
     const js = results.map(scriptBytes);

@@ -26,22 +26,11 @@ import { parseArgs } from "node:util";
 import { launch } from "chrome-launcher";
 import lighthouse, { desktopConfig, type Result } from "lighthouse";
 import { type RunningApp, startApp } from "../e2e/support/app-server";
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../e2e/support/chromium";
 
 const DEFAULT_PAGES = ["/", "/dashboard/order", "/dashboard/servers"];
 const TARGETS = { jsBytes: 200_000, performance: 90, accessibility: 95 };
-const CHROMIUM = "/usr/bin/chromium";
-// The same flags as the browser tests (playwright.config.ts): no sandbox as root, no GPU, and none of
-// Chromium's own background traffic, so only the page's requests are on the wire.
-const CHROMIUM_FLAGS = [
-  "--headless=new",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+const CHROMIUM = CHROMIUM_PATH;
 
 type Measured = {
   page: string;
@@ -172,7 +161,11 @@ async function measure(page: string, appUrl: string, cookie: string): Promise<Ou
   if (problem) return problem;
 
   // A fresh browser per page: no cache, cookies or service workers carried over from the previous page.
-  const chrome = await launch({ chromePath: CHROMIUM, chromeFlags: CHROMIUM_FLAGS, handleSIGINT: false });
+  const chrome = await launch({
+    chromePath: CHROMIUM,
+    chromeFlags: ["--headless=new", ...CHROMIUM_FLAGS],
+    handleSIGINT: false,
+  });
   try {
     const results: Result[] = [];
     for (let run = 0; run < runs; run++) {

@@ -3,6 +3,7 @@
 import { useId, useState } from "react";
 import { annualSavingCents, type Cycle, LOCATIONS, PLANS, priceFor } from "@/lib/catalog/catalog";
 import { formatUsd } from "@/lib/money/cents";
+import { LocationSelect } from "./location-select";
 
 /** Plan x location x cycle, priced by the catalog's own `priceFor`: the same function the API charges with. */
 export function PriceCalculator() {
@@ -38,21 +39,7 @@ export function PriceCalculator() {
           ))}
         </select>
       </label>
-      <label htmlFor={`${ids}-location`} className="text-sm font-medium">
-        Location
-        <select
-          id={`${ids}-location`}
-          value={locationId}
-          onChange={(e) => setLocationId(e.target.value)}
-          className={select}
-        >
-          {LOCATIONS.map((l) => (
-            <option key={l.id} value={l.id}>
-              {l.city}, {l.country}
-            </option>
-          ))}
-        </select>
-      </label>
+      <LocationSelect id={`${ids}-location`} value={locationId} onChange={setLocationId} className={select} />
       <label htmlFor={`${ids}-cycle`} className="text-sm font-medium">
         Billing
         <select

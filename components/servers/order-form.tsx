@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useId, useRef, useState } from "react";
+import { LocationSelect } from "@/components/catalog/location-select";
 import { annualSavingCents, type Cycle, LOCATIONS, OS_IMAGES, PLANS, priceFor } from "@/lib/catalog/catalog";
 import { apiUsdToCents, formatUsd } from "@/lib/money/cents";
 import { accountQuery } from "@/lib/queries/account";
@@ -113,21 +114,12 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
         </fieldset>
 
         <div className="grid gap-4 sm:grid-cols-2">
-          <label htmlFor={`${ids}-location`} className="text-sm font-medium">
-            Location
-            <select
-              id={`${ids}-location`}
-              value={locationId}
-              onChange={(e) => setLocationId(e.target.value)}
-              className={field}
-            >
-              {LOCATIONS.map((l) => (
-                <option key={l.id} value={l.id}>
-                  {l.city}, {l.country}
-                </option>
-              ))}
-            </select>
-          </label>
+          <LocationSelect
+            id={`${ids}-location`}
+            value={locationId}
+            onChange={setLocationId}
+            className={field}
+          />
           <label htmlFor={`${ids}-os`} className="text-sm font-medium">
             Operating system
             <select id={`${ids}-os`} value={osId} onChange={(e) => setOsId(e.target.value)} className={field}>

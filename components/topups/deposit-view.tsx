@@ -38,9 +38,10 @@ function StatusPanel({ topup }: { topup: Topup }) {
   const { phase, missing } = depositPhase(topup);
   const { data: account } = useQuery({ ...accountQuery(), enabled: phase === "completed" });
   const coin = topup.deposit_coin;
+  // The least-confirmed payment is the one still holding the credit back.
   const confirmations = Math.min(
+    ...topup.payments.map((payment) => payment.confirmations),
     topup.confirmations_required,
-    Math.min(...topup.payments.map((payment) => payment.confirmations), topup.confirmations_required),
   );
   const [title, body, tone] = (() => {
     switch (phase) {
@@ -155,7 +156,7 @@ function CancelControl({ topup }: { topup: Topup }) {
     <div className="space-y-1">
       {asking ? (
         <p className="flex flex-wrap items-center gap-2 text-sm">
-          Cancel this top-up? Anything sent to its address afterwards is not credited automatically.
+          Cancel this top-up? Do not send anything to its address afterwards.
           <button
             type="button"
             onClick={() => cancel.mutate()}
@@ -189,7 +190,7 @@ export function DepositView({ initialTopup }: { initialTopup: Topup }) {
     ...topupQuery(initialTopup.ref),
     initialData: initialTopup,
   });
-  const completed = topup?.status === "completed";
+  const completed = topup.status === "completed";
   useEffect(() => {
     if (completed) {
       void queryClient.invalidateQueries({ queryKey: ["account"] });

@@ -20,38 +20,40 @@ export function TopupHistory() {
   }
   if (data.topups.length === 0) return <p className="text-sm">No top-ups yet.</p>;
   return (
-    <table className="w-full text-left text-sm" aria-label="Top-up history">
-      <thead>
-        <tr>
-          <th className="py-2">Created</th>
-          <th>Amount</th>
-          <th>Paid with</th>
-          <th>Status</th>
-          <th>Credited</th>
-          <th>
-            <span className="sr-only">Details</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {data.topups.map((topup) => (
-          <tr key={topup.ref} className="border-t border-zinc-200 dark:border-zinc-800">
-            <td className="py-2">{topup.created_at.slice(0, 16).replace("T", " ")}</td>
-            <td>{formatApiUsd(topup.amount_usd)}</td>
-            <td>{topup.coin}</td>
-            <td>
-              <StatusBadge status={topup.status} />
-            </td>
-            <td>{formatApiUsd(topup.credited_usd)}</td>
-            <td className="text-right">
-              <Link href={`/dashboard/topups/${topup.ref}`} className="underline">
-                {topup.status === "pending" ? "Open" : "Details"}
-                <span className="sr-only"> {topup.ref}</span>
-              </Link>
-            </td>
+    <div className="overflow-x-auto">
+      <table className="w-full text-left text-sm" aria-label="Top-up history">
+        <thead>
+          <tr>
+            <th className="py-2">Created</th>
+            <th>Amount</th>
+            <th>Paid with</th>
+            <th>Status</th>
+            <th>Credited</th>
+            <th>
+              <span className="sr-only">Details</span>
+            </th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {data.topups.map((topup) => (
+            <tr key={topup.ref} className="border-t border-zinc-200 dark:border-zinc-800">
+              <td className="py-2">{topup.created_at.slice(0, 16).replace("T", " ")}</td>
+              <td>{formatApiUsd(topup.amount_usd)}</td>
+              <td>{topup.coin}</td>
+              <td>
+                <StatusBadge status={topup.status} />
+              </td>
+              <td>{formatApiUsd(topup.credited_usd)}</td>
+              <td className="text-right">
+                <Link href={`/dashboard/topups/${topup.ref}`} className="underline">
+                  {topup.status === "pending" ? "Open" : "Details"}
+                  <span className="sr-only"> {topup.ref}</span>
+                </Link>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -118,7 +118,14 @@ test("on a phone the pages fit the screen, and the order form works from the key
   const page = await phone.newPage();
   const { apiKey } = await signUp(page);
   await fundBalance(page.request, apiKey, 25);
-  for (const path of ["/", "/dashboard", "/dashboard/order", "/dashboard/servers", "/dashboard/keys"]) {
+  for (const path of [
+    "/",
+    "/dashboard",
+    "/dashboard/order",
+    "/dashboard/servers",
+    "/dashboard/topups",
+    "/dashboard/keys",
+  ]) {
     await page.goto(path);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow, `${path} scrolls sideways`).toBeLessThanOrEqual(0);

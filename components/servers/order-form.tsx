@@ -8,7 +8,7 @@ import { annualSavingCents, type Cycle, LOCATIONS, OS_IMAGES, PLANS, priceFor } 
 import { apiUsdToCents, formatUsd } from "@/lib/money/cents";
 import { accountQuery } from "@/lib/queries/account";
 import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
-import { newIdempotencyKey } from "@/lib/queries/idempotency";
+import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/queries/idempotency";
 import type { Account, Schemas } from "@/lib/queries/types";
 import { ShortfallTopupLink } from "./shortfall-topup-link";
 
@@ -32,25 +32,23 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
   const [osId, setOsId] = useState(OS_IMAGES[0]?.id ?? "");
   const [cycle, setCycle] = useState<Cycle>("monthly");
   // One key per intended order: a double click or a retried request cannot order twice.
-  const idempotencyKey = useRef(newIdempotencyKey());
+  const intent: IntentRef = useRef(undefined);
 
   const order = useMutation({
     mutationFn: (body: Order) =>
       bffFetch<Created>("/bff/servers", {
         method: "POST",
         body,
-        headers: { "idempotency-key": idempotencyKey.current },
+        headers: { "idempotency-key": idempotencyKeyFor(intent, body) },
       }),
     onSuccess: async (server) => {
-      idempotencyKey.current = newIdempotencyKey();
+      settleIntent(intent);
       await queryClient.invalidateQueries({ queryKey: ["account"] });
       await queryClient.invalidateQueries({ queryKey: ["servers"] });
       router.push(`/dashboard/servers/${server.id}`);
     },
     onError: async (error) => {
-      // A definite refusal ends this attempt. After a network error or a 5xx the order may have been taken,
-      // so the retry keeps the key and the API answers with that order instead of placing a second one.
-      if (error instanceof BffError && error.status < 500) idempotencyKey.current = newIdempotencyKey();
+      settleIntent(intent, error);
       // A refusal for the balance means ours is stale: show the current one and its deficit.
       await queryClient.invalidateQueries({ queryKey: ["account"] });
     },

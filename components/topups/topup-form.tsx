@@ -6,8 +6,8 @@ import { useRouter } from "next/navigation";
 import { type FormEvent, useRef, useState } from "react";
 import { COINS, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
 import { formatUsd } from "@/lib/money/cents";
-import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
-import { newIdempotencyKey } from "@/lib/queries/idempotency";
+import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
+import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/queries/idempotency";
 import type { Topup } from "@/lib/queries/types";
 import { parseTopupAmount } from "@/lib/topups/view";
 
@@ -34,20 +34,19 @@ export function TopupForm({
   const [fieldError, setFieldError] = useState("");
   const [walletAmount, setWalletAmount] = useState<number>();
 
-  // One key per intended top-up, kept across retries after a network error or a 5xx (see the order form).
-  const idempotencyKey = useRef(newIdempotencyKey());
+  const intent: IntentRef = useRef(undefined);
   const create = useMutation({
-    mutationFn: (input: { cents: number; coin: string }) =>
-      bffFetch<Topup>("/bff/topups", {
+    mutationFn: (input: { cents: number; coin: string }) => {
+      const body = { amount: input.cents / 100, coin: input.coin };
+      return bffFetch<Topup>("/bff/topups", {
         method: "POST",
-        body: { amount: input.cents / 100, coin: input.coin },
-        headers: { "idempotency-key": idempotencyKey.current },
-      }),
-    onError: (error) => {
-      if (error instanceof BffError && error.status < 500) idempotencyKey.current = newIdempotencyKey();
+        body,
+        headers: { "idempotency-key": idempotencyKeyFor(intent, body) },
+      });
     },
+    onError: (error) => settleIntent(intent, error),
     onSuccess: (topup) => {
-      idempotencyKey.current = newIdempotencyKey();
+      settleIntent(intent);
       void queryClient.invalidateQueries({ queryKey: ["topups"] });
       router.push(`/dashboard/topups/${topup.ref}`);
     },

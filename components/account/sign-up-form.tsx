@@ -2,24 +2,9 @@
 
 import Link from "next/link";
 import { useState } from "react";
+import { CopyButton } from "@/components/ui/copy-button";
 
 type Credentials = { api_key: string; login_token: string };
-
-function CopyButton({ text, label }: { text: string; label: string }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <button
-      type="button"
-      className="rounded border border-zinc-300 px-2 py-1 text-xs hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
-      onClick={async () => {
-        await navigator.clipboard.writeText(text);
-        setCopied(true);
-      }}
-    >
-      {copied ? "Copied" : `Copy ${label}`}
-    </button>
-  );
-}
 
 /** One click creates the account; its two credentials are shown here once, with copy and download. */
 export function SignUpForm() {
@@ -60,7 +45,7 @@ export function SignUpForm() {
               <code data-testid="login-token" className="rounded bg-zinc-100 px-2 py-1 dark:bg-zinc-900">
                 {credentials.login_token}
               </code>
-              <CopyButton text={credentials.login_token} label="login token" />
+              <CopyButton value={credentials.login_token} label="Copy login token" />
             </dd>
           </div>
           <div>
@@ -72,7 +57,7 @@ export function SignUpForm() {
               >
                 {credentials.api_key}
               </code>
-              <CopyButton text={credentials.api_key} label="API key" />
+              <CopyButton value={credentials.api_key} label="Copy API key" />
             </dd>
           </div>
         </dl>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { CopyButton } from "@/components/ui/copy-button";
 import { errorMessage } from "@/lib/queries/bff-fetch";
 import { fetchCredentials } from "@/lib/queries/servers";
 
@@ -10,28 +11,18 @@ import { fetchCredentials } from "@/lib/queries/servers";
  */
 export function CredentialsPanel({ serverId }: { serverId: number }) {
   const [password, setPassword] = useState<string>();
-  const [state, setState] = useState<"idle" | "loading" | "copied">("idle");
+  const [loading, setLoading] = useState(false);
   const [error, setError] = useState("");
 
   async function reveal() {
-    setState("loading");
+    setLoading(true);
     setError("");
     try {
       setPassword((await fetchCredentials(serverId)).password);
     } catch (failure) {
       setError(errorMessage(failure));
     }
-    setState("idle");
-  }
-
-  async function copy() {
-    if (!password) return;
-    try {
-      await navigator.clipboard.writeText(password);
-      setState("copied");
-    } catch {
-      setError("The browser refused the clipboard; select the password and copy it by hand.");
-    }
+    setLoading(false);
   }
 
   return (
@@ -50,19 +41,10 @@ export function CredentialsPanel({ serverId }: { serverId: number }) {
       <div className="flex flex-wrap gap-2">
         {password ? (
           <>
+            <CopyButton value={password} label="Copy password" />
             <button
               type="button"
-              onClick={copy}
-              className="rounded border border-zinc-300 px-3 py-1.5 dark:border-zinc-700"
-            >
-              {state === "copied" ? "Copied" : "Copy password"}
-            </button>
-            <button
-              type="button"
-              onClick={() => {
-                setPassword(undefined);
-                setState("idle");
-              }}
+              onClick={() => setPassword(undefined)}
               className="rounded border border-zinc-300 px-3 py-1.5 dark:border-zinc-700"
             >
               Hide password
@@ -72,10 +54,10 @@ export function CredentialsPanel({ serverId }: { serverId: number }) {
           <button
             type="button"
             onClick={reveal}
-            disabled={state === "loading"}
+            disabled={loading}
             className="rounded border border-zinc-300 px-3 py-1.5 disabled:opacity-60 dark:border-zinc-700"
           >
-            {state === "loading" ? "Revealing…" : "Reveal password"}
+            {loading ? "Revealing…" : "Reveal password"}
           </button>
         )}
       </div>

@@ -3,13 +3,13 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
+import { CopyButton } from "@/components/ui/copy-button";
 import { formatApiUsd } from "@/lib/money/cents";
 import { accountQuery } from "@/lib/queries/account";
 import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
 import { topupQuery } from "@/lib/queries/topups";
 import type { Topup } from "@/lib/queries/types";
 import { decimalShortfall, depositPhase, formatRemaining, halfOf, networkLabel } from "@/lib/topups/view";
-import { CopyButton } from "./copy-button";
 import { StatusBadge } from "./status-badge";
 
 /** Seconds left until `expiresAt`, ticking once a second. */

@@ -17,8 +17,8 @@ const tooLarge = (limit: number) =>
     },
   );
 
-/** Reads the raw body, refusing more than `limit` bytes whether or not Content-Length was sent. */
-async function readLimited(request: Request, limit: number): Promise<string> {
+/** Reads the raw body, refusing more than `limit` bytes whether or not Content-Length was sent (413). */
+export async function readLimited(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) throw tooLarge(limit);
   if (!request.body) return "";

@@ -1,6 +1,9 @@
 import "server-only";
 import type { IronSession } from "iron-session";
+import { readLimited } from "@/lib/api/body";
+import { ApiError } from "@/lib/api/errors";
 import { type ApiClient, apiClient } from "@/lib/api-client/client";
+import { config } from "@/lib/config/env";
 import { clientAddress } from "@/lib/rate-limit/limits";
 import { type DashboardSession, dashboardSession } from "./session";
 
@@ -70,6 +73,12 @@ export function bffRoute(
       if (options.signedIn && response.status === 401) return signedOut(session);
       return response;
     } catch (error) {
+      // The API's own refusals raised here (a body too large, a rate limit) answer as the API would.
+      if (error instanceof ApiError) {
+        const response = bffJson({ error: error.code, message: error.message, ...error.extra }, error.status);
+        for (const [name, value] of Object.entries(error.headers)) response.headers.set(name, value);
+        return response;
+      }
       console.error("bff:", (error as Error).message?.split("\n")[0]);
       return bffJson({ error: "api_unreachable", message: "The service did not answer; try again." }, 502);
     }
@@ -121,5 +130,15 @@ export function refParam(params: Record<string, string>): string | undefined {
 
 export const notFound = (what: string) => bffJson({ error: "not_found", message: `No such ${what}.` }, 404);
 
-/** The request's JSON body, or undefined when it is not JSON. */
-export const jsonBody = (request: Request): Promise<unknown> => request.json().catch(() => undefined);
+/**
+ * The request's JSON body, or undefined when it is not JSON. Read with the API's own size bound (413 past
+ * `maxBytes`, default MAX_BODY_BYTES), so no dashboard route buffers an unbounded body.
+ */
+export async function jsonBody(request: Request, maxBytes = config().maxBodyBytes): Promise<unknown> {
+  const text = await readLimited(request, maxBytes);
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

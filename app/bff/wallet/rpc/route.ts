@@ -1,8 +1,8 @@
 import { getAddress, isAddress } from "viem";
 import { z } from "zod";
 import { config } from "@/lib/config/env";
-import { clientAddress, limiters } from "@/lib/rate-limit/limits";
-import { bffJson, bffRoute } from "@/lib/session/bff";
+import { clientAddress, consume, limiters } from "@/lib/rate-limit/limits";
+import { bffJson, bffRoute, jsonBody } from "@/lib/session/bff";
 import { x402RpcUrl } from "@/lib/x402/rail";
 
 /**
@@ -37,26 +37,8 @@ function refusal(call: RpcCall): string | undefined {
 
 export const POST = bffRoute(
   async ({ request }) => {
-    if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) {
-      return bffJson({ error: "payload_too_large", message: "The request body is too large." }, 413);
-    }
-    const quota = limiters().walletRpc.hit(clientAddress(request.headers));
-    if (!quota.allowed) {
-      const response = bffJson({ error: "rate_limited", message: "Too many reads; wait a moment." }, 429);
-      response.headers.set("retry-after", String(quota.resetSeconds));
-      return response;
-    }
-    const text = await request.text();
-    if (text.length > MAX_BODY_BYTES) {
-      return bffJson({ error: "payload_too_large", message: "The request body is too large." }, 413);
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    const parsed = RpcBody.safeParse(json);
+    consume(limiters().walletRpc, clientAddress(request.headers));
+    const parsed = RpcBody.safeParse(await jsonBody(request, MAX_BODY_BYTES));
     if (!parsed.success) {
       return bffJson({ error: "invalid_body", message: "Send a JSON-RPC 2.0 request." }, 400);
     }

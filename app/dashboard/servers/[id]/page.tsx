@@ -1,13 +1,14 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ServerDetail } from "@/components/servers/server-detail";
+import { numericId } from "@/lib/session/bff";
 import { pageData, signedInApi } from "@/lib/session/page-api";
 
 export const metadata: Metadata = { title: "Server" };
 
 export default async function ServerPage({ params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  if (!/^\d{1,10}$/.test(id)) notFound();
+  const id = numericId(await params);
+  if (!id) notFound();
   const api = await signedInApi();
   const result = await api.GET("/servers/{id}", { params: { path: { id } } });
   // Another account's server is a 404 too, as in the API.

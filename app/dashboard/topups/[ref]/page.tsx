@@ -2,13 +2,14 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { Balance } from "@/components/topups/balance";
 import { DepositView } from "@/components/topups/deposit-view";
+import { refParam } from "@/lib/session/bff";
 import { pageData, signedInApi } from "@/lib/session/page-api";
 
 export const metadata: Metadata = { title: "Top-up" };
 
 export default async function TopupPage({ params }: { params: Promise<{ ref: string }> }) {
-  const { ref } = await params;
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(ref)) notFound();
+  const ref = refParam(await params);
+  if (!ref) notFound();
   const result = await (await signedInApi()).GET("/topups/{ref}", { params: { path: { ref } } });
   // Another account's top-up is a 404 too, as in the API.
   if (result.response.status === 404) notFound();

@@ -1,0 +1,37 @@
+"use client";
+
+import { useState } from "react";
+
+/**
+ * Copies `value` and says so; `label` ("Copy address") names what is copied, for screen readers too. When the
+ * browser refuses the clipboard, it says to copy by hand instead of failing silently.
+ */
+export function CopyButton({ value, label }: { value: string; label: string }) {
+  const [state, setState] = useState<"idle" | "copied" | "refused">("idle");
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(value);
+      setState("copied");
+      setTimeout(() => setState("idle"), 2_000);
+    } catch {
+      setState("refused");
+    }
+  }
+  return (
+    <>
+      <button
+        type="button"
+        onClick={copy}
+        aria-label={state === "copied" ? `${label}: copied` : label}
+        className="rounded border border-zinc-300 px-2 py-1 text-xs hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+      >
+        {state === "copied" ? "Copied" : label}
+      </button>
+      {state === "refused" && (
+        <span role="alert" className="text-xs text-red-700 dark:text-red-400">
+          The browser refused the clipboard; select it and copy by hand.
+        </span>
+      )}
+    </>
+  );
+}

@@ -1,15 +1,20 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { formatApiUsd } from "@/lib/money/cents";
-import { pageData, signedInAccount, signedInApi } from "@/lib/session/page-api";
+import { pageData, signedInApi } from "@/lib/session/page-api";
 
 export const metadata: Metadata = { title: "Overview" };
 
 /** The signed-in overview: balance, servers, recent top-ups and the next useful step. */
 export default async function DashboardPage() {
-  const account = await signedInAccount();
   const api = await signedInApi();
-  const [serverList, topupList] = await Promise.all([api.GET("/servers"), api.GET("/topups")]);
+  // The three reads are independent: one round trip's wait, not three.
+  const [accountResult, serverList, topupList] = await Promise.all([
+    api.GET("/account"),
+    api.GET("/servers"),
+    api.GET("/topups"),
+  ]);
+  const account = pageData(accountResult);
   const servers = pageData(serverList).servers.filter((server) => server.status !== "terminated");
   const topups = pageData(topupList).topups.slice(0, 5);
   const nextStep =

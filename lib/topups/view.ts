@@ -2,6 +2,7 @@
  * How the dashboard reads a top-up: which state to show, what is still missing, the amount a person typed.
  * Pure functions on the API's shapes, shared by the pages and their tests (no server code here).
  */
+import { formatUnits, parseUnits } from "viem";
 import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
 import { formatUsd } from "@/lib/money/cents";
 
@@ -17,41 +18,26 @@ export type DepositPhase = "waiting" | "partial" | "confirming" | "completed" | 
 /** A top-up in one of these states never changes again: polling stops there. */
 export const isFinalStatus = (status: TopupLike["status"]) => status !== "pending";
 
-/** A decimal string as an integer of its smallest written unit: "1.25" -> {units: 125n, scale: 2}. */
-function parseDecimal(value: string): { units: bigint; scale: number } {
-  const match = /^(\d+)(?:\.(\d+))?$/.exec(value.trim());
-  if (!match) throw new RangeError(`not a decimal amount: ${value}`);
-  const fraction = match[2] ?? "";
-  return { units: BigInt(`${match[1]}${fraction}`), scale: fraction.length };
-}
-
-const scaled = (value: { units: bigint; scale: number }, scale: number) =>
-  value.units * 10n ** BigInt(scale - value.scale);
-
-function formatDecimal(units: bigint, scale: number): string {
-  if (scale === 0) return units.toString();
-  const text = units.toString().padStart(scale + 1, "0");
-  const whole = text.slice(0, -scale);
-  const fraction = text.slice(-scale).replace(/0+$/, "");
-  return fraction ? `${whole}.${fraction}` : whole;
+/** Decimals written in a non-negative decimal string ("0.0005" -> 4); anything else is refused. */
+function writtenDecimals(value: string): number {
+  if (!/^\d+(\.\d+)?$/.test(value)) throw new RangeError(`not a decimal amount: ${value}`);
+  return value.split(".")[1]?.length ?? 0;
 }
 
 /** `a - b` for non-negative decimal strings, never below zero ("0.0005" - "0.0002" = "0.0003"). */
 export function decimalShortfall(asked: string, received: string): string {
-  const a = parseDecimal(asked);
-  const b = parseDecimal(received);
-  const scale = Math.max(a.scale, b.scale);
-  const difference = scaled(a, scale) - scaled(b, scale);
-  return formatDecimal(difference > 0n ? difference : 0n, scale);
+  const scale = Math.max(writtenDecimals(asked), writtenDecimals(received));
+  const difference = parseUnits(asked, scale) - parseUnits(received, scale);
+  return formatUnits(difference > 0n ? difference : 0n, scale);
 }
 
 /** Half of a decimal string at its own precision, rounded down ("0.00000003" -> "0.00000001"). */
 export function halfOf(value: string): string {
-  const { units, scale } = parseDecimal(value);
-  return formatDecimal(units / 2n, scale);
+  const scale = writtenDecimals(value);
+  return formatUnits(parseUnits(value, scale) / 2n, scale);
 }
 
-const isZero = (value: string) => parseDecimal(value).units === 0n;
+const isZero = (value: string) => parseUnits(value, writtenDecimals(value)) === 0n;
 
 /** The state a person should see, and for a partial payment how much is still to send. */
 export function depositPhase(topup: TopupLike): { phase: DepositPhase; missing?: string } {

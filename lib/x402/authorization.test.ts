@@ -1,7 +1,14 @@
+import { authorizationTypes } from "@x402/evm";
 import { recoverTypedDataAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { authorizationTypedData, chainIdOf, paymentHeader, randomNonce } from "./authorization";
+import {
+  authorizationTypedData,
+  chainIdOf,
+  paymentHeader,
+  randomNonce,
+  TRANSFER_WITH_AUTHORIZATION_TYPES,
+} from "./authorization";
 import { checkPaymentTerms, checkPaymentWindow, decodePaymentHeader } from "./payload";
 import { topupRequirement } from "./requirements";
 
@@ -38,6 +45,10 @@ describe("the browser's x402 authorization", () => {
     expect(checkPaymentWindow(decoded, requirement, now)).toBeUndefined();
     // The window the API enforces: expired once maxTimeoutSeconds have passed.
     expect(checkPaymentWindow(decoded, requirement, now + 300)?.code).toBe("payment_expired");
+  });
+
+  it("signs the same EIP-3009 types the server verifies with (@x402/evm)", () => {
+    expect(TRANSFER_WITH_AUTHORIZATION_TYPES).toEqual(authorizationTypes);
   });
 
   it("uses a new random nonce for every authorization", () => {

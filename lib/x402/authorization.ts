@@ -2,23 +2,12 @@
  * The payer's side of an x402 v1 payment, for the browser: the EIP-3009 authorization to sign for exactly
  * what a challenge asks, and the X-PAYMENT header that carries it back. No server code here.
  */
+import { bytesToHex } from "viem";
+import type { Schemas } from "@/lib/queries/types";
 
-export type X402Challenge = {
-  x402Version: 1;
-  error: string;
-  message?: string;
-  accepts: X402Requirement[];
-};
-
-export type X402Requirement = {
-  scheme: string;
-  network: string;
-  maxAmountRequired: string;
-  payTo: string;
-  asset: string;
-  maxTimeoutSeconds: number;
-  extra: { name: string; version: string };
-};
+/** The challenge and its requirement as the API's OpenAPI document describes them. */
+export type X402Challenge = Schemas["X402Requirements"];
+export type X402Requirement = Schemas["X402Requirement"];
 
 export type Hex = `0x${string}`;
 
@@ -31,6 +20,7 @@ export function chainIdOf(network: string): number {
   return id;
 }
 
+/** EIP-3009's typed-data types, kept here so the browser need not load @x402/evm (a test holds them equal). */
 export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
   TransferWithAuthorization: [
     { name: "from", type: "address" },
@@ -46,11 +36,7 @@ export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
 const VALID_AFTER_SLACK_SECONDS = 600;
 
 /** A fresh random 32-byte nonce: every signature is a new authorization. */
-export function randomNonce(): Hex {
-  const bytes = new Uint8Array(32);
-  crypto.getRandomValues(bytes);
-  return `0x${Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")}`;
-}
+export const randomNonce = (): Hex => bytesToHex(crypto.getRandomValues(new Uint8Array(32)));
 
 /**
  * The typed data to sign: a TransferWithAuthorization of exactly `maxAmountRequired` to `payTo`, valid

@@ -1,9 +1,10 @@
 import "server-only";
+import { authorizationTypes } from "@x402/evm";
 import { getAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { TOPUP_MAX_CENTS } from "@/lib/catalog/catalog";
 import { config } from "@/lib/config/env";
-import { type Hex, TRANSFER_WITH_AUTHORIZATION_TYPES } from "./authorization";
+import type { Hex } from "./authorization";
 import { centsToUsdcUnits } from "./requirements";
 
 /**
@@ -59,7 +60,7 @@ export async function signDemoAuthorization(
       chainId: x402.chainId,
       verifyingContract: x402.usdc.address,
     },
-    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+    types: authorizationTypes,
     primaryType: "TransferWithAuthorization",
     message: {
       from: address,

@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { erc20Abi, formatUnits } from "viem";
+import { erc20Abi } from "viem";
 import {
   type Connector,
   useConnect,
@@ -32,6 +32,7 @@ import {
   type X402Challenge,
   type X402Requirement,
 } from "@/lib/x402/authorization";
+import { USDC_UNITS_PER_CENT } from "@/lib/x402/requirements";
 import { DEMO_CONNECTOR_ID, walletConfig } from "./wagmi-config";
 
 type Props = { amountCents: number; demoWallet: Hex | undefined };
@@ -93,7 +94,11 @@ type Stage =
 const SETTLE_ATTEMPTS = 10;
 const SETTLE_RETRY_MS = 3_000;
 
-const usdc = (units: bigint) => `${Number(formatUnits(units, 6)).toFixed(2)} USDC`;
+/** USDC base units shown to the cent, rounded down (never more than the wallet holds), in integer math. */
+function usdc(units: bigint) {
+  const cents = units / USDC_UNITS_PER_CENT;
+  return `${cents / 100n}.${String(cents % 100n).padStart(2, "0")} USDC`;
+}
 const short = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`;
 
 function connectorLabel(connector: Connector) {

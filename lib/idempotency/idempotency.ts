@@ -1,6 +1,6 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, lt, or } from "drizzle-orm";
 import { ApiError, badRequest } from "@/lib/api/errors";
 import { db } from "@/lib/db/client";
 import { accounts, idempotencyKeys } from "@/lib/db/schema";
@@ -18,6 +18,17 @@ export type StoredResponse = {
   /** Secrets for the first answer only (a generated password): added to the body, never stored. */
   unstored?: Record<string, unknown>;
 };
+
+/** The row of one key: keys are per account and per operation. */
+const keyRow = (accountId: number, operation: string, key: string) =>
+  and(
+    eq(idempotencyKeys.accountId, accountId),
+    eq(idempotencyKeys.scope, operation),
+    eq(idempotencyKeys.key, key),
+  );
+
+/** Outcomes past the retention period, which no longer bind their key. */
+const expired = () => lt(idempotencyKeys.createdAt, new Date(Date.now() - RETENTION_MS));
 
 const withUnstored = ({ unstored, ...response }: StoredResponse): StoredResponse =>
   unstored ? { ...response, body: { ...(response.body as object), ...unstored } } : response;
@@ -92,22 +103,20 @@ export async function withIdempotency(
   const { accountId, operation, key } = scope;
   if (key === undefined) return execute();
   const database = await db();
-  const where = and(
-    eq(idempotencyKeys.accountId, accountId),
-    eq(idempotencyKeys.scope, operation),
-    eq(idempotencyKeys.key, key),
-  );
-  // Expired outcomes and abandoned claims make room for a fresh claim.
-  await database
-    .delete(idempotencyKeys)
-    .where(and(where, lt(idempotencyKeys.createdAt, new Date(Date.now() - RETENTION_MS))));
+  const where = keyRow(accountId, operation, key);
+  // Expired outcomes and abandoned claims make room for a fresh claim (one statement for both).
   await database
     .delete(idempotencyKeys)
     .where(
       and(
         where,
-        eq(idempotencyKeys.state, "in_progress"),
-        lt(idempotencyKeys.createdAt, new Date(Date.now() - STALE_CLAIM_MS)),
+        or(
+          expired(),
+          and(
+            eq(idempotencyKeys.state, "in_progress"),
+            lt(idempotencyKeys.createdAt, new Date(Date.now() - STALE_CLAIM_MS)),
+          ),
+        ),
       ),
     );
   const [claimed] = await database
@@ -151,14 +160,8 @@ export async function withIdempotentTransaction(
   const response = await database.transaction(async (tx) => {
     await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
     if (key === undefined) return execute(tx);
-    const where = and(
-      eq(idempotencyKeys.accountId, accountId),
-      eq(idempotencyKeys.scope, operation),
-      eq(idempotencyKeys.key, key),
-    );
-    await tx
-      .delete(idempotencyKeys)
-      .where(and(where, lt(idempotencyKeys.createdAt, new Date(Date.now() - RETENTION_MS))));
+    const where = keyRow(accountId, operation, key);
+    await tx.delete(idempotencyKeys).where(and(where, expired()));
     const [claimed] = await tx
       .insert(idempotencyKeys)
       .values({ accountId, scope: operation, key, fingerprint: scope.fingerprint, state: "in_progress" })

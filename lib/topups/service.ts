@@ -34,7 +34,11 @@ async function paymentsOf(topupIds: number[]): Promise<Map<number, PaymentRow[]>
     .from(depositPayments)
     .where(inArray(depositPayments.topupId, topupIds))
     .orderBy(asc(depositPayments.id));
-  for (const row of rows) byTopup.set(row.topupId, [...(byTopup.get(row.topupId) ?? []), row]);
+  for (const row of rows) {
+    const list = byTopup.get(row.topupId);
+    if (list) list.push(row);
+    else byTopup.set(row.topupId, [row]);
+  }
   return byTopup;
 }
 

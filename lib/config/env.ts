@@ -86,7 +86,7 @@ const envSchema = z.object({
       .optional(),
   ),
   API_BASE_URL: optionalText.pipe(z.url().optional()),
-  TRUST_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(1),
   RATE_LIMIT_ACCOUNT_CREATE: rateLimitSpec.prefault("10/1h"),
   RATE_LIMIT_AUTH_FAILURES: rateLimitSpec.prefault("20/10m"),
   RATE_LIMIT_LOGIN_FAILURES: rateLimitSpec.prefault("10/15m"),

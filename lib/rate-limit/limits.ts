@@ -3,6 +3,7 @@ import { isIPv4, isIPv6 } from "node:net";
 import { tooManyRequests } from "@/lib/api/errors";
 import { config } from "@/lib/config/env";
 import { processWide } from "@/lib/process-wide";
+import { clientFromChain, forwardedClient, socketAddress } from "./client-address";
 import { FixedWindowLimiter } from "./limiter";
 
 type Limiters = {
@@ -31,18 +32,18 @@ export function limiters(): Limiters {
 }
 
 /**
- * The client's address. `next start` fills X-Forwarded-For with the socket's address when the request has
- * none, and a reverse proxy appends the address it saw; so with TRUST_PROXY_HOPS trusted hops the client
- * is that many entries from the right.
+ * The client's address: the one our own dashboard server vouched for when it calls the API for a browser,
+ * else TRUST_PROXY_HOPS steps left of the socket along X-Forwarded-For (0: the socket's own address).
  */
 export function clientAddress(headers: Headers): string {
+  const settings = config();
+  const vouched = forwardedClient(headers, settings.sessionSecret);
+  if (vouched) return vouched;
   const chain = (headers.get("x-forwarded-for") ?? "")
     .split(",")
     .map((entry) => entry.trim())
     .filter(Boolean);
-  if (chain.length === 0) return "unknown";
-  const index = Math.max(0, chain.length - config().trustProxyHops);
-  return limitKeyForAddress(chain[index] ?? "unknown");
+  return limitKeyForAddress(clientFromChain(chain, socketAddress(headers), settings.trustProxyHops));
 }
 
 /**

@@ -90,7 +90,8 @@ const envSchema = z.object({
   RATE_LIMIT_ACCOUNT_CREATE: rateLimitSpec.prefault("10/1h"),
   RATE_LIMIT_AUTH_FAILURES: rateLimitSpec.prefault("20/10m"),
   RATE_LIMIT_LOGIN_FAILURES: rateLimitSpec.prefault("10/15m"),
-  RATE_LIMIT_TOTP_ATTEMPTS: rateLimitSpec.prefault("10/10m"),
+  RATE_LIMIT_TOTP_FAILURES: rateLimitSpec.prefault("5/10m"),
+  RATE_LIMIT_TOTP_ACCOUNT_FAILURES: rateLimitSpec.prefault("30/1h"),
   RATE_LIMIT_WALLET_RPC: rateLimitSpec.prefault("120/1m"),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
   PUBLIC_BASE_URL: httpUrl,
@@ -193,7 +194,8 @@ export type AppConfig = {
     accountCreate: RateLimitSpec;
     authFailures: RateLimitSpec;
     loginFailures: RateLimitSpec;
-    totpAttempts: RateLimitSpec;
+    totpFailures: RateLimitSpec;
+    totpAccountFailures: RateLimitSpec;
     walletRpc: RateLimitSpec;
   };
   maxBodyBytes: number;
@@ -333,7 +335,8 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       accountCreate: values.RATE_LIMIT_ACCOUNT_CREATE,
       authFailures: values.RATE_LIMIT_AUTH_FAILURES,
       loginFailures: values.RATE_LIMIT_LOGIN_FAILURES,
-      totpAttempts: values.RATE_LIMIT_TOTP_ATTEMPTS,
+      totpFailures: values.RATE_LIMIT_TOTP_FAILURES,
+      totpAccountFailures: values.RATE_LIMIT_TOTP_ACCOUNT_FAILURES,
       walletRpc: values.RATE_LIMIT_WALLET_RPC,
     },
     maxBodyBytes: values.MAX_BODY_BYTES,

@@ -11,8 +11,10 @@ type Limiters = {
   authFailures: FixedWindowLimiter;
   /** Failed dashboard sign-ins, per client address. */
   loginFailures: FixedWindowLimiter;
-  /** TOTP code attempts, per account (a second factor must not be guessable from many addresses). */
-  totpAttempts: FixedWindowLimiter;
+  /** Wrong TOTP codes per account and client address: one address cannot lock the owner out. */
+  totpFailures: FixedWindowLimiter;
+  /** Wrong TOTP codes per account from all addresses, looser: the code stays unguessable from many. */
+  totpAccountFailures: FixedWindowLimiter;
   /** Reads through the dashboard's wallet RPC, per client address: they spend the settlement node's quota. */
   walletRpc: FixedWindowLimiter;
 };
@@ -25,7 +27,8 @@ export function limiters(): Limiters {
       accountCreate: new FixedWindowLimiter("account-create", rateLimits.accountCreate),
       authFailures: new FixedWindowLimiter("auth-failures", rateLimits.authFailures),
       loginFailures: new FixedWindowLimiter("login-failures", rateLimits.loginFailures),
-      totpAttempts: new FixedWindowLimiter("totp-attempts", rateLimits.totpAttempts),
+      totpFailures: new FixedWindowLimiter("totp-failures", rateLimits.totpFailures),
+      totpAccountFailures: new FixedWindowLimiter("totp-account-failures", rateLimits.totpAccountFailures),
       walletRpc: new FixedWindowLimiter("wallet-rpc", rateLimits.walletRpc),
     };
   });

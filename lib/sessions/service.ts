@@ -36,7 +36,7 @@ export async function signIn(input: { loginToken: string; totpCode: string | und
     if (!input.totpCode) {
       throw failed("totp_required", "This account uses two-factor sign-in: send totp_code from your app.");
     }
-    if (!(await spendTotpCode(account.id, input.totpCode, account.totpSecretEnc))) {
+    if (!(await spendTotpCode(account.id, input.totpCode, account.totpSecretEnc, input.client))) {
       consume(limiters().loginFailures, input.client);
       throw failed("invalid_totp_code", "That code is not valid (or was already used).");
     }

@@ -17,6 +17,7 @@ export const TEST_LIMITS = {
   loginFailures: 6,
   totpFailures: 3,
   totpAccountFailures: 8,
+  sessionsPerAccount: 4,
 };
 
 async function resetPostgres(url: string) {
@@ -44,6 +45,7 @@ export async function setup(project: TestProject) {
     RATE_LIMIT_LOGIN_FAILURES: `${TEST_LIMITS.loginFailures}/10m`,
     RATE_LIMIT_TOTP_FAILURES: `${TEST_LIMITS.totpFailures}/10m`,
     RATE_LIMIT_TOTP_ACCOUNT_FAILURES: `${TEST_LIMITS.totpAccountFailures}/10m`,
+    MAX_SESSIONS_PER_ACCOUNT: String(TEST_LIMITS.sessionsPerAccount),
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;

@@ -93,6 +93,7 @@ const envSchema = z.object({
   RATE_LIMIT_TOTP_FAILURES: rateLimitSpec.prefault("5/10m"),
   RATE_LIMIT_TOTP_ACCOUNT_FAILURES: rateLimitSpec.prefault("30/1h"),
   RATE_LIMIT_WALLET_RPC: rateLimitSpec.prefault("120/1m"),
+  MAX_SESSIONS_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(20),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
   PUBLIC_BASE_URL: httpUrl,
   X402_NETWORK: z.enum(["base", "base-sepolia"]).default("base"),
@@ -198,6 +199,8 @@ export type AppConfig = {
     totpAccountFailures: RateLimitSpec;
     walletRpc: RateLimitSpec;
   };
+  /** Live dashboard sessions an account may hold; a sign-in past it revokes the oldest. */
+  maxSessionsPerAccount: number;
   maxBodyBytes: number;
   publicBaseUrl: string | undefined;
   x402: X402Config;
@@ -339,6 +342,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       totpAccountFailures: values.RATE_LIMIT_TOTP_ACCOUNT_FAILURES,
       walletRpc: values.RATE_LIMIT_WALLET_RPC,
     },
+    maxSessionsPerAccount: values.MAX_SESSIONS_PER_ACCOUNT,
     maxBodyBytes: values.MAX_BODY_BYTES,
     publicBaseUrl: values.PUBLIC_BASE_URL,
     x402: {

@@ -107,6 +107,19 @@ describe("rotating the login token", () => {
     expect(await works(account.apiKey)).toBe(true);
   });
 
+  it("no sign-in racing the rotation outlives it with the old token", async () => {
+    const account = await createAccount();
+    const signIns = Array.from({ length: 12 }, () => signIn(account.loginToken));
+    const rotation = api("/account/login-token", { method: "POST", key: account.apiKey });
+    const results = await Promise.all(signIns);
+    expect((await rotation).status).toBe(200);
+    for (const result of results) {
+      if (result.status === 201) expect(await works(result.body.api_key as string)).toBe(false);
+      else expect(errorCode(result)).toBe("invalid_login");
+    }
+    expect(await listSessions(account.apiKey)).toEqual([]);
+  });
+
   it("called with a session, revokes that one too and hands back a new session", async () => {
     const account = await createAccount();
     const current = await sessionKey(account.loginToken);

@@ -1,6 +1,9 @@
 /** Runs once when the server starts: validate the configuration and migrate the database before traffic. */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // First, so that rate limits count every request under its real socket address.
+  const { recordSocketAddresses } = await import("@/lib/rate-limit/client-address");
+  recordSocketAddresses();
   const { config } = await import("@/lib/config/env");
   const { databaseHandle } = await import("@/lib/db/client");
   const settings = config();

@@ -11,7 +11,14 @@ import { checkLedger, type LedgerReport } from "../support/ledger-check";
 import { startTestChains, type TestChains } from "../support/test-chains";
 
 /** Limits low enough for the suite to reach them, per test-chosen client address. */
-export const TEST_LIMITS = { accountCreate: 5, authFailures: 8, loginFailures: 6 };
+export const TEST_LIMITS = {
+  accountCreate: 5,
+  authFailures: 8,
+  loginFailures: 6,
+  totpFailures: 3,
+  totpAccountFailures: 8,
+  sessionsPerAccount: 4,
+};
 
 async function resetPostgres(url: string) {
   const client = new pg.Client({ connectionString: url });
@@ -36,6 +43,9 @@ export async function setup(project: TestProject) {
     RATE_LIMIT_AUTH_FAILURES: `${TEST_LIMITS.authFailures}/10m`,
     PROVISION_DELAY_SECONDS: "1",
     RATE_LIMIT_LOGIN_FAILURES: `${TEST_LIMITS.loginFailures}/10m`,
+    RATE_LIMIT_TOTP_FAILURES: `${TEST_LIMITS.totpFailures}/10m`,
+    RATE_LIMIT_TOTP_ACCOUNT_FAILURES: `${TEST_LIMITS.totpAccountFailures}/10m`,
+    MAX_SESSIONS_PER_ACCOUNT: String(TEST_LIMITS.sessionsPerAccount),
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;

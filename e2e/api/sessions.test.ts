@@ -135,3 +135,75 @@ describe("two-factor sign-in (TOTP)", () => {
     expect(errorCode(off)).toBe("totp_not_enabled");
   });
 });
+
+describe("TOTP attempt limits", () => {
+  /** An account with TOTP on; the code of the current step is still unspent. */
+  async function accountWithTotp() {
+    await awayFromStepBoundary();
+    const account = await createAccount();
+    const secret = (await api("/account/totp", { method: "POST", key: account.apiKey })).body
+      .secret as string;
+    const confirmed = await api("/account/totp/confirm", {
+      method: "POST",
+      key: account.apiKey,
+      body: { code: codeAt(secret, -1) },
+    });
+    expect(confirmed.body).toEqual({ totp_enabled: true });
+    return { ...account, secret };
+  }
+  const wrongCode = (secret: string) => codeAt(secret, 5);
+
+  it("someone with the login token cannot lock the owner out from their own address", async () => {
+    const account = await accountWithTotp();
+    const attacker = randomIp();
+    const answers: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      answers.push(
+        (await signIn({ login_token: account.loginToken, totp_code: wrongCode(account.secret) }, attacker))
+          .status,
+      );
+    }
+    expect(answers.slice(0, TEST_LIMITS.totpFailures)).toEqual(Array(TEST_LIMITS.totpFailures).fill(401));
+    expect(new Set(answers.slice(TEST_LIMITS.totpFailures))).toEqual(new Set([429]));
+    const owner = await signIn({ login_token: account.loginToken, totp_code: codeAt(account.secret, 0) });
+    expect(owner.status).toBe(201);
+  });
+
+  it("a right code does not count against the limit", async () => {
+    const account = await accountWithTotp();
+    const ip = randomIp();
+    const attempt = (code: string) => signIn({ login_token: account.loginToken, totp_code: code }, ip);
+    for (let i = 0; i < TEST_LIMITS.totpFailures - 1; i++) {
+      expect((await attempt(wrongCode(account.secret))).status).toBe(401);
+    }
+    expect((await attempt(codeAt(account.secret, 0))).status).toBe(201);
+    const last = await attempt(wrongCode(account.secret));
+    expect(last.status).toBe(401);
+    expect(errorCode(last)).toBe("invalid_totp_code");
+    expect((await attempt(wrongCode(account.secret))).status).toBe(429);
+  });
+
+  it("wrong codes from many addresses meet a per-account ceiling, and code checks on the API count too", async () => {
+    const account = await accountWithTotp();
+    let failures = 0;
+    while (failures < TEST_LIMITS.totpAccountFailures) {
+      const ip = randomIp();
+      for (let i = 0; i < TEST_LIMITS.totpFailures && failures < TEST_LIMITS.totpAccountFailures; i++) {
+        const wrong = await signIn(
+          { login_token: account.loginToken, totp_code: wrongCode(account.secret) },
+          ip,
+        );
+        expect(wrong.status).toBe(401);
+        failures++;
+      }
+    }
+    const ceiling = await api("/account/totp/disable", {
+      method: "POST",
+      key: account.apiKey,
+      body: { code: wrongCode(account.secret) },
+    });
+    expect(ceiling.status).toBe(429);
+    expect(ceiling.headers.get("retry-after")).toBeTruthy();
+    expect((await api("/account", { key: account.apiKey })).body.totp_enabled).toBe(true);
+  });
+});

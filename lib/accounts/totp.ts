@@ -32,12 +32,38 @@ function matchingStep(secret: Secret, accountId: number, code: string): number |
 }
 
 /**
- * Checks a code and spends it: the step it belongs to must be later than the last accepted one, recorded by a
- * conditional update, so a code (even one observed by someone else) works once. Attempts are throttled per
- * account, whatever the client address.
+ * Takes one code attempt under both TOTP limits (429 past either) and returns how to give it back. Only
+ * failures may keep it: a success, or an attempt refused by the other limit, costs nothing.
  */
-export async function spendTotpCode(accountId: number, code: string, sealedSecret: string): Promise<boolean> {
-  consume(limiters().totpAttempts, String(accountId));
+function takeTotpAttempt(accountId: number, client: string): () => void {
+  const { totpFailures, totpAccountFailures } = limiters();
+  const pair = `${accountId} ${client}`;
+  consume(totpFailures, pair);
+  try {
+    consume(totpAccountFailures, String(accountId));
+  } catch (error) {
+    totpFailures.refund(pair);
+    throw error;
+  }
+  return () => {
+    totpFailures.refund(pair);
+    totpAccountFailures.refund(String(accountId));
+  };
+}
+
+/**
+ * Checks a code and spends it: the step it belongs to must be later than the last accepted one, recorded by a
+ * conditional update, so a code (even one observed by someone else) works once. Wrong codes are counted per
+ * account and client address, and more loosely per account; the attempt is taken before the check, so
+ * parallel guesses cannot slip past the limit, and given back when the code was right.
+ */
+export async function spendTotpCode(
+  accountId: number,
+  code: string,
+  sealedSecret: string,
+  client: string,
+): Promise<boolean> {
+  const giveBack = takeTotpAttempt(accountId, client);
   const secret = Secret.fromBase32(unseal(config().encryptionKey, purpose(accountId), sealedSecret));
   const step = matchingStep(secret, accountId, code);
   if (step === undefined) return false;
@@ -49,7 +75,9 @@ export async function spendTotpCode(accountId: number, code: string, sealedSecre
       and(eq(accounts.id, accountId), or(isNull(accounts.totpLastStep), lt(accounts.totpLastStep, step))),
     )
     .returning({ id: accounts.id });
-  return spent !== undefined;
+  if (spent === undefined) return false;
+  giveBack();
+  return true;
 }
 
 async function totpState(accountId: number) {
@@ -88,11 +116,11 @@ export async function beginTotpSetup(accountId: number) {
 }
 
 /** Turns TOTP on once the user proves their app has the pending secret. */
-export async function confirmTotp(accountId: number, code: string) {
+export async function confirmTotp(accountId: number, code: string, client: string) {
   const state = await totpState(accountId);
   if (state.enabled) throw conflict("totp_already_enabled", "Two-factor sign-in is already on.");
   if (!state.pending) throw conflict("totp_not_started", "Start with POST /account/totp to get a secret.");
-  if (!(await spendTotpCode(accountId, code, state.pending))) throw invalidCode();
+  if (!(await spendTotpCode(accountId, code, state.pending, client))) throw invalidCode();
   const database = await db();
   await database
     .update(accounts)
@@ -102,10 +130,10 @@ export async function confirmTotp(accountId: number, code: string) {
 }
 
 /** Turns TOTP off; it takes a current code, so a stolen session alone cannot remove the second factor. */
-export async function disableTotp(accountId: number, code: string) {
+export async function disableTotp(accountId: number, code: string, client: string) {
   const state = await totpState(accountId);
   if (!state.enabled || !state.secret) throw conflict("totp_not_enabled", "Two-factor sign-in is not on.");
-  if (!(await spendTotpCode(accountId, code, state.secret))) throw invalidCode();
+  if (!(await spendTotpCode(accountId, code, state.secret, client))) throw invalidCode();
   const database = await db();
   await database
     .update(accounts)

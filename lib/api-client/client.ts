@@ -1,6 +1,7 @@
 import "server-only";
 import createClient, { type Middleware } from "openapi-fetch";
 import { config } from "@/lib/config/env";
+import { forwardedClientHeaders } from "@/lib/rate-limit/client-address";
 import type { paths } from "./schema";
 
 /**
@@ -14,8 +15,11 @@ export function apiClient(options: { origin: string; apiKey?: string; clientAddr
   const headers: Middleware = {
     onRequest({ request }) {
       if (options.apiKey) request.headers.set("authorization", `Bearer ${options.apiKey}`);
-      // The API limits some calls per client address: pass on the browser's, not this server's.
-      if (options.clientAddress) request.headers.set("x-forwarded-for", options.clientAddress);
+      // The API limits some calls per client address: pass on the browser's (signed), not this server's.
+      if (options.clientAddress) {
+        const forwarded = forwardedClientHeaders(config().sessionSecret, options.clientAddress);
+        for (const [name, value] of Object.entries(forwarded)) request.headers.set(name, value);
+      }
       return request;
     },
   };

@@ -28,7 +28,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List live dashboard sessions
+         * @description The account's sessions that still work, newest first, never their keys; `current` marks the one this request was made with. Any key of the account may list them.
+         */
+        get: operations["listSessions"];
         put?: never;
         /**
          * Sign in with the login token
@@ -36,6 +40,26 @@ export interface paths {
          */
         post: operations["signIn"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a dashboard session
+         * @description Its key fails from the next request on. Revoking the current session signs it out.
+         */
+        delete: operations["revokeSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -56,6 +80,26 @@ export interface paths {
          * @description Revokes the session key this request carries; it fails from the next request on.
          */
         delete: operations["signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/login-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the login token
+         * @description For a login token that leaked: returns a new one, shown only in this response; the old one stops working at once and every dashboard session is revoked. With two-factor sign-in on, send a current `totp_code`. Called with a session key (revoked too), the answer carries a new `session` to go on with.
+         */
+        post: operations["rotateLoginToken"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -433,6 +477,13 @@ export interface components {
              */
             totp_code?: string;
         };
+        RotateLoginTokenRequest: {
+            /**
+             * @description A current code, required when two-factor sign-in is on.
+             * @example 492039
+             */
+            totp_code?: string;
+        };
         TotpCodeRequest: {
             /**
              * @description A current 6-digit code.
@@ -581,6 +632,54 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             expires_at: string;
+        };
+        SessionList: {
+            /** @description Live sessions, newest first. */
+            sessions: components["schemas"]["DashboardSession"][];
+        };
+        /** @description A live dashboard session, never its key. */
+        DashboardSession: {
+            /**
+             * @description The session's id, used to revoke it.
+             * @example 41
+             */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the sign-in happened.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /** @description Last successful use, to the minute; null if never used. */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
+            /** @description True for the session this request was made with. */
+            current: boolean;
+        };
+        RevokedSession: {
+            id: number;
+            /** @constant */
+            revoked: true;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            revoked_at: string;
+        };
+        LoginTokenRotated: {
+            /**
+             * @description The new login token. Shown only in this response.
+             * @example 7KQF-9XMA-2PDZ-T4WB
+             */
+            login_token: string;
+            /** @description How many sessions of the old token were revoked. */
+            sessions_revoked: number;
+            /** @description Only when the request was made with a session key (which is revoked too): a new session to go on with. */
+            session?: components["schemas"]["Session"];
         };
         TotpSetup: {
             /** @description Base32 secret, for typing into an authenticator app. */
@@ -1185,6 +1284,50 @@ export interface operations {
             };
         };
     };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sessions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     signIn: {
         parameters: {
             query?: never;
@@ -1225,7 +1368,63 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed sign-ins from this address, or TOTP attempts on this account. Codes: `rate_limited`. */
+            /** @description Too many failed sign-ins from this address, or wrong TOTP codes for this account from this address (or from all addresses). Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id, as listed by GET /sessions. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedSession"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No live session with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1274,6 +1473,63 @@ export interface operations {
             };
             /** @description The key is an API key, not a session key. Codes: `not_a_session`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateLoginToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateLoginTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The new login token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginTokenRotated"];
+                };
+            };
+            /** @description Bad body, or the TOTP code is missing, wrong or used. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `totp_required`, `invalid_totp_code`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

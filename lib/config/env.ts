@@ -86,12 +86,14 @@ const envSchema = z.object({
       .optional(),
   ),
   API_BASE_URL: optionalText.pipe(z.url().optional()),
-  TRUST_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(1),
   RATE_LIMIT_ACCOUNT_CREATE: rateLimitSpec.prefault("10/1h"),
   RATE_LIMIT_AUTH_FAILURES: rateLimitSpec.prefault("20/10m"),
   RATE_LIMIT_LOGIN_FAILURES: rateLimitSpec.prefault("10/15m"),
-  RATE_LIMIT_TOTP_ATTEMPTS: rateLimitSpec.prefault("10/10m"),
+  RATE_LIMIT_TOTP_FAILURES: rateLimitSpec.prefault("5/10m"),
+  RATE_LIMIT_TOTP_ACCOUNT_FAILURES: rateLimitSpec.prefault("30/1h"),
   RATE_LIMIT_WALLET_RPC: rateLimitSpec.prefault("120/1m"),
+  MAX_SESSIONS_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(20),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
   PUBLIC_BASE_URL: httpUrl,
   X402_NETWORK: z.enum(["base", "base-sepolia"]).default("base"),
@@ -193,9 +195,12 @@ export type AppConfig = {
     accountCreate: RateLimitSpec;
     authFailures: RateLimitSpec;
     loginFailures: RateLimitSpec;
-    totpAttempts: RateLimitSpec;
+    totpFailures: RateLimitSpec;
+    totpAccountFailures: RateLimitSpec;
     walletRpc: RateLimitSpec;
   };
+  /** Live dashboard sessions an account may hold; a sign-in past it revokes the oldest. */
+  maxSessionsPerAccount: number;
   maxBodyBytes: number;
   publicBaseUrl: string | undefined;
   x402: X402Config;
@@ -333,9 +338,11 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       accountCreate: values.RATE_LIMIT_ACCOUNT_CREATE,
       authFailures: values.RATE_LIMIT_AUTH_FAILURES,
       loginFailures: values.RATE_LIMIT_LOGIN_FAILURES,
-      totpAttempts: values.RATE_LIMIT_TOTP_ATTEMPTS,
+      totpFailures: values.RATE_LIMIT_TOTP_FAILURES,
+      totpAccountFailures: values.RATE_LIMIT_TOTP_ACCOUNT_FAILURES,
       walletRpc: values.RATE_LIMIT_WALLET_RPC,
     },
+    maxSessionsPerAccount: values.MAX_SESSIONS_PER_ACCOUNT,
     maxBodyBytes: values.MAX_BODY_BYTES,
     publicBaseUrl: values.PUBLIC_BASE_URL,
     x402: {

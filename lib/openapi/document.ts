@@ -26,6 +26,10 @@ import {
   UpdateServerRequestSchema,
 } from "@/lib/schemas/servers";
 import {
+  LoginTokenRotatedSchema,
+  RevokedSessionSchema,
+  RotateLoginTokenRequestSchema,
+  SessionListSchema,
   SessionSchema,
   SignInRequestSchema,
   TotpCodeRequestSchema,
@@ -146,7 +150,11 @@ export function buildOpenApiDocument() {
         description:
           "Dashboard sign-in: the login token (and a TOTP code when two-factor sign-in is on) is exchanged for a " +
           "session key, a Bearer key that expires after 7 days, is not listed by GET /keys, and is revoked by " +
-          "sign-out. TOTP is RFC 6238 (SHA-1, 6 digits, 30 s) with one step of drift either way; each code works once.",
+          "sign-out. Sessions can be listed and revoked one by one; an account keeps at most " +
+          "`MAX_SESSIONS_PER_ACCOUNT` (default 20) live sessions, a sign-in past that revokes the oldest. Rotating " +
+          "the login token revokes every session at once. TOTP is RFC 6238 (SHA-1, 6 digits, 30 s) with one step " +
+          "of drift either way; each code works once; wrong codes are limited per account and client address, " +
+          "and more loosely per account.",
       },
       { name: "Catalog", description: "Plans, locations, OS images, prices and payment options." },
       {
@@ -245,12 +253,42 @@ export function buildOpenApiDocument() {
               "invalid_totp_code",
             ]),
             "429": errorResponse(
-              "Too many failed sign-ins from this address, or TOTP attempts on this account.",
+              "Too many failed sign-ins from this address, or wrong TOTP codes for this account from this address " +
+                "(or from all addresses).",
               ["rate_limited"],
               retryAfter,
             ),
           },
         },
+        get: authed({
+          tags: ["Sessions"],
+          operationId: "listSessions",
+          summary: "List live dashboard sessions",
+          description:
+            "The account's sessions that still work, newest first, never their keys; `current` marks the one this " +
+            "request was made with. Any key of the account may list them.",
+          responses: { "200": { description: "The sessions.", content: jsonContent(SessionListSchema) } },
+        }),
+      },
+      "/sessions/{id}": {
+        delete: authed({
+          tags: ["Sessions"],
+          operationId: "revokeSession",
+          summary: "Revoke a dashboard session",
+          description: "Its key fails from the next request on. Revoking the current session signs it out.",
+          requestParams: {
+            path: z.object({
+              id: z
+                .string()
+                .regex(/^\d+$/)
+                .meta({ description: "The session's id, as listed by GET /sessions." }),
+            }),
+          },
+          responses: {
+            "200": { description: "Revoked.", content: jsonContent(RevokedSessionSchema) },
+            "404": errorResponse("No live session with that id on this account.", ["not_found"]),
+          },
+        }),
       },
       "/sessions/current": {
         delete: authed({
@@ -264,6 +302,26 @@ export function buildOpenApiDocument() {
               content: jsonContent(z.object({ signed_out: z.literal(true) })),
             },
             "409": errorResponse("The key is an API key, not a session key.", ["not_a_session"]),
+          },
+        }),
+      },
+      "/account/login-token": {
+        post: authed({
+          tags: ["Sessions"],
+          operationId: "rotateLoginToken",
+          summary: "Replace the login token",
+          description:
+            "For a login token that leaked: returns a new one, shown only in this response; the old one stops " +
+            "working at once and every dashboard session is revoked. With two-factor sign-in on, send a current " +
+            "`totp_code`. Called with a session key (revoked too), the answer carries a new `session` to go on with.",
+          requestBody: { required: false, content: jsonContent(RotateLoginTokenRequestSchema) },
+          responses: {
+            "200": { description: "The new login token.", content: jsonContent(LoginTokenRotatedSchema) },
+            "400": errorResponse("Bad body, or the TOTP code is missing, wrong or used.", [
+              ...BODY_ERRORS,
+              "totp_required",
+              "invalid_totp_code",
+            ]),
           },
         }),
       },

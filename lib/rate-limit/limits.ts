@@ -3,6 +3,7 @@ import { isIPv4, isIPv6 } from "node:net";
 import { tooManyRequests } from "@/lib/api/errors";
 import { config } from "@/lib/config/env";
 import { processWide } from "@/lib/process-wide";
+import { clientFromChain, forwardedClient, socketAddress } from "./client-address";
 import { FixedWindowLimiter } from "./limiter";
 
 type Limiters = {
@@ -10,8 +11,10 @@ type Limiters = {
   authFailures: FixedWindowLimiter;
   /** Failed dashboard sign-ins, per client address. */
   loginFailures: FixedWindowLimiter;
-  /** TOTP code attempts, per account (a second factor must not be guessable from many addresses). */
-  totpAttempts: FixedWindowLimiter;
+  /** Wrong TOTP codes per account and client address: one address cannot lock the owner out. */
+  totpFailures: FixedWindowLimiter;
+  /** Wrong TOTP codes per account from all addresses, looser: the code stays unguessable from many. */
+  totpAccountFailures: FixedWindowLimiter;
   /** Reads through the dashboard's wallet RPC, per client address: they spend the settlement node's quota. */
   walletRpc: FixedWindowLimiter;
 };
@@ -24,25 +27,26 @@ export function limiters(): Limiters {
       accountCreate: new FixedWindowLimiter("account-create", rateLimits.accountCreate),
       authFailures: new FixedWindowLimiter("auth-failures", rateLimits.authFailures),
       loginFailures: new FixedWindowLimiter("login-failures", rateLimits.loginFailures),
-      totpAttempts: new FixedWindowLimiter("totp-attempts", rateLimits.totpAttempts),
+      totpFailures: new FixedWindowLimiter("totp-failures", rateLimits.totpFailures),
+      totpAccountFailures: new FixedWindowLimiter("totp-account-failures", rateLimits.totpAccountFailures),
       walletRpc: new FixedWindowLimiter("wallet-rpc", rateLimits.walletRpc),
     };
   });
 }
 
 /**
- * The client's address. `next start` fills X-Forwarded-For with the socket's address when the request has
- * none, and a reverse proxy appends the address it saw; so with TRUST_PROXY_HOPS trusted hops the client
- * is that many entries from the right.
+ * The client's address: the one our own dashboard server vouched for when it calls the API for a browser,
+ * else TRUST_PROXY_HOPS steps left of the socket along X-Forwarded-For (0: the socket's own address).
  */
 export function clientAddress(headers: Headers): string {
+  const settings = config();
+  const vouched = forwardedClient(headers, settings.sessionSecret);
+  if (vouched) return vouched;
   const chain = (headers.get("x-forwarded-for") ?? "")
     .split(",")
     .map((entry) => entry.trim())
     .filter(Boolean);
-  if (chain.length === 0) return "unknown";
-  const index = Math.max(0, chain.length - config().trustProxyHops);
-  return limitKeyForAddress(chain[index] ?? "unknown");
+  return limitKeyForAddress(clientFromChain(chain, socketAddress(headers), settings.trustProxyHops));
 }
 
 /**

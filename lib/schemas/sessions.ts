@@ -40,3 +40,49 @@ export const TotpCodeRequestSchema = z
   .meta({ id: "TotpCodeRequest" });
 
 export const TotpStateSchema = z.object({ totp_enabled: z.boolean() }).meta({ id: "TotpState" });
+
+export const DashboardSessionSchema = z
+  .object({
+    id: z.int().meta({ description: "The session's id, used to revoke it.", example: 41 }),
+    created_at: timestamp().meta({ description: "When the sign-in happened." }),
+    last_used_at: timestamp()
+      .nullable()
+      .meta({ description: "Last successful use, to the minute; null if never used." }),
+    expires_at: timestamp(),
+    current: z.boolean().meta({ description: "True for the session this request was made with." }),
+  })
+  .meta({ id: "DashboardSession", description: "A live dashboard session, never its key." });
+
+export const SessionListSchema = z
+  .object({ sessions: z.array(DashboardSessionSchema).meta({ description: "Live sessions, newest first." }) })
+  .meta({ id: "SessionList" });
+
+export const RevokedSessionSchema = z
+  .object({ id: z.int(), revoked: z.literal(true), revoked_at: timestamp() })
+  .meta({ id: "RevokedSession" });
+
+export const RotateLoginTokenRequestSchema = z
+  .strictObject({
+    totp_code: z
+      .string()
+      .max(16)
+      .optional()
+      .meta({ description: "A current code, required when two-factor sign-in is on.", example: "492039" }),
+  })
+  .meta({ id: "RotateLoginTokenRequest" });
+
+export const LoginTokenRotatedSchema = z
+  .object({
+    login_token: z.string().meta({
+      description: "The new login token. Shown only in this response.",
+      example: "7KQF-9XMA-2PDZ-T4WB",
+    }),
+    sessions_revoked: z.int().meta({ description: "How many sessions of the old token were revoked." }),
+    session: SessionSchema.optional().meta({
+      description:
+        "Only when the request was made with a session key (which is revoked too): a new session to go on with.",
+    }),
+  })
+  .meta({ id: "LoginTokenRotated" });
+
+export type DashboardSession = z.infer<typeof DashboardSessionSchema>;

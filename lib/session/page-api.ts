@@ -2,6 +2,7 @@ import "server-only";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { type ApiClient, apiClient } from "@/lib/api-client/client";
+import { clientAddress } from "@/lib/rate-limit/limits";
 import { dashboardSession } from "./session";
 
 /**
@@ -13,7 +14,7 @@ export async function signedInApi(): Promise<ApiClient> {
   if (!session.apiKey) redirect("/signin");
   const requestHeaders = await headers();
   const origin = `${requestHeaders.get("x-forwarded-proto") ?? "http"}://${requestHeaders.get("host")}`;
-  return apiClient({ origin, apiKey: session.apiKey });
+  return apiClient({ origin, apiKey: session.apiKey, clientAddress: clientAddress(requestHeaders) });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { parseJsonBody } from "@/lib/api/body";
-import { json, methodNotAllowed, publicRoute } from "@/lib/api/route";
+import { authedRoute, json, methodNotAllowed, publicRoute } from "@/lib/api/route";
 import { SignInRequestSchema } from "@/lib/schemas/sessions";
-import { signIn } from "@/lib/sessions/service";
+import { listSessions, signIn } from "@/lib/sessions/service";
 
 /** Public: exchanges a login token (and a TOTP code when on) for a dashboard session key. */
 export const POST = publicRoute(async ({ request, client }) => {
@@ -11,4 +11,7 @@ export const POST = publicRoute(async ({ request, client }) => {
   return json(await signIn({ loginToken: body.login_token, totpCode: body.totp_code, client }), 201);
 });
 
-export const { GET, PUT, PATCH, DELETE } = methodNotAllowed(["POST"]);
+/** The account's live dashboard sessions; any of its keys may list them. */
+export const GET = authedRoute(async ({ auth }) => json({ sessions: await listSessions(auth) }));
+
+export const { PUT, PATCH, DELETE } = methodNotAllowed(["GET", "POST"]);

@@ -1,0 +1,9 @@
+import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { revokeSession } from "@/lib/sessions/service";
+
+/** Revokes one dashboard session of the account (the caller's own included). */
+export const DELETE = authedRoute(async ({ auth, params }) =>
+  json(await revokeSession(auth.accountId, pathId(params, "id", "session"))),
+);
+
+export const { GET, POST, PUT, PATCH } = methodNotAllowed(["DELETE"]);

@@ -11,7 +11,7 @@ import { checkLedger, type LedgerReport } from "../support/ledger-check";
 import { startTestChains, type TestChains } from "../support/test-chains";
 
 /** Limits low enough for the suite to reach them, per test-chosen client address. */
-export const TEST_LIMITS = { accountCreate: 5, authFailures: 8, loginFailures: 6 };
+export const TEST_LIMITS = { accountCreate: 5, authFailures: 8, loginFailures: 6, x402Attempts: 25 };
 
 async function resetPostgres(url: string) {
   const client = new pg.Client({ connectionString: url });
@@ -36,6 +36,7 @@ export async function setup(project: TestProject) {
     RATE_LIMIT_AUTH_FAILURES: `${TEST_LIMITS.authFailures}/10m`,
     PROVISION_DELAY_SECONDS: "1",
     RATE_LIMIT_LOGIN_FAILURES: `${TEST_LIMITS.loginFailures}/10m`,
+    RATE_LIMIT_X402_ATTEMPTS: `${TEST_LIMITS.x402Attempts}/10m`,
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;

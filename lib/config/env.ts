@@ -92,6 +92,7 @@ const envSchema = z.object({
   RATE_LIMIT_LOGIN_FAILURES: rateLimitSpec.prefault("10/15m"),
   RATE_LIMIT_TOTP_ATTEMPTS: rateLimitSpec.prefault("10/10m"),
   RATE_LIMIT_WALLET_RPC: rateLimitSpec.prefault("120/1m"),
+  RATE_LIMIT_X402_ATTEMPTS: rateLimitSpec.prefault("30/10m"),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
   PUBLIC_BASE_URL: httpUrl,
   X402_NETWORK: z.enum(["base", "base-sepolia"]).default("base"),
@@ -195,6 +196,7 @@ export type AppConfig = {
     loginFailures: RateLimitSpec;
     totpAttempts: RateLimitSpec;
     walletRpc: RateLimitSpec;
+    x402Attempts: RateLimitSpec;
   };
   maxBodyBytes: number;
   publicBaseUrl: string | undefined;
@@ -335,6 +337,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       loginFailures: values.RATE_LIMIT_LOGIN_FAILURES,
       totpAttempts: values.RATE_LIMIT_TOTP_ATTEMPTS,
       walletRpc: values.RATE_LIMIT_WALLET_RPC,
+      x402Attempts: values.RATE_LIMIT_X402_ATTEMPTS,
     },
     maxBodyBytes: values.MAX_BODY_BYTES,
     publicBaseUrl: values.PUBLIC_BASE_URL,

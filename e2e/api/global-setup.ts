@@ -18,6 +18,7 @@ export const TEST_LIMITS = {
   totpFailures: 3,
   totpAccountFailures: 8,
   sessionsPerAccount: 4,
+  x402Attempts: 25,
 };
 
 async function resetPostgres(url: string) {
@@ -46,6 +47,7 @@ export async function setup(project: TestProject) {
     RATE_LIMIT_TOTP_FAILURES: `${TEST_LIMITS.totpFailures}/10m`,
     RATE_LIMIT_TOTP_ACCOUNT_FAILURES: `${TEST_LIMITS.totpAccountFailures}/10m`,
     MAX_SESSIONS_PER_ACCOUNT: String(TEST_LIMITS.sessionsPerAccount),
+    RATE_LIMIT_X402_ATTEMPTS: `${TEST_LIMITS.x402Attempts}/10m`,
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;

@@ -1,91 +1,25 @@
 import { randomBytes } from "node:crypto";
 import { x402Client } from "@x402/core/client";
-import { authorizationTypes } from "@x402/evm";
 import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/client";
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
-import {
-  createPublicClient,
-  createWalletClient,
-  getAddress,
-  http,
-  type PrivateKeyAccount,
-  toHex,
-} from "viem";
+import { createWalletClient, getAddress, http, type PrivateKeyAccount, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { fundNativeBalance, mintTestToken } from "@/lib/chain/test-token";
+import { fundNativeBalance } from "@/lib/chain/test-token";
 import { testTokenAbi } from "@/lib/chain/test-token-abi";
 import { api, baseUrl, createAccount, errorCode, randomIp } from "./helpers";
+import {
+  type AuthorizationOverrides,
+  balanceOf,
+  base,
+  fundedWallet,
+  payTopup,
+  relayerNonce,
+  signPayment,
+  usdcBalance,
+} from "./x402-signing";
 
 const chains = inject("chains");
-const base = createPublicClient({ transport: http(chains.baseRpc) });
-const USDC_DOMAIN = {
-  name: "USD Coin",
-  version: "2",
-  chainId: 8453,
-  verifyingContract: chains.usdc,
-} as const;
-
-const usdcBalance = (owner: `0x${string}`) =>
-  base.readContract({ address: chains.usdc, abi: testTokenAbi, functionName: "balanceOf", args: [owner] });
-const relayerNonce = () => base.getTransactionCount({ address: chains.relayer });
-const balanceOf = async (key: string) => (await api("/account", { key })).body.balance_usd as number;
-
-async function fundedWallet(usdc: bigint): Promise<PrivateKeyAccount> {
-  const account = privateKeyToAccount(generatePrivateKey());
-  if (usdc > 0n) await mintTestToken(chains.baseRpc, chains.usdc, account.address, usdc);
-  return account;
-}
-
-type AuthorizationOverrides = Partial<{
-  to: `0x${string}`;
-  value: bigint;
-  validAfter: bigint;
-  validBefore: bigint;
-  signer: PrivateKeyAccount;
-}>;
-
-/** Signs an EIP-3009 authorization by hand with viem and encodes it as an x402 v1 X-PAYMENT header. */
-async function signPayment(payer: PrivateKeyAccount, units: bigint, overrides: AuthorizationOverrides = {}) {
-  const now = BigInt(Math.floor(Date.now() / 1000));
-  const message = {
-    from: payer.address,
-    to: overrides.to ?? chains.payTo,
-    value: overrides.value ?? units,
-    validAfter: overrides.validAfter ?? now - 600n,
-    validBefore: overrides.validBefore ?? now + 240n,
-    nonce: toHex(randomBytes(32)),
-  };
-  const signature = await (overrides.signer ?? payer).signTypedData({
-    domain: USDC_DOMAIN,
-    types: authorizationTypes,
-    primaryType: "TransferWithAuthorization",
-    message,
-  });
-  const payload = {
-    x402Version: 1,
-    scheme: "exact",
-    network: "base",
-    payload: {
-      signature,
-      authorization: {
-        ...message,
-        value: message.value.toString(),
-        validAfter: message.validAfter.toString(),
-        validBefore: message.validBefore.toString(),
-      },
-    },
-  };
-  return { header: Buffer.from(JSON.stringify(payload)).toString("base64"), message, signature };
-}
-
-const payTopup = (key: string, amount: number, header: string, extra: Record<string, string> = {}) =>
-  api("/topups", {
-    method: "POST",
-    key,
-    body: { amount, coin: "USDCBASE" },
-    headers: { "x-payment": header, ...extra },
-  });
 
 describe("the x402 challenge", () => {
   it("USDCBASE answers 402 with the v1 requirements for exactly the amount", async () => {

@@ -1,6 +1,8 @@
 /**
  * A loopback JSON-RPC proxy in front of a test chain, used to make the chain "fail" on command:
- * POST /__control {"mode":"up"|"down"} switches between forwarding and answering 503 to every call.
+ * POST /__control {"mode":"up"|"down"} switches between forwarding and answering 503 to every call; every
+ * answer of /__control says the mode and `calls`, how many JSON-RPC calls were forwarded so far (a batch
+ * counts each of its calls), so a test can show a request never reached the node.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,6 +11,7 @@ export type RpcProxy = { url: string; controlUrl: string; stop: () => Promise<vo
 
 export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
   let mode: "up" | "down" = "up";
+  let calls = 0;
   const server: Server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -16,12 +19,18 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
     if (request.url === "/__control") {
       const next = (JSON.parse(body || "{}") as { mode?: string }).mode;
       if (next === "up" || next === "down") mode = next;
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ mode }));
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ mode, calls }));
       return;
     }
     if (mode === "down") {
       response.writeHead(503, { "content-type": "text/plain" }).end("chain unavailable (test fault)");
       return;
+    }
+    try {
+      const parsed: unknown = JSON.parse(body || "null");
+      calls += Array.isArray(parsed) ? parsed.length : 1;
+    } catch {
+      calls += 1;
     }
     try {
       const upstream = await fetch(targetUrl, {

@@ -218,7 +218,7 @@ export interface paths {
         put?: never;
         /**
          * Start a top-up
-         * @description `coin` defaults to `BTC`. A classic coin answers 201 with a pending Topup. `USDCBASE`, or the header `X-Payment-Mode: x402`, answers 402 with the x402 challenge; re-send the same request with `X-PAYMENT` (base64 of the v1 payment payload) to pay: the authorization must be for exactly `maxAmountRequired`, to `payTo`, valid for at most `maxTimeoutSeconds`. The settled request answers 201 with the completed Topup and `X-PAYMENT-RESPONSE` (base64 JSON `{success, transaction, network, payer}`); the same header sent again by the same account answers 200 with the same top-up. One authorization credits at most once. At most 10 pending deposit top-ups per account.
+         * @description `coin` defaults to `BTC`. A classic coin answers 201 with a pending Topup. `USDCBASE`, or the header `X-Payment-Mode: x402`, answers 402 with the x402 challenge; re-send the same request with `X-PAYMENT` (base64 of the v1 payment payload) to pay: the authorization must be for exactly `maxAmountRequired`, to `payTo`, valid for at most `maxTimeoutSeconds`. The settled request answers 201 with the completed Topup and `X-PAYMENT-RESPONSE` (base64 JSON `{success, transaction, network, payer}`); the same header sent again by the same account answers 200 with the same top-up. One authorization credits at most once, exactly its own transfer's value, also when one transaction used several authorizations. Refused X-PAYMENT attempts are limited per account and per client address (`RATE_LIMIT_X402_ATTEMPTS`, default 30 per 10 minutes; paid ones do not count). At most 10 pending deposit top-ups per account.
          */
         post: operations["createTopup"];
         delete?: never;
@@ -1656,7 +1656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            /** @description Too many code attempts on this account. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1722,7 +1722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            /** @description Too many code attempts on this account. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2070,7 +2070,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            /** @description This client address sent too many bad API keys, or this account or client address made too many refused x402 attempts (`RATE_LIMIT_X402_ATTEMPTS`); nothing was read on chain, charged or credited. Retry after `Retry-After` seconds with the same X-PAYMENT. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */

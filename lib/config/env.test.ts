@@ -79,9 +79,15 @@ describe("configuration", () => {
       DATA_DIR: dataDir(),
       RATE_LIMIT_ACCOUNT_CREATE: "3/30s",
       RATE_LIMIT_AUTH_FAILURES: "7/2h",
+      RATE_LIMIT_X402_ATTEMPTS: "5/1m",
     });
     expect(config.rateLimits.accountCreate).toEqual({ limit: 3, windowSeconds: 30 });
     expect(config.rateLimits.authFailures).toEqual({ limit: 7, windowSeconds: 7200 });
+    expect(config.rateLimits.x402Attempts).toEqual({ limit: 5, windowSeconds: 60 });
+    expect(parseConfig({ DATA_DIR: dataDir() }).rateLimits.x402Attempts).toEqual({
+      limit: 30,
+      windowSeconds: 600,
+    });
   });
 
   it("demo mode generates watch-only deposit keys and local-chain accounts once, and keeps them", () => {

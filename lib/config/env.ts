@@ -94,6 +94,7 @@ const envSchema = z.object({
   RATE_LIMIT_TOTP_ACCOUNT_FAILURES: rateLimitSpec.prefault("30/1h"),
   RATE_LIMIT_WALLET_RPC: rateLimitSpec.prefault("120/1m"),
   MAX_SESSIONS_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(20),
+  RATE_LIMIT_X402_ATTEMPTS: rateLimitSpec.prefault("30/10m"),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
   PUBLIC_BASE_URL: httpUrl,
   X402_NETWORK: z.enum(["base", "base-sepolia"]).default("base"),
@@ -198,6 +199,7 @@ export type AppConfig = {
     totpFailures: RateLimitSpec;
     totpAccountFailures: RateLimitSpec;
     walletRpc: RateLimitSpec;
+    x402Attempts: RateLimitSpec;
   };
   /** Live dashboard sessions an account may hold; a sign-in past it revokes the oldest. */
   maxSessionsPerAccount: number;
@@ -341,6 +343,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       totpFailures: values.RATE_LIMIT_TOTP_FAILURES,
       totpAccountFailures: values.RATE_LIMIT_TOTP_ACCOUNT_FAILURES,
       walletRpc: values.RATE_LIMIT_WALLET_RPC,
+      x402Attempts: values.RATE_LIMIT_X402_ATTEMPTS,
     },
     maxSessionsPerAccount: values.MAX_SESSIONS_PER_ACCOUNT,
     maxBodyBytes: values.MAX_BODY_BYTES,

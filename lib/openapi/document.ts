@@ -88,7 +88,11 @@ const responses = {
 const authed = (operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject => ({
   ...operation,
   security: [{ bearerAuth: [] }],
-  responses: { ...operation.responses, "401": responses.unauthorized, "429": responses.authRateLimited },
+  responses: {
+    ...operation.responses,
+    "401": responses.unauthorized,
+    "429": operation.responses?.["429"] ?? responses.authRateLimited,
+  },
 });
 
 const topupRefParam = z.object({
@@ -420,7 +424,10 @@ export function buildOpenApiDocument() {
             "to `payTo`, valid for at most `maxTimeoutSeconds`. The settled request answers 201 with the completed " +
             "Topup and `X-PAYMENT-RESPONSE` (base64 JSON `{success, transaction, network, payer}`); the same header " +
             "sent again by the same account answers 200 with the same top-up. One authorization credits at most " +
-            `once. At most ${MAX_PENDING_TOPUPS} pending deposit top-ups per account.`,
+            "once, exactly its own transfer's value, also when one transaction used several authorizations. " +
+            "Refused X-PAYMENT attempts are limited per account and per client address (`RATE_LIMIT_X402_ATTEMPTS`, " +
+            "default 30 per 10 minutes; paid ones do not count). " +
+            `At most ${MAX_PENDING_TOPUPS} pending deposit top-ups per account.`,
           requestParams: {
             header: idempotencyHeader.extend({
               "X-Payment-Mode": z
@@ -481,6 +488,13 @@ export function buildOpenApiDocument() {
             "422": errorResponse("The Idempotency-Key was used with a different body.", [
               "idempotency_key_reused",
             ]),
+            "429": errorResponse(
+              "This client address sent too many bad API keys, or this account or client address made too many " +
+                "refused x402 attempts (`RATE_LIMIT_X402_ATTEMPTS`); nothing was read on chain, charged or credited. " +
+                "Retry after `Retry-After` seconds with the same X-PAYMENT.",
+              ["rate_limited"],
+              retryAfter,
+            ),
             "503": errorResponse(
               "The rate source or the payment network is unreachable; nothing was charged. Retry (the same X-PAYMENT works).",
               ["rate_unavailable", "payment_network_unavailable", "service_unavailable"],

@@ -17,6 +17,8 @@ type Limiters = {
   totpAccountFailures: FixedWindowLimiter;
   /** Reads through the dashboard's wallet RPC, per client address: they spend the settlement node's quota. */
   walletRpc: FixedWindowLimiter;
+  /** x402 payment attempts, per account (`account:ID`) and per client address (`address:ADDR`). */
+  x402Attempts: FixedWindowLimiter;
 };
 
 /** One set of counters per process, shared by every route bundle. */
@@ -30,6 +32,7 @@ export function limiters(): Limiters {
       totpFailures: new FixedWindowLimiter("totp-failures", rateLimits.totpFailures),
       totpAccountFailures: new FixedWindowLimiter("totp-account-failures", rateLimits.totpAccountFailures),
       walletRpc: new FixedWindowLimiter("wallet-rpc", rateLimits.walletRpc),
+      x402Attempts: new FixedWindowLimiter("x402-attempts", rateLimits.x402Attempts),
     };
   });
 }
@@ -98,4 +101,39 @@ export function consume(limiter: FixedWindowLimiter, key: string): Record<string
   };
   if (!result.allowed) throw tooManyRequests(result.resetSeconds, headers);
   return headers;
+}
+
+export type QuotaOutcome<T> = { result: T } | { error: unknown };
+
+/**
+ * Runs `work` counted once under every one of `keys` (e.g. an account and an address): when any of them is
+ * past the limit, 429 with Retry-After before the work, and none is counted. After the work, `counts` says
+ * whether its outcome uses the quota; when it does not, the events are given back.
+ */
+export async function withQuotas<T>(
+  limiter: FixedWindowLimiter,
+  keys: string[],
+  work: () => Promise<T>,
+  counts: (outcome: QuotaOutcome<T>) => boolean,
+): Promise<T> {
+  const giveBack = () => {
+    for (const key of keys) limiter.refund(key);
+  };
+  const refused = keys.map((key) => limiter.hit(key)).filter((result) => !result.allowed);
+  if (refused.length > 0) {
+    giveBack();
+    const { limit, windowSeconds } = limiter.spec;
+    throw tooManyRequests(Math.max(...refused.map((result) => result.resetSeconds)), {
+      "RateLimit-Policy": `"${limiter.name}";q=${limit};w=${windowSeconds}`,
+    });
+  }
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    if (!counts({ error })) giveBack();
+    throw error;
+  }
+  if (!counts({ result })) giveBack();
+  return result;
 }

@@ -1,8 +1,9 @@
 import "server-only";
-import { badRequest } from "@/lib/api/errors";
+import { ApiError, badRequest } from "@/lib/api/errors";
 import { config } from "@/lib/config/env";
 import { fingerprint, type StoredResponse, withIdempotency } from "@/lib/idempotency/idempotency";
 import { usdToCents } from "@/lib/money/cents";
+import { limiters, type QuotaOutcome, withQuotas } from "@/lib/rate-limit/limits";
 import type { CreateTopupRequest } from "@/lib/schemas/topups";
 import { payTopupWithX402, x402Challenge, x402Requirement } from "@/lib/x402/service";
 import { isDepositCoin } from "./coins";
@@ -17,6 +18,17 @@ export function topupResource(request: Request): string {
 }
 
 /**
+ * Whether an x402 attempt uses the attempt quota: a refusal of the payment itself does (it cost chain reads
+ * and pays nothing). A payment credited or answered again, one still being settled, and a failure on our
+ * side (5xx, the chain unreachable) do not, so a client retrying its own payment is never locked out.
+ */
+function x402AttemptCounts(outcome: QuotaOutcome<unknown>): boolean {
+  if (!("error" in outcome)) return false;
+  const { error } = outcome;
+  return error instanceof ApiError && error.status < 500 && error.code !== "payment_in_progress";
+}
+
+/**
  * POST /topups: a classic coin gets a deposit (201); USDC on Base, or `X-Payment-Mode: x402`, gets the
  * x402 challenge (402) until the request comes back with `X-PAYMENT`, which is then settled (201).
  * An Idempotency-Key makes a retried request return the first outcome instead of a second top-up.
@@ -28,6 +40,8 @@ export async function requestTopup(input: {
   paymentHeader: string | null;
   idempotencyKey: string | undefined;
   resource: string;
+  /** The client's address, which x402 attempts are limited by beside the account. */
+  client: string;
 }): Promise<StoredResponse> {
   const amountCents = usdToCents(input.body.amount);
   if (amountCents === undefined)
@@ -46,12 +60,19 @@ export async function requestTopup(input: {
     },
     async () => {
       if (x402) {
-        const paid = await payTopupWithX402({
-          accountId: input.accountId,
-          amountCents,
-          header: input.paymentHeader ?? "",
-          resource: input.resource,
-        });
+        // Each attempt costs chain reads: limited per account and per address before any of them.
+        const paid = await withQuotas(
+          limiters().x402Attempts,
+          [`account:${input.accountId}`, `address:${input.client}`],
+          () =>
+            payTopupWithX402({
+              accountId: input.accountId,
+              amountCents,
+              header: input.paymentHeader ?? "",
+              resource: input.resource,
+            }),
+          x402AttemptCounts,
+        );
         return {
           status: paid.status,
           body: paid.topup,

@@ -19,6 +19,7 @@ import { config } from "@/lib/config/env";
 import { processWide } from "@/lib/process-wide";
 import type { X402Requirement } from "@/lib/schemas/topups";
 import type { ExactEvmPayloadV1 } from "./payload";
+import { type AuthorizedTransfer, authorizedTransferIndex } from "./settlement";
 
 const EIP3009_ABI = parseAbi([
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
@@ -27,7 +28,6 @@ const EIP3009_ABI = parseAbi([
 const AUTHORIZATION_USED = parseAbiItem(
   "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
 );
-const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
 /** How far back to look for a settlement someone else submitted; authorizations live minutes, not days. */
 const SETTLEMENT_LOOKBACK_BLOCKS = 5_000n;
 /** Receipt waits are bounded so a request never hangs on a stuck transaction. */
@@ -55,6 +55,8 @@ async function onChain<T>(read: () => Promise<T>): Promise<T> {
 }
 
 export type ChainSettlement = { txHash: `0x${string}`; value: bigint; logIndex: number };
+/** What an authorization moves: `value` from `payer` to `payTo`, under `nonce`. */
+export type ExpectedTransfer = Omit<AuthorizedTransfer, "token">;
 
 function buildRail(rpcUrl: string, relayerKey: `0x${string}`) {
   const settings = config().x402;
@@ -97,6 +99,20 @@ function buildRail(rpcUrl: string, relayerKey: `0x${string}`) {
   );
   const facilitator = new ExactEvmSchemeV1(signer);
   const token = settings.usdc.address;
+
+  /**
+   * The transfer this authorization made in transaction `txHash`, from the transaction's receipt: the
+   * `Transfer` paired with its own `AuthorizationUsed` (see ./settlement). Undefined when it holds none.
+   */
+  const settlementIn = async (
+    txHash: `0x${string}`,
+    expected: ExpectedTransfer,
+  ): Promise<ChainSettlement | undefined> => {
+    const receipt = await onChain(() => publicClient.getTransactionReceipt({ hash: txHash }));
+    if (receipt.status !== "success") return undefined;
+    const logIndex = authorizedTransferIndex(receipt.logs, { ...expected, token });
+    return logIndex === undefined ? undefined : { txHash, value: expected.value, logIndex };
+  };
 
   return {
     relayer: wallet.account.address,
@@ -181,36 +197,28 @@ function buildRail(rpcUrl: string, relayerKey: `0x${string}`) {
       );
     },
 
+    settlementIn,
+
     /**
      * The transfer that used this authorization, whoever submitted it: the `AuthorizationUsed` log, then
-     * the `Transfer` to `payTo` in the same transaction. This is what we credit from when our own
-     * settlement lost a race (front-running) or its outcome was not seen.
+     * the transfer it made in that transaction. This is what we credit from when our own settlement lost a
+     * race (front-running), was batched by someone else, or its outcome was not seen.
      */
-    async findSettlement(payer: string, nonce: string, payTo: string): Promise<ChainSettlement | undefined> {
+    async findSettlement(expected: ExpectedTransfer): Promise<ChainSettlement | undefined> {
       const head = await onChain(() => publicClient.getBlockNumber());
       const fromBlock = head > SETTLEMENT_LOOKBACK_BLOCKS ? head - SETTLEMENT_LOOKBACK_BLOCKS : 0n;
       const used = await onChain(() =>
         publicClient.getLogs({
           address: token,
           event: AUTHORIZATION_USED,
-          args: { authorizer: getAddress(payer), nonce: nonce as `0x${string}` },
+          args: { authorizer: getAddress(expected.payer), nonce: expected.nonce as `0x${string}` },
           fromBlock,
           toBlock: head,
         }),
       );
       const hit = used[0];
       if (!hit?.transactionHash) return undefined;
-      const transfers = await onChain(() =>
-        publicClient.getLogs({
-          address: token,
-          event: TRANSFER,
-          args: { from: getAddress(payer), to: getAddress(payTo) },
-          blockHash: hit.blockHash as `0x${string}`,
-        }),
-      );
-      const transfer = transfers.find((log) => log.transactionHash === hit.transactionHash);
-      if (!transfer?.args.value || transfer.logIndex === null) return undefined;
-      return { txHash: hit.transactionHash, value: transfer.args.value, logIndex: transfer.logIndex };
+      return settlementIn(hit.transactionHash, expected);
     },
   };
 }

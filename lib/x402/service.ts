@@ -17,8 +17,14 @@ import {
   type ExactEvmPayloadV1,
   PaymentHeaderError,
 } from "./payload";
-import { ChainUnavailableError, type X402Rail, x402Rail } from "./rail";
-import { topupRequirement, USDC_UNITS_PER_CENT } from "./requirements";
+import {
+  type ChainSettlement,
+  ChainUnavailableError,
+  type ExpectedTransfer,
+  type X402Rail,
+  x402Rail,
+} from "./rail";
+import { centsToUsdcUnits, topupRequirement } from "./requirements";
 
 /**
  * A claim on an authorization lasts this long (longer than a settlement's 30 s receipt wait); a request
@@ -179,14 +185,22 @@ async function creditSettlement(input: {
   claimId: number | undefined;
   accountId: number;
   amountCents: number;
-  txHash: string;
-  logIndex: number;
-  value: bigint;
-  payTo: string;
+  requirement: X402Requirement;
+  settlement: ChainSettlement;
 }): Promise<X402Payment> {
-  const { key, claimId, accountId, txHash, value } = input;
+  const { key, claimId, accountId, requirement } = input;
+  const { txHash, value, logIndex } = input.settlement;
+  // The credit is the transfer's value, which must be the top-up's amount in whole cents (at least one).
+  if (input.amountCents < 1 || value !== centsToUsdcUnits(input.amountCents)) {
+    if (claimId !== undefined) await releaseClaim(claimId);
+    throw rejection(
+      requirement,
+      "payment_amount_mismatch",
+      `The authorization must be for exactly ${requirement.maxAmountRequired} USDC base units, as the top-up asks.`,
+    );
+  }
+  const creditedCents = input.amountCents;
   const database = await db();
-  const creditedCents = Number(value / USDC_UNITS_PER_CENT);
   const outcome = await database.transaction(async (tx) => {
     const [owned] =
       claimId !== undefined
@@ -212,7 +226,7 @@ async function creditSettlement(input: {
         coin: "USDCBASE",
         network: key.network,
         amountCents: input.amountCents,
-        depositAddress: getAddress(input.payTo),
+        depositAddress: getAddress(requirement.payTo),
         depositUnits: value.toString(),
         rateUsd: "1",
         rateSource: "par",
@@ -227,7 +241,7 @@ async function creditSettlement(input: {
       topupId: topup.id,
       network: key.network,
       txHash,
-      logIndex: input.logIndex,
+      logIndex,
       amountUnits: value.toString(),
       confirmations: 1,
     });
@@ -258,8 +272,7 @@ async function creditFromChain(
   requirement: X402Requirement,
   context: { key: AuthorizationKey; claimId: number | undefined; accountId: number; amountCents: number },
 ): Promise<X402Payment> {
-  const { from, nonce } = payment.payload.authorization;
-  const found = await rail.findSettlement(from, nonce, requirement.payTo);
+  const found = await rail.findSettlement(expectedTransfer(payment, requirement));
   if (!found) {
     if (context.claimId !== undefined) await releaseClaim(context.claimId);
     throw rejection(
@@ -268,7 +281,13 @@ async function creditFromChain(
       "This authorization was already used or cancelled on chain without paying this service; sign a new one.",
     );
   }
-  return creditSettlement({ ...context, ...found, txHash: found.txHash, payTo: requirement.payTo });
+  return creditSettlement({ ...context, requirement, settlement: found });
+}
+
+/** The transfer an authorization makes: its own value, from its payer to our address, under its nonce. */
+function expectedTransfer(payment: ExactEvmPayloadV1, requirement: X402Requirement): ExpectedTransfer {
+  const { from, nonce, value } = payment.payload.authorization;
+  return { payer: from, nonce, payTo: requirement.payTo, value: BigInt(value) };
 }
 
 /** Maps the facilitator's verification reasons to the API's codes. */
@@ -366,16 +385,21 @@ export async function payTopupWithX402(input: {
     mayHaveBeenSent = true;
     const settled = await rail.settle(payment, requirement);
     if (settled.success && settled.transaction) {
-      return await creditSettlement({
-        key,
-        claimId,
-        accountId,
-        amountCents,
-        txHash: settled.transaction,
-        logIndex: -1,
-        value: BigInt(value),
-        payTo: requirement.payTo,
-      });
+      // Credited from what our transaction did on chain: the transfer paired with this authorization.
+      const landed = await rail.settlementIn(
+        settled.transaction as `0x${string}`,
+        expectedTransfer(payment, requirement),
+      );
+      if (landed) {
+        return await creditSettlement({
+          key,
+          claimId,
+          accountId,
+          amountCents,
+          requirement,
+          settlement: landed,
+        });
+      }
     }
     // Our settlement did not succeed. If the authorization is used anyway, the money reached us by
     // another transaction (front-running, or ours mined after the receipt wait gave up): credit that.

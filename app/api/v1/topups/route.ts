@@ -15,7 +15,7 @@ const amountCode = (issue: z.core.$ZodIssue) =>
 
 export const GET = authedRoute(async ({ auth }) => json({ topups: await listTopups(auth.accountId) }));
 
-export const POST = authedRoute(async ({ request, auth }) => {
+export const POST = authedRoute(async ({ request, auth, client }) => {
   const idempotencyKey = readIdempotencyKey(request.headers);
   const body = await parseJsonBody(request, CreateTopupRequestSchema, {
     fieldCodes: { amount: amountCode, coin: "invalid_coin" },
@@ -27,6 +27,7 @@ export const POST = authedRoute(async ({ request, auth }) => {
     paymentHeader: request.headers.get("x-payment"),
     idempotencyKey,
     resource: topupResource(request),
+    client,
   });
   return json(outcome.body, outcome.status, {
     ...outcome.headers,

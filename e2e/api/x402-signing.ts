@@ -1,0 +1,89 @@
+import { randomBytes } from "node:crypto";
+import { authorizationTypes } from "@x402/evm";
+import { createPublicClient, http, type PrivateKeyAccount, toHex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { inject } from "vitest";
+import { mintTestToken } from "@/lib/chain/test-token";
+import { testTokenAbi } from "@/lib/chain/test-token-abi";
+import { api } from "./helpers";
+
+const chains = inject("chains");
+export const base = createPublicClient({ transport: http(chains.baseRpc) });
+const USDC_DOMAIN = {
+  name: "USD Coin",
+  version: "2",
+  chainId: 8453,
+  verifyingContract: chains.usdc,
+} as const;
+
+export const usdcBalance = (owner: `0x${string}`) =>
+  base.readContract({ address: chains.usdc, abi: testTokenAbi, functionName: "balanceOf", args: [owner] });
+export const relayerNonce = () => base.getTransactionCount({ address: chains.relayer });
+export const balanceOf = async (key: string) => (await api("/account", { key })).body.balance_usd as number;
+
+export async function fundedWallet(usdc: bigint): Promise<PrivateKeyAccount> {
+  const account = privateKeyToAccount(generatePrivateKey());
+  if (usdc > 0n) await mintTestToken(chains.baseRpc, chains.usdc, account.address, usdc);
+  return account;
+}
+
+export type AuthorizationOverrides = Partial<{
+  to: `0x${string}`;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  signer: PrivateKeyAccount;
+}>;
+
+/** Signs an EIP-3009 authorization by hand with viem and encodes it as an x402 v1 X-PAYMENT header. */
+export async function signPayment(
+  payer: PrivateKeyAccount,
+  units: bigint,
+  overrides: AuthorizationOverrides = {},
+) {
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  const message = {
+    from: payer.address,
+    to: overrides.to ?? chains.payTo,
+    value: overrides.value ?? units,
+    validAfter: overrides.validAfter ?? now - 600n,
+    validBefore: overrides.validBefore ?? now + 240n,
+    nonce: toHex(randomBytes(32)),
+  };
+  const signature = await (overrides.signer ?? payer).signTypedData({
+    domain: USDC_DOMAIN,
+    types: authorizationTypes,
+    primaryType: "TransferWithAuthorization",
+    message,
+  });
+  const payload = {
+    x402Version: 1,
+    scheme: "exact",
+    network: "base",
+    payload: {
+      signature,
+      authorization: {
+        ...message,
+        value: message.value.toString(),
+        validAfter: message.validAfter.toString(),
+        validBefore: message.validBefore.toString(),
+      },
+    },
+  };
+  return { header: Buffer.from(JSON.stringify(payload)).toString("base64"), message, signature };
+}
+
+export const payTopup = (
+  key: string,
+  amount: number,
+  header: string,
+  extra: Record<string, string> = {},
+  ip?: string,
+) =>
+  api("/topups", {
+    method: "POST",
+    key,
+    ip,
+    body: { amount, coin: "USDCBASE" },
+    headers: { "x-payment": header, ...extra },
+  });

@@ -1,19 +1,23 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { findLocation, findPlan } from "@/lib/catalog/catalog";
 import { errorMessage } from "@/lib/queries/bff-fetch";
-import { serversQuery } from "@/lib/queries/servers";
-import type { Server } from "@/lib/queries/types";
+import { type ServerPage, serversQuery } from "@/lib/queries/servers";
+import { ShowMore } from "../ui/show-more";
 import { formatUtc, StatusBadge } from "./status-badge";
 
 /** The account's servers, refreshed every few seconds while any of them is being built. */
-export function ServerList({ initialServers }: { initialServers: Server[] }) {
-  const { data, error } = useQuery({ ...serversQuery(), initialData: { servers: initialServers } });
+export function ServerList({ firstPage }: { firstPage: ServerPage }) {
+  const list = useInfiniteQuery({
+    ...serversQuery(),
+    initialData: { pages: [firstPage], pageParams: [null] },
+  });
+  const { data, error } = list;
   const [showTerminated, setShowTerminated] = useState(false);
-  const all = data?.servers ?? [];
+  const all = data?.pages.flatMap((page) => page.servers) ?? [];
   const terminatedCount = all.filter((server) => server.status === "terminated").length;
   const servers = showTerminated ? all : all.filter((server) => server.status !== "terminated");
 
@@ -80,6 +84,7 @@ export function ServerList({ initialServers }: { initialServers: Server[] }) {
           </table>
         </div>
       )}
+      <ShowMore list={list} what="servers" />
     </div>
   );
 }

@@ -1,7 +1,8 @@
 import "server-only";
 import { createHmac } from "node:crypto";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, lt } from "drizzle-orm";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
+import { type Page, type PageRequest, toPage } from "@/lib/api/pagination";
 import { findLocation, findPlan, priceFor } from "@/lib/catalog/catalog";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
@@ -141,14 +142,16 @@ async function ownedRow(accountId: number, serverId: number): Promise<ServerRow>
   return row;
 }
 
-export async function listServers(accountId: number): Promise<Server[]> {
+/** One page of the account's servers, newest first, terminated ones included. */
+export async function listServers(accountId: number, page: PageRequest): Promise<Page<Server>> {
   const database = await db();
   const rows = await database
     .select()
     .from(servers)
-    .where(eq(servers.accountId, accountId))
-    .orderBy(desc(servers.id));
-  return rows.map(present);
+    .where(and(eq(servers.accountId, accountId), page.beforeId ? lt(servers.id, page.beforeId) : undefined))
+    .orderBy(desc(servers.id))
+    .limit(page.limit + 1);
+  return toPage(rows, page.limit, present);
 }
 
 export async function getServer(accountId: number, serverId: number): Promise<Server> {

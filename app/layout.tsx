@@ -25,7 +25,10 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <Link href="/docs/api" className="hover:underline">
               API reference
             </Link>
-            <Link href="/dashboard" className="ml-auto hover:underline">
+            <Link href="/signin" className="ml-auto hover:underline">
+              Sign in
+            </Link>
+            <Link href="/dashboard" className="hover:underline">
               Dashboard
             </Link>
           </nav>

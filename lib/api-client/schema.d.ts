@@ -493,6 +493,11 @@ export interface components {
             hostname?: string;
             /** @description 10 to 128 printable ASCII characters; generated (24 characters) when omitted. */
             root_password?: string;
+            /**
+             * @description Renew from the balance at each expiry. Default `false`: at `expires_at` the server is suspended, and terminated after the grace period unless renewed.
+             * @default false
+             */
+            auto_renew: boolean;
         };
         UpdateServerRequest: {
             /** @description Turn automatic renewal on or off. */
@@ -2067,7 +2072,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerCreated"];
                 };
             };
-            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_plan`, `invalid_location`, `invalid_os`, `invalid_cycle`, `invalid_hostname`, `invalid_root_password`, `invalid_idempotency_key`. */
+            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_plan`, `invalid_location`, `invalid_os`, `invalid_cycle`, `invalid_hostname`, `invalid_root_password`, `invalid_auto_renew`, `invalid_idempotency_key`. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -504,6 +504,7 @@ export function buildOpenApiDocument() {
               "invalid_cycle",
               "invalid_hostname",
               "invalid_root_password",
+              "invalid_auto_renew",
               "invalid_idempotency_key",
             ]),
             "402": {

@@ -84,6 +84,10 @@ export const CreateServerRequestSchema = z
       .regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces")
       .optional()
       .meta({ description: "10 to 128 printable ASCII characters; generated (24 characters) when omitted." }),
+    auto_renew: z.boolean().default(false).meta({
+      description:
+        "Renew from the balance at each expiry. Default `false`: at `expires_at` the server is suspended, and terminated after the grace period unless renewed.",
+    }),
   })
   .meta({ id: "CreateServerRequest" });
 

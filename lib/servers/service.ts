@@ -3,6 +3,7 @@ import { createHmac } from "node:crypto";
 import { and, desc, eq, lt } from "drizzle-orm";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
 import { type Page, type PageRequest, toPage } from "@/lib/api/pagination";
+import { VALIDATION_MESSAGES } from "@/lib/api/validation-messages";
 import { findLocation, findPlan, priceFor } from "@/lib/catalog/catalog";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
@@ -73,10 +74,7 @@ export async function orderServer(
   if (!plan) throw badRequest("invalid_plan", `Unknown plan ${request.plan}.`);
   if (!location) throw badRequest("invalid_location", `Unknown location ${request.location}.`);
   if (request.hostname !== undefined && !isValidHostname(request.hostname)) {
-    throw badRequest(
-      "invalid_hostname",
-      "hostname: letters, digits and hyphens in dot-separated labels of 1 to 63 characters (RFC 1123).",
-    );
+    throw badRequest("invalid_hostname", VALIDATION_MESSAGES.invalid_hostname);
   }
   const priceCents = priceFor(plan, location, request.cycle);
   const settings = config();
@@ -106,6 +104,7 @@ export async function orderServer(
           os: request.os,
           hostname: request.hostname?.toLowerCase() ?? defaultHostname(plan.id, location.id),
           cycle: request.cycle,
+          autoRenew: request.auto_renew,
           priceCents,
           createdAt: created,
           expiresAt: addCycle(created, request.cycle),

@@ -20,6 +20,7 @@ export const POST = authedRoute(async ({ request, auth }) => {
       cycle: "invalid_cycle",
       hostname: "invalid_hostname",
       root_password: "invalid_root_password",
+      auto_renew: "invalid_auto_renew",
     },
   });
   const outcome = await orderServer(auth.accountId, body, idempotencyKey);

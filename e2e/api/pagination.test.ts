@@ -86,6 +86,6 @@ describe("paginated lists", () => {
     const result = await api(path, { key });
     expect(result.status).toBe(400);
     expect(errorCode(result)).toBe(code);
-    expect(result.body.message).toMatch(/Send/);
+    expect(result.body.message).toMatch(/send/i);
   });
 });

@@ -58,12 +58,7 @@ describe.skipIf(inject("dbTarget") !== "pglite")("the README quickstart", () => 
     symlinkSync(path.join(ROOT, "node_modules"), path.join(cwd, "node_modules"));
     // Each block's last command says what it showed; the final lines prove the whole path worked.
     const script = `${blocks.join("\n")}\necho "QUICKSTART-END $KEY $SERVER"`;
-    const run = await runBash(
-      script,
-      cwd,
-      { BASE: `${app.url}/api/v1`, DATA_DIR: app.dataDir },
-      150_000,
-    );
+    const run = await runBash(script, cwd, { BASE: `${app.url}/api/v1`, DATA_DIR: app.dataDir }, 150_000);
     expect(run.code, run.output).toBe(0);
     const [, key, server] = run.output.match(/QUICKSTART-END (vpsk_\S+) (\d+)/) ?? [];
     expect(key, run.output).toBeDefined();

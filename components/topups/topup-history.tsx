@@ -24,7 +24,30 @@ export function TopupHistory() {
   if (topups.length === 0) return <p className="text-sm">No top-ups yet.</p>;
   return (
     <div className="space-y-3">
-      <div className="overflow-x-auto">
+      {/* On a phone each top-up is a card: the table's six columns do not fit its width. */}
+      <ul aria-label="Top-up history" className="space-y-2 sm:hidden">
+        {topups.map((topup) => (
+          <li
+            key={topup.ref}
+            className="space-y-1 rounded border border-zinc-200 p-3 text-sm dark:border-zinc-800"
+          >
+            <p className="flex flex-wrap items-center justify-between gap-2">
+              <span className="font-medium">
+                {formatApiUsd(topup.amount_usd)} in {topup.coin}
+              </span>
+              <StatusBadge status={topup.status} />
+            </p>
+            <p className="text-zinc-600 dark:text-zinc-400">
+              {topup.created_at.slice(0, 16).replace("T", " ")} · credited {formatApiUsd(topup.credited_usd)}
+            </p>
+            <Link href={`/dashboard/topups/${topup.ref}`} className="underline">
+              {topup.status === "pending" ? "Open" : "Details"}
+              <span className="sr-only"> {topup.ref}</span>
+            </Link>
+          </li>
+        ))}
+      </ul>
+      <div className="hidden overflow-x-auto sm:block">
         <table className="w-full text-left text-sm" aria-label="Top-up history">
           <thead>
             <tr>

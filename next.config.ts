@@ -6,6 +6,8 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
   typedRoutes: false,
+  // `npm test` type-checks with `tsc --noEmit`; repeating it in every build cost the demo's first start 1.6 min.
+  typescript: { ignoreBuildErrors: true },
 };
 
 export default nextConfig;

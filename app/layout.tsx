@@ -1,6 +1,7 @@
 import type { Metadata, Viewport } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { SignInLink } from "@/components/landing/sign-in-link";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -25,9 +26,12 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <Link href="/docs/api" className="hover:underline">
               API reference
             </Link>
-            <Link href="/dashboard" className="ml-auto hover:underline">
-              Dashboard
-            </Link>
+            <span className="ml-auto flex items-center gap-6">
+              <SignInLink />
+              <Link href="/dashboard" className="hover:underline">
+                Dashboard
+              </Link>
+            </span>
           </nav>
         </header>
         <main id="main" className="mx-auto max-w-6xl px-4 py-8">

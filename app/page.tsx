@@ -1,26 +1,55 @@
 import Link from "next/link";
+import { SignInForm } from "@/components/account/sign-in-form";
+import { SignUpForm } from "@/components/account/sign-up-form";
 import { PlanTable } from "@/components/catalog/plan-table";
 import { PriceCalculator } from "@/components/catalog/price-calculator";
+import { ApiCurl } from "@/components/landing/api-curl";
 import { COINS, LOCATIONS, OS_IMAGES, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
 import { formatUsd } from "@/lib/money/cents";
 
 export default function HomePage() {
   return (
     <div className="space-y-12">
-      <section>
-        <h1 className="text-4xl font-bold tracking-tight">KVM servers from a prepaid balance</h1>
-        <p className="mt-3 max-w-2xl text-lg text-zinc-700 dark:text-zinc-300">
-          No KYC: one call creates an account. Top up with crypto, order a server from the balance, and get
-          its root credentials. Everything works over a plain REST API.
-        </p>
-        <pre className="mt-4 overflow-x-auto rounded-lg bg-zinc-900 p-4 font-mono text-sm text-zinc-100">
-          <code>curl -X POST https://your-host/api/v1/account</code>
-        </pre>
-        <p className="mt-3 text-sm">
-          <Link href="/docs/api" className="font-medium underline">
-            Read the API reference
-          </Link>
-        </p>
+      <section className="grid gap-8 lg:grid-cols-[3fr_2fr]">
+        <div>
+          <h1 className="text-4xl font-bold tracking-tight">KVM servers from a prepaid balance</h1>
+          <p className="mt-3 max-w-2xl text-lg text-zinc-700 dark:text-zinc-300">
+            No KYC: one click creates an account. Top up with crypto, order a server from the balance, and get
+            its root credentials. Everything also works over a plain REST API:
+          </p>
+          <div className="mt-4">
+            <ApiCurl />
+          </div>
+          <p className="mt-3 text-sm">
+            <Link href="/docs/api" className="font-medium underline">
+              Read the API reference
+            </Link>
+          </p>
+        </div>
+        <div className="space-y-6">
+          <section
+            aria-labelledby="create-account"
+            className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
+          >
+            <h2 id="create-account" className="text-xl font-semibold">
+              Create an account
+            </h2>
+            <div className="mt-3">
+              <SignUpForm />
+            </div>
+          </section>
+          <section
+            aria-labelledby="sign-in"
+            className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
+          >
+            <h2 id="sign-in" className="text-xl font-semibold">
+              Sign in
+            </h2>
+            <div className="mt-3">
+              <SignInForm />
+            </div>
+          </section>
+        </div>
       </section>
 
       <section aria-labelledby="plans">

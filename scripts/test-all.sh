@@ -14,6 +14,9 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; t
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v pg_ctlcluster >/dev/null || missing+=(postgresql)
+# The README quickstart (run as a test) uses curl and jq.
+command -v curl >/dev/null || missing+=(curl)
+command -v jq >/dev/null || missing+=(jq)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing ${missing[*]}"
   as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null \

@@ -1,15 +1,25 @@
 "use client";
 
 import { useState } from "react";
+import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { errorMessage } from "@/lib/queries/bff-fetch";
 import { fetchCredentials } from "@/lib/queries/servers";
+import { sshCommand } from "@/lib/servers/ssh-command";
 
 /**
  * Root credentials, masked until the user asks. The password is read from the API only on reveal, held in
  * this component's state alone (never the query cache), and dropped again on hide or when the page goes.
  */
-export function CredentialsPanel({ serverId }: { serverId: number }) {
+export function CredentialsPanel({
+  serverId,
+  ip,
+  sshPort,
+}: {
+  serverId: number;
+  ip: string | null;
+  sshPort?: number | null;
+}) {
   const [password, setPassword] = useState<string>();
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState("");
@@ -30,6 +40,17 @@ export function CredentialsPanel({ serverId }: { serverId: number }) {
       <h2 id="credentials-heading" className="text-lg font-semibold">
         Root login
       </h2>
+      {ip && (
+        <div className="space-y-1 text-sm">
+          <p>Log in over SSH:</p>
+          <p className="flex flex-wrap items-center gap-2">
+            <code data-testid="ssh-command" className="rounded bg-zinc-100 px-2 py-1 dark:bg-zinc-900">
+              {sshCommand(ip, sshPort)}
+            </code>
+            <CopyButton value={sshCommand(ip, sshPort)} label="Copy SSH command" />
+          </p>
+        </div>
+      )}
       <dl className="grid grid-cols-[8rem_1fr] gap-y-2 text-sm">
         <dt>User</dt>
         <dd className="font-mono">root</dd>
@@ -42,23 +63,12 @@ export function CredentialsPanel({ serverId }: { serverId: number }) {
         {password ? (
           <>
             <CopyButton value={password} label="Copy password" />
-            <button
-              type="button"
-              onClick={() => setPassword(undefined)}
-              className="rounded border border-zinc-300 px-3 py-1.5 dark:border-zinc-700"
-            >
-              Hide password
-            </button>
+            <Button onClick={() => setPassword(undefined)}>Hide password</Button>
           </>
         ) : (
-          <button
-            type="button"
-            onClick={reveal}
-            disabled={loading}
-            className="rounded border border-zinc-300 px-3 py-1.5 disabled:opacity-60 dark:border-zinc-700"
-          >
+          <Button onClick={reveal} disabled={loading}>
             {loading ? "Revealing…" : "Reveal password"}
-          </button>
+          </Button>
         )}
       </div>
       {error && (

@@ -10,6 +10,7 @@ import { accountQuery } from "@/lib/queries/account";
 import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
 import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/queries/idempotency";
 import type { Account, Schemas } from "@/lib/queries/types";
+import { BUTTON_STYLES } from "../ui/button";
 import { ShortfallTopupLink } from "./shortfall-topup-link";
 
 type Order = Schemas["CreateServerRequest"];
@@ -17,6 +18,9 @@ type Created = Schemas["ServerCreated"];
 
 const field =
   "mt-1 block w-full rounded border border-zinc-300 px-3 py-2 dark:border-zinc-700 dark:bg-zinc-900";
+
+/** API refusals that belong to one field of this form. */
+const FIELD_CODES = new Set(["invalid_hostname", "invalid_root_password"]);
 
 /**
  * The order form: the price is computed live with the catalog's `priceFor` (the API's own function) and set
@@ -31,6 +35,7 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
   const [locationId, setLocationId] = useState(LOCATIONS[0]?.id ?? "");
   const [osId, setOsId] = useState(OS_IMAGES[0]?.id ?? "");
   const [cycle, setCycle] = useState<Cycle>("monthly");
+  const [autoRenew, setAutoRenew] = useState(false);
   // One key per intended order: a double click or a retried request cannot order twice.
   const intent: IntentRef = useRef(undefined);
 
@@ -71,12 +76,21 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
       location: locationId as Order["location"],
       os: osId as Order["os"],
       cycle,
+      auto_renew: autoRenew,
       ...(hostname ? { hostname } : {}),
       ...(rootPassword ? { root_password: rootPassword } : {}),
     });
   }
 
   const refused = order.error instanceof BffError ? order.error : undefined;
+  // A refusal about one field is shown under that field; anything else at the form's end.
+  const fieldError = (code: string) =>
+    refused?.code === code ? (
+      <span role="alert" className="mt-1 block font-normal text-red-700 dark:text-red-400">
+        {refused.message}
+      </span>
+    ) : null;
+  const generalError = order.error && !FIELD_CODES.has(refused?.code ?? "");
 
   return (
     <form onSubmit={submit} className="grid gap-8 lg:grid-cols-[1fr_18rem]" aria-label="Order a server">
@@ -166,8 +180,10 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
               pattern="[A-Za-z0-9]([A-Za-z0-9.\-]*[A-Za-z0-9])?"
               placeholder={`${plan.id}-${location.id}-…`}
               autoComplete="off"
+              aria-invalid={refused?.code === "invalid_hostname" || undefined}
               className={field}
             />
+            {fieldError("invalid_hostname")}
           </label>
           <label htmlFor={`${ids}-password`} className="text-sm font-medium">
             Root password (optional)
@@ -189,7 +205,48 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
               10 to 128 printable characters without spaces; leave empty for a generated one you can reveal
               later.
             </span>
+            {fieldError("invalid_root_password")}
           </label>
+        </div>
+
+        <label className="flex items-start gap-2 text-sm">
+          <input
+            type="checkbox"
+            name="auto_renew"
+            checked={autoRenew}
+            onChange={(e) => setAutoRenew(e.target.checked)}
+            className="mt-1"
+          />
+          <span>
+            <span className="font-medium">Renew automatically from the balance</span>
+            <span className="block text-zinc-600 dark:text-zinc-400">
+              When off, the server is stopped at the end of the paid period and deleted after a grace period
+              unless you renew it.
+            </span>
+          </span>
+        </label>
+
+        <div className="space-y-2 border-t border-zinc-200 pt-4 dark:border-zinc-800">
+          {deficitCents > 0 ? (
+            <p className="flex flex-wrap items-center gap-3">
+              <ShortfallTopupLink deficitCents={deficitCents} className={BUTTON_STYLES.primary} />
+              <span className="text-sm text-red-700 dark:text-red-400">
+                The balance is {formatUsd(deficitCents)} short of this order.
+              </span>
+            </p>
+          ) : (
+            <button type="submit" disabled={order.isPending} className={BUTTON_STYLES.primary}>
+              {order.isPending ? "Ordering…" : `Order for ${formatUsd(priceCents)}`}
+            </button>
+          )}
+          <p aria-live="polite" className="text-sm">
+            {generalError && (
+              <span role="alert" className="text-red-700 dark:text-red-400">
+                {errorMessage(order.error)}
+                {refused?.code === "insufficient_balance" && " Top up and try again."}
+              </span>
+            )}
+          </p>
         </div>
       </div>
 
@@ -215,28 +272,6 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
             </div>
           )}
         </dl>
-        {deficitCents > 0 ? (
-          <ShortfallTopupLink
-            deficitCents={deficitCents}
-            className="block rounded bg-zinc-900 px-4 py-2 text-center text-white dark:bg-zinc-100 dark:text-zinc-900"
-          />
-        ) : (
-          <button
-            type="submit"
-            disabled={order.isPending}
-            className="w-full rounded bg-zinc-900 px-4 py-2 text-white disabled:opacity-60 dark:bg-zinc-100 dark:text-zinc-900"
-          >
-            {order.isPending ? "Ordering…" : `Order for ${formatUsd(priceCents)}`}
-          </button>
-        )}
-        <p aria-live="polite" className="text-sm">
-          {order.error && (
-            <span role="alert" className="text-red-700 dark:text-red-400">
-              {errorMessage(order.error)}
-              {refused?.code === "insufficient_balance" && " Top up and try again."}
-            </span>
-          )}
-        </p>
       </aside>
     </form>
   );

@@ -1,7 +1,9 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useRef, useState } from "react";
+import { BUTTON_STYLES } from "@/components/ui/button";
 import { findLocation, findOs, findPlan } from "@/lib/catalog/catalog";
 import { apiUsdToCents, formatApiUsd } from "@/lib/money/cents";
 import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
@@ -12,8 +14,7 @@ import { CredentialsPanel } from "./credentials-panel";
 import { ShortfallTopupLink } from "./shortfall-topup-link";
 import { formatUtc, StatusBadge } from "./status-badge";
 
-const button =
-  "rounded border border-zinc-300 px-3 py-1.5 disabled:cursor-not-allowed disabled:opacity-50 dark:border-zinc-700";
+const button = BUTTON_STYLES.secondary;
 
 /** One server: its facts (refreshed while it is being built), root login, renewal, power and termination. */
 export function ServerDetail({ initialServer }: { initialServer: Server }) {
@@ -57,6 +58,9 @@ export function ServerDetail({ initialServer }: { initialServer: Server }) {
 
   return (
     <article className="space-y-8">
+      <Link href="/dashboard/servers" className="text-sm underline">
+        ← All servers
+      </Link>
       <header className="flex flex-wrap items-center gap-3">
         <h1 className="text-2xl font-semibold break-all">{server.hostname}</h1>
         <StatusBadge status={server.status} />
@@ -119,7 +123,13 @@ export function ServerDetail({ initialServer }: { initialServer: Server }) {
         )}
       </p>
 
-      {live && <CredentialsPanel serverId={server.id} />}
+      {live && (
+        <CredentialsPanel
+          serverId={server.id}
+          ip={server.ip}
+          sshPort={"ssh_port" in server ? (server.ssh_port as number | null) : undefined}
+        />
+      )}
 
       {live && (
         <section aria-labelledby="billing-heading" className="space-y-3">
@@ -240,7 +250,7 @@ function TerminatePanel(props: { hostname: string; pending: boolean; onConfirm: 
         <button
           type="submit"
           disabled={typed !== props.hostname || props.pending}
-          className="rounded bg-red-700 px-3 py-1.5 text-white disabled:cursor-not-allowed disabled:opacity-50"
+          className={BUTTON_STYLES.danger}
         >
           Terminate server
         </button>

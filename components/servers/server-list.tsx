@@ -1,19 +1,23 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { findLocation, findPlan } from "@/lib/catalog/catalog";
 import { errorMessage } from "@/lib/queries/bff-fetch";
-import { serversQuery } from "@/lib/queries/servers";
-import type { Server } from "@/lib/queries/types";
+import { type ServerPage, serversQuery } from "@/lib/queries/servers";
+import { ShowMore } from "../ui/show-more";
 import { formatUtc, StatusBadge } from "./status-badge";
 
 /** The account's servers, refreshed every few seconds while any of them is being built. */
-export function ServerList({ initialServers }: { initialServers: Server[] }) {
-  const { data, error } = useQuery({ ...serversQuery(), initialData: { servers: initialServers } });
+export function ServerList({ firstPage }: { firstPage: ServerPage }) {
+  const list = useInfiniteQuery({
+    ...serversQuery(),
+    initialData: { pages: [firstPage], pageParams: [null] },
+  });
+  const { data, error } = list;
   const [showTerminated, setShowTerminated] = useState(false);
-  const all = data?.servers ?? [];
+  const all = data?.pages.flatMap((page) => page.servers) ?? [];
   const terminatedCount = all.filter((server) => server.status === "terminated").length;
   const servers = showTerminated ? all : all.filter((server) => server.status !== "terminated");
 
@@ -47,39 +51,64 @@ export function ServerList({ initialServers }: { initialServers: Server[] }) {
           No servers yet. Order one and it is ready in about a minute.
         </p>
       ) : (
-        <div className="overflow-x-auto">
-          <table className="w-full text-left text-sm" aria-label="Servers">
-            <thead>
-              <tr className="text-zinc-600 dark:text-zinc-400">
-                <th className="py-2 pr-3">Host name</th>
-                <th className="pr-3">Status</th>
-                <th className="pr-3">IPv4</th>
-                <th className="pr-3">Plan</th>
-                <th className="pr-3">Location</th>
-                <th className="pr-3">Paid until</th>
-              </tr>
-            </thead>
-            <tbody>
-              {servers.map((server) => (
-                <tr key={server.id} className="border-t border-zinc-200 dark:border-zinc-800">
-                  <td className="py-2 pr-3">
-                    <Link href={`/dashboard/servers/${server.id}`} className="font-medium underline">
-                      {server.hostname}
-                    </Link>
-                  </td>
-                  <td className="pr-3">
-                    <StatusBadge status={server.status} />
-                  </td>
-                  <td className="pr-3 font-mono">{server.ip ?? "—"}</td>
-                  <td className="pr-3">{findPlan(server.plan)?.name ?? server.plan}</td>
-                  <td className="pr-3">{findLocation(server.location)?.city ?? server.location}</td>
-                  <td className="pr-3">{formatUtc(server.expires_at)}</td>
+        <>
+          {/* On a phone each server is a card: six columns do not fit its width. */}
+          <ul aria-label="Servers" className="space-y-2 sm:hidden">
+            {servers.map((server) => (
+              <li
+                key={server.id}
+                className="space-y-1 rounded border border-zinc-200 p-3 text-sm dark:border-zinc-800"
+              >
+                <p className="flex flex-wrap items-center justify-between gap-2">
+                  <Link href={`/dashboard/servers/${server.id}`} className="break-all font-medium underline">
+                    {server.hostname}
+                  </Link>
+                  <StatusBadge status={server.status} />
+                </p>
+                <p className="font-mono">{server.ip ?? "—"}</p>
+                <p className="text-zinc-600 dark:text-zinc-400">
+                  {findPlan(server.plan)?.name ?? server.plan} ·{" "}
+                  {findLocation(server.location)?.city ?? server.location} · paid until{" "}
+                  {formatUtc(server.expires_at)}
+                </p>
+              </li>
+            ))}
+          </ul>
+          <div className="hidden overflow-x-auto sm:block">
+            <table className="w-full text-left text-sm" aria-label="Servers">
+              <thead>
+                <tr className="text-zinc-600 dark:text-zinc-400">
+                  <th className="py-2 pr-3">Host name</th>
+                  <th className="pr-3">Status</th>
+                  <th className="pr-3">IPv4</th>
+                  <th className="pr-3">Plan</th>
+                  <th className="pr-3">Location</th>
+                  <th className="pr-3">Paid until</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+              </thead>
+              <tbody>
+                {servers.map((server) => (
+                  <tr key={server.id} className="border-t border-zinc-200 dark:border-zinc-800">
+                    <td className="py-2 pr-3">
+                      <Link href={`/dashboard/servers/${server.id}`} className="font-medium underline">
+                        {server.hostname}
+                      </Link>
+                    </td>
+                    <td className="pr-3">
+                      <StatusBadge status={server.status} />
+                    </td>
+                    <td className="pr-3 font-mono">{server.ip ?? "—"}</td>
+                    <td className="pr-3">{findPlan(server.plan)?.name ?? server.plan}</td>
+                    <td className="pr-3">{findLocation(server.location)?.city ?? server.location}</td>
+                    <td className="pr-3">{formatUtc(server.expires_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
       )}
+      <ShowMore list={list} what="servers" />
     </div>
   );
 }

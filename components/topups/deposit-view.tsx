@@ -54,7 +54,11 @@ function StatusPanel({ topup }: { topup: Topup }) {
       case "partial":
         return [
           "Partially paid",
-          `Received ${topup.received_amount} ${coin}. Send the missing ${missing} ${coin} to the same address.`,
+          `Received ${topup.received_amount} ${coin}${
+            topup.credited_usd > 0
+              ? `, and ${formatApiUsd(topup.credited_usd)} of it is already credited to your balance`
+              : ""
+          }. Send the missing ${missing} ${coin} to the same address to complete the top-up.`,
           "amber",
         ];
       case "confirming":
@@ -156,7 +160,8 @@ function CancelControl({ topup }: { topup: Topup }) {
     <div className="space-y-1">
       {asking ? (
         <p className="flex flex-wrap items-center gap-2 text-sm">
-          Cancel this top-up? Do not send anything to its address afterwards.
+          Cancel this top-up? Its quote ends now. A payment already on its way is still credited when it
+          arrives.
           <button
             type="button"
             onClick={() => cancel.mutate()}
@@ -190,13 +195,14 @@ export function DepositView({ initialTopup }: { initialTopup: Topup }) {
     ...topupQuery(initialTopup.ref),
     initialData: initialTopup,
   });
-  const completed = topup.status === "completed";
+  // Each credit (a partial payment confirming, or the last one) moves the balance shown beside it at once.
+  const credited = topup.credited_usd;
   useEffect(() => {
-    if (completed) {
+    if (credited > 0) {
       void queryClient.invalidateQueries({ queryKey: ["account"] });
       void queryClient.invalidateQueries({ queryKey: ["topups"], exact: true });
     }
-  }, [completed, queryClient]);
+  }, [credited, queryClient]);
 
   const pending = topup.status === "pending";
   const wallet = topup.coin === "USDCBASE";
@@ -287,7 +293,8 @@ export function DepositView({ initialTopup }: { initialTopup: Topup }) {
         </div>
       )}
       {pending && !wallet && topup.demo && <DemoPayControls topup={topup} />}
-      {pending && !wallet && <CancelControl topup={topup} />}
+      {/* Once money has arrived the API refuses to cancel: the control is offered only while it can work. */}
+      {pending && !wallet && topup.payments.length === 0 && <CancelControl topup={topup} />}
       <Link href="/dashboard/topups" className="text-sm underline">
         All top-ups
       </Link>

@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { type FormEvent, useRef, useState } from "react";
 import { COINS, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
 import { formatUsd } from "@/lib/money/cents";
-import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
+import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
 import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/queries/idempotency";
 import type { Topup } from "@/lib/queries/types";
 import { parseTopupAmount } from "@/lib/topups/view";
@@ -18,6 +18,7 @@ const WalletPayment = dynamic(() => import("./wallet/wallet-payment"), {
 });
 
 const WALLET_COIN = "USDCBASE";
+const AMOUNT_CODES = new Set(["amount_too_low", "amount_too_high", "invalid_amount"]);
 
 /** Amount and coin; a classic coin opens its deposit page, USDC on Base opens the wallet payment. */
 export function TopupForm({
@@ -44,7 +45,11 @@ export function TopupForm({
         headers: { "idempotency-key": idempotencyKeyFor(intent, body) },
       });
     },
-    onError: (error) => settleIntent(intent, error),
+    onError: (error) => {
+      settleIntent(intent, error);
+      // The API's refusal of the amount belongs beside the amount field.
+      if (error instanceof BffError && AMOUNT_CODES.has(error.code)) setFieldError(error.message);
+    },
     onSuccess: (topup) => {
       settleIntent(intent);
       void queryClient.invalidateQueries({ queryKey: ["topups"] });
@@ -123,7 +128,7 @@ export function TopupForm({
           ))}
         </div>
       </fieldset>
-      {create.error && (
+      {create.error && !(create.error instanceof BffError && AMOUNT_CODES.has(create.error.code)) && (
         <p role="alert" className="text-red-700 dark:text-red-400">
           {errorMessage(create.error)}
         </p>

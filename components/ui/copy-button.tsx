@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { Button } from "./button";
 
 /**
  * Copies `value` and says so; `label` ("Copy address") names what is copied, for screen readers too. When the
@@ -19,14 +20,9 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
   }
   return (
     <>
-      <button
-        type="button"
-        onClick={copy}
-        aria-label={state === "copied" ? `${label}: copied` : label}
-        className="rounded border border-zinc-300 px-2 py-1 text-xs hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
-      >
+      <Button onClick={copy} aria-label={state === "copied" ? `${label}: copied` : label}>
         {state === "copied" ? "Copied" : label}
-      </button>
+      </Button>
       {state === "refused" && (
         <span role="alert" className="text-xs text-red-700 dark:text-red-400">
           The browser refused the clipboard; select it and copy by hand.

@@ -38,7 +38,13 @@ test("a Bitcoin deposit shows its QR, address and amount, and turns completed wh
   await page.getByRole("button", { name: "Simulate paying half of it" }).click();
   await expect(page.getByTestId("topup-phase")).toHaveText("Partially paid");
   await expect(page.getByText(/Send the missing 0\.\d+ BTC to the same address/)).toBeVisible();
-  await expect(page.getByTestId("balance")).toHaveText("$0.00");
+  // Once the half confirms it is credited at once, and the balance beside it moves with it.
+  await expect(page.getByText(/\$20\.00 of it is already credited to your balance/)).toBeVisible({
+    timeout: 15_000,
+  });
+  await expect(page.getByTestId("balance")).toHaveText("$20.00");
+  // Money has arrived: cancelling can no longer work, so it is not offered.
+  await expect(page.getByRole("button", { name: "Cancel top-up" })).toHaveCount(0);
 
   // The rest: received and confirming, then completed by the watcher, with the new balance.
   await page.getByRole("button", { name: /Simulate paying 0\.\d+ BTC/ }).click();

@@ -212,7 +212,7 @@ export interface paths {
         };
         /**
          * List top-ups
-         * @description The account's 50 most recent top-ups, newest first.
+         * @description The account's top-ups, newest first, 50 a page unless `limit` says otherwise. When `next_cursor` is not null, send it as `cursor` for the next (older) page.
          */
         get: operations["listTopups"];
         put?: never;
@@ -274,7 +274,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List servers */
+        /**
+         * List servers
+         * @description The account's servers, newest first and terminated ones included, 100 a page unless `limit` says otherwise. When `next_cursor` is not null, send it as `cursor` for the next (older) page.
+         */
         get: operations["listServers"];
         put?: never;
         /**
@@ -541,6 +544,11 @@ export interface components {
             hostname?: string;
             /** @description 10 to 128 printable ASCII characters; generated (24 characters) when omitted. */
             root_password?: string;
+            /**
+             * @description Renew from the balance at each expiry. Default `false`: at `expires_at` the server is suspended, and terminated after the grace period unless renewed.
+             * @default false
+             */
+            auto_renew: boolean;
         };
         UpdateServerRequest: {
             /** @description Turn automatic renewal on or off. */
@@ -874,6 +882,8 @@ export interface components {
         TopupList: {
             /** @description Newest first. */
             topups: components["schemas"]["Topup"][];
+            /** @description Pass as `cursor` to get the next (older) page; `null` when this page is the last. */
+            next_cursor: string | null;
         };
         ServerCreated: {
             /** @example 311 */
@@ -957,6 +967,8 @@ export interface components {
         ServerList: {
             /** @description Newest first, terminated ones included. */
             servers: components["schemas"]["Server"][];
+            /** @description Pass as `cursor` to get the next (older) page; `null` when this page is the last. */
+            next_cursor: string | null;
         };
         /** @description A server. `provisioning` -> `active` when the provisioner has built it and assigned its IPv4; `active` -> `suspended` at `expires_at` when not renewed (stopped, data kept); `suspended` -> `active` on renewal; `suspended` -> `terminated` at `terminates_at` (expiry + the grace period); any state -> `terminated` when the owner terminates it (no refund). Terminated is final. */
         Server: {
@@ -1925,20 +1937,34 @@ export interface operations {
     };
     listTopups: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page, unchanged; omit it for the first (newest) page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The top-ups. */
+            /** @description One page of top-ups. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TopupList"];
+                };
+            };
+            /** @description A bad `limit` or `cursor`. Codes: `invalid_limit`, `invalid_cursor`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
@@ -2221,20 +2247,34 @@ export interface operations {
     };
     listServers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page, unchanged; omit it for the first (newest) page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The servers. */
+            /** @description One page of servers. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ServerList"];
+                };
+            };
+            /** @description A bad `limit` or `cursor`. Codes: `invalid_limit`, `invalid_cursor`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
@@ -2288,7 +2328,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerCreated"];
                 };
             };
-            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_plan`, `invalid_location`, `invalid_os`, `invalid_cycle`, `invalid_hostname`, `invalid_root_password`, `invalid_idempotency_key`. */
+            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_plan`, `invalid_location`, `invalid_os`, `invalid_cycle`, `invalid_hostname`, `invalid_root_password`, `invalid_auto_renew`, `invalid_idempotency_key`. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parseJsonBody } from "./body";
 import { ApiError } from "./errors";
+import { VALIDATION_MESSAGES } from "./validation-messages";
 
 const schema = z.strictObject({ plan: z.string().min(1), count: z.int().min(1).optional() });
 const request = (
@@ -33,10 +34,18 @@ describe("parseJsonBody", () => {
     await expect(parseJsonBody(request(undefined, {}), empty, options)).resolves.toEqual({});
   });
 
-  it("maps a field's failure to its own code", async () => {
+  it("maps a field's failure to its own code, with a message that says what to send", async () => {
     const error = await failure(parseJsonBody(request('{"plan":5}'), schema, options));
     expect([error.status, error.code]).toEqual([400, "invalid_plan"]);
-    expect(error.message).toMatch(/^plan: /);
+    expect(error.message).toBe(VALIDATION_MESSAGES.invalid_plan);
+    expect(error.message).toMatch(/^Choose plan from the catalog: pup, /);
+    expect(error.message).not.toMatch(/expected/i);
+  });
+
+  it("uses a route's own words for a field when it gives them", async () => {
+    const own = { fieldCodes: { plan: { code: "invalid_plan", message: "Send plan as a word." } } };
+    const error = await failure(parseJsonBody(request('{"plan":5}'), schema, own));
+    expect([error.code, error.message]).toEqual(["invalid_plan", "Send plan as a word."]);
   });
 
   it("reports unknown fields before anything else", async () => {

@@ -1,9 +1,16 @@
 import type { z } from "zod";
 import { config } from "@/lib/config/env";
 import { ApiError, badRequest } from "./errors";
+import { validationMessage } from "./validation-messages";
 
-/** Maps a field to the 400 code its failures report, e.g. `plan` -> `invalid_plan`. */
-export type FieldCodes = Record<string, string | ((issue: z.core.$ZodIssue) => string)>;
+/**
+ * Maps a field to the 400 code its failures report, e.g. `plan` -> `invalid_plan`; the message comes from
+ * VALIDATION_MESSAGES, or from the entry itself where the route's field needs its own words.
+ */
+export type FieldCodes = Record<
+  string,
+  string | ((issue: z.core.$ZodIssue) => string) | { code: string; message: string }
+>;
 
 // The unread rest of the body is still on the wire, so the connection cannot carry another request.
 const tooLarge = (limit: number) =>
@@ -50,8 +57,9 @@ function issueToError(issue: z.core.$ZodIssue, fieldCodes: FieldCodes): ApiError
   }
   const field = String(issue.path[0] ?? "");
   const mapping = fieldCodes[field];
+  if (typeof mapping === "object") return badRequest(mapping.code, mapping.message);
   const code = typeof mapping === "function" ? mapping(issue) : (mapping ?? "invalid_request");
-  return badRequest(code, `${describePath(issue.path)}: ${issue.message}`);
+  return badRequest(code, validationMessage(code) ?? `${describePath(issue.path)}: ${issue.message}`);
 }
 
 /**

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject } from "zod-openapi";
 import { AccountCreatedSchema, AccountSchema } from "@/lib/schemas/account";
 import { CatalogSchema } from "@/lib/schemas/catalog";
-import { ErrorSchema } from "@/lib/schemas/common";
+import { ErrorSchema, pageQuerySchema } from "@/lib/schemas/common";
 import { HealthSchema } from "@/lib/schemas/health";
 import {
   ApiKeyCreatedSchema,
@@ -19,6 +19,7 @@ import {
   CreateServerRequestSchema,
   CredentialsSchema,
   InsufficientBalanceSchema,
+  SERVER_PAGE_DEFAULT,
   ServerActionRequestSchema,
   ServerCreatedSchema,
   ServerListSchema,
@@ -39,6 +40,7 @@ import {
 import {
   CreateTopupRequestSchema,
   SimulatePaymentRequestSchema,
+  TOPUP_PAGE_DEFAULT,
   TopupListSchema,
   TopupSchema,
   X402RequirementsSchema,
@@ -506,8 +508,14 @@ export function buildOpenApiDocument() {
           tags: ["Top-ups"],
           operationId: "listTopups",
           summary: "List top-ups",
-          description: "The account's 50 most recent top-ups, newest first.",
-          responses: { "200": { description: "The top-ups.", content: jsonContent(TopupListSchema) } },
+          description:
+            `The account's top-ups, newest first, ${TOPUP_PAGE_DEFAULT} a page unless \`limit\` says otherwise. ` +
+            "When `next_cursor` is not null, send it as `cursor` for the next (older) page.",
+          requestParams: { query: pageQuerySchema(TOPUP_PAGE_DEFAULT) },
+          responses: {
+            "200": { description: "One page of top-ups.", content: jsonContent(TopupListSchema) },
+            "400": errorResponse("A bad `limit` or `cursor`.", ["invalid_limit", "invalid_cursor"]),
+          },
         }),
       },
       "/topups/{ref}": {
@@ -568,6 +576,7 @@ export function buildOpenApiDocument() {
               "invalid_cycle",
               "invalid_hostname",
               "invalid_root_password",
+              "invalid_auto_renew",
               "invalid_idempotency_key",
             ]),
             "402": {
@@ -589,7 +598,14 @@ export function buildOpenApiDocument() {
           tags: ["Servers"],
           operationId: "listServers",
           summary: "List servers",
-          responses: { "200": { description: "The servers.", content: jsonContent(ServerListSchema) } },
+          description:
+            `The account's servers, newest first and terminated ones included, ${SERVER_PAGE_DEFAULT} a page unless ` +
+            "`limit` says otherwise. When `next_cursor` is not null, send it as `cursor` for the next (older) page.",
+          requestParams: { query: pageQuerySchema(SERVER_PAGE_DEFAULT) },
+          responses: {
+            "200": { description: "One page of servers.", content: jsonContent(ServerListSchema) },
+            "400": errorResponse("A bad `limit` or `cursor`.", ["invalid_limit", "invalid_cursor"]),
+          },
         }),
       },
       "/servers/{id}": {

@@ -1,16 +1,22 @@
-import { queryOptions } from "@tanstack/react-query";
+import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
 import { bffFetch } from "./bff-fetch";
+import { pagePath } from "./pages";
 import type { Server } from "./types";
 
 /** While a server is being built its status changes within seconds; afterwards nothing moves by itself soon. */
 const PROVISIONING_POLL_MS = 2_000;
 
+export type ServerPage = { servers: Server[]; next_cursor: string | null };
+
+/** The server list, a page at a time (newest first); "Show more" fetches the page after the last one. */
 export const serversQuery = () =>
-  queryOptions({
+  infiniteQueryOptions({
     queryKey: ["servers"],
-    queryFn: () => bffFetch<{ servers: Server[] }>("/bff/servers"),
+    queryFn: ({ pageParam }) => bffFetch<ServerPage>(pagePath("/bff/servers", pageParam)),
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => page.next_cursor,
     refetchInterval: (query) =>
-      query.state.data?.servers.some((server) => server.status === "provisioning")
+      query.state.data?.pages.some((page) => page.servers.some((server) => server.status === "provisioning"))
         ? PROVISIONING_POLL_MS
         : false,
   });

@@ -1,18 +1,26 @@
-import { queryOptions } from "@tanstack/react-query";
+import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
 import { isFinalStatus } from "@/lib/topups/view";
 import { bffFetch } from "./bff-fetch";
+import { pagePath } from "./pages";
 import type { Topup } from "./types";
 
 /** How often a pending top-up is asked again: the API settles what arrived as it answers. */
 export const PENDING_POLL_MS = 2_000;
 const HISTORY_POLL_MS = 5_000;
 
+export type TopupPage = { topups: Topup[]; next_cursor: string | null };
+
+/** The top-up history, a page at a time (newest first), polled while any top-up shown is still open. */
 export const topupsQuery = () =>
-  queryOptions({
+  infiniteQueryOptions({
     queryKey: ["topups"],
-    queryFn: () => bffFetch<{ topups: Topup[] }>("/bff/topups"),
+    queryFn: ({ pageParam }) => bffFetch<TopupPage>(pagePath("/bff/topups", pageParam)),
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => page.next_cursor,
     refetchInterval: (query) =>
-      query.state.data?.topups.some((topup) => !isFinalStatus(topup.status)) ? HISTORY_POLL_MS : false,
+      query.state.data?.pages.some((page) => page.topups.some((topup) => !isFinalStatus(topup.status)))
+        ? HISTORY_POLL_MS
+        : false,
   });
 
 /** One top-up, polled while it is pending and never again once it reached a final state. */

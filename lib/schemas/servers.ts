@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CYCLES, LOCATIONS, OS_IMAGES, PLANS } from "@/lib/catalog/catalog";
-import { timestamp } from "./common";
+import { nextCursorField, timestamp } from "./common";
 
 export const ServerSchema = z
   .object({
@@ -48,8 +48,14 @@ export const ServerCreatedSchema = ServerSchema.extend({
   }),
 }).meta({ id: "ServerCreated" });
 
+/** Servers per page of `GET /servers` when the client names no `limit`. */
+export const SERVER_PAGE_DEFAULT = 100;
+
 export const ServerListSchema = z
-  .object({ servers: z.array(ServerSchema).meta({ description: "Newest first, terminated ones included." }) })
+  .object({
+    servers: z.array(ServerSchema).meta({ description: "Newest first, terminated ones included." }),
+    next_cursor: nextCursorField(),
+  })
   .meta({ id: "ServerList" });
 
 const ids = <T extends { id: string }>(items: readonly T[]) =>
@@ -78,6 +84,10 @@ export const CreateServerRequestSchema = z
       .regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces")
       .optional()
       .meta({ description: "10 to 128 printable ASCII characters; generated (24 characters) when omitted." }),
+    auto_renew: z.boolean().default(false).meta({
+      description:
+        "Renew from the balance at each expiry. Default `false`: at `expires_at` the server is suspended, and terminated after the grace period unless renewed.",
+    }),
   })
   .meta({ id: "CreateServerRequest" });
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { COINS, DEFAULT_COIN, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
-import { timestamp } from "./common";
+import { nextCursorField, timestamp } from "./common";
 
 const COIN_CODES = COINS.map((coin) => coin.code) as [string, ...string[]];
 
@@ -94,8 +94,14 @@ export const TopupSchema = z
       "A top-up. `pending` -> `completed` when the payment is confirmed (balance credited); `pending` -> `expired` at `expires_at` with nothing received; `pending` -> `cancelled` by the owner. Payments that arrive later are still credited.",
   });
 
+/** Top-ups per page of `GET /topups` when the client names no `limit`. */
+export const TOPUP_PAGE_DEFAULT = 50;
+
 export const TopupListSchema = z
-  .object({ topups: z.array(TopupSchema).meta({ description: "Newest first." }) })
+  .object({
+    topups: z.array(TopupSchema).meta({ description: "Newest first." }),
+    next_cursor: nextCursorField(),
+  })
   .meta({ id: "TopupList" });
 
 export const X402RequirementSchema = z

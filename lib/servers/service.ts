@@ -1,7 +1,9 @@
 import "server-only";
 import { createHmac } from "node:crypto";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, lt } from "drizzle-orm";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
+import { type Page, type PageRequest, toPage } from "@/lib/api/pagination";
+import { VALIDATION_MESSAGES } from "@/lib/api/validation-messages";
 import { findLocation, findPlan, priceFor } from "@/lib/catalog/catalog";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
@@ -72,10 +74,7 @@ export async function orderServer(
   if (!plan) throw badRequest("invalid_plan", `Unknown plan ${request.plan}.`);
   if (!location) throw badRequest("invalid_location", `Unknown location ${request.location}.`);
   if (request.hostname !== undefined && !isValidHostname(request.hostname)) {
-    throw badRequest(
-      "invalid_hostname",
-      "hostname: letters, digits and hyphens in dot-separated labels of 1 to 63 characters (RFC 1123).",
-    );
+    throw badRequest("invalid_hostname", VALIDATION_MESSAGES.invalid_hostname);
   }
   const priceCents = priceFor(plan, location, request.cycle);
   const settings = config();
@@ -105,6 +104,7 @@ export async function orderServer(
           os: request.os,
           hostname: request.hostname?.toLowerCase() ?? defaultHostname(plan.id, location.id),
           cycle: request.cycle,
+          autoRenew: request.auto_renew,
           priceCents,
           createdAt: created,
           expiresAt: addCycle(created, request.cycle),
@@ -141,14 +141,16 @@ async function ownedRow(accountId: number, serverId: number): Promise<ServerRow>
   return row;
 }
 
-export async function listServers(accountId: number): Promise<Server[]> {
+/** One page of the account's servers, newest first, terminated ones included. */
+export async function listServers(accountId: number, page: PageRequest): Promise<Page<Server>> {
   const database = await db();
   const rows = await database
     .select()
     .from(servers)
-    .where(eq(servers.accountId, accountId))
-    .orderBy(desc(servers.id));
-  return rows.map(present);
+    .where(and(eq(servers.accountId, accountId), page.beforeId ? lt(servers.id, page.beforeId) : undefined))
+    .orderBy(desc(servers.id))
+    .limit(page.limit + 1);
+  return toPage(rows, page.limit, present);
 }
 
 export async function getServer(accountId: number, serverId: number): Promise<Server> {

@@ -1,5 +1,6 @@
 import "server-only";
 import { ApiError, badRequest } from "@/lib/api/errors";
+import { VALIDATION_MESSAGES } from "@/lib/api/validation-messages";
 import { config } from "@/lib/config/env";
 import { fingerprint, type StoredResponse, withIdempotency } from "@/lib/idempotency/idempotency";
 import { usdToCents } from "@/lib/money/cents";
@@ -44,8 +45,7 @@ export async function requestTopup(input: {
   client: string;
 }): Promise<StoredResponse> {
   const amountCents = usdToCents(input.body.amount);
-  if (amountCents === undefined)
-    throw badRequest("invalid_amount", "amount: use whole cents, e.g. 25 or 25.5.");
+  if (amountCents === undefined) throw badRequest("invalid_amount", VALIDATION_MESSAGES.invalid_amount);
   const x402 = input.body.coin === "USDCBASE" || input.paymentMode?.toLowerCase() === "x402";
   if (x402 && !input.paymentHeader) {
     return { status: 402, body: x402Challenge(x402Requirement(amountCents, input.resource)) };

@@ -4,6 +4,7 @@ import { base32crockford } from "@scure/base";
 import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
 import { parseUnits } from "viem";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
+import { type Page, type PageRequest, toPage } from "@/lib/api/pagination";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
@@ -284,17 +285,17 @@ export async function getTopup(accountId: number, ref: string): Promise<Topup> {
   return presentTopup(row, payments, isDemoTopup(row));
 }
 
-/** The account's top-ups, newest first. */
-export async function listTopups(accountId: number, limit = 50): Promise<Topup[]> {
+/** One page of the account's top-ups, newest first. */
+export async function listTopups(accountId: number, page: PageRequest): Promise<Page<Topup>> {
   const database = await db();
   const rows = await database
     .select()
     .from(topups)
-    .where(eq(topups.accountId, accountId))
+    .where(and(eq(topups.accountId, accountId), page.beforeId ? lt(topups.id, page.beforeId) : undefined))
     .orderBy(desc(topups.id))
-    .limit(limit);
-  const payments = await paymentsOf(rows.map((row) => row.id));
-  return rows.map((row) => presentTopup(row, payments.get(row.id) ?? [], isDemoTopup(row)));
+    .limit(page.limit + 1);
+  const payments = await paymentsOf(rows.slice(0, page.limit).map((row) => row.id));
+  return toPage(rows, page.limit, (row) => presentTopup(row, payments.get(row.id) ?? [], isDemoTopup(row)));
 }
 
 /**

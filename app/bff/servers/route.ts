@@ -1,6 +1,11 @@
 import { bffJson, bffRoute, idempotencyHeader, jsonBody, relay } from "@/lib/session/bff";
+import { listQuery } from "@/lib/session/list-query";
 
-export const GET = bffRoute(async ({ api }) => relay(await api.GET("/servers")), { signedIn: true });
+/** One page of the list; `limit` and `cursor` pass through for the API to check. */
+export const GET = bffRoute(
+  async ({ request, api }) => relay(await api.GET("/servers", { params: { query: listQuery(request) } })),
+  { signedIn: true },
+);
 
 /** Orders a server. The API validates the body; the browser's Idempotency-Key makes a double submit harmless. */
 export const POST = bffRoute(

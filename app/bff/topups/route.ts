@@ -1,7 +1,12 @@
 import { z } from "zod";
 import { bffJson, bffRoute, idempotencyHeader, jsonBody, relay } from "@/lib/session/bff";
+import { listQuery } from "@/lib/session/list-query";
 
-export const GET = bffRoute(async ({ api }) => relay(await api.GET("/topups")), { signedIn: true });
+/** One page of the list; `limit` and `cursor` pass through for the API to check. */
+export const GET = bffRoute(
+  async ({ request, api }) => relay(await api.GET("/topups", { params: { query: listQuery(request) } })),
+  { signedIn: true },
+);
 
 /** The API checks amount and coin with its own codes; this only refuses what is not a top-up request at all. */
 const CreateTopupBody = z.strictObject({ amount: z.number(), coin: z.string().max(16).optional() });

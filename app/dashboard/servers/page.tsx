@@ -5,11 +5,11 @@ import { pageData, signedInApi } from "@/lib/session/page-api";
 export const metadata: Metadata = { title: "Servers" };
 
 export default async function ServersPage() {
-  const { servers } = pageData(await (await signedInApi()).GET("/servers"));
+  const firstPage = pageData(await (await signedInApi()).GET("/servers"));
   return (
     <section className="space-y-6">
       <h1 className="text-2xl font-semibold">Servers</h1>
-      <ServerList initialServers={servers} />
+      <ServerList firstPage={firstPage} />
     </section>
   );
 }

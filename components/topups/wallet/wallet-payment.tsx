@@ -390,18 +390,47 @@ function Progress({ stage, networkName }: { stage: Stage; networkName: string })
           ? `Settling the payment on ${networkName}…`
           : "Payment settled.";
   const index = STEPS.findIndex((item) => item.step === stage.step);
+  // Done: every step before the current one, and the last step once reached; active: the one under way.
+  const stateOf = (position: number) =>
+    position < index || (position === index && stage.step === "credited")
+      ? "done"
+      : position === index
+        ? "active"
+        : "upcoming";
+  const looks = {
+    done: "text-emerald-700 dark:text-emerald-400",
+    active: "font-semibold text-zinc-900 dark:text-zinc-100",
+    upcoming: "text-zinc-500",
+  };
   return (
     <div className="space-y-2">
       <ol className="flex flex-wrap gap-4 text-sm">
-        {STEPS.map((item, position) => (
-          <li
-            key={item.step}
-            aria-current={item.step === stage.step ? "step" : undefined}
-            className={position <= index ? "font-semibold" : "text-zinc-500"}
-          >
-            {position + 1}. {item.label}
-          </li>
-        ))}
+        {STEPS.map((item, position) => {
+          const state = stateOf(position);
+          return (
+            <li
+              key={item.step}
+              data-state={state}
+              aria-current={state === "active" ? "step" : undefined}
+              className={`flex items-center gap-1.5 ${looks[state]}`}
+            >
+              <span
+                aria-hidden="true"
+                className={`inline-flex size-5 items-center justify-center rounded-full border text-xs ${
+                  state === "done"
+                    ? "border-emerald-600 bg-emerald-600 text-white"
+                    : state === "active"
+                      ? "animate-pulse border-zinc-900 dark:border-zinc-100"
+                      : "border-zinc-400"
+                }`}
+              >
+                {state === "done" ? "✓" : position + 1}
+              </span>
+              {item.label}
+              {state === "done" && <span className="sr-only"> (done)</span>}
+            </li>
+          );
+        })}
       </ol>
       <p role="status" data-testid="wallet-stage" className="text-sm">
         {status}

@@ -1,10 +1,14 @@
 import { parseJsonBody } from "@/lib/api/body";
+import { readPageRequest } from "@/lib/api/pagination";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
-import { CreateServerRequestSchema } from "@/lib/schemas/servers";
+import { CreateServerRequestSchema, SERVER_PAGE_DEFAULT } from "@/lib/schemas/servers";
 import { listServers, orderServer } from "@/lib/servers/service";
 
-export const GET = authedRoute(async ({ auth }) => json({ servers: await listServers(auth.accountId) }));
+export const GET = authedRoute(async ({ request, auth }) => {
+  const page = await listServers(auth.accountId, readPageRequest(new URL(request.url), SERVER_PAGE_DEFAULT));
+  return json({ servers: page.items, next_cursor: page.nextCursor });
+});
 
 export const POST = authedRoute(async ({ request, auth }) => {
   const idempotencyKey = readIdempotencyKey(request.headers);
@@ -16,6 +20,7 @@ export const POST = authedRoute(async ({ request, auth }) => {
       cycle: "invalid_cycle",
       hostname: "invalid_hostname",
       root_password: "invalid_root_password",
+      auto_renew: "invalid_auto_renew",
     },
   });
   const outcome = await orderServer(auth.accountId, body, idempotencyKey);

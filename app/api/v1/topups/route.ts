@@ -1,8 +1,9 @@
 import type { z } from "zod";
 import { parseJsonBody } from "@/lib/api/body";
+import { readPageRequest } from "@/lib/api/pagination";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
-import { CreateTopupRequestSchema } from "@/lib/schemas/topups";
+import { CreateTopupRequestSchema, TOPUP_PAGE_DEFAULT } from "@/lib/schemas/topups";
 import { requestTopup, topupResource } from "@/lib/topups/request";
 import { listTopups } from "@/lib/topups/service";
 
@@ -13,7 +14,10 @@ const amountCode = (issue: z.core.$ZodIssue) =>
       ? "amount_too_high"
       : "invalid_amount";
 
-export const GET = authedRoute(async ({ auth }) => json({ topups: await listTopups(auth.accountId) }));
+export const GET = authedRoute(async ({ request, auth }) => {
+  const page = await listTopups(auth.accountId, readPageRequest(new URL(request.url), TOPUP_PAGE_DEFAULT));
+  return json({ topups: page.items, next_cursor: page.nextCursor });
+});
 
 export const POST = authedRoute(async ({ request, auth, client }) => {
   const idempotencyKey = readIdempotencyKey(request.headers);

@@ -14,7 +14,13 @@ export const POST = publicRoute(async ({ request, client, params }) => {
   if (config().mode !== "demo") throw notFound("No such endpoint.");
   const auth = await authenticateRequest(request, client);
   const body = await parseJsonBody(request, SimulatePaymentRequestSchema, {
-    fieldCodes: { amount: "invalid_amount" },
+    fieldCodes: {
+      amount: {
+        code: "invalid_amount",
+        message:
+          'Send amount as a decimal string in the deposit\'s coin, e.g. "0.0001", or leave it out to pay exactly deposit_amount.',
+      },
+    },
   });
   return json(await simulateDemoPayment(auth.accountId, String(params.ref), body.amount));
 });

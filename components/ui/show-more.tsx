@@ -1,0 +1,33 @@
+"use client";
+
+import { errorMessage } from "@/lib/queries/bff-fetch";
+
+type PagedList = {
+  hasNextPage: boolean;
+  isFetchingNextPage: boolean;
+  isFetchNextPageError: boolean;
+  error: unknown;
+  fetchNextPage: () => unknown;
+};
+
+/** The button under a paged list: loads the next (older) page while there is one, and says when that failed. */
+export function ShowMore({ list, what }: { list: PagedList; what: string }) {
+  if (!list.hasNextPage) return null;
+  return (
+    <div className="flex flex-wrap items-center gap-3">
+      <button
+        type="button"
+        onClick={() => list.fetchNextPage()}
+        disabled={list.isFetchingNextPage}
+        className="rounded border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-100 disabled:opacity-60 dark:border-zinc-700 dark:hover:bg-zinc-800"
+      >
+        {list.isFetchingNextPage ? "Loading…" : `Show older ${what}`}
+      </button>
+      {list.isFetchNextPageError && (
+        <span role="alert" className="text-sm text-red-700 dark:text-red-400">
+          {errorMessage(list.error)}
+        </span>
+      )}
+    </div>
+  );
+}

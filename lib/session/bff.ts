@@ -1,7 +1,7 @@
 import "server-only";
 import type { IronSession } from "iron-session";
 import { readLimited } from "@/lib/api/body";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError, badRequest } from "@/lib/api/errors";
 import { type ApiClient, apiClient } from "@/lib/api-client/client";
 import { config } from "@/lib/config/env";
 import { clientAddress } from "@/lib/rate-limit/limits";
@@ -131,14 +131,16 @@ export function refParam(params: Record<string, string>): string | undefined {
 export const notFound = (what: string) => bffJson({ error: "not_found", message: `No such ${what}.` }, 404);
 
 /**
- * The request's JSON body, or undefined when it is not JSON. Read with the API's own size bound (413 past
- * `maxBytes`, default MAX_BODY_BYTES), so no dashboard route buffers an unbounded body.
+ * The request's JSON body, or undefined when it is empty; a body that is not JSON is `400 invalid_json`,
+ * as on the API, so a broken request never falls back to defaults. Read with the API's own size bound
+ * (413 past `maxBytes`, default MAX_BODY_BYTES), so no dashboard route buffers an unbounded body.
  */
 export async function jsonBody(request: Request, maxBytes = config().maxBodyBytes): Promise<unknown> {
   const text = await readLimited(request, maxBytes);
+  if (text.trim() === "") return undefined;
   try {
     return JSON.parse(text);
   } catch {
-    return undefined;
+    throw badRequest("invalid_json", "The request body is not valid JSON.");
   }
 }

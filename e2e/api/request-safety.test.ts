@@ -1,5 +1,10 @@
+import { mkdtempSync } from "node:fs";
 import http from "node:http";
-import { describe, expect, inject, it } from "vitest";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type RunningApp, startApp } from "../support/app-server";
 import { api, randomIp } from "./helpers";
 
 const appUrl = () => inject("baseUrl");
@@ -82,5 +87,52 @@ describe("the dashboard's routes refuse a body that is not JSON (400) and change
     // An empty body is still "no fields", as before.
     const empty = await raw("/bff/keys", { method: "POST", headers: { cookie, origin } });
     expect(empty.status).toBe(201);
+  });
+});
+
+// Its own production-mode instance, whose log is read here.
+describe("a production instance", () => {
+  let app: RunningApp;
+  beforeAll(async () => {
+    // Its own embedded database; the test clock is refused in production.
+    const { DATABASE_URL: _shared, ENABLE_TEST_CLOCK: _clock, ...env } = inject("appEnv");
+    app = await startApp({
+      ...env,
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), "vps-prod-")),
+      APP_MODE: "production",
+      SESSION_SECRET: "a-production-session-secret-of-enough-length",
+      ENCRYPTION_KEY: "ab".repeat(32),
+    });
+  }, 90_000);
+  afterAll(() => app?.stop());
+
+  it("an upload the client aborts is neither logged nor taken for a database outage", async () => {
+    const created = await raw("/api/v1/account", { method: "POST", base: app.url });
+    expect(created.status).toBe(201);
+    const port = Number(new URL(app.url).port);
+    for (const pathname of ["/api/v1/keys", "/api/v1/servers"]) {
+      await new Promise<void>((resolve) => {
+        const socket = connect(port, "127.0.0.1", () => {
+          socket.write(
+            `POST ${pathname} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+              `Authorization: Bearer ${created.json.api_key}\r\nContent-Type: application/json\r\n` +
+              'Content-Length: 1000\r\n\r\n{"name":"half',
+          );
+          setTimeout(() => {
+            socket.destroy();
+            resolve();
+          }, 300);
+        });
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const health = await raw("/api/v1/health", { base: app.url });
+    expect(health.status).toBe(200);
+    expect(app.logs()).not.toMatch(/database unavailable|unhandled error|ECONNRESET/);
+    const keys = await raw("/api/v1/keys", {
+      base: app.url,
+      headers: { authorization: `Bearer ${created.json.api_key}` },
+    });
+    expect((keys.json.keys as unknown[]).length).toBe(1);
   });
 });

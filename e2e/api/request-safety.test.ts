@@ -4,8 +4,8 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { type RunningApp, startApp } from "../support/app-server";
-import { api, randomIp } from "./helpers";
+import { freePort, type RunningApp, startApp } from "../support/app-server";
+import { api, createAccount, randomIp } from "./helpers";
 
 const appUrl = () => inject("baseUrl");
 
@@ -51,6 +51,18 @@ function raw(
 }
 
 /** A server on loopback that records whatever reaches it, standing for the host an attacker names. */
+async function trap() {
+  const seen: { url: string; authorization?: string }[] = [];
+  const server = http.createServer((request, response) => {
+    seen.push({ url: request.url ?? "", authorization: request.headers.authorization });
+    response.setHeader("content-type", "application/json");
+    response.end(JSON.stringify({ api_key: "vpsk_from_the_trap", login_token: "TRAP", balance_usd: 999 }));
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return { host: `127.0.0.1:${port}`, seen, close: () => new Promise((r) => server.close(r)) };
+}
+
 const cookieOf = (headers: http.IncomingHttpHeaders) =>
   (headers["set-cookie"]?.[0] ?? "").split(";")[0] ?? "";
 
@@ -60,6 +72,87 @@ async function signUp() {
   expect(created.status).toBe(201);
   return { cookie: cookieOf(created.headers), apiKey: created.json.api_key as string };
 }
+
+describe("the API origin comes from configuration, never from the request (SSRF through Host)", () => {
+  let attacker: Awaited<ReturnType<typeof trap>>;
+  beforeAll(async () => {
+    attacker = await trap();
+  });
+  afterAll(() => attacker.close());
+
+  it("sign-up with a forged Host reaches the real API, not the host it names", async () => {
+    for (const host of [attacker.host, `${attacker.host}/any/path#`]) {
+      const result = await raw("/bff/sign-up", {
+        method: "POST",
+        headers: { host, origin: `http://${host}`, "x-forwarded-proto": "http" },
+      });
+      // Either refused as cross-origin (a Host with a path names no origin) or served by the real API.
+      if (result.status === 201) expect(result.json.api_key).not.toBe("vpsk_from_the_trap");
+      else expect(result.status).toBe(403);
+    }
+    expect(attacker.seen).toEqual([]);
+  });
+
+  it("a signed-in BFF call and a server-rendered page with a forged Host never send the key elsewhere", async () => {
+    const { cookie, apiKey } = await signUp();
+    for (const host of [attacker.host, `${attacker.host}/any/path#`]) {
+      const headers = { host, cookie, "x-forwarded-proto": "http", "x-forwarded-host": attacker.host };
+      const account = await raw("/bff/account", { headers });
+      expect(account.status).toBe(200);
+      expect(account.json.balance_usd).toBe(0);
+      const page = await raw("/dashboard", { headers });
+      expect(page.status).toBe(200);
+      expect(page.text).not.toContain("999");
+      const keys = await raw("/bff/keys", {
+        method: "POST",
+        headers: { ...headers, origin: `http://${host}` },
+      });
+      expect([201, 403]).toContain(keys.status);
+    }
+    expect(attacker.seen).toEqual([]);
+    // Nothing of the session's key left this machine's own API.
+    expect(JSON.stringify(attacker.seen)).not.toContain(apiKey.slice(0, 12));
+  });
+
+  it("a malformed Host is never a 500 and never reaches the x402 challenge", async () => {
+    const { cookie } = await signUp();
+    const account = await createAccount();
+    for (const host of ["[", "a b", "127.0.0.1:1/x#", "evil@127.0.0.1:1", ""]) {
+      const bff = await raw("/bff/account", { headers: { host, cookie } });
+      expect(bff.status, `BFF with Host ${host}`).toBe(200);
+      const page = await raw("/dashboard", { headers: { host, cookie } });
+      expect(page.status, `page with Host ${host}`).toBe(200);
+      const home = await raw("/", { headers: { host } });
+      expect(home.status, `start page with Host ${host}`).toBe(200);
+      const challenge = await raw("/api/v1/topups", {
+        method: "POST",
+        headers: {
+          host,
+          authorization: `Bearer ${account.apiKey}`,
+          "content-type": "application/json",
+        },
+        body: JSON.stringify({ amount: 25, coin: "USDCBASE" }),
+      });
+      expect(challenge.status, `x402 challenge with Host ${host}`).toBe(402);
+      const resource = (challenge.json.accepts as { resource: string }[])[0]?.resource ?? "";
+      expect(resource).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/topups$/);
+    }
+    // A plain host:port is the origin the client called, and only goes back to that client.
+    const plain = await raw("/api/v1/topups", {
+      method: "POST",
+      headers: {
+        host: "vps.example:8443",
+        authorization: `Bearer ${account.apiKey}`,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ amount: 25, coin: "USDCBASE" }),
+    });
+    expect((plain.json.accepts as { resource: string }[])[0]?.resource).toBe(
+      "http://vps.example:8443/api/v1/topups",
+    );
+    expect((await api("/topups", { key: account.apiKey })).body.topups).toEqual([]);
+  });
+});
 
 describe("the dashboard's routes refuse a body that is not JSON (400) and change nothing", () => {
   it("POST /bff/keys, sign-in, orders and top-ups answer invalid_json", async () => {

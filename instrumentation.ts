@@ -1,6 +1,8 @@
 /** Runs once when the server starts: validate the configuration and migrate the database before traffic. */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { guardRequests } = await import("@/lib/http/request-guard");
+  guardRequests();
   const { config } = await import("@/lib/config/env");
   const { databaseHandle } = await import("@/lib/db/client");
   const settings = config();

@@ -1,4 +1,7 @@
 import type { NextConfig } from "next";
+import { API_CSP, STATIC_SECURITY_HEADERS } from "./lib/http/security-headers";
+
+const staticHeaders = Object.entries(STATIC_SECURITY_HEADERS).map(([key, value]) => ({ key, value }));
 
 const nextConfig: NextConfig = {
   // PGlite ships WASM and data files, pg has optional native parts: the bundler must leave them alone.
@@ -6,6 +9,14 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
   typedRoutes: false,
+  // Pages get theirs, with a nonce, from proxy.ts; JSON answers load nothing and are never framed.
+  async headers() {
+    return [
+      { source: "/:path*", headers: staticHeaders },
+      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: API_CSP }] },
+      { source: "/bff/:path*", headers: [{ key: "Content-Security-Policy", value: API_CSP }] },
+    ];
+  },
 };
 
 export default nextConfig;

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { freePort, type RunningApp, startApp } from "../support/app-server";
-import { api, createAccount, randomIp } from "./helpers";
+import { api, createAccount, errorCode, randomIp } from "./helpers";
 
 const appUrl = () => inject("baseUrl");
 
@@ -154,6 +154,105 @@ describe("the API origin comes from configuration, never from the request (SSRF 
   });
 });
 
+describe("odd requests answer 4xx in the shape of what they reach", () => {
+  it("an undecodable path under /api/v1 and /bff is a JSON 404 and changes nothing", async () => {
+    const account = await createAccount();
+    const { cookie } = await signUp();
+    for (const [method, pathname] of [
+      ["GET", "/api/v1/servers/%ff"],
+      ["DELETE", "/api/v1/servers/%ff"],
+      ["GET", "/api/v1/servers/%ff/credentials"],
+      ["GET", "/api/v1/topups/%ff"],
+      ["POST", "/api/v1/topups/%ff/cancel"],
+      ["GET", "/api/v1/%ff"],
+      ["GET", "/bff/servers/%ff"],
+      ["GET", "/bff/topups/%ff"],
+      ["DELETE", "/bff/keys/%ff"],
+    ] as const) {
+      const result = await raw(pathname, {
+        method,
+        headers: { authorization: `Bearer ${account.apiKey}`, cookie, origin: new URL(appUrl()).origin },
+      });
+      expect(result.status, `${method} ${pathname}`).toBe(404);
+      expect(result.headers["content-type"]).toMatch(/^application\/json/);
+      expect(errorCode({ status: result.status, headers: new Headers(), body: result.json })).toBe(
+        "not_found",
+      );
+    }
+    expect((await api("/keys", { key: account.apiKey })).body.keys).toHaveLength(1);
+  });
+
+  it("an undecodable dashboard path is the not-found page", async () => {
+    const { cookie } = await signUp();
+    for (const pathname of ["/dashboard/servers/%ff", "/dashboard/topups/%ff", "/%ff", "/signin%ff"]) {
+      const page = await raw(pathname, { headers: { cookie } });
+      expect(page.status, pathname).toBe(404);
+      expect(page.headers["content-type"]).toMatch(/^text\/html/);
+      expect(page.text).toContain("Page not found");
+    }
+  });
+
+  it("TRACE and other methods no route has are a 405, in JSON under /api/v1 and /bff", async () => {
+    const account = await createAccount();
+    for (const method of ["TRACE", "PROPFIND"]) {
+      for (const pathname of ["/api/v1/account", "/api/v1/servers/1", "/bff/account"]) {
+        const result = await raw(pathname, {
+          method,
+          headers: { authorization: `Bearer ${account.apiKey}` },
+        });
+        expect(result.status, `${method} ${pathname}`).toBe(405);
+        expect(result.json.error).toBe("method_not_allowed");
+        expect(result.headers.allow).toContain("GET");
+      }
+      const page = await raw("/", { method });
+      expect(page.status, `${method} /`).toBe(405);
+    }
+    expect((await api("/account", { key: account.apiKey })).status).toBe(200);
+  });
+});
+
+describe("security headers", () => {
+  it("pages carry a nonce-based CSP that every script of the page satisfies", async () => {
+    const { cookie } = await signUp();
+    const nonces = new Set<string>();
+    for (const pathname of ["/", "/signin", "/dashboard", "/dashboard/topups"]) {
+      const page = await raw(pathname, { headers: { cookie } });
+      expect(page.status, pathname).toBe(200);
+      const csp = String(page.headers["content-security-policy"]);
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).toContain("object-src 'none'");
+      const nonce = /'nonce-([A-Za-z0-9+/=]+)'/.exec(csp)?.[1];
+      expect(nonce, `${pathname}: ${csp}`).toBeDefined();
+      expect(csp).toMatch(/script-src 'self' 'nonce-[^']+' 'strict-dynamic'(;|$)/);
+      nonces.add(nonce ?? "");
+      const scripts = page.text.match(/<script\b[^>]*>/g) ?? [];
+      expect(scripts.length).toBeGreaterThan(0);
+      for (const tag of scripts) expect(tag, pathname).toContain(`nonce="${nonce}"`);
+      expect(page.headers["x-content-type-options"]).toBe("nosniff");
+      expect(page.headers["referrer-policy"]).toBe("same-origin");
+      // A demo on plain HTTP sends no HSTS (production does; see below).
+      expect(page.headers["strict-transport-security"]).toBeUndefined();
+    }
+    expect(nonces.size).toBe(4);
+  });
+
+  it("API and BFF answers may load nothing and never be framed; built files are nosniff", async () => {
+    for (const pathname of ["/api/v1/health", "/api/v1/catalog", "/bff/account", "/api/v1/nowhere"]) {
+      const result = await raw(pathname);
+      expect(result.headers["content-security-policy"], pathname).toContain("default-src 'none'");
+      expect(result.headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+      expect(result.headers["x-content-type-options"]).toBe("nosniff");
+      expect(result.headers["referrer-policy"]).toBe("same-origin");
+    }
+    const home = await raw("/");
+    const asset = /src="(\/_next\/static\/[^"]+\.js)"/.exec(home.text)?.[1];
+    expect(asset).toBeDefined();
+    const file = await raw(asset ?? "/");
+    expect(file.status).toBe(200);
+    expect(file.headers["x-content-type-options"]).toBe("nosniff");
+  });
+});
+
 describe("the dashboard's routes refuse a body that is not JSON (400) and change nothing", () => {
   it("POST /bff/keys, sign-in, orders and top-ups answer invalid_json", async () => {
     const { cookie, apiKey } = await signUp();
@@ -183,7 +282,7 @@ describe("the dashboard's routes refuse a body that is not JSON (400) and change
   });
 });
 
-// Its own production-mode instance, whose log is read here.
+// Its own production-mode instance: HSTS is a production header, and the log is read from this process.
 describe("a production instance", () => {
   let app: RunningApp;
   beforeAll(async () => {
@@ -198,6 +297,14 @@ describe("a production instance", () => {
     });
   }, 90_000);
   afterAll(() => app?.stop());
+
+  it("sends HSTS and upgrades insecure requests", async () => {
+    const page = await raw("/", { base: app.url });
+    expect(page.headers["strict-transport-security"]).toBe("max-age=31536000");
+    expect(page.headers["content-security-policy"]).toContain("upgrade-insecure-requests");
+    const health = await raw("/api/v1/health", { base: app.url });
+    expect(health.headers["strict-transport-security"]).toBe("max-age=31536000");
+  });
 
   it("an upload the client aborts is neither logged nor taken for a database outage", async () => {
     const created = await raw("/api/v1/account", { method: "POST", base: app.url });

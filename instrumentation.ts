@@ -5,6 +5,8 @@ export async function register() {
   // First, so that rate limits count every request under its real socket address.
   const { recordSocketAddresses } = await import("@/lib/rate-limit/client-address");
   recordSocketAddresses();
+  const { guardRequests } = await import("@/lib/http/request-guard");
+  guardRequests();
   const { config } = await import("@/lib/config/env");
   const { databaseHandle } = await import("@/lib/db/client");
   const settings = config();

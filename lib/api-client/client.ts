@@ -5,13 +5,22 @@ import { forwardedClientHeaders } from "@/lib/rate-limit/client-address";
 import type { paths } from "./schema";
 
 /**
- * The dashboard's one client of the REST API, typed from the OpenAPI document. It speaks to API_BASE_URL, or
- * to this same app over HTTP: the dashboard uses the public contract, never the service's internals.
- * The Bearer key is added here, on the server; the browser never holds it.
+ * Where the dashboard reaches the REST API: API_BASE_URL, else this app on loopback at its own PORT.
+ * Only configuration decides it, never a request header: a forged Host would otherwise send the session's
+ * Bearer key to any host the attacker names.
  */
-export function apiClient(options: { origin: string; apiKey?: string; clientAddress?: string }) {
-  const baseUrl = config().apiBaseUrl ?? `${options.origin}/api/v1`;
-  const client = createClient<paths>({ baseUrl });
+export function apiBaseUrl(): string {
+  const { apiBaseUrl, port } = config();
+  return (apiBaseUrl ?? `http://127.0.0.1:${port}/api/v1`).replace(/\/+$/, "");
+}
+
+/**
+ * The dashboard's one client of the REST API, typed from the OpenAPI document: it uses the public
+ * contract over HTTP, never the service's internals. The Bearer key is added here, on the server; the
+ * browser never holds it.
+ */
+export function apiClient(options: { apiKey?: string; clientAddress?: string } = {}) {
+  const client = createClient<paths>({ baseUrl: apiBaseUrl() });
   const headers: Middleware = {
     onRequest({ request }) {
       if (options.apiKey) request.headers.set("authorization", `Bearer ${options.apiKey}`);

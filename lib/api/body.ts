@@ -24,6 +24,19 @@ const tooLarge = (limit: number) =>
     },
   );
 
+/**
+ * The client closed its connection before the body was complete. Nothing of ours failed: it is neither
+ * logged nor counted as an outage (the socket error it arrives as would otherwise read as one).
+ */
+const clientAborted = () =>
+  new ApiError(
+    400,
+    "request_aborted",
+    "The request body was not received in full.",
+    {},
+    { Connection: "close" },
+  );
+
 /** Reads the raw body, refusing more than `limit` bytes whether or not Content-Length was sent (413). */
 export async function readLimited(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
@@ -33,7 +46,9 @@ export async function readLimited(request: Request, limit: number): Promise<stri
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(() => {
+      throw clientAborted();
+    });
     if (done) break;
     total += value.byteLength;
     if (total > limit) {

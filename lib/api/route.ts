@@ -64,6 +64,20 @@ function describeError(error: unknown): string {
   return parts.join(" <- ") || String(error);
 }
 
+/**
+ * Where an error was thrown: the first frames of its stack, and nothing else. The stack begins with the
+ * message, which can run over several lines (a failed query lists its parameters on the second).
+ */
+function stackFrames(error: unknown): string {
+  const stack = error instanceof Error ? (error.stack ?? "") : "";
+  return stack
+    .split("\n")
+    .filter((line) => /^\s+at /.test(line))
+    .slice(0, 3)
+    .map((line) => line.trim())
+    .join(" ");
+}
+
 function toResponse(error: unknown): Response {
   if (error instanceof ApiError) return errorResponse(error);
   if (isDatabaseUnavailable(error)) {
@@ -80,11 +94,7 @@ function toResponse(error: unknown): Response {
       ),
     );
   }
-  console.error(
-    "unhandled error:",
-    describeError(error),
-    (error as Error)?.stack?.split("\n").slice(1, 4).join(" "),
-  );
+  console.error("unhandled error:", describeError(error), stackFrames(error));
   return errorResponse(
     new ApiError(500, "internal_error", "Something went wrong on our side; retry shortly."),
   );

@@ -11,6 +11,7 @@ import {
   type WatchOnlyKeys,
 } from "@/lib/deposits/addresses";
 import { USDT_ERC20_MAINNET } from "@/lib/topups/coins";
+import { PRODUCTION_TRIGGERS } from "./mode";
 
 /** A rate limit written as `count/window`, e.g. `10/1h` or `20/10m`. */
 const rateLimitSpec = z
@@ -131,8 +132,6 @@ const envSchema = z.object({
   SERVER_GRACE_DAYS: z.coerce.number().int().min(0).max(90).default(7),
 });
 
-/** Setting any of these means "this is a real deployment": production mode, nothing generated. */
-const PRODUCTION_TRIGGERS = ["SESSION_SECRET", "ENCRYPTION_KEY"] as const;
 /** Variables a production deployment must set; in demo mode they are generated or simulated. */
 const PRODUCTION_REQUIRED = [
   ...PRODUCTION_TRIGGERS,

@@ -1,9 +1,10 @@
 import "server-only";
 import type { IronSession } from "iron-session";
 import { readLimited } from "@/lib/api/body";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError, badRequest } from "@/lib/api/errors";
 import { type ApiClient, apiClient } from "@/lib/api-client/client";
 import { config } from "@/lib/config/env";
+import { requestOrigin } from "@/lib/http/origin";
 import { clientAddress } from "@/lib/rate-limit/limits";
 import { type DashboardSession, dashboardSession } from "./session";
 
@@ -22,10 +23,13 @@ const bffJson = (body: unknown, status = 200) =>
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
   });
 
-/** This app's own origin as the browser sees it (the Host header, not the bind address). */
-function ownOrigin(request: Request): string {
-  const url = new URL(request.url);
-  return `${url.protocol}//${request.headers.get("host") ?? url.host}`;
+/**
+ * This app's origin as the browser sees it: PUBLIC_BASE_URL when configured, else the scheme and the
+ * Host header of the request. Only ever compared with the request's own Origin, never used as an address.
+ */
+function ownOrigin(request: Request): string | undefined {
+  const configured = config().publicBaseUrl;
+  return configured ? new URL(configured).origin : requestOrigin(request);
 }
 
 /**
@@ -63,7 +67,6 @@ export function bffRoute(
     const session = await dashboardSession();
     if (options.signedIn && !session.apiKey) return signedOut(session);
     const api = apiClient({
-      origin: ownOrigin(request),
       apiKey: session.apiKey,
       clientAddress: clientAddress(request.headers),
     });
@@ -131,14 +134,16 @@ export function refParam(params: Record<string, string>): string | undefined {
 export const notFound = (what: string) => bffJson({ error: "not_found", message: `No such ${what}.` }, 404);
 
 /**
- * The request's JSON body, or undefined when it is not JSON. Read with the API's own size bound (413 past
- * `maxBytes`, default MAX_BODY_BYTES), so no dashboard route buffers an unbounded body.
+ * The request's JSON body, or undefined when it is empty; a body that is not JSON is `400 invalid_json`,
+ * as on the API, so a broken request never falls back to defaults. Read with the API's own size bound
+ * (413 past `maxBytes`, default MAX_BODY_BYTES), so no dashboard route buffers an unbounded body.
  */
 export async function jsonBody(request: Request, maxBytes = config().maxBodyBytes): Promise<unknown> {
   const text = await readLimited(request, maxBytes);
+  if (text.trim() === "") return undefined;
   try {
     return JSON.parse(text);
   } catch {
-    return undefined;
+    throw badRequest("invalid_json", "The request body is not valid JSON.");
   }
 }

@@ -7,14 +7,13 @@ import { dashboardSession } from "./session";
 
 /**
  * For signed-in pages (server components): the API client of the session, or a redirect to sign-in when
- * there is no session. Pages call the API over HTTP like the BFF does, at the origin the browser used.
+ * there is no session. Pages call the API over HTTP like the BFF does, at the configured API origin.
  */
 export async function signedInApi(): Promise<ApiClient> {
   const session = await dashboardSession();
   if (!session.apiKey) redirect("/signin");
-  const requestHeaders = await headers();
-  const origin = `${requestHeaders.get("x-forwarded-proto") ?? "http"}://${requestHeaders.get("host")}`;
-  return apiClient({ origin, apiKey: session.apiKey, clientAddress: clientAddress(requestHeaders) });
+  // The API itself is reached at the configured origin; only the browser's address travels on, signed.
+  return apiClient({ apiKey: session.apiKey, clientAddress: clientAddress(await headers()) });
 }
 
 /**

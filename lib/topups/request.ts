@@ -2,6 +2,7 @@ import "server-only";
 import { ApiError, badRequest } from "@/lib/api/errors";
 import { VALIDATION_MESSAGES } from "@/lib/api/validation-messages";
 import { config } from "@/lib/config/env";
+import { requestOrigin } from "@/lib/http/origin";
 import { fingerprint, type StoredResponse, withIdempotency } from "@/lib/idempotency/idempotency";
 import { usdToCents } from "@/lib/money/cents";
 import { limiters, type QuotaOutcome, withQuotas } from "@/lib/rate-limit/limits";
@@ -10,12 +11,15 @@ import { payTopupWithX402, x402Challenge, x402Requirement } from "@/lib/x402/ser
 import { isDepositCoin } from "./coins";
 import { createDepositTopup } from "./service";
 
-/** The absolute URL of POST /topups, as x402 names the resource being paid for. */
+/**
+ * The absolute URL of POST /topups, as x402 names the resource being paid for: PUBLIC_BASE_URL, else the
+ * origin the client called when its Host is a plain host[:port] (the URL only goes back to that same
+ * client, unsigned), else this app's loopback address. A malformed Host never reaches the challenge.
+ */
 export function topupResource(request: Request): string {
-  const url = new URL(request.url);
-  // Behind `next start` request.url names the bind address; the Host header is what the client called.
-  const base = config().publicBaseUrl ?? `${url.protocol}//${request.headers.get("host") ?? url.host}`;
-  return `${base.replace(/\/$/, "")}/api/v1/topups`;
+  const { publicBaseUrl, port } = config();
+  const base = publicBaseUrl?.replace(/\/+$/, "") ?? requestOrigin(request) ?? `http://127.0.0.1:${port}`;
+  return `${base}/api/v1/topups`;
 }
 
 /**

@@ -1,0 +1,80 @@
+import { PGlite } from "@electric-sql/pglite";
+import { sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/pglite";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { readLimited } from "./body";
+import { publicRoute } from "./route";
+
+/** Runs `body` with console.error captured; returns what was logged. */
+async function logged(body: () => Promise<void>): Promise<string> {
+  const lines: string[] = [];
+  const spy = vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => {
+    lines.push(args.map(String).join(" "));
+  });
+  try {
+    await body();
+  } finally {
+    spy.mockRestore();
+  }
+  return lines.join("\n");
+}
+
+const route = { params: Promise.resolve({}) };
+
+describe("what the API's route wrapper logs", () => {
+  let client: PGlite;
+  beforeAll(async () => {
+    client = await PGlite.create();
+    await client.exec("CREATE TABLE secrets (value text PRIMARY KEY)");
+  }, 60_000);
+  afterAll(() => client.close());
+
+  it("never logs a failed query's parameters, neither from the message nor from the stack", async () => {
+    const db = drizzle(client);
+    const secret = "vpsk_parameter_that_must_not_be_logged";
+    await db.execute(sql`INSERT INTO secrets VALUES (${secret})`);
+    const handler = publicRoute(async () => {
+      // A real unique violation: drizzle wraps it with the SQL and its parameters in the message.
+      await db.execute(sql`INSERT INTO secrets VALUES (${secret})`);
+      return new Response(null);
+    });
+    let response: Response | undefined;
+    const log = await logged(async () => {
+      response = await handler(new Request("http://127.0.0.1/api/v1/x"), route);
+    });
+    expect(response?.status).toBe(500);
+    expect(await response?.json()).toMatchObject({ error: "internal_error" });
+    expect(log).toContain("unhandled error");
+    expect(log).toContain("duplicate key value");
+    expect(log).toMatch(/ at /);
+    expect(log).not.toContain(secret);
+    expect(log).not.toContain("params:");
+  });
+
+  it("answers a client that aborted its upload with a 4xx and logs nothing", async () => {
+    // How Node hands a route the body of a connection the client closed mid-upload.
+    const aborted = Object.assign(new Error("aborted"), { code: "ECONNRESET" });
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"name":"par'));
+        controller.error(aborted);
+      },
+    });
+    const handler = publicRoute(async ({ request }) => {
+      await readLimited(request, 1024);
+      return new Response(null);
+    });
+    let response: Response | undefined;
+    const log = await logged(async () => {
+      const request = new Request("http://127.0.0.1/api/v1/keys", {
+        method: "POST",
+        body,
+        duplex: "half",
+      } as RequestInit);
+      response = await handler(request, route);
+    });
+    expect(response?.status).toBe(400);
+    expect(await response?.json()).toMatchObject({ error: "request_aborted" });
+    expect(log).toBe("");
+  });
+});

@@ -4,11 +4,12 @@ import { currentWriteEpoch, trackWrites } from "./write-epoch";
 
 describe("write epoch", () => {
   let client: PGlite;
+  // Starting an embedded database took 11 s on a loaded 2-core machine: give it the time it needs.
   beforeAll(async () => {
     client = await PGlite.create();
     await client.exec("CREATE TABLE t (id int primary key, v int)");
     trackWrites(client);
-  });
+  }, 60_000);
 
   it("stays put for plain reads", async () => {
     const before = currentWriteEpoch();

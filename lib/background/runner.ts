@@ -4,7 +4,7 @@ import { acquireLease } from "@/lib/db/lease";
 import { depositRails } from "@/lib/deposits/setup";
 import { processWide } from "@/lib/process-wide";
 import { runServerLifecycle } from "@/lib/servers/lifecycle";
-import { expireDueTopups, settleOutstandingTopups, settleTopups } from "@/lib/topups/service";
+import { expireDueTopups, settleOutstandingTopups, settleTopups } from "@/lib/deposits/crediting";
 
 /** One message per problem per minute: a chain that is down must not flood the log. */
 const lastLogged = new Map<string, number>();

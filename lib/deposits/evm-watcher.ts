@@ -4,13 +4,14 @@ import { createPublicClient, getAddress, http, type PublicClient, parseAbiItem }
 import { db } from "@/lib/db/client";
 import { chainCursors } from "@/lib/db/schema";
 import {
-  confirmingPayments,
   forgetPayment,
-  recordPayments,
+  type ObservedPayment,
+  observePayments,
   setConfirmations,
+  trackedPayments,
   watchedAddresses,
-} from "./payments";
-import type { DepositWatcher, ObservedPayment } from "./watcher";
+} from "./crediting";
+import type { DepositWatcher } from "./watcher";
 
 const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
 /** Blocks read per poll at most, so a watcher that was down catches up in bounded steps. */
@@ -49,9 +50,9 @@ export class EvmWatcher implements DepositWatcher {
     let rescanFrom: bigint | undefined;
     if (from <= to) {
       const observed = await this.scan(from, to, head);
-      for (const id of await recordPayments("ethereum", observed)) touched.add(id);
+      for (const id of await observePayments("ethereum", observed)) touched.add(id);
     }
-    for (const payment of await confirmingPayments("ethereum")) {
+    for (const payment of await trackedPayments("ethereum")) {
       if (payment.blockNumber === null) continue;
       const block = await this.client
         .getBlock({ blockNumber: BigInt(payment.blockNumber) })

@@ -105,6 +105,13 @@ const envSchema = z.object({
   EVM_RPC_URL: httpUrl,
   EVM_CHAIN_ID: z.coerce.number().int().min(1).default(1),
   EVM_USDT_ADDRESS: evmAddress,
+  BTC_RPC_URL: httpUrl,
+  BTC_RPC_COOKIE_FILE: optionalText,
+  BTC_CHAIN: z.enum(["main", "regtest"]).default("main"),
+  LTC_RPC_URL: httpUrl,
+  LTC_RPC_COOKIE_FILE: optionalText,
+  LTC_CHAIN: z.enum(["main", "regtest"]).default("main"),
+  XMR_WALLET_RPC_URL: httpUrl,
   DEPOSIT_XPUB_BTC: optionalText,
   DEPOSIT_XPUB_LTC: optionalText,
   DEPOSIT_XPUB_ETH: optionalText,
@@ -165,6 +172,12 @@ export type X402Config = {
   maxTimeoutSeconds: number;
 };
 
+export type UtxoNodeConfig = {
+  rpcUrl: string | undefined;
+  cookieFile: string | undefined;
+  chain: "main" | "regtest";
+};
+
 export type DepositConfig = {
   keys: WatchOnlyKeys;
   /** True when the keys were generated for the demo rather than configured. */
@@ -174,6 +187,10 @@ export type DepositConfig = {
   latePaymentWindowHours: number;
   watcherIntervalMs: number;
   evm: { rpcUrl: string | undefined; chainId: number; usdtAddress: `0x${string}` };
+  /** Bitcoin Core-style nodes; `chain` picks the address format (`bc1`/`ltc1` or regtest `bcrt1`/`rltc1`). */
+  utxo: Record<"bitcoin" | "litecoin", UtxoNodeConfig>;
+  /** A view-only monero-wallet-rpc made from DEPOSIT_XMR_VIEW_KEY and DEPOSIT_XMR_SPEND_PUBLIC_KEY. */
+  moneroWalletRpcUrl: string | undefined;
   rateSource: { kind: "demo-fixed" | "coingecko"; url: string };
 };
 
@@ -364,6 +381,19 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
         chainId: values.EVM_CHAIN_ID,
         usdtAddress: (values.EVM_USDT_ADDRESS ?? USDT_ERC20_MAINNET) as `0x${string}`,
       },
+      utxo: {
+        bitcoin: {
+          rpcUrl: values.BTC_RPC_URL,
+          cookieFile: values.BTC_RPC_COOKIE_FILE,
+          chain: values.BTC_CHAIN,
+        },
+        litecoin: {
+          rpcUrl: values.LTC_RPC_URL,
+          cookieFile: values.LTC_RPC_COOKIE_FILE,
+          chain: values.LTC_CHAIN,
+        },
+      },
+      moneroWalletRpcUrl: values.XMR_WALLET_RPC_URL,
       rateSource: {
         kind: values.RATE_SOURCE ?? (mode === "demo" ? "demo-fixed" : "coingecko"),
         url: values.RATE_SOURCE_URL ?? "https://api.coingecko.com/api/v3",

@@ -22,7 +22,13 @@ import { nextTopupStatus, type TopupStatus } from "@/lib/topups/status";
  *    and is then reorged out is flagged (`reorged_at`) for the operator instead.
  */
 
-export type WatchedAddress = { topupId: number; coin: string; address: string };
+export type WatchedAddress = {
+  topupId: number;
+  coin: string;
+  address: string;
+  derivationIndex: number | null;
+  confirmationsRequired: number;
+};
 
 /** A transfer found on chain (or simulated), matched to a top-up. */
 export type ObservedPayment = {
@@ -54,7 +60,13 @@ export async function watchedAddresses(networks: readonly string[]): Promise<Wat
   if (networks.length === 0) return [];
   const database = await db();
   return database
-    .select({ topupId: topups.id, coin: topups.coin, address: topups.depositAddress })
+    .select({
+      topupId: topups.id,
+      coin: topups.coin,
+      address: topups.depositAddress,
+      derivationIndex: topups.derivationIndex,
+      confirmationsRequired: topups.confirmationsRequired,
+    })
     .from(topups)
     .where(and(watchedTopups(), inArray(topups.network, [...networks])));
 }

@@ -10,6 +10,7 @@ import { db } from "@/lib/db/client";
 import { depositIndexes, depositPayments, topups } from "@/lib/db/schema";
 import { deriveDepositAddress } from "@/lib/deposits/addresses";
 import { isSettled, paymentsOf, settleTopups } from "@/lib/deposits/crediting";
+import { MoneroWatcher } from "@/lib/deposits/monero-watcher";
 import { paymentUri, qrDataUri } from "@/lib/deposits/payment-uri";
 import { coinUnavailableReason, depositRails } from "@/lib/deposits/setup";
 import type { Topup } from "@/lib/schemas/topups";
@@ -55,7 +56,7 @@ export async function createDepositTopup(
   amountCents: number,
   code: DepositCoinCode,
 ): Promise<Topup> {
-  const unavailable = coinUnavailableReason(code);
+  const unavailable = await coinUnavailableReason(code);
   if (unavailable) throw badRequest("coin_unavailable", unavailable);
   const coin = DEPOSIT_COINS[code];
   const settings = config();
@@ -91,7 +92,14 @@ export async function createDepositTopup(
       })
       .returning({ nextIndex: depositIndexes.nextIndex });
     const index = (reserved?.nextIndex ?? 1) - 1;
-    const address = deriveDepositAddress(coin.chain, settings.deposits.keys, index);
+    const address = deriveDepositAddress(
+      coin.chain,
+      settings.deposits.keys,
+      index,
+      coin.chain === "bitcoin" || coin.chain === "litecoin"
+        ? settings.deposits.utxo[coin.chain].chain
+        : "main",
+    );
     const { decimals, displayDecimals } = unitsOf(code);
     const amountText = formatCoinAmount(units, decimals, displayDecimals);
     const uri = paymentUri({
@@ -130,6 +138,12 @@ export async function createDepositTopup(
     return inserted;
   });
   if (!row) throw new Error("top-up insert returned no row");
+  if (watcher instanceof MoneroWatcher && row.derivationIndex !== null) {
+    // The view-only wallet must know the subaddress before anyone pays it; the next poll retries if not.
+    await watcher.prepareAddress(row.derivationIndex + 1).catch((error: Error) => {
+      console.error(`monero: could not create subaddress ${row.derivationIndex}: ${error.message}`);
+    });
+  }
   return presentTopup(row, [], isDemoTopup(row));
 }
 

@@ -1,17 +1,20 @@
 /**
- * The node suite: the app against real coin nodes in regtest (litecoind), on the database named by
+ * The node suite: the app against real coin nodes in regtest (litecoind; monerod with a payer wallet and
+ * the service's view-only wallet), on the database named by
  * API_TEST_DB like the API suite. Ends with the same ledger check.
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
+import { generateDemoWatchOnlyKeys, moneroPrimaryAddress } from "../../lib/deposits/addresses";
 import { type RunningApp, startApp } from "../support/app-server";
-import { type CoreNode, startLitecoind } from "../support/coin-nodes";
+import { type CoreNode, type MoneroNodes, startLitecoind, startMonero } from "../support/coin-nodes";
 import { checkLedger } from "../support/ledger-check";
 
 let app: RunningApp | undefined;
 let litecoin: CoreNode | undefined;
+let monero: MoneroNodes | undefined;
 let databaseUrl: string | undefined;
 
 export async function setup(project: TestProject) {
@@ -27,12 +30,25 @@ export async function setup(project: TestProject) {
     await client.end();
     env.DATABASE_URL = databaseUrl;
   }
+  // Watch-only keys made here, so the service's view-only Monero wallet can be built from the same keys.
+  const keys = generateDemoWatchOnlyKeys();
+  const moneroAddress = moneroPrimaryAddress(keys);
+  const moneroStarting = startMonero({ address: moneroAddress, viewKey: keys.monero.viewKey });
+  moneroStarting.catch(() => undefined);
   litecoin = await startLitecoind();
   await litecoin.rpc("createwallet", ["payer"]);
   const miner = await litecoin.rpc<string>("getnewaddress", ["", "bech32"], "payer");
   // Regtest halves the subsidy every 150 blocks: 150 blocks leave 50 mature coinbases of 50 LTC.
   await litecoin.rpc("generatetoaddress", [150, miner], "payer");
+  monero = await moneroStarting;
   Object.assign(env, {
+    DEPOSIT_XPUB_BTC: keys.bitcoin,
+    DEPOSIT_XPUB_LTC: keys.litecoin,
+    DEPOSIT_XPUB_ETH: keys.ethereum,
+    DEPOSIT_XPUB_TRX: keys.tron,
+    DEPOSIT_XMR_VIEW_KEY: keys.monero.viewKey,
+    DEPOSIT_XMR_SPEND_PUBLIC_KEY: keys.monero.spendPublicKey,
+    XMR_WALLET_RPC_URL: monero.serviceWalletUrl,
     LTC_RPC_URL: litecoin.rpcUrl,
     LTC_RPC_COOKIE_FILE: litecoin.cookieFile,
     LTC_CHAIN: "regtest",
@@ -42,6 +58,12 @@ export async function setup(project: TestProject) {
   project.provide("appEnv", { ...env, DATA_DIR: app.dataDir });
   project.provide("testDatabaseUrl", databaseUrl ?? "");
   project.provide("nodes", { litecoinRpc: litecoin.rpcUrl, litecoinCookie: litecoin.cookieFile, miner });
+  project.provide("monero", {
+    daemonUrl: monero.daemonUrl,
+    payerUrl: monero.payerUrl,
+    payerAddress: monero.payerAddress,
+    serviceWalletUrl: monero.serviceWalletUrl,
+  });
 }
 
 export async function teardown() {
@@ -59,6 +81,7 @@ export async function teardown() {
     await db.close();
   }
   await litecoin?.stop();
+  await monero?.stop();
   if (!report) return;
   console.log(
     `ledger check: ${report.accounts} accounts, ${report.entries} entries, ${report.problems.length} problems`,
@@ -73,5 +96,6 @@ export async function teardown() {
 declare module "vitest" {
   export interface ProvidedContext {
     nodes: { litecoinRpc: string; litecoinCookie: string; miner: string };
+    monero: { daemonUrl: string; payerUrl: string; payerAddress: string; serviceWalletUrl: string };
   }
 }

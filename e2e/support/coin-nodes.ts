@@ -1,6 +1,7 @@
 /**
  * Real coin nodes for the node suite, in regtest on loopback with throw-away data directories:
- * Litecoin Core (`/usr/lib/litecoin/litecoind`, Debian's `litecoind` package). The nodes are started
+ * Litecoin Core (`/usr/lib/litecoin/litecoind`, Debian's `litecoind` package) and Monero (`monerod`,
+ * `monero-wallet-rpc`, Debian's `monero` package). The nodes are started
  * directly (not through /usr/bin wrappers that write into the home directory) and stopped after.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -95,6 +96,8 @@ export async function startLitecoind(): Promise<CoreNode> {
 
 export type MoneroNodes = {
   daemonUrl: string;
+  payerUrl: string;
+  payerAddress: string;
   /** The payer's wallet RPC (a normal wallet that mines and sends). */
   payer: (method: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
   /** The service's view-only wallet RPC, as the app uses it. */
@@ -138,7 +141,7 @@ async function waitForRpc(
 
 /**
  * Starts monerod in regtest (offline, fixed difficulty 1) and two monero-wallet-rpc: the payer's wallet,
- * funded by mining 70 blocks (coinbase outputs unlock after 60), and the service's view-only wallet made
+ * funded by mining 110 blocks, and the service's view-only wallet made
  * from `keys` (primary address and private view key, no spend key).
  */
 export async function startMonero(keys: { address: string; viewKey: string }): Promise<MoneroNodes> {
@@ -217,7 +220,8 @@ export async function startMonero(keys: { address: string; viewKey: string }): P
       });
       await payer("refresh");
     };
-    await mine(70);
+    // Coinbase outputs unlock after 60 blocks, and a transfer needs enough older outputs for its ring.
+    await mine(110);
     await service("generate_from_keys", {
       filename: "service",
       address: keys.address,
@@ -225,7 +229,7 @@ export async function startMonero(keys: { address: string; viewKey: string }): P
       password: "",
       restore_height: 0,
     });
-    return { daemonUrl, payer, serviceWalletUrl, service, mine, stop };
+    return { daemonUrl, payerUrl, payerAddress, payer, serviceWalletUrl, service, mine, stop };
   } catch (error) {
     await stop();
     throw error;

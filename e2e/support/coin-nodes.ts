@@ -22,10 +22,16 @@ export type CoreNode = {
 
 async function coreCall<T>(url: string, cookieFile: string, method: string, params: unknown[]): Promise<T> {
   const auth = Buffer.from(readFileSync(cookieFile, "utf8").trim()).toString("base64");
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Basic ${auth}` },
-    body: JSON.stringify({ jsonrpc: "1.0", id: 1, method, params }),
+  const request = () =>
+    fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Basic ${auth}` },
+      body: JSON.stringify({ jsonrpc: "1.0", id: 1, method, params }),
+    });
+  // litecoind closes idle keep-alive connections: a request caught on one is sent again.
+  const response = await request().catch((error: Error & { cause?: { code?: string } }) => {
+    if (error.cause?.code === "UND_ERR_SOCKET") return request();
+    throw error;
   });
   const body = (await response.json()) as { result: T; error: { message: string } | null };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);

@@ -51,11 +51,18 @@ export class BitcoinRpc {
     const headers: Record<string, string> = { "content-type": "application/json" };
     const auth = await this.authorization();
     if (auth) headers.authorization = auth;
-    const response = await fetch(this.endpoint, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ jsonrpc: "1.0", id: this.nextId++, method, params }),
-      signal: AbortSignal.timeout(this.timeoutMs),
+    const request = () =>
+      fetch(this.endpoint, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ jsonrpc: "1.0", id: this.nextId++, method, params }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    // The node closes idle keep-alive connections; a request sent on one just then fails before it is
+    // read, so it is sent once more (the watcher's calls are all reads).
+    const response = await request().catch((error: Error & { cause?: { code?: string } }) => {
+      if (error.cause?.code === "UND_ERR_SOCKET") return request();
+      throw error;
     });
     if (response.status === 401 || response.status === 403) {
       throw new Error(`${method}: the node refused our credentials (HTTP ${response.status})`);

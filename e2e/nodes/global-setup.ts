@@ -52,6 +52,8 @@ export async function setup(project: TestProject) {
     LTC_RPC_URL: litecoin.rpcUrl,
     LTC_RPC_COOKIE_FILE: litecoin.cookieFile,
     LTC_CHAIN: "regtest",
+    // Regtest has no public explorer: a configured link shows the template at work.
+    EXPLORER_TX_URLS: "LTC=https://explorer.example/ltc/tx/{tx}",
   });
   app = await startApp(env);
   project.provide("baseUrl", app.url);

@@ -67,7 +67,14 @@ describe("Litecoin deposits read from litecoind (regtest) by the wallet-less UTX
     expect(topup.deposit_address).toMatch(/^rltc1q/);
     const txid = await pay(topup.deposit_address, "1.0");
     const seen = await waitFor(readTopup(apiKey, topup.ref), (t) => t.payments.length > 0);
-    expect(seen.payments).toEqual([{ tx_hash: txid, amount: "1.00000000", confirmations: 0 }]);
+    expect(seen.payments).toEqual([
+      {
+        tx_hash: txid,
+        amount: "1.00000000",
+        confirmations: 0,
+        explorer_url: `https://explorer.example/ltc/tx/${txid}`,
+      },
+    ]);
     await mine(5);
     const five = await waitFor(readTopup(apiKey, topup.ref), (t) => t.payments[0]?.confirmations === 5);
     expect(five).toMatchObject({ status: "pending", credited_usd: 0 });

@@ -77,7 +77,14 @@ describe("Monero deposits read through a view-only monero-wallet-rpc (monerod re
 
     const txid = await pay(topup.deposit_address, 1_000_000_000_000n);
     const seen = await waitFor(readTopup(apiKey, topup.ref), (t) => t.payments.length > 0);
-    expect(seen.payments).toEqual([{ tx_hash: txid, amount: "1.00000000", confirmations: 0 }]);
+    expect(seen.payments).toEqual([
+      {
+        tx_hash: txid,
+        amount: "1.00000000",
+        confirmations: 0,
+        explorer_url: `https://xmrchain.net/tx/${txid}`,
+      },
+    ]);
     await mine(9);
     const locked = await waitFor(
       readTopup(apiKey, topup.ref),

@@ -26,7 +26,7 @@ async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, t
   }
 }
 
-type Watcher = { name: string; cursor: number | null; tip: number | null };
+type Watcher = { name: string; status: string; cursor: number | null; tip: number | null };
 
 it("the app restarted mid-way: the watcher's cursor survives, the payment is credited once", {
   timeout: 90_000,
@@ -59,7 +59,11 @@ it("the app restarted mid-way: the watcher's cursor survives, the payment is cre
       (t) => (t.payments as { confirmations: number }[]).some((p) => p.confirmations === 1),
     );
     expect(seen.credited_usd).toBe(0);
-    const health = await call(first.url, "/health");
+    const tip = await ltc<number>("getblockcount");
+    const health = await waitFor(
+      () => call(first.url, "/health"),
+      (h) => (h.watchers as Watcher[]).some((w) => w.name === "utxo:litecoin" && w.cursor === tip),
+    );
     cursorBefore = (health.watchers as Watcher[]).find((w) => w.name === "utxo:litecoin")?.cursor ?? -1;
     expect(cursorBefore).toBeGreaterThan(0);
   } finally {
@@ -80,10 +84,18 @@ it("the app restarted mid-way: the watcher's cursor survives, the payment is cre
     expect(done.credited_usd).toBe(85);
     const health = await waitFor(
       () => call(second.url, "/health"),
-      (h) => (h.watchers as Watcher[]).some((w) => w.name === "utxo:litecoin" && w.cursor === w.tip),
+      // Health is cached for 2 s: wait for a report from after the restarted watcher's first poll.
+      (h) =>
+        (h.watchers as Watcher[]).some(
+          (w) =>
+            w.name === "utxo:litecoin" &&
+            w.status === "ok" &&
+            w.cursor === w.tip &&
+            (w.tip ?? 0) > cursorBefore,
+        ),
     );
     const watcher = (health.watchers as Watcher[]).find((w) => w.name === "utxo:litecoin");
-    expect(watcher?.cursor).toBeGreaterThanOrEqual(cursorBefore + 5);
+    expect(watcher?.cursor, JSON.stringify(health)).toBeGreaterThanOrEqual(cursorBefore + 5);
     await new Promise((resolve) => setTimeout(resolve, 1_000)); // more polls: still one credit
     const account = await call(second.url, "/account", { headers: auth });
     expect(account.balance_usd).toBe(85);

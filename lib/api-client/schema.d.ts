@@ -737,6 +737,8 @@ export interface components {
              */
             amount: string;
             confirmations: number;
+            /** @description The transaction on a public explorer (`EXPLORER_TX_URLS`); null for simulated payments and coins without one. */
+            explorer_url: string | null;
         };
         /** @description The x402 (v1) challenge. Sign an EIP-3009 TransferWithAuthorization for exactly `maxAmountRequired` and re-send the same request with the `X-PAYMENT` header. */
         X402Requirements: {

@@ -10,7 +10,7 @@ import {
   validateWatchOnlyKeys,
   type WatchOnlyKeys,
 } from "@/lib/deposits/addresses";
-import { USDT_ERC20_MAINNET } from "@/lib/topups/coins";
+import { USDT_ERC20_MAINNET, USDT_TRC20 } from "@/lib/topups/coins";
 
 /** A rate limit written as `count/window`, e.g. `10/1h` or `20/10m`. */
 const rateLimitSpec = z
@@ -70,6 +70,29 @@ const confirmationOverrides = z
     return result;
   });
 
+/** `BTC=https://mempool.space/tx/{tx},XMR=…`: per-coin explorer links, `{tx}` replaced by the transaction id. */
+const explorerUrls = z
+  .string()
+  .default("")
+  .transform((value, context) => {
+    const result: Record<string, string> = {};
+    for (const part of value
+      .split(",")
+      .map((p) => p.trim())
+      .filter(Boolean)) {
+      const match = /^([A-Z]+)=(https:\/\/\S+)$/.exec(part);
+      if (!match?.[1] || !match[2]?.includes("{tx}")) {
+        context.addIssue({
+          code: "custom",
+          message: `expected COIN=https://…{tx}… pairs, got "${part}"`,
+        });
+        return z.NEVER;
+      }
+      result[match[1]] = match[2];
+    }
+    return result;
+  });
+
 const envSchema = z.object({
   APP_MODE: z.enum(["demo", "production"]).optional(),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
@@ -112,6 +135,15 @@ const envSchema = z.object({
   LTC_RPC_COOKIE_FILE: optionalText,
   LTC_CHAIN: z.enum(["main", "regtest"]).default("main"),
   XMR_WALLET_RPC_URL: httpUrl,
+  TRON_RPC_URL: httpUrl,
+  TRON_SOLIDITY_RPC_URL: httpUrl,
+  TRON_USDT_ADDRESS: optionalText.pipe(
+    z
+      .string()
+      .regex(/^(T[1-9A-HJ-NP-Za-km-z]{33}|0x[0-9a-fA-F]{40})$/, "must be a T… or 0x… contract address")
+      .optional(),
+  ),
+  EXPLORER_TX_URLS: explorerUrls,
   DEPOSIT_XPUB_BTC: optionalText,
   DEPOSIT_XPUB_LTC: optionalText,
   DEPOSIT_XPUB_ETH: optionalText,
@@ -191,6 +223,10 @@ export type DepositConfig = {
   utxo: Record<"bitcoin" | "litecoin", UtxoNodeConfig>;
   /** A view-only monero-wallet-rpc made from DEPOSIT_XMR_VIEW_KEY and DEPOSIT_XMR_SPEND_PUBLIC_KEY. */
   moneroWalletRpcUrl: string | undefined;
+  /** java-tron's Ethereum-style JSON-RPC (full node, and the solidity node for irreversible blocks). */
+  tron: { rpcUrl: string | undefined; solidityRpcUrl: string | undefined; usdtContract: string };
+  /** Per coin: a public explorer's transaction page, `{tx}` standing for the transaction id. */
+  explorerTxUrls: Record<string, string>;
   rateSource: { kind: "demo-fixed" | "coingecko"; url: string };
 };
 
@@ -394,6 +430,21 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
         },
       },
       moneroWalletRpcUrl: values.XMR_WALLET_RPC_URL,
+      tron: {
+        rpcUrl: values.TRON_RPC_URL,
+        solidityRpcUrl: values.TRON_SOLIDITY_RPC_URL,
+        usdtContract: values.TRON_USDT_ADDRESS ?? USDT_TRC20,
+      },
+      explorerTxUrls: {
+        // Public mainnet explorers; a coin watched on regtest has none unless configured.
+        ...(values.BTC_CHAIN === "main" ? { BTC: "https://mempool.space/tx/{tx}" } : {}),
+        ...(values.LTC_CHAIN === "main" ? { LTC: "https://litecoinspace.org/tx/{tx}" } : {}),
+        ...(values.XMR_WALLET_RPC_URL ? { XMR: "https://xmrchain.net/tx/{tx}" } : {}),
+        ETH: "https://etherscan.io/tx/{tx}",
+        USDT: "https://etherscan.io/tx/{tx}",
+        USDTTRC: "https://tronscan.org/#/transaction/{tx}",
+        ...values.EXPLORER_TX_URLS,
+      },
       rateSource: {
         kind: values.RATE_SOURCE ?? (mode === "demo" ? "demo-fixed" : "coingecko"),
         url: values.RATE_SOURCE_URL ?? "https://api.coingecko.com/api/v3",

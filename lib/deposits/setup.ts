@@ -8,6 +8,7 @@ import { readCursor } from "./cursor";
 import { DemoWatcher } from "./demo-watcher";
 import { EvmWatcher } from "./evm-watcher";
 import { MoneroWatcher } from "./monero-watcher";
+import { TronWatcher } from "./tron-watcher";
 import { UtxoWatcher } from "./utxo-watcher";
 import type { DepositWatcher } from "./watcher";
 
@@ -23,7 +24,8 @@ const ALL_NETWORKS = [...new Set(Object.values(DEPOSIT_COINS).map((coin) => coin
 
 /**
  * Which watcher covers which network: the EVM watcher when an Ethereum RPC is configured, the UTXO watcher
- * for each Bitcoin Core-style node configured, the Monero watcher with a view-only wallet RPC; in demo mode,
+ * for each Bitcoin Core-style node configured, the Monero watcher with a view-only wallet RPC,
+ * the TRON watcher with java-tron's JSON-RPC; in demo mode,
  * the demo watcher for every other network; in production, nothing else (those coins are unavailable).
  */
 export function depositRails(): DepositRails {
@@ -45,6 +47,15 @@ export function depositRails(): DepositRails {
         new MoneroWatcher({
           walletRpcUrl: settings.deposits.moneroWalletRpcUrl,
           primaryAddress: moneroPrimaryAddress(settings.deposits.keys),
+        }),
+      );
+    }
+    if (settings.deposits.tron.rpcUrl) {
+      watchers.push(
+        new TronWatcher({
+          rpcUrl: settings.deposits.tron.rpcUrl,
+          solidityRpcUrl: settings.deposits.tron.solidityRpcUrl,
+          usdtContract: settings.deposits.tron.usdtContract,
         }),
       );
     }

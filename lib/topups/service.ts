@@ -13,12 +13,16 @@ import { isSettled, paymentsOf, settleTopups } from "@/lib/deposits/crediting";
 import { MoneroWatcher } from "@/lib/deposits/monero-watcher";
 import { paymentUri, qrDataUri } from "@/lib/deposits/payment-uri";
 import { coinUnavailableReason, depositRails } from "@/lib/deposits/setup";
+import { evmHexToTron } from "@/lib/deposits/tron";
 import type { Topup } from "@/lib/schemas/topups";
 import { formatCoinAmount, quoteUnits, rateToE8 } from "./amounts";
-import { DEPOSIT_COINS, type DepositCoinCode, USDT_TRC20 } from "./coins";
+import { DEPOSIT_COINS, type DepositCoinCode } from "./coins";
 import { MAX_PENDING_TOPUPS } from "./limits";
 import { presentTopup, type TopupRow, unitsOf } from "./present";
 import { RateUnavailableError } from "./rates";
+
+/** The TRC-20 contract in the payment URI is always in TRON's own `T…` form. */
+const tronContract = (address: string) => (address.startsWith("0x") ? evmHexToTron(address) : address);
 
 export const newTopupRef = () => `tp_${base32crockford.encode(randomBytes(15)).toLowerCase()}`;
 
@@ -111,7 +115,7 @@ export async function createDepositTopup(
         coin.token === "usdt-erc20"
           ? settings.deposits.evm.usdtAddress
           : coin.token === "usdt-trc20"
-            ? USDT_TRC20
+            ? tronContract(settings.deposits.tron.usdtContract)
             : undefined,
       chainId: settings.deposits.evm.chainId,
     });

@@ -28,6 +28,19 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        resolve: { alias },
+        test: {
+          // Real coin nodes in regtest (litecoind): its own step, since it needs those binaries.
+          name: "nodes",
+          include: ["e2e/nodes/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["e2e/nodes/global-setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

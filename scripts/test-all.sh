@@ -10,17 +10,25 @@ trap 'rm -rf "$reports"' EXIT
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi; }
 
-# Debian packages the suites need: Chromium for the browser suite, PostgreSQL for the second database.
+# Debian packages the suites need: Chromium for the browser suite, PostgreSQL for the second database,
+# Litecoin Core and Monero for the node suite (real nodes in regtest).
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v pg_ctlcluster >/dev/null || missing+=(postgresql)
 # The README quickstart (run as a test) uses curl and jq.
 command -v curl >/dev/null || missing+=(curl)
 command -v jq >/dev/null || missing+=(jq)
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing ${missing[*]}"
-  as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null \
-    || { echo "could not install ${missing[*]}: install them and run again"; exit 1; }
+# Real coin nodes for the node suite (regtest, loopback), without their GUI extras.
+nodes=()
+[ -x /usr/lib/litecoin/litecoind ] || nodes+=(litecoind)
+[ -x /usr/bin/monerod ] || nodes+=(monero)
+apt_install() { as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null; }
+if [ ${#missing[@]} -gt 0 ] || [ ${#nodes[@]} -gt 0 ]; then
+  echo "installing ${missing[*]} ${nodes[*]}"
+  { as_root apt-get update -qq &&
+    { [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"; } &&
+    { [ ${#nodes[@]} -eq 0 ] || apt_install --no-install-recommends "${nodes[@]}"; }; } \
+    || { echo "could not install ${missing[*]} ${nodes[*]}: install them and run again"; exit 1; }
 fi
 
 # A PostgreSQL server for the API suite: TEST_DATABASE_URL if given, else the local cluster, started here.
@@ -68,8 +76,10 @@ vitest_suite unit unit
 # The API suites end with a ledger check on their database, reported as one more test.
 vitest_suite api-pglite api API_TEST_DB=pglite LEDGER_CHECK_FILE="$reports/api-pglite-ledger.check"
 vitest_suite api-postgres api API_TEST_DB=postgres LEDGER_CHECK_FILE="$reports/api-postgres-ledger.check"
+# Deposits read from real coin nodes in regtest (litecoind), on PostgreSQL, with the same ledger check.
+vitest_suite nodes nodes API_TEST_DB=postgres LEDGER_CHECK_FILE="$reports/nodes-ledger.check"
 
 echo "== browser"
 PLAYWRIGHT_JSON_OUTPUT_FILE="$reports/browser.playwright.json" npx playwright test --reporter=list,json
 
-node scripts/summarize-tests.mjs "$reports" unit api-pglite api-postgres browser
+node scripts/summarize-tests.mjs "$reports" unit api-pglite api-postgres nodes browser

@@ -33,6 +33,10 @@ function Countdown({ expiresAt }: { expiresAt: string }) {
   );
 }
 
+/** Why a Monero payment waits: received outputs cannot be spent for 10 blocks, so they count only then. */
+const MONERO_LOCK =
+  " Monero locks every received payment for 10 blocks (about 20 minutes) before it can be spent, so it is credited once unlocked.";
+
 /** What the top-up is doing now, in words, with what to do next. */
 function StatusPanel({ topup }: { topup: Topup }) {
   const { phase, missing } = depositPhase(topup);
@@ -64,7 +68,7 @@ function StatusPanel({ topup }: { topup: Topup }) {
       case "confirming":
         return [
           "Payment received, confirming",
-          `${confirmations} of ${topup.confirmations_required} confirmations. You may leave this page: the balance is credited once it is confirmed.`,
+          `Seen, waiting for ${topup.confirmations_required - confirmations} more confirmation${topup.confirmations_required - confirmations === 1 ? "" : "s"} (${confirmations} of ${topup.confirmations_required}).${coin === "XMR" ? MONERO_LOCK : ""} You may leave this page: the balance is credited once it is confirmed.`,
           "sky",
         ];
       case "completed":
@@ -286,7 +290,19 @@ export function DepositView({ initialTopup }: { initialTopup: Topup }) {
               <li key={payment.tx_hash} className="break-all">
                 {payment.amount} {topup.deposit_coin} ·{" "}
                 {Math.min(payment.confirmations, topup.confirmations_required)} of{" "}
-                {topup.confirmations_required} confirmations · <code>{payment.tx_hash}</code>
+                {topup.confirmations_required} confirmations ·{" "}
+                {payment.explorer_url ? (
+                  <a
+                    href={payment.explorer_url}
+                    target="_blank"
+                    rel="noreferrer noopener"
+                    className="underline"
+                  >
+                    <code>{payment.tx_hash}</code>
+                  </a>
+                ) : (
+                  <code>{payment.tx_hash}</code>
+                )}
               </li>
             ))}
           </ul>

@@ -436,7 +436,7 @@ export interface paths {
         };
         /**
          * Service health
-         * @description Public. 200 when the service and its database answer; 503 with the same body when not.
+         * @description Public. 200 when the service and its database answer; 503 with the same body when not. `watchers` shows each deposit watcher's node (reachable, tip, cursor, lag); a coin whose node is unreachable answers `coin_unavailable` to new top-ups until it is back.
          */
         get: operations["getHealth"];
         put?: never;
@@ -844,6 +844,8 @@ export interface components {
              */
             amount: string;
             confirmations: number;
+            /** @description The transaction on a public explorer (`EXPLORER_TX_URLS`); null for simulated payments and coins without one. */
+            explorer_url: string | null;
         };
         /** @description The x402 (v1) challenge. Sign an EIP-3009 TransferWithAuthorization for exactly `maxAmountRequired` and re-send the same request with the `X-PAYMENT` header. */
         X402Requirements: {
@@ -1154,6 +1156,34 @@ export interface components {
                  */
                 checked_at: string;
             };
+            /** @description Each deposit watcher and the node it reads. */
+            watchers: {
+                /** @description The watcher, e.g. `utxo:litecoin`, `evm:ethereum`, `demo`. */
+                name: string;
+                /** @description The `deposit_network` values it covers. */
+                networks: string[];
+                /** @description True for the simulated watcher of demo mode. */
+                demo: boolean;
+                /**
+                 * @description `unreachable`: its last poll of the node failed (new top-ups in its coins answer `coin_unavailable`); `stale`: no poll for a while; `starting`: not polled yet.
+                 * @enum {string}
+                 */
+                status: "ok" | "unreachable" | "stale" | "starting";
+                /** @description The node's RPC URL, without credentials. */
+                node: string | null;
+                /** @description The node's best block height. */
+                tip: number | null;
+                /** @description The last block scanned. */
+                cursor: number | null;
+                /** @description tip - cursor: blocks not scanned yet. */
+                lag: number | null;
+                /** @description When it last polled its node. */
+                checked_at: string | null;
+                /** @description Why the last poll failed. */
+                error: string | null;
+                /** @description Payments credited and later reorged out of the chain: the operator must check them. */
+                flagged_payments: number;
+            }[];
             /**
              * Format: date-time
              * @description The server's clock.

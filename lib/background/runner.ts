@@ -1,10 +1,11 @@
 import "server-only";
 import { config } from "@/lib/config/env";
 import { acquireLease } from "@/lib/db/lease";
+import { expireDueTopups, settleOutstandingTopups, settleTopups } from "@/lib/deposits/crediting";
+import { recordWatcherError } from "@/lib/deposits/cursor";
 import { depositRails } from "@/lib/deposits/setup";
 import { processWide } from "@/lib/process-wide";
 import { runServerLifecycle } from "@/lib/servers/lifecycle";
-import { expireDueTopups, settleOutstandingTopups, settleTopups } from "@/lib/topups/service";
 
 /** One message per problem per minute: a chain that is down must not flood the log. */
 const lastLogged = new Map<string, number>();
@@ -13,6 +14,14 @@ function logThrottled(key: string, message: string) {
   if ((lastLogged.get(key) ?? 0) + 60_000 > now) return;
   lastLogged.set(key, now);
   console.error(message);
+}
+
+/** A short reason for health and the top-up refusal: the first line, and the cause of a failed fetch. */
+function describeFailure(error: unknown): string {
+  const failure = error as Error & { cause?: { code?: string; message?: string } };
+  const first = failure.message?.split("\n")[0] ?? String(error);
+  const cause = failure.cause?.code ?? failure.cause?.message;
+  return cause ? `${first}: ${cause}` : first;
 }
 
 /**
@@ -24,7 +33,15 @@ export async function runBackgroundPass(): Promise<void> {
   for (const watcher of depositRails().watchers) {
     try {
       if (!(await acquireLease(watcher.name, Math.max(30_000, watcherIntervalMs * 4)))) continue;
-      const touched = await watcher.poll();
+      let touched: number[];
+      try {
+        touched = await watcher.poll();
+      } catch (error) {
+        const reason = describeFailure(error);
+        await recordWatcherError(watcher.name, reason);
+        logThrottled(watcher.name, `watcher ${watcher.name}: ${reason}`);
+        continue;
+      }
       await settleTopups(touched);
     } catch (error) {
       logThrottled(watcher.name, `watcher ${watcher.name}: ${(error as Error).message?.split("\n")[0]}`);

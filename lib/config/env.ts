@@ -10,7 +10,7 @@ import {
   validateWatchOnlyKeys,
   type WatchOnlyKeys,
 } from "@/lib/deposits/addresses";
-import { USDT_ERC20_MAINNET } from "@/lib/topups/coins";
+import { USDT_ERC20_MAINNET, USDT_TRC20 } from "@/lib/topups/coins";
 import { PRODUCTION_TRIGGERS } from "./mode";
 
 /** A rate limit written as `count/window`, e.g. `10/1h` or `20/10m`. */
@@ -71,6 +71,29 @@ const confirmationOverrides = z
     return result;
   });
 
+/** `BTC=https://mempool.space/tx/{tx},XMR=…`: per-coin explorer links, `{tx}` replaced by the transaction id. */
+const explorerUrls = z
+  .string()
+  .default("")
+  .transform((value, context) => {
+    const result: Record<string, string> = {};
+    for (const part of value
+      .split(",")
+      .map((p) => p.trim())
+      .filter(Boolean)) {
+      const match = /^([A-Z]+)=(https:\/\/\S+)$/.exec(part);
+      if (!match?.[1] || !match[2]?.includes("{tx}")) {
+        context.addIssue({
+          code: "custom",
+          message: `expected COIN=https://…{tx}… pairs, got "${part}"`,
+        });
+        return z.NEVER;
+      }
+      result[match[1]] = match[2];
+    }
+    return result;
+  });
+
 const envSchema = z.object({
   APP_MODE: z.enum(["demo", "production"]).optional(),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
@@ -109,6 +132,22 @@ const envSchema = z.object({
   EVM_RPC_URL: httpUrl,
   EVM_CHAIN_ID: z.coerce.number().int().min(1).default(1),
   EVM_USDT_ADDRESS: evmAddress,
+  BTC_RPC_URL: httpUrl,
+  BTC_RPC_COOKIE_FILE: optionalText,
+  BTC_CHAIN: z.enum(["main", "regtest"]).default("main"),
+  LTC_RPC_URL: httpUrl,
+  LTC_RPC_COOKIE_FILE: optionalText,
+  LTC_CHAIN: z.enum(["main", "regtest"]).default("main"),
+  XMR_WALLET_RPC_URL: httpUrl,
+  TRON_RPC_URL: httpUrl,
+  TRON_SOLIDITY_RPC_URL: httpUrl,
+  TRON_USDT_ADDRESS: optionalText.pipe(
+    z
+      .string()
+      .regex(/^(T[1-9A-HJ-NP-Za-km-z]{33}|0x[0-9a-fA-F]{40})$/, "must be a T… or 0x… contract address")
+      .optional(),
+  ),
+  EXPLORER_TX_URLS: explorerUrls,
   DEPOSIT_XPUB_BTC: optionalText,
   DEPOSIT_XPUB_LTC: optionalText,
   DEPOSIT_XPUB_ETH: optionalText,
@@ -167,6 +206,12 @@ export type X402Config = {
   maxTimeoutSeconds: number;
 };
 
+export type UtxoNodeConfig = {
+  rpcUrl: string | undefined;
+  cookieFile: string | undefined;
+  chain: "main" | "regtest";
+};
+
 export type DepositConfig = {
   keys: WatchOnlyKeys;
   /** True when the keys were generated for the demo rather than configured. */
@@ -176,6 +221,14 @@ export type DepositConfig = {
   latePaymentWindowHours: number;
   watcherIntervalMs: number;
   evm: { rpcUrl: string | undefined; chainId: number; usdtAddress: `0x${string}` };
+  /** Bitcoin Core-style nodes; `chain` picks the address format (`bc1`/`ltc1` or regtest `bcrt1`/`rltc1`). */
+  utxo: Record<"bitcoin" | "litecoin", UtxoNodeConfig>;
+  /** A view-only monero-wallet-rpc made from DEPOSIT_XMR_VIEW_KEY and DEPOSIT_XMR_SPEND_PUBLIC_KEY. */
+  moneroWalletRpcUrl: string | undefined;
+  /** java-tron's Ethereum-style JSON-RPC (full node, and the solidity node for irreversible blocks). */
+  tron: { rpcUrl: string | undefined; solidityRpcUrl: string | undefined; usdtContract: string };
+  /** Per coin: a public explorer's transaction page, `{tx}` standing for the transaction id. */
+  explorerTxUrls: Record<string, string>;
   rateSource: { kind: "demo-fixed" | "coingecko"; url: string };
 };
 
@@ -372,6 +425,34 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
         rpcUrl: values.EVM_RPC_URL,
         chainId: values.EVM_CHAIN_ID,
         usdtAddress: (values.EVM_USDT_ADDRESS ?? USDT_ERC20_MAINNET) as `0x${string}`,
+      },
+      utxo: {
+        bitcoin: {
+          rpcUrl: values.BTC_RPC_URL,
+          cookieFile: values.BTC_RPC_COOKIE_FILE,
+          chain: values.BTC_CHAIN,
+        },
+        litecoin: {
+          rpcUrl: values.LTC_RPC_URL,
+          cookieFile: values.LTC_RPC_COOKIE_FILE,
+          chain: values.LTC_CHAIN,
+        },
+      },
+      moneroWalletRpcUrl: values.XMR_WALLET_RPC_URL,
+      tron: {
+        rpcUrl: values.TRON_RPC_URL,
+        solidityRpcUrl: values.TRON_SOLIDITY_RPC_URL,
+        usdtContract: values.TRON_USDT_ADDRESS ?? USDT_TRC20,
+      },
+      explorerTxUrls: {
+        // Public mainnet explorers; a coin watched on regtest has none unless configured.
+        ...(values.BTC_CHAIN === "main" ? { BTC: "https://mempool.space/tx/{tx}" } : {}),
+        ...(values.LTC_CHAIN === "main" ? { LTC: "https://litecoinspace.org/tx/{tx}" } : {}),
+        ...(values.XMR_WALLET_RPC_URL ? { XMR: "https://xmrchain.net/tx/{tx}" } : {}),
+        ETH: "https://etherscan.io/tx/{tx}",
+        USDT: "https://etherscan.io/tx/{tx}",
+        USDTTRC: "https://tronscan.org/#/transaction/{tx}",
+        ...values.EXPLORER_TX_URLS,
       },
       rateSource: {
         kind: values.RATE_SOURCE ?? (mode === "demo" ? "demo-fixed" : "coingecko"),

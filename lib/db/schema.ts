@@ -175,6 +175,10 @@ export const depositPayments = pgTable(
     blockHash: text("block_hash"),
     confirmations: integer("confirmations").notNull().default(0),
     seenAt: timestamp("seen_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    /** When the payment first counted toward its top-up's credit. */
+    confirmedAt: timestamp("confirmed_at", { withTimezone: true, mode: "date" }),
+    /** When a payment that had already counted lost its block to a reorg: the operator must look at it. */
+    reorgedAt: timestamp("reorged_at", { withTimezone: true, mode: "date" }),
   },
   (table) => [
     uniqueIndex("deposit_payments_tx_idx").on(table.network, table.txHash, table.logIndex),
@@ -192,7 +196,12 @@ export const depositIndexes = pgTable("deposit_indexes", {
 export const chainCursors = pgTable("chain_cursors", {
   network: text("network").primaryKey(),
   scannedBlock: bigint("scanned_block", { mode: "number" }).notNull(),
+  /** Hash of the block at scanned_block, so a reorg below the cursor is noticed. */
+  scannedHash: text("scanned_hash"),
   headBlock: bigint("head_block", { mode: "number" }).notNull(),
+  /** The last poll: when it ran and, if it failed, why (the node is then reported down). */
+  checkedAt: timestamp("checked_at", { withTimezone: true, mode: "date" }),
+  lastError: text("last_error"),
   leaseOwner: text("lease_owner"),
   leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "date" }),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),

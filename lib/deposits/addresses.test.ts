@@ -1,5 +1,6 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { bytesToNumberLE } from "@noble/curves/utils.js";
+import { ripemd160 } from "@noble/hashes/legacy.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, hexToBytes, randomBytes } from "@noble/hashes/utils.js";
 import { base58xmr, createBase58check } from "@scure/base";
@@ -14,6 +15,8 @@ import {
   isValidDepositAddress,
   moneroBase58Decode,
   moneroBase58Encode,
+  moneroPrimaryAddress,
+  p2wpkhScriptHex,
   validateWatchOnlyKeys,
   type WatchOnlyKeys,
 } from "./addresses";
@@ -140,6 +143,17 @@ describe("published test vectors", () => {
     };
     expect(deriveDepositAddress("monero", generalFund, 69)).toBe(MONERO_GENERAL_FUND.subaddress_0_70);
   });
+
+  it("monero: the primary address rebuilt from the view key and public spend key", () => {
+    expect(moneroPrimaryAddress(keys)).toBe(MONERO_TEST_WALLET.address);
+    const generalFund: WatchOnlyKeys = {
+      monero: {
+        viewKey: MONERO_GENERAL_FUND.viewKey,
+        spendPublicKey: spendPublicKeyOf(MONERO_GENERAL_FUND.address),
+      },
+    };
+    expect(moneroPrimaryAddress(generalFund)).toBe(MONERO_GENERAL_FUND.address);
+  });
 });
 
 describe("Monero base58", () => {
@@ -158,6 +172,32 @@ describe("Monero base58", () => {
     expect(moneroBase58Decode("0OIl")).toBeUndefined(); // not in the alphabet
     expect(moneroBase58Decode("1")).toBeUndefined(); // no block encodes to one character
     expect(moneroBase58Decode("zzzzzzzzzzz")).toBeUndefined(); // larger than 8 bytes
+  });
+});
+
+describe("regtest address formats and output scripts", () => {
+  // BIP84's first receive key (m/84'/0'/0'/0/0), published with its address bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu.
+  const BIP84_PUBKEY_0 = "0330d54fd0dd420a6e5f8d3624f5f3482cae350f79d5f0753bf5beef9c2d91af3c";
+  const script0 = `0014${bytesToHex(ripemd160(sha256(hexToBytes(BIP84_PUBKEY_0))))}`;
+
+  it("the same key gives bc1 on mainnet and bcrt1 on regtest, paying the same script", () => {
+    const main = deriveDepositAddress("bitcoin", keys, 0, "main");
+    const regtest = deriveDepositAddress("bitcoin", keys, 0, "regtest");
+    expect(main).toBe("bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu");
+    expect(regtest).toMatch(/^bcrt1q/);
+    expect(p2wpkhScriptHex("bitcoin", main, "main")).toBe(script0);
+    expect(p2wpkhScriptHex("bitcoin", regtest, "regtest")).toBe(script0);
+    expect(isValidDepositAddress("bitcoin", regtest, "regtest")).toBe(true);
+    expect(isValidDepositAddress("bitcoin", regtest)).toBe(false);
+    expect(() => p2wpkhScriptHex("bitcoin", regtest, "main")).toThrow(RangeError);
+  });
+
+  it("litecoin: ltc1 and rltc1 from one key", () => {
+    const main = deriveDepositAddress("litecoin", keys, 0);
+    const regtest = deriveDepositAddress("litecoin", keys, 0, "regtest");
+    expect(regtest).toMatch(/^rltc1q/);
+    expect(p2wpkhScriptHex("litecoin", regtest, "regtest")).toBe(p2wpkhScriptHex("litecoin", main, "main"));
+    expect(isValidDepositAddress("litecoin", main, "regtest")).toBe(false);
   });
 });
 

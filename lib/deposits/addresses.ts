@@ -73,7 +73,13 @@ const ACCOUNT_PATHS: Record<Bip32Chain, string> = {
   tron: "m/44'/195'/0'",
 };
 
-const SEGWIT_HRP = { bitcoin: "bc", litecoin: "ltc" } as const;
+/** Which chain of a coin the addresses are for: the same key gives `bc1…` on mainnet, `bcrt1…` on regtest. */
+export type SegwitNet = "main" | "regtest";
+
+const SEGWIT_HRP = {
+  bitcoin: { main: "bc", regtest: "bcrt" },
+  litecoin: { main: "ltc", regtest: "rltc" },
+} as const;
 const TRON_PREFIX = 0x41;
 const MONERO_MAINNET_SUBADDRESS_PREFIX = 42;
 
@@ -258,6 +264,20 @@ function moneroSubaddress(keys: MoneroKeys, major: number, minor: number): strin
   return moneroBase58Encode(concatBytes(body, keccak_256(body).subarray(0, 4)));
 }
 
+const MONERO_MAINNET_ADDRESS_PREFIX = 18;
+
+/** The wallet's primary (standard) mainnet address: spend public key B and view public key a·G. */
+export function moneroPrimaryAddress(keys: WatchOnlyKeys): string {
+  const parsed = moneroKeys(keys);
+  const view = EdPoint.BASE.multiply(parsed.viewScalar);
+  const body = concatBytes(
+    varint(MONERO_MAINNET_ADDRESS_PREFIX),
+    parsed.spendPoint.toBytes(),
+    view.toBytes(),
+  );
+  return moneroBase58Encode(concatBytes(body, keccak_256(body).subarray(0, 4)));
+}
+
 function varint(value: number): Uint8Array {
   const out: number[] = [];
   let rest = value;
@@ -339,12 +359,17 @@ function isValidMoneroSubaddress(address: string): boolean {
  * The deposit address number `index` (0 <= index < 2^31) of `chain`, from watch-only keys only.
  * Throws RangeError for a bad index and DepositKeyError when the chain's key is missing or unusable.
  */
-export function deriveDepositAddress(chain: DepositChain, keys: WatchOnlyKeys, index: number): string {
+export function deriveDepositAddress(
+  chain: DepositChain,
+  keys: WatchOnlyKeys,
+  index: number,
+  net: SegwitNet = "main",
+): string {
   assertIndex(index);
   switch (chain) {
     case "bitcoin":
     case "litecoin":
-      return segwitAddress(SEGWIT_HRP[chain], childPublicKey(chain, keys, index));
+      return segwitAddress(SEGWIT_HRP[chain][net], childPublicKey(chain, keys, index));
     case "ethereum":
       return ethereumAddress(childPublicKey(chain, keys, index));
     case "tron":
@@ -362,16 +387,16 @@ export function deriveDepositAddress(chain: DepositChain, keys: WatchOnlyKeys, i
  * P2WPKH bech32 (`bc1q…` / `ltc1q…`), an EIP-55 checksummed `0x…` address, a base58check `T…`
  * address, or a Monero subaddress (`8…`).
  */
-export function isValidDepositAddress(chain: DepositChain, address: string): boolean {
+export function isValidDepositAddress(
+  chain: DepositChain,
+  address: string,
+  net: SegwitNet = "main",
+): boolean {
   if (typeof address !== "string") return false;
   switch (chain) {
     case "bitcoin":
-    case "litecoin": {
-      const decoded = bech32.decodeUnsafe(address);
-      if (!decoded || decoded.prefix !== SEGWIT_HRP[chain] || decoded.words[0] !== 0) return false;
-      const program = bech32.fromWordsUnsafe(decoded.words.slice(1));
-      return program !== undefined && program.length === 20;
-    }
+    case "litecoin":
+      return p2wpkhProgram(address, SEGWIT_HRP[chain][net]) !== undefined;
     case "ethereum": {
       if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return false;
       return getAddress(address) === address;
@@ -389,6 +414,24 @@ export function isValidDepositAddress(chain: DepositChain, address: string): boo
     default:
       return false;
   }
+}
+
+/** The 20-byte key hash of a P2WPKH address with human-readable part `hrp`, or undefined. */
+function p2wpkhProgram(address: string, hrp: string): Uint8Array | undefined {
+  const decoded = bech32.decodeUnsafe(address);
+  if (!decoded || decoded.prefix !== hrp || decoded.words[0] !== 0) return undefined;
+  const program = bech32.fromWordsUnsafe(decoded.words.slice(1));
+  return program?.length === 20 ? Uint8Array.from(program) : undefined;
+}
+
+/**
+ * The output script (hex) that pays a P2WPKH address of ours, `0014<key hash>`: what a wallet-less
+ * watcher matches transaction outputs against.
+ */
+export function p2wpkhScriptHex(chain: "bitcoin" | "litecoin", address: string, net: SegwitNet): string {
+  const program = p2wpkhProgram(address, SEGWIT_HRP[chain][net]);
+  if (!program) throw new RangeError(`not a ${chain} ${net} P2WPKH address: ${address}`);
+  return `0014${bytesToHex(program)}`;
 }
 
 /**

@@ -1,8 +1,6 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { sql } from "drizzle-orm";
-import { db } from "@/lib/db/client";
-import { recordPayments } from "./payments";
+import { confirmSimulatedPayments, observePayments } from "./crediting";
 import type { DepositWatcher } from "./watcher";
 
 /** Simulated payments carry this transaction-id prefix, so they can never be taken for real ones. */
@@ -18,27 +16,13 @@ export class DemoWatcher implements DepositWatcher {
 
   constructor(readonly networks: readonly string[]) {}
 
-  async poll(): Promise<number[]> {
-    if (this.networks.length === 0) return [];
-    const database = await db();
-    const result = await database.execute(sql`
-      UPDATE deposit_payments AS p SET confirmations = p.confirmations + 1
-      FROM topups AS t
-      WHERE p.topup_id = t.id
-        AND p.tx_hash LIKE ${`${DEMO_TX_PREFIX}%`}
-        AND p.network IN (${sql.join(
-          this.networks.map((n) => sql`${n}`),
-          sql`, `,
-        )})
-        AND p.confirmations < t.confirmations_required
-      RETURNING p.topup_id`);
-    const rows = (result as unknown as { rows: { topup_id: number }[] }).rows;
-    return [...new Set(rows.map((row) => Number(row.topup_id)))];
+  poll(): Promise<number[]> {
+    return confirmSimulatedPayments(this.networks, DEMO_TX_PREFIX);
   }
 
   /** Records a simulated payment of `units` to the top-up's address, seen in a block but unconfirmed. */
   async pay(topupId: number, network: string, units: bigint): Promise<void> {
-    await recordPayments(network, [
+    await observePayments(network, [
       {
         topupId,
         txHash: `${DEMO_TX_PREFIX}${randomBytes(16).toString("hex")}`,

@@ -1,16 +1,15 @@
 import "server-only";
-import { eq } from "drizzle-orm";
 import { createPublicClient, getAddress, http, type PublicClient, parseAbiItem } from "viem";
-import { db } from "@/lib/db/client";
-import { chainCursors } from "@/lib/db/schema";
 import {
-  confirmingPayments,
   forgetPayment,
-  recordPayments,
+  type ObservedPayment,
+  observePayments,
   setConfirmations,
+  trackedPayments,
   watchedAddresses,
-} from "./payments";
-import type { DepositWatcher, ObservedPayment } from "./watcher";
+} from "./crediting";
+import { readCursor, saveCursor } from "./cursor";
+import type { DepositWatcher, WatcherNode } from "./watcher";
 
 const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
 /** Blocks read per poll at most, so a watcher that was down catches up in bounded steps. */
@@ -28,18 +27,20 @@ export class EvmWatcher implements DepositWatcher {
   readonly demo = false;
   readonly networks = ["ethereum"] as const;
   private readonly client: PublicClient;
+  readonly node: WatcherNode;
 
   constructor(
     rpcUrl: string,
     private readonly usdtAddress: `0x${string}`,
   ) {
+    // Only the origin: a provider's key often sits in the path.
+    this.node = { url: new URL(rpcUrl).origin };
     this.client = createPublicClient({ transport: http(rpcUrl, { timeout: 10_000, retryCount: 1 }) });
   }
 
   async poll(): Promise<number[]> {
-    const database = await db();
     const head = await this.client.getBlockNumber();
-    const [cursor] = await database.select().from(chainCursors).where(eq(chainCursors.network, this.name));
+    const cursor = await readCursor(this.name);
     const scanned =
       cursor && cursor.scannedBlock >= 0 ? BigInt(cursor.scannedBlock) : head - FIRST_RUN_LOOKBACK;
     const from = scanned + 1n > 0n ? scanned + 1n : 0n;
@@ -49,9 +50,9 @@ export class EvmWatcher implements DepositWatcher {
     let rescanFrom: bigint | undefined;
     if (from <= to) {
       const observed = await this.scan(from, to, head);
-      for (const id of await recordPayments("ethereum", observed)) touched.add(id);
+      for (const id of await observePayments("ethereum", observed)) touched.add(id);
     }
-    for (const payment of await confirmingPayments("ethereum")) {
+    for (const payment of await trackedPayments("ethereum")) {
       if (payment.blockNumber === null) continue;
       const block = await this.client
         .getBlock({ blockNumber: BigInt(payment.blockNumber) })
@@ -67,10 +68,11 @@ export class EvmWatcher implements DepositWatcher {
       touched.add(payment.topupId);
     }
     const newScanned = rescanFrom !== undefined && rescanFrom < to ? rescanFrom : to;
-    await database
-      .update(chainCursors)
-      .set({ scannedBlock: Number(newScanned), headBlock: Number(head), updatedAt: new Date() })
-      .where(eq(chainCursors.network, this.name));
+    await saveCursor(this.name, {
+      scannedBlock: Number(newScanned),
+      scannedHash: null,
+      headBlock: Number(head),
+    });
     return [...touched];
   }
 

@@ -3,8 +3,13 @@ import { config } from "@/lib/config/env";
 import { processWide } from "@/lib/process-wide";
 import { DEPOSIT_COINS, type DepositCoinCode } from "@/lib/topups/coins";
 import { CoinGeckoRates, DemoFixedRates, type RateSource } from "@/lib/topups/rates";
+import { moneroPrimaryAddress } from "./addresses";
+import { readCursor } from "./cursor";
 import { DemoWatcher } from "./demo-watcher";
 import { EvmWatcher } from "./evm-watcher";
+import { MoneroWatcher } from "./monero-watcher";
+import { TronWatcher } from "./tron-watcher";
+import { UtxoWatcher } from "./utxo-watcher";
 import type { DepositWatcher } from "./watcher";
 
 export type DepositRails = {
@@ -18,7 +23,9 @@ export type DepositRails = {
 const ALL_NETWORKS = [...new Set(Object.values(DEPOSIT_COINS).map((coin) => coin.network))];
 
 /**
- * Which watcher covers which network: the EVM watcher when an Ethereum RPC is configured; in demo mode,
+ * Which watcher covers which network: the EVM watcher when an Ethereum RPC is configured, the UTXO watcher
+ * for each Bitcoin Core-style node configured, the Monero watcher with a view-only wallet RPC,
+ * the TRON watcher with java-tron's JSON-RPC; in demo mode,
  * the demo watcher for every other network; in production, nothing else (those coins are unavailable).
  */
 export function depositRails(): DepositRails {
@@ -27,6 +34,30 @@ export function depositRails(): DepositRails {
     const watchers: DepositWatcher[] = [];
     if (settings.deposits.evm.rpcUrl) {
       watchers.push(new EvmWatcher(settings.deposits.evm.rpcUrl, settings.deposits.evm.usdtAddress));
+    }
+    for (const network of ["bitcoin", "litecoin"] as const) {
+      const node = settings.deposits.utxo[network];
+      if (!node.rpcUrl) continue;
+      watchers.push(
+        new UtxoWatcher({ network, rpcUrl: node.rpcUrl, cookieFile: node.cookieFile, net: node.chain }),
+      );
+    }
+    if (settings.deposits.moneroWalletRpcUrl && settings.deposits.keys.monero) {
+      watchers.push(
+        new MoneroWatcher({
+          walletRpcUrl: settings.deposits.moneroWalletRpcUrl,
+          primaryAddress: moneroPrimaryAddress(settings.deposits.keys),
+        }),
+      );
+    }
+    if (settings.deposits.tron.rpcUrl) {
+      watchers.push(
+        new TronWatcher({
+          rpcUrl: settings.deposits.tron.rpcUrl,
+          solidityRpcUrl: settings.deposits.tron.solidityRpcUrl,
+          usdtContract: settings.deposits.tron.usdtContract,
+        }),
+      );
     }
     const covered = new Set(watchers.flatMap((watcher) => watcher.networks));
     const demoWatcher =
@@ -45,11 +76,25 @@ export function depositRails(): DepositRails {
   });
 }
 
-/** Why a coin cannot be used for a top-up right now, or undefined when it can. */
-export function coinUnavailableReason(code: DepositCoinCode): string | undefined {
+/** A watcher's node counts as down when its last poll failed, or when it has not polled for this long. */
+export const staleAfterMs = () => Math.max(30_000, config().deposits.watcherIntervalMs * 6);
+
+/**
+ * Why a coin cannot be used for a new top-up right now, or undefined when it can: no key, no watcher, or
+ * the watcher's node is down (existing top-ups keep waiting; the watcher catches up when it is back).
+ */
+export async function coinUnavailableReason(code: DepositCoinCode): Promise<string | undefined> {
   const coin = DEPOSIT_COINS[code];
   if (!config().deposits.keys[coin.chain]) return `${code} deposits are not configured on this service.`;
-  if (!depositRails().watcherFor(coin.network))
-    return `${code} deposits are not watched on this service yet.`;
+  const watcher = depositRails().watcherFor(coin.network);
+  if (!watcher) return `${code} deposits are not watched on this service yet.`;
+  if (watcher.demo) return undefined;
+  const cursor = await readCursor(watcher.name);
+  if (cursor?.lastError) {
+    return `${code} deposits are paused: the ${coin.network} node is unavailable (${cursor.lastError}).`;
+  }
+  if (cursor?.checkedAt && Date.now() - cursor.checkedAt.getTime() > staleAfterMs()) {
+    return `${code} deposits are paused: the ${coin.network} watcher has not polled its node recently.`;
+  }
   return undefined;
 }

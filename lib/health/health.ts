@@ -2,6 +2,9 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import { config } from "@/lib/config/env";
 import { databaseHandle } from "@/lib/db/client";
+import { flaggedPaymentCounts } from "@/lib/deposits/crediting";
+import { readCursors } from "@/lib/deposits/cursor";
+import { depositRails, staleAfterMs } from "@/lib/deposits/setup";
 import { processWide } from "@/lib/process-wide";
 import type { Health } from "@/lib/schemas/health";
 
@@ -9,16 +12,48 @@ export const API_VERSION = "1.0.0";
 /** The database is probed at most this often; health checks in between reuse the last answer. */
 const PROBE_INTERVAL_MS = 2_000;
 
-type Probe = { ok: boolean; kind: "pglite" | "postgres"; checkedAt: Date };
+type Probe = { ok: boolean; kind: "pglite" | "postgres"; checkedAt: Date; watchers: Health["watchers"] };
+
+/** Each watcher as its row in chain_cursors shows it (the instance holding its lease writes that row). */
+async function watcherHealth(): Promise<Health["watchers"]> {
+  const { watchers } = depositRails();
+  const cursors = await readCursors(watchers.map((watcher) => watcher.name));
+  const flagged = await flaggedPaymentCounts();
+  return watchers.map((watcher) => {
+    const cursor = cursors.get(watcher.name);
+    const checkedAt = cursor?.checkedAt ?? null;
+    const polled = cursor !== undefined && cursor.headBlock >= 0;
+    const status = cursor?.lastError
+      ? "unreachable"
+      : !checkedAt
+        ? "starting"
+        : Date.now() - checkedAt.getTime() > staleAfterMs()
+          ? "stale"
+          : "ok";
+    return {
+      name: watcher.name,
+      networks: [...watcher.networks],
+      demo: watcher.demo,
+      status: watcher.demo ? "ok" : status,
+      node: watcher.node?.url ?? null,
+      tip: polled ? cursor.headBlock : null,
+      cursor: polled && cursor.scannedBlock >= 0 ? cursor.scannedBlock : null,
+      lag: polled && cursor.scannedBlock >= 0 ? Math.max(0, cursor.headBlock - cursor.scannedBlock) : null,
+      checked_at: checkedAt?.toISOString() ?? null,
+      error: cursor?.lastError ?? null,
+      flagged_payments: watcher.networks.reduce((sum, network) => sum + (flagged.get(network) ?? 0), 0),
+    };
+  });
+}
 
 async function probeDatabase(): Promise<Probe> {
   const kind = config().databaseUrl ? "postgres" : "pglite";
   try {
     const handle = await databaseHandle();
     await handle.db.execute(sql`SELECT 1`);
-    return { ok: true, kind, checkedAt: new Date() };
+    return { ok: true, kind, checkedAt: new Date(), watchers: await watcherHealth() };
   } catch {
-    return { ok: false, kind, checkedAt: new Date() };
+    return { ok: false, kind, checkedAt: new Date(), watchers: [] };
   }
 }
 
@@ -44,6 +79,7 @@ export async function health(): Promise<Health> {
       kind: probe.kind,
       checked_at: probe.checkedAt.toISOString(),
     },
+    watchers: probe.watchers,
     time: new Date().toISOString(),
     // A 503 is an error like any other: it carries the error code and a message too.
     ...(probe.ok

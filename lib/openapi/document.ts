@@ -747,7 +747,9 @@ export function buildOpenApiDocument() {
           operationId: "getHealth",
           summary: "Service health",
           description:
-            "Public. 200 when the service and its database answer; 503 with the same body when not.",
+            "Public. 200 when the service and its database answer; 503 with the same body when not. " +
+            "`watchers` shows each deposit watcher's node (reachable, tip, cursor, lag); a coin whose node is " +
+            "unreachable answers `coin_unavailable` to new top-ups until it is back.",
           responses: {
             "200": { description: "Healthy.", content: jsonContent(HealthSchema) },
             "503": { description: "The database is unreachable.", content: jsonContent(HealthSchema) },

@@ -15,6 +15,32 @@ export const HealthSchema = z
         description: "When the database last answered a probe (or failed one).",
       }),
     }),
+    watchers: z
+      .array(
+        z.object({
+          name: z
+            .string()
+            .meta({ description: "The watcher, e.g. `utxo:litecoin`, `evm:ethereum`, `demo`." }),
+          networks: z.array(z.string()).meta({ description: "The `deposit_network` values it covers." }),
+          demo: z.boolean().meta({ description: "True for the simulated watcher of demo mode." }),
+          status: z.enum(["ok", "unreachable", "stale", "starting"]).meta({
+            description:
+              "`unreachable`: its last poll of the node failed (new top-ups in its coins answer " +
+              "`coin_unavailable`); `stale`: no poll for a while; `starting`: not polled yet.",
+          }),
+          node: z.string().nullable().meta({ description: "The node's RPC URL, without credentials." }),
+          tip: z.number().int().nullable().meta({ description: "The node's best block height." }),
+          cursor: z.number().int().nullable().meta({ description: "The last block scanned." }),
+          lag: z.number().int().nullable().meta({ description: "tip - cursor: blocks not scanned yet." }),
+          checked_at: timestamp().nullable().meta({ description: "When it last polled its node." }),
+          error: z.string().nullable().meta({ description: "Why the last poll failed." }),
+          flagged_payments: z.number().int().meta({
+            description:
+              "Payments credited and later reorged out of the chain: the operator must check them.",
+          }),
+        }),
+      )
+      .meta({ description: "Each deposit watcher and the node it reads." }),
     time: timestamp().meta({ description: "The server's clock." }),
     error: z
       .literal("service_unavailable")

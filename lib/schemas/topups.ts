@@ -25,6 +25,14 @@ export const TopupPaymentSchema = z
       .meta({ description: "Transaction id on the deposit network (`demo-…` in demo mode)." }),
     amount: z.string().meta({ description: "Amount received, in the deposit coin.", example: "0.00025774" }),
     confirmations: z.int().min(0),
+    explorer_url: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          "The transaction on a public explorer (`EXPLORER_TX_URLS`); null for simulated payments and " +
+          "coins without one.",
+      }),
   })
   .meta({ id: "TopupPayment" });
 

@@ -1,4 +1,5 @@
 import "server-only";
+import { config } from "@/lib/config/env";
 import type { depositPayments, topups } from "@/lib/db/schema";
 import { centsToUsd } from "@/lib/money/cents";
 import type { Topup } from "@/lib/schemas/topups";
@@ -27,6 +28,13 @@ export function paymentTotals(row: TopupRow, payments: PaymentRow[]) {
     else unconfirmed += BigInt(payment.amountUnits);
   }
   return { confirmed, unconfirmed };
+}
+
+/** The payment on the coin's public explorer, when one is configured and the payment is real. */
+function explorerUrl(coin: string, txHash: string): string | null {
+  const template = config().deposits.explorerTxUrls[coin];
+  if (!template || !/^(0x)?[0-9a-fA-F]{64}$/.test(txHash)) return null;
+  return template.replace("{tx}", txHash);
 }
 
 /** "97000.00000000" -> "97000", "1.00020000" -> "1.0002" (numeric columns keep their full scale). */
@@ -59,6 +67,7 @@ export function presentTopup(row: TopupRow, payments: PaymentRow[], demo: boolea
       tx_hash: payment.txHash,
       amount: format(BigInt(payment.amountUnits)),
       confirmations: payment.confirmations,
+      explorer_url: explorerUrl(row.coin, payment.txHash),
     })),
     payer: row.payer,
     demo,

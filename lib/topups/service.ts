@@ -1,7 +1,7 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { base32crockford } from "@scure/base";
-import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import { parseUnits } from "viem";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
 import { type Page, type PageRequest, toPage } from "@/lib/api/pagination";
@@ -10,144 +10,24 @@ import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { depositIndexes, depositPayments, topups } from "@/lib/db/schema";
 import { deriveDepositAddress } from "@/lib/deposits/addresses";
+import { isSettled, paymentsOf, settleTopups } from "@/lib/deposits/crediting";
+import { MoneroWatcher } from "@/lib/deposits/monero-watcher";
 import { paymentUri, qrDataUri } from "@/lib/deposits/payment-uri";
-import { watchedTopups } from "@/lib/deposits/payments";
 import { coinUnavailableReason, depositRails } from "@/lib/deposits/setup";
-import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
+import { evmHexToTron } from "@/lib/deposits/tron";
 import type { Topup } from "@/lib/schemas/topups";
-import { creditTargetCents, formatCoinAmount, quoteUnits, rateToE8 } from "./amounts";
-import { DEPOSIT_COINS, type DepositCoinCode, USDT_TRC20 } from "./coins";
+import { formatCoinAmount, quoteUnits, rateToE8 } from "./amounts";
+import { DEPOSIT_COINS, type DepositCoinCode } from "./coins";
 import { MAX_PENDING_TOPUPS } from "./limits";
-import { type PaymentRow, paymentTotals, presentTopup, type TopupRow, unitsOf } from "./present";
+import { presentTopup, type TopupRow, unitsOf } from "./present";
 import { RateUnavailableError } from "./rates";
-import { nextTopupStatus, type TopupStatus } from "./status";
+
+/** The TRC-20 contract in the payment URI is always in TRON's own `T…` form. */
+const tronContract = (address: string) => (address.startsWith("0x") ? evmHexToTron(address) : address);
 
 export const newTopupRef = () => `tp_${base32crockford.encode(randomBytes(15)).toLowerCase()}`;
 
 const isDemoTopup = (row: TopupRow) => depositRails().watcherFor(row.network)?.demo ?? false;
-
-async function paymentsOf(topupIds: number[]): Promise<Map<number, PaymentRow[]>> {
-  const byTopup = new Map<number, PaymentRow[]>();
-  if (topupIds.length === 0) return byTopup;
-  const database = await db();
-  const rows = await database
-    .select()
-    .from(depositPayments)
-    .where(inArray(depositPayments.topupId, topupIds))
-    .orderBy(asc(depositPayments.id));
-  for (const row of rows) {
-    const list = byTopup.get(row.topupId);
-    if (list) list.push(row);
-    else byTopup.set(row.topupId, [row]);
-  }
-  return byTopup;
-}
-
-/** Where the top-up should stand and how much it should have credited, from its payments. */
-function settlement(row: TopupRow, payments: PaymentRow[], now: Date) {
-  const { confirmed, unconfirmed } = paymentTotals(row, payments);
-  const requiredUnits = BigInt(row.depositUnits);
-  const status = nextTopupStatus({
-    status: row.status as TopupStatus,
-    now,
-    expiresAt: row.expiresAt,
-    confirmedUnits: confirmed,
-    unconfirmedUnits: unconfirmed,
-    requiredUnits,
-  });
-  const creditCents = creditTargetCents({
-    confirmedUnits: confirmed,
-    requiredUnits,
-    amountCents: row.amountCents,
-    rateE8: rateToE8(row.rateUsd),
-    decimals: unitsOf(row.coin).decimals,
-  });
-  return { status, creditCents };
-}
-
-const isSettled = (row: TopupRow, payments: PaymentRow[], now: Date) => {
-  if (row.method !== "deposit") return true;
-  const target = settlement(row, payments, now);
-  return target.status === row.status && target.creditCents <= row.creditedCents;
-};
-
-/**
- * Brings one deposit top-up up to date inside a transaction that locks its row: credits the difference
- * between what its confirmed payments are worth and what it has credited (one ledger row per step, keyed
- * by the running total, so a step can never be posted twice) and moves its status.
- */
-async function settleInTx(tx: Tx, topupId: number, now: Date): Promise<void> {
-  const [row] = await tx.select().from(topups).where(eq(topups.id, topupId)).for("update");
-  if (row?.method !== "deposit") return;
-  const payments = await tx.select().from(depositPayments).where(eq(depositPayments.topupId, topupId));
-  const target = settlement(row, payments, now);
-  const creditDelta = target.creditCents - row.creditedCents;
-  if (creditDelta > 0) {
-    await postLedgerEntry(tx, {
-      accountId: row.accountId,
-      amountCents: creditDelta,
-      kind: "topup",
-      reference: `topup:${row.ref}:${target.creditCents}`,
-    });
-  }
-  if (creditDelta > 0 || target.status !== row.status) {
-    await tx
-      .update(topups)
-      .set({
-        creditedCents: Math.max(row.creditedCents, target.creditCents),
-        status: target.status,
-        closedAt: target.status !== row.status ? now : row.closedAt,
-      })
-      .where(eq(topups.id, topupId));
-  }
-}
-
-/** Settles the given top-ups, each in its own short transaction; one failure does not stop the others. */
-export async function settleTopups(topupIds: Iterable<number>): Promise<void> {
-  const database = await db();
-  for (const id of new Set(topupIds)) {
-    try {
-      await database.transaction((tx) => settleInTx(tx, id, now()));
-    } catch (error) {
-      console.error(`top-up ${id}: settling failed: ${(error as Error).message?.split("\n")[0]}`);
-    }
-  }
-}
-
-/**
- * The safety net behind the watchers: every watched top-up whose confirmed payments are worth more than it
- * has credited, or whose status should move, is settled, whether or not a poll reported it.
- */
-export async function settleOutstandingTopups(): Promise<void> {
-  const database = await db();
-  const rows = await database
-    .select()
-    .from(topups)
-    .where(
-      and(
-        watchedTopups(),
-        sql`EXISTS (SELECT 1 FROM ${depositPayments} WHERE ${depositPayments.topupId} = ${topups.id})`,
-      ),
-    )
-    .limit(1000);
-  const payments = await paymentsOf(rows.map((row) => row.id));
-  const current = now();
-  await settleTopups(
-    rows.filter((row) => !isSettled(row, payments.get(row.id) ?? [], current)).map((row) => row.id),
-  );
-}
-
-/** Pending top-ups past their expiry: settled so those with nothing received become `expired`. */
-export async function expireDueTopups(): Promise<number> {
-  const database = await db();
-  const due = await database
-    .select({ id: topups.id })
-    .from(topups)
-    .where(and(eq(topups.status, "pending"), eq(topups.method, "deposit"), lt(topups.expiresAt, now())))
-    .limit(500);
-  await settleTopups(due.map((row) => row.id));
-  return due.length;
-}
 
 /** The rate to lock: stablecoins on a demo source are at par; anything else asks the rate source. */
 async function lockRate(coin: DepositCoinCode): Promise<{ rate: string; source: string }> {
@@ -181,7 +61,7 @@ export async function createDepositTopup(
   amountCents: number,
   code: DepositCoinCode,
 ): Promise<Topup> {
-  const unavailable = coinUnavailableReason(code);
+  const unavailable = await coinUnavailableReason(code);
   if (unavailable) throw badRequest("coin_unavailable", unavailable);
   const coin = DEPOSIT_COINS[code];
   const settings = config();
@@ -217,7 +97,14 @@ export async function createDepositTopup(
       })
       .returning({ nextIndex: depositIndexes.nextIndex });
     const index = (reserved?.nextIndex ?? 1) - 1;
-    const address = deriveDepositAddress(coin.chain, settings.deposits.keys, index);
+    const address = deriveDepositAddress(
+      coin.chain,
+      settings.deposits.keys,
+      index,
+      coin.chain === "bitcoin" || coin.chain === "litecoin"
+        ? settings.deposits.utxo[coin.chain].chain
+        : "main",
+    );
     const { decimals, displayDecimals } = unitsOf(code);
     const amountText = formatCoinAmount(units, decimals, displayDecimals);
     const uri = paymentUri({
@@ -229,7 +116,7 @@ export async function createDepositTopup(
         coin.token === "usdt-erc20"
           ? settings.deposits.evm.usdtAddress
           : coin.token === "usdt-trc20"
-            ? USDT_TRC20
+            ? tronContract(settings.deposits.tron.usdtContract)
             : undefined,
       chainId: settings.deposits.evm.chainId,
     });
@@ -256,6 +143,12 @@ export async function createDepositTopup(
     return inserted;
   });
   if (!row) throw new Error("top-up insert returned no row");
+  if (watcher instanceof MoneroWatcher && row.derivationIndex !== null) {
+    // The view-only wallet must know the subaddress before anyone pays it; the next poll retries if not.
+    await watcher.prepareAddress(row.derivationIndex + 1).catch((error: Error) => {
+      console.error(`monero: could not create subaddress ${row.derivationIndex}: ${error.message}`);
+    });
+  }
   return presentTopup(row, [], isDemoTopup(row));
 }
 

@@ -1,0 +1,78 @@
+import { createWalletClient, http, parseEther } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { fundNativeBalance, mintTestToken } from "@/lib/chain/test-token";
+import { testTokenAbi } from "@/lib/chain/test-token-abi";
+import { evmHexToTron, tronToEvmHex } from "@/lib/deposits/tron";
+import { type RunningApp, startApp } from "../support/app-server";
+
+/**
+ * USDT (TRC-20) through the TRON watcher's log path. NO REAL TRON NODE IS USED: none can run here, so the
+ * watcher reads anvil, whose Ethereum JSON-RPC (eth_blockNumber, eth_getLogs, eth_getBlockByNumber) is the
+ * interface java-tron serves at /jsonrpc, with a TRC-20-shaped token (an ERC-20: same Transfer event).
+ * Base58check addresses and solidified-block confirmations are unit-tested in lib/deposits/tron.test.ts.
+ */
+const chains = inject("chains");
+const sender = privateKeyToAccount(generatePrivateKey());
+const wallet = createWalletClient({ account: sender, transport: http(chains.ethereumRpc) });
+let app: RunningApp;
+
+const call = async (path: string, init: { method?: string; key?: string; body?: unknown } = {}) => {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (init.key) headers.authorization = `Bearer ${init.key}`;
+  const response = await fetch(`${app.url}/api/v1${path}`, {
+    method: init.method ?? "GET",
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  return (await response.json()) as Record<string, unknown>;
+};
+
+beforeAll(async () => {
+  console.log("USDTTRC: no real TRON node was used; anvil stands in for java-tron's Ethereum-style JSON-RPC");
+  await fundNativeBalance(chains.ethereumRpc, sender.address, parseEther("10"));
+  await mintTestToken(chains.ethereumRpc, chains.usdt, sender.address, 1_000_000_000n);
+  app = await startApp({
+    TRON_RPC_URL: chains.ethereumRpc,
+    // The same chain as the "solidity" node: every mined block counts as solidified.
+    TRON_SOLIDITY_RPC_URL: chains.ethereumRpc,
+    TRON_USDT_ADDRESS: evmHexToTron(chains.usdt),
+    WATCHER_INTERVAL_MS: "300",
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await app?.stop();
+});
+
+describe("USDT (TRC-20) deposits: the TRON watcher's log path against anvil (no real TRON node)", () => {
+  it("a TRC-20 Transfer to the top-up's T… address is credited once its block is solidified", async () => {
+    const { api_key: key } = (await call("/account", { method: "POST" })) as { api_key: string };
+    const topup = await call("/topups", { method: "POST", key, body: { amount: 50, coin: "USDTTRC" } });
+    expect(topup).toMatchObject({ deposit_amount: "50.00", demo: false, confirmations_required: 19 });
+    const address = topup.deposit_address as string;
+    expect(address).toMatch(/^T/);
+    const hash = await wallet.writeContract({
+      chain: null,
+      address: chains.usdt,
+      abi: testTokenAbi,
+      functionName: "transfer",
+      args: [tronToEvmHex(address), 50_000_000n],
+    });
+    const deadline = Date.now() + 30_000;
+    let now = topup;
+    while (now.status !== "completed") {
+      if (Date.now() > deadline) throw new Error(`not credited: ${JSON.stringify(now)}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      now = await call(`/topups/${topup.ref}`, { key });
+    }
+    expect(now.credited_usd).toBe(50);
+    expect((now.payments as { tx_hash: string; explorer_url: string }[])[0]).toMatchObject({
+      tx_hash: hash,
+      explorer_url: `https://tronscan.org/#/transaction/${hash}`,
+    });
+    expect((await call("/account", { key })).balance_usd).toBe(50);
+    const health = (await call("/health")) as { watchers: { name: string; status: string }[] };
+    expect(health.watchers.find((w) => w.name === "tron:usdt")?.status).toBe("ok");
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * The node suite: the app against real coin nodes in regtest (litecoind; monerod with a payer wallet and
+ * the service's view-only wallet), on the database named by
+ * API_TEST_DB like the API suite. Ends with the same ledger check.
+ */
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import type { TestProject } from "vitest/node";
+import { generateDemoWatchOnlyKeys, moneroPrimaryAddress } from "../../lib/deposits/addresses";
+import { type RunningApp, startApp } from "../support/app-server";
+import { type CoreNode, type MoneroNodes, startLitecoind, startMonero } from "../support/coin-nodes";
+import { checkLedger } from "../support/ledger-check";
+
+let app: RunningApp | undefined;
+let litecoin: CoreNode | undefined;
+let monero: MoneroNodes | undefined;
+let databaseUrl: string | undefined;
+
+export async function setup(project: TestProject) {
+  const env: Record<string, string> = { ENABLE_TEST_CLOCK: "1", WATCHER_INTERVAL_MS: "500" };
+  if (process.env.API_TEST_DB === "postgres") {
+    databaseUrl = process.env.TEST_DATABASE_URL;
+    if (!databaseUrl) throw new Error("API_TEST_DB=postgres needs TEST_DATABASE_URL");
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    await client.query(
+      "DROP SCHEMA IF EXISTS public CASCADE; DROP SCHEMA IF EXISTS drizzle CASCADE; CREATE SCHEMA public;",
+    );
+    await client.end();
+    env.DATABASE_URL = databaseUrl;
+  }
+  // Watch-only keys made here, so the service's view-only Monero wallet can be built from the same keys.
+  const keys = generateDemoWatchOnlyKeys();
+  const moneroAddress = moneroPrimaryAddress(keys);
+  const moneroStarting = startMonero({ address: moneroAddress, viewKey: keys.monero.viewKey });
+  moneroStarting.catch(() => undefined);
+  litecoin = await startLitecoind();
+  await litecoin.rpc("createwallet", ["payer"]);
+  const miner = await litecoin.rpc<string>("getnewaddress", ["", "bech32"], "payer");
+  // Regtest halves the subsidy every 150 blocks: 150 blocks leave 50 mature coinbases of 50 LTC.
+  await litecoin.rpc("generatetoaddress", [150, miner], "payer");
+  monero = await moneroStarting;
+  Object.assign(env, {
+    DEPOSIT_XPUB_BTC: keys.bitcoin,
+    DEPOSIT_XPUB_LTC: keys.litecoin,
+    DEPOSIT_XPUB_ETH: keys.ethereum,
+    DEPOSIT_XPUB_TRX: keys.tron,
+    DEPOSIT_XMR_VIEW_KEY: keys.monero.viewKey,
+    DEPOSIT_XMR_SPEND_PUBLIC_KEY: keys.monero.spendPublicKey,
+    XMR_WALLET_RPC_URL: monero.serviceWalletUrl,
+    LTC_RPC_URL: litecoin.rpcUrl,
+    LTC_RPC_COOKIE_FILE: litecoin.cookieFile,
+    LTC_CHAIN: "regtest",
+    // Regtest has no public explorer: a configured link shows the template at work.
+    EXPLORER_TX_URLS: "LTC=https://explorer.example/ltc/tx/{tx}",
+  });
+  app = await startApp(env);
+  project.provide("baseUrl", app.url);
+  project.provide("appEnv", { ...env, DATA_DIR: app.dataDir });
+  project.provide("testDatabaseUrl", databaseUrl ?? "");
+  project.provide("nodes", { litecoinRpc: litecoin.rpcUrl, litecoinCookie: litecoin.cookieFile, miner });
+  project.provide("monero", {
+    daemonUrl: monero.daemonUrl,
+    payerUrl: monero.payerUrl,
+    payerAddress: monero.payerAddress,
+    serviceWalletUrl: monero.serviceWalletUrl,
+  });
+}
+
+export async function teardown() {
+  await app?.stop();
+  let report: Awaited<ReturnType<typeof checkLedger>> | undefined;
+  if (app && databaseUrl) {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    report = await checkLedger(async (sql) => (await client.query(sql)).rows);
+    await client.end();
+  } else if (app) {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const db = await PGlite.create({ dataDir: path.join(app.dataDir, "pglite") });
+    report = await checkLedger(async (sql) => (await db.query<Record<string, unknown>>(sql)).rows);
+    await db.close();
+  }
+  await litecoin?.stop();
+  await monero?.stop();
+  if (!report) return;
+  console.log(
+    `ledger check: ${report.accounts} accounts, ${report.entries} entries, ${report.problems.length} problems`,
+  );
+  if (process.env.LEDGER_CHECK_FILE) {
+    const ok = report.problems.length === 0;
+    writeFileSync(process.env.LEDGER_CHECK_FILE, JSON.stringify({ passed: ok ? 1 : 0, failed: ok ? 0 : 1 }));
+  }
+  if (report.problems.length > 0) throw new Error(`ledger check failed:\n${report.problems.join("\n")}`);
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    nodes: { litecoinRpc: string; litecoinCookie: string; miner: string };
+    monero: { daemonUrl: string; payerUrl: string; payerAddress: string; serviceWalletUrl: string };
+  }
+}

@@ -1,0 +1,243 @@
+/**
+ * Real coin nodes for the node suite, in regtest on loopback with throw-away data directories:
+ * Litecoin Core (`/usr/lib/litecoin/litecoind`, Debian's `litecoind` package) and Monero (`monerod`,
+ * `monero-wallet-rpc`, Debian's `monero` package). The nodes are started
+ * directly (not through /usr/bin wrappers that write into the home directory) and stopped after.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { freeLoopbackPort } from "../../lib/chain/anvil";
+
+export const LITECOIND = "/usr/lib/litecoin/litecoind";
+
+export type CoreNode = {
+  rpcUrl: string;
+  cookieFile: string;
+  /** Calls the node; `wallet` addresses one of its wallets. */
+  rpc: <T = unknown>(method: string, params?: unknown[], wallet?: string) => Promise<T>;
+  stop: () => Promise<void>;
+};
+
+async function coreCall<T>(url: string, cookieFile: string, method: string, params: unknown[]): Promise<T> {
+  const auth = Buffer.from(readFileSync(cookieFile, "utf8").trim()).toString("base64");
+  const request = () =>
+    fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Basic ${auth}` },
+      body: JSON.stringify({ jsonrpc: "1.0", id: 1, method, params }),
+    });
+  // litecoind closes idle keep-alive connections: a request caught on one is sent again.
+  const response = await request().catch((error: Error & { cause?: { code?: string } }) => {
+    if (error.cause?.code === "UND_ERR_SOCKET") return request();
+    throw error;
+  });
+  const body = (await response.json()) as { result: T; error: { message: string } | null };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+async function stopChild(child: ChildProcess, timeoutMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.pid === undefined) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Starts litecoind in regtest with cookie authentication; resolves once its RPC answers. */
+export async function startLitecoind(): Promise<CoreNode> {
+  if (!existsSync(LITECOIND)) throw new Error(`${LITECOIND} not found: apt-get install litecoind`);
+  const dataDir = mkdtempSync(path.join(tmpdir(), "vps-ltc-"));
+  const port = await freeLoopbackPort();
+  let output = "";
+  const child = spawn(
+    LITECOIND,
+    [
+      "-regtest",
+      `-datadir=${dataDir}`,
+      "-server",
+      "-listen=0",
+      "-rpcbind=127.0.0.1",
+      "-rpcallowip=127.0.0.1",
+      `-rpcport=${port}`,
+      "-fallbackfee=0.0001",
+      "-printtoconsole=0",
+      "-txindex=0",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  child.stdout?.on("data", (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    output += chunk;
+  });
+  const rpcUrl = `http://127.0.0.1:${port}/`;
+  const cookieFile = path.join(dataDir, "regtest", ".cookie");
+  const rpc = <T>(method: string, params: unknown[] = [], wallet?: string) =>
+    coreCall<T>(wallet ? `${rpcUrl}wallet/${wallet}` : rpcUrl, cookieFile, method, params);
+  const stop = async () => {
+    await stopChild(child);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`litecoind exited (${child.exitCode}): ${output}`);
+    try {
+      await rpc("getblockcount");
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        await stop();
+        throw new Error(`litecoind did not answer within 30 s: ${output}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return { rpcUrl, cookieFile, rpc, stop };
+}
+
+export type MoneroNodes = {
+  daemonUrl: string;
+  payerUrl: string;
+  payerAddress: string;
+  /** The payer's wallet RPC (a normal wallet that mines and sends). */
+  payer: (method: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
+  /** The service's view-only wallet RPC, as the app uses it. */
+  serviceWalletUrl: string;
+  service: (method: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
+  /** Mines `blocks` blocks to the payer's address. */
+  mine: (blocks: number) => Promise<void>;
+  stop: () => Promise<void>;
+};
+
+async function moneroCall(url: string, method: string, params: Record<string, unknown> = {}) {
+  const response = await fetch(`${url}/json_rpc`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: "0", method, params }),
+  });
+  const body = (await response.json()) as { result: Record<string, unknown>; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+async function waitForRpc(
+  url: string,
+  method: string,
+  child: ChildProcess,
+  name: string,
+  timeoutMs = 60_000,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode})`);
+    try {
+      await moneroCall(url, method);
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${name} did not answer within ${timeoutMs / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/**
+ * Starts monerod in regtest (offline, fixed difficulty 1) and two monero-wallet-rpc: the payer's wallet,
+ * funded by mining 110 blocks, and the service's view-only wallet made
+ * from `keys` (primary address and private view key, no spend key).
+ */
+export async function startMonero(keys: { address: string; viewKey: string }): Promise<MoneroNodes> {
+  const dir = mkdtempSync(path.join(tmpdir(), "vps-xmr-"));
+  const [rpcPort, p2pPort, payerPort, servicePort] = [
+    await freeLoopbackPort(),
+    await freeLoopbackPort(),
+    await freeLoopbackPort(),
+    await freeLoopbackPort(),
+  ];
+  const children: ChildProcess[] = [];
+  const stop = async () => {
+    for (const child of children.reverse()) await stopChild(child, 20_000);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const quiet = { stdio: ["ignore", "ignore", "ignore"] as ("ignore" | "pipe")[] };
+  try {
+    const daemon = spawn(
+      "/usr/bin/monerod",
+      [
+        "--regtest",
+        "--offline",
+        "--fixed-difficulty=1",
+        `--data-dir=${path.join(dir, "daemon")}`,
+        `--log-file=${path.join(dir, "monerod.log")}`,
+        "--rpc-bind-ip=127.0.0.1",
+        `--rpc-bind-port=${rpcPort}`,
+        "--p2p-bind-ip=127.0.0.1",
+        `--p2p-bind-port=${p2pPort}`,
+        "--no-zmq",
+        "--no-igd",
+        "--non-interactive",
+        "--disable-dns-checkpoints",
+        "--max-concurrency=1",
+      ],
+      quiet,
+    );
+    children.push(daemon);
+    const daemonUrl = `http://127.0.0.1:${rpcPort}`;
+    await waitForRpc(daemonUrl, "get_info", daemon, "monerod", 90_000);
+    const wallet = (port: number, name: string) => {
+      const child = spawn(
+        "/usr/bin/monero-wallet-rpc",
+        [
+          `--daemon-address=127.0.0.1:${rpcPort}`,
+          "--trusted-daemon",
+          `--wallet-dir=${dir}`,
+          `--rpc-bind-port=${port}`,
+          "--disable-rpc-login",
+          "--non-interactive",
+          `--log-file=${path.join(dir, `${name}.log`)}`,
+          "--max-concurrency=1",
+        ],
+        quiet,
+      );
+      children.push(child);
+      return child;
+    };
+    const payerUrl = `http://127.0.0.1:${payerPort}`;
+    const serviceWalletUrl = `http://127.0.0.1:${servicePort}`;
+    const payerChild = wallet(payerPort, "payer");
+    const serviceChild = wallet(servicePort, "service");
+    await waitForRpc(payerUrl, "get_version", payerChild, "payer wallet-rpc");
+    await waitForRpc(serviceWalletUrl, "get_version", serviceChild, "service wallet-rpc");
+    const payer = (method: string, params?: Record<string, unknown>) => moneroCall(payerUrl, method, params);
+    const service = (method: string, params?: Record<string, unknown>) =>
+      moneroCall(serviceWalletUrl, method, params);
+    await payer("create_wallet", { filename: "payer", language: "English" });
+    const { address: payerAddress } = (await payer("get_address", { account_index: 0 })) as {
+      address: string;
+    };
+    const mine = async (blocks: number) => {
+      await moneroCall(daemonUrl, "generateblocks", {
+        amount_of_blocks: blocks,
+        wallet_address: payerAddress,
+      });
+      await payer("refresh");
+    };
+    // Coinbase outputs unlock after 60 blocks, and a transfer needs enough older outputs for its ring.
+    await mine(110);
+    await service("generate_from_keys", {
+      filename: "service",
+      address: keys.address,
+      viewkey: keys.viewKey,
+      password: "",
+      restore_height: 0,
+    });
+    return { daemonUrl, payerUrl, payerAddress, payer, serviceWalletUrl, service, mine, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

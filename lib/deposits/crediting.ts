@@ -1,0 +1,365 @@
+import "server-only";
+import { and, eq, gt, gte, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { now } from "@/lib/clock";
+import { config } from "@/lib/config/env";
+import { db } from "@/lib/db/client";
+import { depositPayments, topups } from "@/lib/db/schema";
+import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
+import { creditTargetCents, rateToE8 } from "@/lib/topups/amounts";
+import { type PaymentRow, paymentTotals, type TopupRow, unitsOf } from "@/lib/topups/present";
+import { nextTopupStatus, type TopupStatus } from "@/lib/topups/status";
+
+/**
+ * How a deposit top-up is credited, in one place. Watchers (real chains and the demo) only report what
+ * they see through the functions below; this module stores it, tracks confirmations and reorgs, and turns
+ * confirmed payments into ledger credits:
+ *
+ * 1. `observePayments`: a transfer to a deposit address, in the mempool (no block) or in a block.
+ * 2. `setConfirmations` / `unconfirmPayment`: the chain moved on, or the payment's block left the best chain.
+ * 3. `settleTopups`: per top-up, in one transaction that locks it, credit what its confirmed payments are
+ *    worth beyond what it has credited (one ledger row per step, referenced by the running total, so a step
+ *    can never post twice) and move its status. A credit is never taken back: a payment that had counted
+ *    and is then reorged out is flagged (`reorged_at`) for the operator instead.
+ */
+
+export type WatchedAddress = {
+  topupId: number;
+  coin: string;
+  address: string;
+  derivationIndex: number | null;
+  confirmationsRequired: number;
+};
+
+/** A transfer found on chain (or simulated), matched to a top-up. */
+export type ObservedPayment = {
+  topupId: number;
+  txHash: string;
+  /** -1 for a native transfer, the output index (UTXO coins) or the log index (tokens). */
+  logIndex: number;
+  amountUnits: bigint;
+  /** null while the transfer is only in the mempool. */
+  blockNumber: number | null;
+  blockHash: string | null;
+  confirmations: number;
+};
+
+/**
+ * The deposit top-ups still worth watching: pending ones, and closed ones inside the late-payment window,
+ * because a payment that arrives after expiry, cancellation or completion must still be credited.
+ */
+export function watchedTopups() {
+  const windowStart = new Date(now().getTime() - config().deposits.latePaymentWindowHours * 3_600_000);
+  return and(
+    eq(topups.method, "deposit"),
+    or(eq(topups.status, "pending"), gt(topups.closedAt, windowStart)),
+  );
+}
+
+/** The addresses of the watched top-ups on `networks`. */
+export async function watchedAddresses(networks: readonly string[]): Promise<WatchedAddress[]> {
+  if (networks.length === 0) return [];
+  const database = await db();
+  return database
+    .select({
+      topupId: topups.id,
+      coin: topups.coin,
+      address: topups.depositAddress,
+      derivationIndex: topups.derivationIndex,
+      confirmationsRequired: topups.confirmationsRequired,
+    })
+    .from(topups)
+    .where(and(watchedTopups(), inArray(topups.network, [...networks])));
+}
+
+/**
+ * Stores what a watcher saw and returns the top-ups touched. A payment already known keeps its row; a
+ * block sighting updates a mempool sighting (the transaction was mined, or mined again after a reorg), but
+ * a mempool sighting never erases a block.
+ */
+export async function observePayments(network: string, payments: ObservedPayment[]): Promise<number[]> {
+  if (payments.length === 0) return [];
+  const database = await db();
+  const touched = await database
+    .insert(depositPayments)
+    .values(
+      payments.map((payment) => ({
+        topupId: payment.topupId,
+        network,
+        txHash: payment.txHash,
+        logIndex: payment.logIndex,
+        amountUnits: payment.amountUnits.toString(),
+        blockNumber: payment.blockNumber,
+        blockHash: payment.blockHash,
+        confirmations: payment.confirmations,
+      })),
+    )
+    .onConflictDoUpdate({
+      target: [depositPayments.network, depositPayments.txHash, depositPayments.logIndex],
+      set: {
+        blockNumber: sql`excluded.block_number`,
+        blockHash: sql`excluded.block_hash`,
+        confirmations: sql`excluded.confirmations`,
+      },
+      setWhere: sql`excluded.block_hash IS NOT NULL
+        AND ${depositPayments.blockHash} IS DISTINCT FROM excluded.block_hash`,
+    })
+    .returning({ topupId: depositPayments.topupId });
+  return [...new Set(touched.map((row) => row.topupId))];
+}
+
+/** A payment a watcher keeps checking: still confirming, or recent enough that a reorg could remove it. */
+export type TrackedPayment = {
+  id: number;
+  topupId: number;
+  txHash: string;
+  logIndex: number;
+  blockNumber: number | null;
+  blockHash: string | null;
+  confirmations: number;
+  confirmationsRequired: number;
+};
+
+/**
+ * Payments on `network` still confirming, plus (with `sinceBlock`) those in blocks from that height on,
+ * whose blocks a reorg could still take away after they counted.
+ */
+export async function trackedPayments(network: string, sinceBlock?: number): Promise<TrackedPayment[]> {
+  const database = await db();
+  const confirming = sql`${depositPayments.confirmations} < ${topups.confirmationsRequired}`;
+  return database
+    .select({
+      id: depositPayments.id,
+      topupId: depositPayments.topupId,
+      txHash: depositPayments.txHash,
+      logIndex: depositPayments.logIndex,
+      blockNumber: depositPayments.blockNumber,
+      blockHash: depositPayments.blockHash,
+      confirmations: depositPayments.confirmations,
+      confirmationsRequired: topups.confirmationsRequired,
+    })
+    .from(depositPayments)
+    .innerJoin(topups, eq(topups.id, depositPayments.topupId))
+    .where(
+      and(
+        eq(depositPayments.network, network),
+        sinceBlock === undefined
+          ? confirming
+          : or(confirming, gte(depositPayments.blockNumber, Math.max(0, sinceBlock))),
+      ),
+    );
+}
+
+export async function setConfirmations(paymentId: number, confirmations: number): Promise<void> {
+  const database = await db();
+  await database.update(depositPayments).set({ confirmations }).where(eq(depositPayments.id, paymentId));
+}
+
+/** Demo mode: every simulated payment on `networks` still confirming gains one confirmation. */
+export async function confirmSimulatedPayments(networks: readonly string[], txPrefix: string) {
+  if (networks.length === 0) return [];
+  const database = await db();
+  const result = await database.execute(sql`
+    UPDATE deposit_payments AS p SET confirmations = p.confirmations + 1
+    FROM topups AS t
+    WHERE p.topup_id = t.id
+      AND p.tx_hash LIKE ${`${txPrefix}%`}
+      AND p.network IN (${sql.join(
+        networks.map((n) => sql`${n}`),
+        sql`, `,
+      )})
+      AND p.confirmations < t.confirmations_required
+    RETURNING p.topup_id`);
+  const rows = (result as unknown as { rows: { topup_id: number }[] }).rows;
+  return [...new Set(rows.map((row) => Number(row.topup_id)))];
+}
+
+/**
+ * The payment's block left the best chain: it is unconfirmed again (the watcher sees it anew in the
+ * mempool or a new block). If it had already counted toward a credit, that credit stands and the payment
+ * is flagged for the operator. Returns whether it was flagged.
+ */
+export async function unconfirmPayment(paymentId: number): Promise<boolean> {
+  const database = await db();
+  const [row] = await database
+    .update(depositPayments)
+    .set({
+      blockNumber: null,
+      blockHash: null,
+      confirmations: 0,
+      reorgedAt: sql`CASE WHEN ${depositPayments.confirmedAt} IS NOT NULL
+        THEN COALESCE(${depositPayments.reorgedAt}, now()) ELSE ${depositPayments.reorgedAt} END`,
+    })
+    .where(eq(depositPayments.id, paymentId))
+    .returning({
+      txHash: depositPayments.txHash,
+      network: depositPayments.network,
+      flagged: depositPayments.reorgedAt,
+    });
+  if (row?.flagged) {
+    console.error(
+      `deposit ${row.network} ${row.txHash}: credited, then its block left the best chain; check it by hand`,
+    );
+  }
+  return Boolean(row?.flagged);
+}
+
+/**
+ * For watchers that rescan instead of reading a mempool (EVM): a payment not yet counted is dropped and
+ * found again if re-mined; one that counted is kept, unconfirmed and flagged.
+ */
+export async function forgetPayment(paymentId: number): Promise<void> {
+  const database = await db();
+  await database
+    .delete(depositPayments)
+    .where(and(eq(depositPayments.id, paymentId), isNull(depositPayments.confirmedAt)));
+  await unconfirmPayment(paymentId);
+}
+
+/** Payments credited and later reorged out, per network: what the operator must look at. */
+export async function flaggedPaymentCounts(): Promise<Map<string, number>> {
+  const database = await db();
+  const rows = await database
+    .select({ network: depositPayments.network, n: sql<number>`count(*)`.mapWith(Number) })
+    .from(depositPayments)
+    .where(isNotNull(depositPayments.reorgedAt))
+    .groupBy(depositPayments.network);
+  return new Map(rows.map((row) => [row.network, row.n]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settling: payments -> status and ledger credit
+// ---------------------------------------------------------------------------------------------
+
+/** Where the top-up should stand and how much it should have credited, from its payments. */
+function settlement(row: TopupRow, payments: PaymentRow[], at: Date) {
+  const { confirmed, unconfirmed } = paymentTotals(row, payments);
+  const requiredUnits = BigInt(row.depositUnits);
+  const status = nextTopupStatus({
+    status: row.status as TopupStatus,
+    now: at,
+    expiresAt: row.expiresAt,
+    confirmedUnits: confirmed,
+    unconfirmedUnits: unconfirmed,
+    requiredUnits,
+  });
+  const creditCents = creditTargetCents({
+    confirmedUnits: confirmed,
+    requiredUnits,
+    amountCents: row.amountCents,
+    rateE8: rateToE8(row.rateUsd),
+    decimals: unitsOf(row.coin).decimals,
+  });
+  return { status, creditCents };
+}
+
+/** True when the top-up's status and credit already match its payments. */
+export function isSettled(row: TopupRow, payments: PaymentRow[], at: Date): boolean {
+  if (row.method !== "deposit") return true;
+  const target = settlement(row, payments, at);
+  const unmarked = payments.some(
+    (payment) => payment.confirmedAt === null && payment.confirmations >= row.confirmationsRequired,
+  );
+  return target.status === row.status && target.creditCents <= row.creditedCents && !unmarked;
+}
+
+/**
+ * Brings one deposit top-up up to date inside a transaction that locks its row: credits the difference
+ * between what its confirmed payments are worth and what it has credited, marks the payments that now
+ * count, and moves its status.
+ */
+async function settleInTx(tx: Tx, topupId: number, at: Date): Promise<void> {
+  const [row] = await tx.select().from(topups).where(eq(topups.id, topupId)).for("update");
+  if (row?.method !== "deposit") return;
+  const payments = await tx.select().from(depositPayments).where(eq(depositPayments.topupId, topupId));
+  const target = settlement(row, payments, at);
+  const creditDelta = target.creditCents - row.creditedCents;
+  if (creditDelta > 0) {
+    await postLedgerEntry(tx, {
+      accountId: row.accountId,
+      amountCents: creditDelta,
+      kind: "topup",
+      reference: `topup:${row.ref}:${target.creditCents}`,
+    });
+  }
+  const counted = payments
+    .filter((payment) => payment.confirmedAt === null && payment.confirmations >= row.confirmationsRequired)
+    .map((payment) => payment.id);
+  if (counted.length > 0) {
+    await tx.update(depositPayments).set({ confirmedAt: at }).where(inArray(depositPayments.id, counted));
+  }
+  if (creditDelta > 0 || target.status !== row.status) {
+    await tx
+      .update(topups)
+      .set({
+        creditedCents: Math.max(row.creditedCents, target.creditCents),
+        status: target.status,
+        closedAt: target.status !== row.status ? at : row.closedAt,
+      })
+      .where(eq(topups.id, topupId));
+  }
+}
+
+/** Settles the given top-ups, each in its own short transaction; one failure does not stop the others. */
+export async function settleTopups(topupIds: Iterable<number>): Promise<void> {
+  const database = await db();
+  for (const id of new Set(topupIds)) {
+    try {
+      await database.transaction((tx) => settleInTx(tx, id, now()));
+    } catch (error) {
+      console.error(`top-up ${id}: settling failed: ${(error as Error).message?.split("\n")[0]}`);
+    }
+  }
+}
+
+/** The payments of the given top-ups, oldest first, grouped by top-up. */
+export async function paymentsOf(topupIds: number[]): Promise<Map<number, PaymentRow[]>> {
+  const byTopup = new Map<number, PaymentRow[]>();
+  if (topupIds.length === 0) return byTopup;
+  const database = await db();
+  const rows = await database
+    .select()
+    .from(depositPayments)
+    .where(inArray(depositPayments.topupId, topupIds))
+    .orderBy(depositPayments.id);
+  for (const row of rows) {
+    const list = byTopup.get(row.topupId);
+    if (list) list.push(row);
+    else byTopup.set(row.topupId, [row]);
+  }
+  return byTopup;
+}
+
+/**
+ * The safety net behind the watchers: every watched top-up whose confirmed payments are worth more than it
+ * has credited, or whose status should move, is settled, whether or not a poll reported it.
+ */
+export async function settleOutstandingTopups(): Promise<void> {
+  const database = await db();
+  const rows = await database
+    .select()
+    .from(topups)
+    .where(
+      and(
+        watchedTopups(),
+        sql`EXISTS (SELECT 1 FROM ${depositPayments} WHERE ${depositPayments.topupId} = ${topups.id})`,
+      ),
+    )
+    .limit(1000);
+  const payments = await paymentsOf(rows.map((row) => row.id));
+  const at = now();
+  await settleTopups(
+    rows.filter((row) => !isSettled(row, payments.get(row.id) ?? [], at)).map((row) => row.id),
+  );
+}
+
+/** Pending top-ups past their expiry: settled so those with nothing received become `expired`. */
+export async function expireDueTopups(): Promise<number> {
+  const database = await db();
+  const due = await database
+    .select({ id: topups.id })
+    .from(topups)
+    .where(and(eq(topups.status, "pending"), eq(topups.method, "deposit"), lt(topups.expiresAt, now())))
+    .limit(500);
+  await settleTopups(due.map((row) => row.id));
+  return due.length;
+}

@@ -1,0 +1,203 @@
+import "server-only";
+import { p2wpkhScriptHex, type SegwitNet } from "./addresses";
+import { BitcoinRpc, RpcError } from "./bitcoin-rpc";
+import {
+  type ObservedPayment,
+  observePayments,
+  setConfirmations,
+  trackedPayments,
+  unconfirmPayment,
+  watchedAddresses,
+} from "./crediting";
+import { readCursor, saveCursor } from "./cursor";
+import type { DepositWatcher, WatcherNode } from "./watcher";
+
+/** Blocks read per poll at most, so a watcher that was down catches up in bounded steps. */
+const MAX_BLOCKS_PER_POLL = 50;
+/** On its first run the watcher starts this far behind the tip, to see payments made just before. */
+const FIRST_RUN_LOOKBACK = 6;
+/** Blocks below the tip whose payments are re-checked against the best chain (reorgs deeper are flagged). */
+const REORG_WATCH_DEPTH = 100;
+
+type Output = { value: number; n: number; scriptPubKey: { hex: string } };
+type Transaction = { txid: string; vout: Output[] };
+type Block = { hash: string; height: number; tx: Transaction[] };
+
+/** Coin amounts come as JSON numbers with 8 decimals; the integer satoshi count is exact after rounding. */
+export const coinToUnits = (value: number): bigint => BigInt(Math.round(value * 1e8));
+
+export type UtxoWatcherOptions = {
+  network: "bitcoin" | "litecoin";
+  rpcUrl: string;
+  cookieFile?: string;
+  net: SegwitNet;
+};
+
+/**
+ * Watches a Bitcoin Core-style node (bitcoind, litecoind, bcoin) without a node wallet: walks blocks from
+ * the stored cursor and reads the mempool, matching outputs against the scriptPubKey of our P2WPKH deposit
+ * addresses. Each payment keeps its block hash; confirmations are counted from the tip, and a payment whose
+ * block is no longer at its height on the best chain drops back to unconfirmed (crediting flags it if it
+ * had already counted) and its blocks are scanned again.
+ */
+export class UtxoWatcher implements DepositWatcher {
+  readonly demo = false;
+  readonly name: string;
+  readonly networks: readonly string[];
+  private readonly rpc: BitcoinRpc;
+  /** bcoin's getblock takes (hash, verbose, details) instead of Core's (hash, verbosity). */
+  private dialect: "core" | "bcoin" | undefined;
+  private chainChecked = false;
+  /** Mempool transactions already read, so each is fetched once while it waits. */
+  private mempoolSeen = new Set<string>();
+  private scripts = new Map<string, string>();
+  /** The last block walk: how many blocks, how long, against how many addresses (for the benchmark). */
+  lastScan: { blocks: number; ms: number; addresses: number } | undefined;
+
+  constructor(private readonly options: UtxoWatcherOptions) {
+    this.name = `utxo:${options.network}`;
+    this.networks = [options.network];
+    this.rpc = new BitcoinRpc(options.rpcUrl, options.cookieFile);
+  }
+
+  get node(): WatcherNode {
+    return { url: new URL(this.rpc.displayUrl).origin };
+  }
+
+  /** The node must serve the chain our addresses are for: regtest coins on a mainnet service would be lost. */
+  private async checkChain(): Promise<void> {
+    if (this.chainChecked) return;
+    const info = await this.rpc.call<{ chain: string }>("getblockchaininfo");
+    if (info.chain !== this.options.net) {
+      throw new Error(`the node serves chain "${info.chain}", but addresses are for "${this.options.net}"`);
+    }
+    this.chainChecked = true;
+  }
+
+  private async getBlock(hash: string): Promise<Block> {
+    if (this.dialect !== "bcoin") {
+      try {
+        const block = await this.rpc.call<Block>("getblock", [hash, 2]);
+        this.dialect = "core";
+        return block;
+      } catch (error) {
+        if (!(error instanceof RpcError) || this.dialect === "core") throw error;
+        this.dialect = "bcoin";
+      }
+    }
+    return this.rpc.call<Block>("getblock", [hash, true, true]);
+  }
+
+  /** Our watched scripts: output script hex -> top-up id. */
+  private async watchedScripts(): Promise<Map<string, number>> {
+    const byScript = new Map<string, number>();
+    for (const entry of await watchedAddresses(this.networks)) {
+      let script = this.scripts.get(entry.address);
+      if (!script) {
+        try {
+          script = p2wpkhScriptHex(this.options.network, entry.address, this.options.net);
+        } catch {
+          continue; // made for another chain of this coin (e.g. before the node was switched)
+        }
+        this.scripts.set(entry.address, script);
+      }
+      byScript.set(script, entry.topupId);
+    }
+    if (this.scripts.size > byScript.size * 2 + 1000) this.scripts.clear();
+    return byScript;
+  }
+
+  /** The outputs of `tx` that pay our addresses. */
+  static match(
+    tx: Transaction,
+    watched: Map<string, number>,
+    place: { blockNumber: number | null; blockHash: string | null; confirmations: number },
+  ): ObservedPayment[] {
+    const found: ObservedPayment[] = [];
+    for (const output of tx.vout) {
+      const topupId = watched.get(output.scriptPubKey.hex);
+      if (topupId === undefined) continue;
+      const amountUnits = coinToUnits(output.value);
+      if (amountUnits <= 0n) continue;
+      found.push({ topupId, txHash: tx.txid, logIndex: output.n, amountUnits, ...place });
+    }
+    return found;
+  }
+
+  async poll(): Promise<number[]> {
+    await this.checkChain();
+    const network = this.options.network;
+    const tip = await this.rpc.call<number>("getblockcount");
+    const cursor = await readCursor(this.name);
+    let scanned =
+      cursor && cursor.scannedBlock >= 0 ? cursor.scannedBlock : Math.max(-1, tip - FIRST_RUN_LOOKBACK);
+    const hashes = new Map<number, string | null>();
+    const hashAt = async (height: number): Promise<string | null> => {
+      if (height > tip || height < 0) return null;
+      if (!hashes.has(height)) hashes.set(height, await this.rpc.call<string>("getblockhash", [height]));
+      return hashes.get(height) ?? null;
+    };
+
+    // A reorg below the cursor: the blocks that replaced ours are scanned again.
+    if (cursor?.scannedHash && scanned >= 0 && (await hashAt(scanned)) !== cursor.scannedHash) {
+      scanned = Math.max(-1, Math.min(scanned, tip) - REORG_WATCH_DEPTH);
+    }
+
+    const touched = new Set<number>();
+    // Payments whose block left the best chain drop back to unconfirmed; the others count from the tip.
+    for (const payment of await trackedPayments(network, tip - REORG_WATCH_DEPTH)) {
+      if (payment.blockNumber === null) continue;
+      if ((await hashAt(payment.blockNumber)) === payment.blockHash) {
+        const confirmations = tip - payment.blockNumber + 1;
+        if (confirmations !== payment.confirmations) {
+          await setConfirmations(payment.id, confirmations);
+          touched.add(payment.topupId);
+        }
+      } else {
+        await unconfirmPayment(payment.id);
+        this.mempoolSeen.delete(payment.txHash);
+        scanned = Math.min(scanned, payment.blockNumber - 1);
+        touched.add(payment.topupId);
+      }
+    }
+
+    const watched = await this.watchedScripts();
+    const observed: ObservedPayment[] = [];
+    const last = Math.min(tip, scanned + MAX_BLOCKS_PER_POLL);
+    let scannedHash = scanned >= 0 ? await hashAt(scanned) : null;
+    const started = performance.now();
+    let blocks = 0;
+    for (let height = scanned + 1; height <= last; height++) {
+      const hash = await hashAt(height);
+      if (!hash) break;
+      const block = await this.getBlock(hash);
+      if (watched.size > 0) {
+        const place = { blockNumber: height, blockHash: hash, confirmations: tip - height + 1 };
+        for (const tx of block.tx) observed.push(...UtxoWatcher.match(tx, watched, place));
+      }
+      scanned = height;
+      scannedHash = hash;
+      blocks++;
+    }
+    if (blocks > 0) this.lastScan = { blocks, ms: performance.now() - started, addresses: watched.size };
+
+    const mempool = await this.rpc.call<string[]>("getrawmempool");
+    const inPool = new Set(mempool);
+    for (const txid of this.mempoolSeen) if (!inPool.has(txid)) this.mempoolSeen.delete(txid);
+    if (watched.size > 0) {
+      for (const txid of mempool) {
+        if (this.mempoolSeen.has(txid)) continue;
+        const tx = await this.rpc.call<Transaction>("getrawtransaction", [txid, true]).catch(() => null);
+        if (!tx) continue; // mined or evicted meanwhile: the block walk sees it if mined
+        this.mempoolSeen.add(txid);
+        observed.push(
+          ...UtxoWatcher.match(tx, watched, { blockNumber: null, blockHash: null, confirmations: 0 }),
+        );
+      }
+    }
+
+    for (const id of await observePayments(network, observed)) touched.add(id);
+    await saveCursor(this.name, { scannedBlock: scanned, scannedHash, headBlock: tip });
+    return [...touched];
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * Deposit watcher benchmark against real regtest nodes (run `npm run build` first):
+ *
+ * 1. Scan cost: a litecoind block full of transactions, matched against 10,000 watched P2WPKH addresses
+ *    (what the UTXO watcher does per block), split into the node's `getblock` and our matching.
+ * 2. Block-to-credit latency per coin at the default WATCHER_INTERVAL_MS (5000): from the block that gives
+ *    a payment its last required confirmation to the top-up reading `completed`. LTC always; XMR with `--xmr`
+ *    (monerod mines its setup blocks first, about 10 s on an idle machine).
+ *
+ * Usage: npm run bench:deposits [-- --samples 5] [-- --xmr]
+ */
+import { performance } from "node:perf_hooks";
+import {
+  deriveDepositAddress,
+  generateDemoWatchOnlyKeys,
+  moneroPrimaryAddress,
+  p2wpkhScriptHex,
+} from "@/lib/deposits/addresses";
+import { BitcoinRpc } from "@/lib/deposits/bitcoin-rpc";
+import { UtxoWatcher } from "@/lib/deposits/utxo-watcher";
+import { startApp } from "../e2e/support/app-server";
+import { startLitecoind, startMonero } from "../e2e/support/coin-nodes";
+
+const args = process.argv.slice(2);
+const samples = Number(args[args.indexOf("--samples") + 1]) || 5;
+const withMonero = args.includes("--xmr");
+const WATCHED = 10_000;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
+
+async function scanCost(keys: ReturnType<typeof generateDemoWatchOnlyKeys>) {
+  const node = await startLitecoind();
+  try {
+    await node.rpc("createwallet", ["payer"]);
+    const miner = await node.rpc<string>("getnewaddress", ["", "bech32"], "payer");
+    await node.rpc("generatetoaddress", [150, miner], "payer");
+
+    let started = performance.now();
+    const addresses = Array.from({ length: WATCHED }, (_, i) =>
+      deriveDepositAddress("litecoin", keys, i, "regtest"),
+    );
+    const deriveMs = performance.now() - started;
+    started = performance.now();
+    const watched = new Map(
+      addresses.map((address, i) => [p2wpkhScriptHex("litecoin", address, "regtest"), i]),
+    );
+    const scriptsMs = performance.now() - started;
+
+    // A block of 200 transactions with 10 outputs each, one output in 20 paying a watched address.
+    for (let t = 0; t < 200; t++) {
+      const outputs: Record<string, number> = {};
+      for (let o = 0; o < 10; o++) {
+        const ours = (t * 10 + o) % 20 === 0;
+        const address = ours
+          ? (addresses[(t * 10 + o) % WATCHED] as string)
+          : await node.rpc<string>("getnewaddress", ["", "bech32"], "payer");
+        outputs[address] = 0.001;
+      }
+      await node.rpc("sendmany", ["", outputs], "payer");
+    }
+    const [hash] = await node.rpc<string[]>("generatetoaddress", [1, miner], "payer");
+    const rpc = new BitcoinRpc(node.rpcUrl, node.cookieFile);
+    const fetchTimes: number[] = [];
+    const matchTimes: number[] = [];
+    let found = 0;
+    let shape = "";
+    for (let i = 0; i < samples; i++) {
+      started = performance.now();
+      const block = await rpc.call<{
+        tx: { txid: string; vout: { value: number; n: number; scriptPubKey: { hex: string } }[] }[];
+      }>("getblock", [hash, 2]);
+      fetchTimes.push(performance.now() - started);
+      started = performance.now();
+      const place = { blockNumber: 151, blockHash: hash as string, confirmations: 1 };
+      found = block.tx.flatMap((tx) => UtxoWatcher.match(tx, watched, place)).length;
+      matchTimes.push(performance.now() - started);
+      const outputCount = block.tx.reduce((sum, tx) => sum + tx.vout.length, 0);
+      shape = `${block.tx.length} transactions, ${outputCount} outputs`;
+    }
+    console.log(`\nScan cost: one block (${shape}), ${WATCHED} watched addresses`);
+    console.log(`  derive ${WATCHED} addresses (once)        ${fmt(deriveMs)}`);
+    console.log(`  their output scripts (once, then cached) ${fmt(scriptsMs)}`);
+    console.log(`  getblock <hash> 2 from litecoind        median ${fmt(median(fetchTimes))}`);
+    console.log(
+      `  matching the block's outputs            median ${fmt(median(matchTimes))}  (${found} payments found)`,
+    );
+    const total = median(fetchTimes) + median(matchTimes);
+    console.log(
+      `  per block scanned                       ${fmt(total)}  target < 50 ms: ${total < 50 ? "met" : "MISSED"}`,
+    );
+  } finally {
+    await node.stop();
+  }
+}
+
+type Topup = { ref: string; status: string; deposit_address: string; deposit_amount: string };
+
+async function latency(keys: ReturnType<typeof generateDemoWatchOnlyKeys>) {
+  const litecoin = await startLitecoind();
+  const monero = withMonero
+    ? await startMonero({ address: moneroPrimaryAddress(keys), viewKey: keys.monero.viewKey })
+    : undefined;
+  await litecoin.rpc("createwallet", ["payer"]);
+  const miner = await litecoin.rpc<string>("getnewaddress", ["", "bech32"], "payer");
+  await litecoin.rpc("generatetoaddress", [150, miner], "payer");
+  const app = await startApp({
+    DEPOSIT_XPUB_BTC: keys.bitcoin,
+    DEPOSIT_XPUB_LTC: keys.litecoin,
+    DEPOSIT_XPUB_ETH: keys.ethereum,
+    DEPOSIT_XPUB_TRX: keys.tron,
+    DEPOSIT_XMR_VIEW_KEY: keys.monero.viewKey,
+    DEPOSIT_XMR_SPEND_PUBLIC_KEY: keys.monero.spendPublicKey,
+    ...(monero ? { XMR_WALLET_RPC_URL: monero.serviceWalletUrl } : {}),
+    LTC_RPC_URL: litecoin.rpcUrl,
+    LTC_RPC_COOKIE_FILE: litecoin.cookieFile,
+    LTC_CHAIN: "regtest",
+  });
+  const api = async (path: string, init: RequestInit = {}, key?: string) => {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (key) headers.authorization = `Bearer ${key}`;
+    return (await fetch(`${app.url}/api/v1${path}`, { ...init, headers }).then((r) => r.json())) as Record<
+      string,
+      unknown
+    >;
+  };
+  const measure = async (coin: string, pay: (t: Topup) => Promise<void>, confirm: () => Promise<void>) => {
+    const times: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const { api_key: key } = (await api("/account", { method: "POST" })) as { api_key: string };
+      const topup = (await api(
+        "/topups",
+        { method: "POST", body: JSON.stringify({ amount: 30, coin }) },
+        key,
+      )) as unknown as Topup;
+      await pay(topup);
+      const started = await confirm().then(() => performance.now());
+      for (;;) {
+        const now = (await api(`/topups/${topup.ref}`, {}, key)) as unknown as Topup;
+        if (now.status === "completed") break;
+        if (performance.now() - started > 60_000) throw new Error(`${coin} top-up not credited in 60 s`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      times.push(performance.now() - started);
+    }
+    console.log(
+      `  ${coin.padEnd(4)} block -> credit: median ${fmt(median(times))}, max ${fmt(Math.max(...times))} ` +
+        `(${samples} payments; target: within one interval, 5000 ms)`,
+    );
+  };
+  try {
+    console.log("\nBlock-to-credit latency at WATCHER_INTERVAL_MS=5000 (default)");
+    await measure(
+      "LTC",
+      async (t) => {
+        await litecoin.rpc("sendtoaddress", [t.deposit_address, t.deposit_amount], "payer");
+        await litecoin.rpc("generatetoaddress", [5, miner], "payer");
+      },
+      async () => {
+        await litecoin.rpc("generatetoaddress", [1, miner], "payer");
+      },
+    );
+    if (monero) {
+      await measure(
+        "XMR",
+        async (t) => {
+          await monero.payer("refresh");
+          const piconero = Math.round(Number(t.deposit_amount) * 1e12);
+          await monero.payer("transfer", {
+            destinations: [{ amount: piconero, address: t.deposit_address }],
+          });
+          await monero.mine(9);
+        },
+        () => monero.mine(1),
+      );
+    }
+  } finally {
+    await app.stop();
+    await monero?.stop();
+    await litecoin.stop();
+  }
+}
+
+const keys = generateDemoWatchOnlyKeys();
+await scanCost(keys);
+await latency(keys);

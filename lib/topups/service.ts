@@ -1,7 +1,7 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { base32crockford } from "@scure/base";
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, lt, sql } from "drizzle-orm";
 import { parseUnits } from "viem";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
 import { type Page, type PageRequest, toPage } from "@/lib/api/pagination";

@@ -4,6 +4,7 @@ import { config } from "@/lib/config/env";
 import { databaseHandle } from "@/lib/db/client";
 import { processWide } from "@/lib/process-wide";
 import type { Health } from "@/lib/schemas/health";
+import { provisioner } from "@/lib/servers/provisioner";
 
 export const API_VERSION = "1.0.0";
 /** The database is probed at most this often; health checks in between reuse the last answer. */
@@ -44,6 +45,7 @@ export async function health(): Promise<Health> {
       kind: probe.kind,
       checked_at: probe.checkedAt.toISOString(),
     },
+    provisioner: provisioner().name,
     time: new Date().toISOString(),
     // A 503 is an error like any other: it carries the error code and a message too.
     ...(probe.ok

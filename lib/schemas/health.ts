@@ -15,6 +15,10 @@ export const HealthSchema = z
         description: "When the database last answered a probe (or failed one).",
       }),
     }),
+    provisioner: z.enum(["simulated", "libvirt"]).meta({
+      description:
+        "What builds servers: `simulated` (demo, no machine exists) or `libvirt` (real virtual machines).",
+    }),
     time: timestamp().meta({ description: "The server's clock." }),
     error: z
       .literal("service_unavailable")

@@ -16,6 +16,7 @@ export const POST = authedRoute(async ({ request, auth }) => {
       cycle: "invalid_cycle",
       hostname: "invalid_hostname",
       root_password: "invalid_root_password",
+      ssh_keys: "invalid_ssh_key",
     },
   });
   const outcome = await orderServer(auth.accountId, body, idempotencyKey);

@@ -22,14 +22,23 @@ const field =
  * The order form: the price is computed live with the catalog's `priceFor` (the API's own function) and set
  * against the balance; when the balance is short it shows the deficit and a top-up of at least the minimum.
  */
-export function OrderForm({ account: initialAccount }: { account: Account }) {
+export function OrderForm({
+  account: initialAccount,
+  unavailableOs = [],
+}: {
+  account: Account;
+  /** OS ids this deployment has no image for: shown, but cannot be chosen. */
+  unavailableOs?: string[];
+}) {
   const ids = useId();
   const router = useRouter();
   const queryClient = useQueryClient();
   const { data: account = initialAccount } = useQuery({ ...accountQuery(), initialData: initialAccount });
   const [planId, setPlanId] = useState(PLANS[0]?.id ?? "");
   const [locationId, setLocationId] = useState(LOCATIONS[0]?.id ?? "");
-  const [osId, setOsId] = useState(OS_IMAGES[0]?.id ?? "");
+  const [osId, setOsId] = useState(
+    OS_IMAGES.find((os) => !unavailableOs.includes(os.id))?.id ?? OS_IMAGES[0]?.id ?? "",
+  );
   const [cycle, setCycle] = useState<Cycle>("monthly");
   // One key per intended order: a double click or a retried request cannot order twice.
   const intent: IntentRef = useRef(undefined);
@@ -66,6 +75,7 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
     const form = new FormData(event.currentTarget);
     const hostname = String(form.get("hostname") ?? "").trim();
     const rootPassword = String(form.get("root_password") ?? "");
+    const sshKey = String(form.get("ssh_key") ?? "").trim();
     order.mutate({
       plan: planId as Order["plan"],
       location: locationId as Order["location"],
@@ -73,6 +83,7 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
       cycle,
       ...(hostname ? { hostname } : {}),
       ...(rootPassword ? { root_password: rootPassword } : {}),
+      ...(sshKey ? { ssh_keys: [sshKey] } : {}),
     });
   }
 
@@ -122,8 +133,9 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
             Operating system
             <select id={`${ids}-os`} value={osId} onChange={(e) => setOsId(e.target.value)} className={field}>
               {OS_IMAGES.map((os) => (
-                <option key={os.id} value={os.id}>
+                <option key={os.id} value={os.id} disabled={unavailableOs.includes(os.id)}>
                   {os.name}
+                  {unavailableOs.includes(os.id) ? " (not available here)" : ""}
                 </option>
               ))}
             </select>
@@ -191,6 +203,25 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
             </span>
           </label>
         </div>
+        <label htmlFor={`${ids}-ssh-key`} className="block text-sm font-medium">
+          SSH public key for root (optional)
+          <textarea
+            id={`${ids}-ssh-key`}
+            name="ssh_key"
+            rows={2}
+            maxLength={16384}
+            spellCheck={false}
+            placeholder="ssh-ed25519 AAAA… you@laptop"
+            aria-describedby={`${ids}-ssh-key-hint`}
+            className={`${field} font-mono text-xs`}
+          />
+          <span
+            id={`${ids}-ssh-key-hint`}
+            className="mt-1 block font-normal text-zinc-600 dark:text-zinc-400"
+          >
+            One OpenSSH public key (the .pub file). A root password is set as well.
+          </span>
+        </label>
       </div>
 
       <aside

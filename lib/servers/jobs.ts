@@ -220,7 +220,11 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
     }
     await finish(tx, job, "failed", message);
     if (job.kind !== "provision") return;
-    const { accountId } = await serverRow(job.serverId);
+    // Read through tx: PGlite has one connection, and a query beside an open transaction would wait forever.
+    const [{ accountId } = { accountId: 0 }] = await tx
+      .select({ accountId: servers.accountId })
+      .from(servers)
+      .where(eq(servers.id, job.serverId));
     await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
     const row = await lockServer(tx, job.serverId);
     if (row.status !== "provisioning") return;

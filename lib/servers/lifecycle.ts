@@ -11,6 +11,7 @@ import { provisioner } from "./provisioner";
 import { renewInTx, terminateInTx } from "./service";
 
 const BATCH = 100;
+const MISSING = "The machine was missing from host";
 
 type Due = { id: number; accountId: number };
 
@@ -129,6 +130,8 @@ async function reconcileWithHosts() {
       if (busy.has(row.id)) continue;
       const state = states.get(row.id);
       if (state === row.powerState) continue;
+      // Already reported missing and not meant to run: nothing new to say.
+      if (!state && row.powerState === "stopped" && row.statusReason?.startsWith(MISSING)) continue;
       await database.transaction(async (tx) => {
         const [locked] = await tx
           .select()
@@ -144,7 +147,7 @@ async function reconcileWithHosts() {
         await tx
           .update(servers)
           .set({
-            statusReason: `The machine was missing from host ${host.name} at ${now().toISOString()}${shouldRun ? "; it was started again" : ""}.`,
+            statusReason: `${MISSING} ${host.name} at ${now().toISOString()}${shouldRun ? "; it was started again" : ""}.`,
             ...(shouldRun ? {} : { powerState: "stopped" }),
           })
           .where(eq(servers.id, row.id));

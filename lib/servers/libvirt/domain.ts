@@ -66,3 +66,14 @@ export function domainXml(spec: DomainSpec): string {
 </domain>
 `;
 }
+
+/** A qcow2 overlay volume of `sizeGb` on a base image given by its path on the host. */
+export function overlayVolumeXml(name: string, sizeGb: number, basePath: string): string {
+  return `<volume>
+  <name>${xmlText(name)}</name>
+  <capacity unit='GiB'>${sizeGb}</capacity>
+  <target><format type='qcow2'/></target>
+  <backingStore><path>${xmlText(basePath)}</path><format type='qcow2'/></backingStore>
+</volume>
+`;
+}

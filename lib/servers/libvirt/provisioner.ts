@@ -14,7 +14,7 @@ import {
   USER_NETWORK_MAC,
   userData,
 } from "./cloud-init";
-import { domainXml } from "./domain";
+import { domainXml, overlayVolumeXml } from "./domain";
 import { run, VirshError, virsh } from "./virsh";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -113,11 +113,6 @@ export class LibvirtProvisioner implements Provisioner {
     return known;
   }
 
-  /** The pool of base images: overlays name their backing file through it. */
-  get imagePool(): string {
-    return `${this.settings.domainPrefix}images`;
-  }
-
   private async definePool(host: HypervisorHost, pool: string, target: string): Promise<void> {
     const info = await virsh(host.uri, ["pool-info", pool]).catch(() => undefined);
     if (info === undefined) {
@@ -128,20 +123,27 @@ export class LibvirtProvisioner implements Provisioner {
     if (!/State:\s+running/.test(info ?? "")) await virsh(host.uri, ["pool-start", pool]);
   }
 
-  /** The host's storage pools (base images; overlays and seeds), defined and started on first use. */
-  private async ensurePool(host: HypervisorHost): Promise<void> {
+  /** The host's storage pool for overlays and seeds, defined and started on first use. */
+  private ensurePool(host: HypervisorHost): Promise<void> {
     let ready = this.pools.get(host.uri);
     if (!ready) {
-      ready = (async () => {
-        await this.definePool(host, this.imagePool, this.settings.guestImagesDir);
-        await this.definePool(host, this.pool, this.settings.serverDisksDir);
-      })();
+      ready = this.definePool(host, this.pool, this.settings.serverDisksDir);
       this.pools.set(host.uri, ready);
       ready.catch(() => this.pools.delete(host.uri));
     }
-    await ready;
-    // Images dropped in since the last build are found.
-    await virsh(host.uri, ["pool-refresh", this.imagePool]);
+    return ready;
+  }
+
+  /** Writes XML to a private temporary file for virsh, which reads it (locally, also for remote hosts). */
+  private async withXmlFile<T>(xml: string, use: (file: string) => Promise<T>): Promise<T> {
+    const dir = await mkdtemp(path.join(tmpdir(), "vps-xml-"));
+    try {
+      const file = path.join(dir, "definition.xml");
+      await writeFile(file, xml, { mode: 0o600 });
+      return await use(file);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 
   private async deleteVolume(host: HypervisorHost, volume: string): Promise<void> {
@@ -169,14 +171,7 @@ export class LibvirtProvisioner implements Provisioner {
       sshForwardPort: this.sshPort(server),
       mac: USER_NETWORK_MAC,
     });
-    const dir = await mkdtemp(path.join(tmpdir(), "vps-domain-"));
-    try {
-      const file = path.join(dir, "domain.xml");
-      await writeFile(file, xml, { mode: 0o600 });
-      await virsh(host.uri, ["define", file]);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await this.withXmlFile(xml, (file) => virsh(host.uri, ["define", file]));
   }
 
   async create(spec: BuildSpec): Promise<Built> {
@@ -190,21 +185,11 @@ export class LibvirtProvisioner implements Provisioner {
     await this.deleteVolume(host, this.diskVolume(server));
     await this.deleteVolume(host, this.seedVolume(server));
 
-    await virsh(host.uri, [
-      "vol-create-as",
-      "--pool",
-      this.pool,
-      "--name",
-      this.diskVolume(server),
-      "--capacity",
-      `${server.diskGb ?? 10}G`,
-      "--format",
-      "qcow2",
-      "--backing-vol",
-      this.imagePath(server.os),
-      "--backing-vol-format",
-      "qcow2",
-    ]);
+    // The overlay names its base by path on the host, so base images need no pool of their own.
+    await this.withXmlFile(
+      overlayVolumeXml(this.diskVolume(server), server.diskGb ?? 10, this.imagePath(server.os)),
+      (file) => virsh(host.uri, ["vol-create", "--pool", this.pool, file]),
+    );
 
     const hostKey = generateHostKey();
     const dir = await mkdtemp(path.join(tmpdir(), "vps-seed-"));

@@ -28,6 +28,19 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        resolve: { alias },
+        test: {
+          // Real virtual machines under libvirt (TCG on hosts without vmx/svm): slow, so a suite of its own.
+          name: "vm",
+          include: ["e2e/vm/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["e2e/vm/global-setup.ts"],
+          testTimeout: 1_500_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

@@ -10,10 +10,18 @@ trap 'rm -rf "$reports"' EXIT
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi; }
 
-# Debian packages the suites need: Chromium for the browser suite, PostgreSQL for the second database.
+# Debian packages the suites need: Chromium for the browser suite, PostgreSQL for the second database,
+# QEMU, libvirt and the guest-image tools for the real-VM suite.
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v pg_ctlcluster >/dev/null || missing+=(postgresql)
+command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)
+command -v qemu-img >/dev/null || missing+=(qemu-utils)
+command -v libvirtd >/dev/null || missing+=(libvirt-daemon-system)
+command -v virsh >/dev/null || missing+=(libvirt-clients)
+command -v mmdebstrap >/dev/null || missing+=(mmdebstrap)
+command -v cloud-localds >/dev/null || missing+=(cloud-image-utils)
+command -v ssh-keygen >/dev/null || missing+=(openssh-client)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing ${missing[*]}"
   as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null \
@@ -69,4 +77,18 @@ vitest_suite api-postgres api API_TEST_DB=postgres LEDGER_CHECK_FILE="$reports/a
 echo "== browser"
 PLAYWRIGHT_JSON_OUTPUT_FILE="$reports/browser.playwright.json" npx playwright test --reporter=list,json
 
-node scripts/summarize-tests.mjs "$reports" unit api-pglite api-postgres browser
+# Real virtual machines: libvirtd started here (no systemd), the Debian 12 guest built once and cached
+# (keyed on the build script's hash), then one app with the libvirt provisioner boots real guests.
+echo "== vm"
+if ! virsh -c qemu:///system version >/dev/null 2>&1; then
+  pgrep -x virtlogd >/dev/null || as_root virtlogd -d
+  pgrep -x libvirtd >/dev/null || as_root libvirtd -d
+  for _ in $(seq 1 60); do virsh -c qemu:///system version >/dev/null 2>&1 && break; sleep 0.5; done
+fi
+if as_root bash scripts/guest-build.sh; then
+  vitest_suite vm vm
+else
+  echo '{"passed":0,"failed":1}' >"$reports/vm-guest-build.check"
+fi
+
+node scripts/summarize-tests.mjs "$reports" unit api-pglite api-postgres browser vm

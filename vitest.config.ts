@@ -31,12 +31,25 @@ export default defineConfig({
       {
         resolve: { alias },
         test: {
-          // Real coin nodes in regtest (litecoind): its own step, since it needs those binaries.
+          // Real coin nodes in regtest (litecoind, monerod): its own step, since it needs those binaries.
           name: "nodes",
           include: ["e2e/nodes/**/*.test.ts"],
           environment: "node",
           globalSetup: ["e2e/nodes/global-setup.ts"],
           testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          // Real virtual machines under libvirt (TCG on hosts without vmx/svm): slow, so a suite of its own.
+          name: "vm",
+          include: ["e2e/vm/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["e2e/vm/global-setup.ts"],
+          testTimeout: 1_500_000,
           hookTimeout: 120_000,
           fileParallelism: false,
         },

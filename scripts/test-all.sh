@@ -11,13 +11,21 @@ trap 'rm -rf "$reports"' EXIT
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi; }
 
 # Debian packages the suites need: Chromium for the browser suite, PostgreSQL for the second database,
-# Litecoin Core and Monero for the node suite (real nodes in regtest).
+# Litecoin Core and Monero for the node suite (real nodes in regtest), QEMU, libvirt and the guest-image tools
+# for the real-VM suite.
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v pg_ctlcluster >/dev/null || missing+=(postgresql)
 # The README quickstart (run as a test) uses curl and jq.
 command -v curl >/dev/null || missing+=(curl)
 command -v jq >/dev/null || missing+=(jq)
+command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)
+command -v qemu-img >/dev/null || missing+=(qemu-utils)
+command -v libvirtd >/dev/null || missing+=(libvirt-daemon-system)
+command -v virsh >/dev/null || missing+=(libvirt-clients)
+command -v mmdebstrap >/dev/null || missing+=(mmdebstrap)
+command -v cloud-localds >/dev/null || missing+=(cloud-image-utils)
+command -v ssh-keygen >/dev/null || missing+=(openssh-client)
 # Real coin nodes for the node suite (regtest, loopback), without their GUI extras.
 nodes=()
 [ -x /usr/lib/litecoin/litecoind ] || nodes+=(litecoind)
@@ -54,9 +62,15 @@ check() { # name, command...: a pass/fail check recorded as one test
   if "$@"; then echo '{"passed":1,"failed":0}' >"$reports/$name.check"; else echo '{"passed":0,"failed":1}' >"$reports/$name.check"; fi
 }
 
+# The Debian guest for the VM suite is built meanwhile (or taken from its cache): mostly package downloads and
+# disk work, so it runs beside the build and the first suites instead of after them.
+as_root bash scripts/guest-build.sh >"$reports/guest-build.log" 2>&1 &
+guest_build=$!
+
 check lint npx biome check .
 echo "== build"
 if ! npm run build --silent; then
+  wait "$guest_build"
   echo "0 passed, 1 failed"
   exit 1
 fi
@@ -82,4 +96,20 @@ vitest_suite nodes nodes API_TEST_DB=postgres LEDGER_CHECK_FILE="$reports/nodes-
 echo "== browser"
 PLAYWRIGHT_JSON_OUTPUT_FILE="$reports/browser.playwright.json" npx playwright test --reporter=list,json
 
-node scripts/summarize-tests.mjs "$reports" unit api-pglite api-postgres nodes browser
+# Real virtual machines: libvirtd started here (no systemd), the Debian 12 guest built once and cached
+# (keyed on the build script's hash), then one app with the libvirt provisioner boots real guests.
+echo "== vm"
+if ! virsh -c qemu:///system version >/dev/null 2>&1; then
+  pgrep -x virtlogd >/dev/null || as_root virtlogd -d
+  pgrep -x libvirtd >/dev/null || as_root libvirtd -d
+  for _ in $(seq 1 60); do virsh -c qemu:///system version >/dev/null 2>&1 && break; sleep 0.5; done
+fi
+if wait "$guest_build"; then
+  tail -n 3 "$reports/guest-build.log"
+  vitest_suite vm vm
+else
+  echo "the guest image build failed:"; tail -n 40 "$reports/guest-build.log"
+  echo '{"passed":0,"failed":1}' >"$reports/vm-guest-build.check"
+fi
+
+node scripts/summarize-tests.mjs "$reports" unit api-pglite api-postgres nodes browser vm

@@ -20,20 +20,29 @@ const field =
   "mt-1 block w-full rounded border border-zinc-300 px-3 py-2 dark:border-zinc-700 dark:bg-zinc-900";
 
 /** API refusals that belong to one field of this form. */
-const FIELD_CODES = new Set(["invalid_hostname", "invalid_root_password"]);
+const FIELD_CODES = new Set(["invalid_hostname", "invalid_root_password", "invalid_ssh_key"]);
 
 /**
  * The order form: the price is computed live with the catalog's `priceFor` (the API's own function) and set
  * against the balance; when the balance is short it shows the deficit and a top-up of at least the minimum.
  */
-export function OrderForm({ account: initialAccount }: { account: Account }) {
+export function OrderForm({
+  account: initialAccount,
+  unavailableOs = [],
+}: {
+  account: Account;
+  /** OS ids this deployment has no image for: shown, but cannot be chosen. */
+  unavailableOs?: string[];
+}) {
   const ids = useId();
   const router = useRouter();
   const queryClient = useQueryClient();
   const { data: account = initialAccount } = useQuery({ ...accountQuery(), initialData: initialAccount });
   const [planId, setPlanId] = useState(PLANS[0]?.id ?? "");
   const [locationId, setLocationId] = useState(LOCATIONS[0]?.id ?? "");
-  const [osId, setOsId] = useState(OS_IMAGES[0]?.id ?? "");
+  const [osId, setOsId] = useState(
+    OS_IMAGES.find((os) => !unavailableOs.includes(os.id))?.id ?? OS_IMAGES[0]?.id ?? "",
+  );
   const [cycle, setCycle] = useState<Cycle>("monthly");
   const [autoRenew, setAutoRenew] = useState(false);
   // One key per intended order: a double click or a retried request cannot order twice.
@@ -71,6 +80,7 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
     const form = new FormData(event.currentTarget);
     const hostname = String(form.get("hostname") ?? "").trim();
     const rootPassword = String(form.get("root_password") ?? "");
+    const sshKey = String(form.get("ssh_key") ?? "").trim();
     order.mutate({
       plan: planId as Order["plan"],
       location: locationId as Order["location"],
@@ -79,6 +89,7 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
       auto_renew: autoRenew,
       ...(hostname ? { hostname } : {}),
       ...(rootPassword ? { root_password: rootPassword } : {}),
+      ...(sshKey ? { ssh_keys: [sshKey] } : {}),
     });
   }
 
@@ -136,8 +147,9 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
             Operating system
             <select id={`${ids}-os`} value={osId} onChange={(e) => setOsId(e.target.value)} className={field}>
               {OS_IMAGES.map((os) => (
-                <option key={os.id} value={os.id}>
+                <option key={os.id} value={os.id} disabled={unavailableOs.includes(os.id)}>
                   {os.name}
+                  {unavailableOs.includes(os.id) ? " (not available here)" : ""}
                 </option>
               ))}
             </select>
@@ -209,6 +221,26 @@ export function OrderForm({ account: initialAccount }: { account: Account }) {
           </label>
         </div>
 
+        <label htmlFor={`${ids}-ssh-key`} className="block text-sm font-medium">
+          SSH public key for root (optional)
+          <textarea
+            id={`${ids}-ssh-key`}
+            name="ssh_key"
+            rows={2}
+            maxLength={16384}
+            spellCheck={false}
+            placeholder="ssh-ed25519 AAAA… you@laptop"
+            aria-describedby={`${ids}-ssh-key-hint`}
+            className={`${field} font-mono text-xs`}
+          />
+          <span
+            id={`${ids}-ssh-key-hint`}
+            className="mt-1 block font-normal text-zinc-600 dark:text-zinc-400"
+          >
+            One OpenSSH public key (the .pub file). A root password is set as well.
+          </span>
+          {fieldError("invalid_ssh_key")}
+        </label>
         <label className="flex items-start gap-2 text-sm">
           <input
             type="checkbox"

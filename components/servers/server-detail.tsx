@@ -71,6 +71,12 @@ export function ServerDetail({ initialServer }: { initialServer: Server }) {
         )}
       </header>
 
+      {server.status_reason && (
+        <p data-testid="server-status-reason" className="text-sm text-amber-800 dark:text-amber-300">
+          {server.status_reason}
+        </p>
+      )}
+
       {error && (
         <p role="alert" className="text-red-700 dark:text-red-400">
           {errorMessage(error)} What you see may be out of date.
@@ -93,6 +99,26 @@ export function ServerDetail({ initialServer }: { initialServer: Server }) {
         </dd>
         <dt className="text-zinc-600 dark:text-zinc-400">System</dt>
         <dd>{findOs(server.os)?.name ?? server.os}</dd>
+        <dt className="text-zinc-600 dark:text-zinc-400">SSH</dt>
+        <dd className="font-mono break-all" data-testid="server-ssh">
+          {server.ip
+            ? `ssh ${server.ssh_port && server.ssh_port !== 22 ? `-p ${server.ssh_port} ` : ""}root@${server.ip}`
+            : "—"}
+        </dd>
+        <dt className="text-zinc-600 dark:text-zinc-400">Host key</dt>
+        <dd className="font-mono break-all" data-testid="server-host-key">
+          {server.ssh_host_key_fingerprint ?? "—"}
+        </dd>
+        <dt className="text-zinc-600 dark:text-zinc-400">Size</dt>
+        <dd>
+          {server.vcpus ?? "?"} vCPU · {server.memory_mb ?? "?"} MB RAM · {server.disk_gb ?? "?"} GB disk
+        </dd>
+        <dt className="text-zinc-600 dark:text-zinc-400">Machine</dt>
+        <dd data-testid="server-provisioner">
+          {server.provisioner === "libvirt"
+            ? "Real virtual machine (KVM/QEMU)"
+            : "Simulated (demo): no machine runs"}
+        </dd>
         <dt className="text-zinc-600 dark:text-zinc-400">Power</dt>
         <dd data-testid="power-state">{server.power_state ?? "—"}</dd>
         <dt className="text-zinc-600 dark:text-zinc-400">Paid until</dt>

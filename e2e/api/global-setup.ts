@@ -60,6 +60,7 @@ export async function setup(project: TestProject) {
   const appEnv = { ...env, ...chains.appEnv };
   app = await startApp(appEnv);
   project.provide("appEnv", appEnv);
+  project.provide("appDataDir", app.dataDir);
   project.provide("baseUrl", app.url);
   project.provide("dbTarget", target);
   project.provide("testDatabaseUrl", env.DATABASE_URL ?? "");
@@ -118,6 +119,8 @@ declare module "vitest" {
     testDatabaseUrl: string;
     /** The environment the app under test runs with, to start a second instance beside it. */
     appEnv: Record<string, string>;
+    /** The app's DATA_DIR: a second instance given it shares the demo secrets (the encryption key). */
+    appDataDir: string;
     chains: {
       baseRpc: string;
       baseProxyControl: string;

@@ -1,3 +1,4 @@
+import pg from "pg";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { type RunningApp, startApp } from "../support/app-server";
 import { balanceOf, fund } from "./funding";
@@ -360,6 +361,74 @@ describe("concurrency", () => {
         await hundredOrders([inject("baseUrl"), second.url]);
       } finally {
         await second?.stop();
+      }
+    },
+    120_000,
+  );
+
+  it.runIf(inject("dbTarget") === "postgres")(
+    "two app processes place 10 parallel orders on a host with room for 6: 6 built, 4 out_of_capacity, no money lost",
+    async () => {
+      // One host in Reykjavik sized for exactly six Pups (1 vCPU, 1 GiB, 20 GB each).
+      const env = {
+        ...inject("appEnv"),
+        DATABASE_URL: inject("testDatabaseUrl"),
+        // The same demo secrets as the suite's app, whose worker may build these servers too.
+        DATA_DIR: inject("appDataDir"),
+        HYPERVISORS: JSON.stringify([
+          {
+            name: "is-test-1",
+            location: "is",
+            uri: "qemu:///system",
+            memory_mb: 6144,
+            vcpus: 6,
+            disk_gb: 120,
+          },
+        ]),
+      };
+      const apps: RunningApp[] = [];
+      try {
+        apps.push(await startApp(env), await startApp(env));
+        const { apiKey } = await createAccount();
+        const unit = price("pup", "is").monthly_usd;
+        await fund(apiKey, Math.round(unit * 10 * 100) / 100);
+        const before = await balanceOf(apiKey);
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            fetch(`${apps[i % 2]?.url}/api/v1/servers`, {
+              method: "POST",
+              headers: {
+                authorization: `Bearer ${apiKey}`,
+                "content-type": "application/json",
+                "x-forwarded-for": randomIp(),
+              },
+              body: JSON.stringify({ plan: "pup", location: "is", os: "debian-12" }),
+            }).then(async (r) => ({ status: r.status, body: (await r.json()) as { error?: string } })),
+          ),
+        );
+        expect(results.filter((r) => r.status === 201)).toHaveLength(6);
+        const refused = results.filter((r) => r.status === 409);
+        expect(refused).toHaveLength(4);
+        expect(refused.every((r) => r.body.error === "out_of_capacity")).toBe(true);
+        expect(await balanceOf(apiKey)).toBeCloseTo(before - 6 * unit, 2);
+        const servers = (await api("/servers", { key: apiKey })).body.servers as Server[];
+        expect(servers).toHaveLength(6);
+        // Each build ran once and succeeded (the suite's moved business clock may expire them right after).
+        const ids = servers.map((server) => server.id);
+        for (const id of ids) await waitForServer(apiKey, id, (s) => s.status !== "provisioning");
+        const client = new pg.Client({ connectionString: inject("testDatabaseUrl") });
+        await client.connect();
+        try {
+          const jobs = await client.query(
+            "SELECT state, attempts FROM server_jobs WHERE kind = 'provision' AND server_id = ANY($1::int[])",
+            [ids],
+          );
+          expect(jobs.rows).toEqual(ids.map(() => ({ state: "done", attempts: 1 })));
+        } finally {
+          await client.end();
+        }
+      } finally {
+        for (const app of apps) await app.stop();
       }
     },
     120_000,

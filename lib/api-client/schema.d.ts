@@ -282,7 +282,7 @@ export interface paths {
         put?: never;
         /**
          * Order a server
-         * @description Charges one cycle from the balance: `cycle` defaults to `monthly`; `annual` costs 10 x monthly. `hostname` defaults to `<plan>-<location>-<6 random characters>`. `root_password` (10 to 128 printable ASCII characters) is generated when omitted and then returned once as `root_password`. With an Idempotency-Key a retried order charges once; a replayed answer omits `root_password` (read it from /credentials). Some clients expect the server wrapped as `{server: {...}}`: this API answers with the bare Server.
+         * @description Charges one cycle from the balance: `cycle` defaults to `monthly`; `annual` costs 10 x monthly. `hostname` defaults to `<plan>-<location>-<6 random characters>`. `root_password` (10 to 128 printable ASCII characters) is generated when omitted and then returned once as `root_password`. With an Idempotency-Key a retried order charges once; a replayed answer omits `root_password` (read it from /credentials). Some clients expect the server wrapped as `{server: {...}}`: this API answers with the bare Server. `ssh_keys` (OpenSSH public keys) are installed for root. The server is placed on a host of its location with room for it before anything is charged; the build runs as a job after the answer.
          */
         post: operations["createServer"];
         delete?: never;
@@ -304,7 +304,7 @@ export interface paths {
         post?: never;
         /**
          * Terminate a server now
-         * @description Destroys the server at once; the unused time is not refunded.
+         * @description Ends the server at once (address, capacity and credentials released) and removes the machine, its domain and disks, in the background; the unused time is not refunded.
          */
         delete: operations["terminateServer"];
         options?: never;
@@ -362,7 +362,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start, stop or reboot */
+        /**
+         * Start, stop or reboot
+         * @description Performed on the host before the answer: `stop` is an ACPI shutdown, forced off after the stop timeout; `power_state` is what the host then reports.
+         */
         post: operations["serverPowerAction"];
         delete?: never;
         options?: never;
@@ -549,6 +552,13 @@ export interface components {
              * @default false
              */
             auto_renew: boolean;
+            /**
+             * @description OpenSSH public keys (ssh-ed25519, ecdsa-sha2-*, ssh-rsa of 2048+ bits) installed for root; a password is generated all the same.
+             * @example [
+             *       "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBlo me@laptop"
+             *     ]
+             */
+            ssh_keys?: string[];
         };
         UpdateServerRequest: {
             /** @description Turn automatic renewal on or off. */
@@ -918,6 +928,13 @@ export interface components {
             status: "provisioning" | "active" | "suspended" | "terminated";
             /** @description Public IPv4; null until provisioned and after termination. */
             ip: string | null;
+            /** @description SSH port at `ip`: 22 unless the host forwards a port; null without an address. */
+            ssh_port: number | null;
+            /**
+             * @description SHA256 fingerprint of the SSH host key generated for this server and pinned at build; compare it with what your SSH client shows on first connect. Null for simulated servers.
+             * @example SHA256:hWWRWgdE06n+zWqnQl2LtswoRULIP1dICyHq3fet6eU
+             */
+            ssh_host_key_fingerprint: string | null;
             /**
              * @description Login user.
              * @constant
@@ -942,6 +959,20 @@ export interface components {
             /** @description For a suspended server: when it is terminated unless renewed first. */
             terminates_at: string | null;
             terminated_at: string | null;
+            /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing. */
+            status_reason: string | null;
+            /** @description Memory the server gets (the plan's, unless this deployment caps it). */
+            memory_mb: number | null;
+            vcpus: number | null;
+            /** @description Disk size the server gets (the plan's, unless capped). */
+            disk_gb: number | null;
+            /** @description How many SSH public keys were installed for root at order. */
+            ssh_keys: number;
+            /**
+             * @description `simulated`: demo mode, no machine exists; `libvirt`: a real virtual machine.
+             * @enum {string}
+             */
+            provisioner: "simulated" | "libvirt";
             /** @description The generated root password: present only when none was given. Shown here and by /credentials. */
             root_password?: string;
         };
@@ -972,7 +1003,7 @@ export interface components {
             /** @description Pass as `cursor` to get the next (older) page; `null` when this page is the last. */
             next_cursor: string | null;
         };
-        /** @description A server. `provisioning` -> `active` when the provisioner has built it and assigned its IPv4; `active` -> `suspended` at `expires_at` when not renewed (stopped, data kept); `suspended` -> `active` on renewal; `suspended` -> `terminated` at `terminates_at` (expiry + the grace period); any state -> `terminated` when the owner terminates it (no refund). Terminated is final. */
+        /** @description A server. `provisioning` -> `active` when the provisioner has built it and assigned its IPv4; `active` -> `suspended` at `expires_at` when not renewed (stopped, data kept); `suspended` -> `active` on renewal; `suspended` -> `terminated` at `terminates_at` (expiry + the grace period); any state -> `terminated` when the owner terminates it (no refund). Terminated is final. A build that fails after its retries ends `terminated` with the charge refunded and `status_reason` saying why. `power_state` is what the host reports. */
         Server: {
             /** @example 311 */
             id: number;
@@ -1004,6 +1035,13 @@ export interface components {
             status: "provisioning" | "active" | "suspended" | "terminated";
             /** @description Public IPv4; null until provisioned and after termination. */
             ip: string | null;
+            /** @description SSH port at `ip`: 22 unless the host forwards a port; null without an address. */
+            ssh_port: number | null;
+            /**
+             * @description SHA256 fingerprint of the SSH host key generated for this server and pinned at build; compare it with what your SSH client shows on first connect. Null for simulated servers.
+             * @example SHA256:hWWRWgdE06n+zWqnQl2LtswoRULIP1dICyHq3fet6eU
+             */
+            ssh_host_key_fingerprint: string | null;
             /**
              * @description Login user.
              * @constant
@@ -1028,6 +1066,20 @@ export interface components {
             /** @description For a suspended server: when it is terminated unless renewed first. */
             terminates_at: string | null;
             terminated_at: string | null;
+            /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing. */
+            status_reason: string | null;
+            /** @description Memory the server gets (the plan's, unless this deployment caps it). */
+            memory_mb: number | null;
+            vcpus: number | null;
+            /** @description Disk size the server gets (the plan's, unless capped). */
+            disk_gb: number | null;
+            /** @description How many SSH public keys were installed for root at order. */
+            ssh_keys: number;
+            /**
+             * @description `simulated`: demo mode, no machine exists; `libvirt`: a real virtual machine.
+             * @enum {string}
+             */
+            provisioner: "simulated" | "libvirt";
         };
         /** @description Root login. Sent with `Cache-Control: no-store`. */
         ServerCredentials: {
@@ -1109,6 +1161,8 @@ export interface components {
             name: string;
             family: string;
             version: string;
+            /** @description False when this deployment has no image for it: an order then gets 409 os_unavailable. */
+            available: boolean;
         };
         Price: {
             plan: string;
@@ -1184,6 +1238,11 @@ export interface components {
                 /** @description Payments credited and later reorged out of the chain: the operator must check them. */
                 flagged_payments: number;
             }[];
+            /**
+             * @description What builds servers: `simulated` (demo, no machine exists) or `libvirt` (real virtual machines).
+             * @enum {string}
+             */
+            provisioner: "simulated" | "libvirt";
             /**
              * Format: date-time
              * @description The server's clock.
@@ -2358,7 +2417,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerCreated"];
                 };
             };
-            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_plan`, `invalid_location`, `invalid_os`, `invalid_cycle`, `invalid_hostname`, `invalid_root_password`, `invalid_auto_renew`, `invalid_idempotency_key`. */
+            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_plan`, `invalid_location`, `invalid_os`, `invalid_cycle`, `invalid_hostname`, `invalid_root_password`, `invalid_auto_renew`, `invalid_ssh_key`, `invalid_idempotency_key`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2385,7 +2444,7 @@ export interface operations {
                     "application/json": components["schemas"]["InsufficientBalance"];
                 };
             };
-            /** @description The Idempotency-Key's first request is still running. Codes: `idempotency_key_in_use`. */
+            /** @description `out_of_capacity`: no host of the location has room for the plan; `os_unavailable`: this deployment has no image for the OS (`available: false` in the catalog); `idempotency_key_in_use`: the key's first request is still running. Nothing is charged. Codes: `out_of_capacity`, `os_unavailable`, `idempotency_key_in_use`. */
             409: {
                 headers: {
                     [name: string]: unknown;

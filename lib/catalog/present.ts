@@ -14,8 +14,8 @@ import {
   TOPUP_MIN_CENTS,
 } from "./catalog";
 
-/** The public catalog document, in the API's field layout. */
-export function catalogBody(): CatalogBody {
+/** The public catalog document, in the API's field layout; `available` says which OS can be installed. */
+export function catalogBody(available: (os: string) => boolean = () => true): CatalogBody {
   return {
     currency: "USD",
     plans: PLANS.map((plan, index) => ({
@@ -40,7 +40,7 @@ export function catalogBody(): CatalogBody {
       country_code: location.countryCode,
       price_modifier: location.modifierBp / 10000,
     })),
-    os: OS_IMAGES.map((os) => ({ ...os })),
+    os: OS_IMAGES.map((os) => ({ ...os, available: available(os.id) })),
     pricing: {
       rule: "monthly = plan base price x location modifier; annual = monthly x 10",
       cycles: [...CYCLES],

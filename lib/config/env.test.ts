@@ -74,6 +74,40 @@ describe("configuration", () => {
     expect(attempt).toThrow(message);
   });
 
+  it("reads HYPERVISORS and the server caps; libvirt needs hosts", () => {
+    const hosts = [
+      { name: "nl-1", location: "nl", uri: "qemu:///system", memory_mb: 8192, vcpus: 4, disk_gb: 200 },
+    ];
+    const parsed = parseConfig({
+      DATA_DIR: dataDir(),
+      PROVISIONER: "libvirt",
+      HYPERVISORS: JSON.stringify(hosts),
+      SERVER_MEMORY_CAP_MB: "1024",
+    });
+    expect(parsed.servers.provisioner).toBe("libvirt");
+    expect(parsed.servers.hypervisors).toEqual([
+      { name: "nl-1", location: "nl", uri: "qemu:///system", memoryMb: 8192, vcpus: 4, diskGb: 200 },
+    ]);
+    expect(parsed.servers.memoryCapMb).toBe(1024);
+    expect(parsed.servers.diskCapGb).toBeUndefined();
+    expect(parseConfig({ DATA_DIR: dataDir() }).servers.provisioner).toBe("simulated");
+    expect(() => parseConfig({ DATA_DIR: dataDir(), PROVISIONER: "libvirt" })).toThrow(
+      /HYPERVISORS: required/,
+    );
+    expect(() => parseConfig({ DATA_DIR: dataDir(), HYPERVISORS: "[{" })).toThrow(
+      /HYPERVISORS: must be a JSON/,
+    );
+    expect(() =>
+      parseConfig({ DATA_DIR: dataDir(), HYPERVISORS: JSON.stringify([{ ...hosts[0], uri: "xen:///" }]) }),
+    ).toThrow(/HYPERVISORS.0.uri/);
+    expect(() =>
+      parseConfig({ DATA_DIR: dataDir(), HYPERVISORS: JSON.stringify([{ ...hosts[0], location: "mars" }]) }),
+    ).toThrow(/unknown location mars/);
+    expect(() =>
+      parseConfig({ DATA_DIR: dataDir(), HYPERVISORS: JSON.stringify([hosts[0], hosts[0]]) }),
+    ).toThrow(/unique/);
+  });
+
   it("reads rate limits written as COUNT/WINDOW", () => {
     const config = parseConfig({
       DATA_DIR: dataDir(),

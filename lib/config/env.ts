@@ -5,6 +5,7 @@ import path from "node:path";
 import { isAddress } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
 import { z } from "zod";
+import { LOCATIONS } from "@/lib/catalog/catalog";
 import {
   generateDemoWatchOnlyKeys,
   validateWatchOnlyKeys,
@@ -169,7 +170,69 @@ const envSchema = z.object({
   ENABLE_TEST_CLOCK: z.enum(["0", "1"]).default("0"),
   PROVISION_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(15),
   SERVER_GRACE_DAYS: z.coerce.number().int().min(0).max(90).default(7),
+  PROVISIONER: z.enum(["simulated", "libvirt"]).default("simulated"),
+  HYPERVISORS: optionalText,
+  GUEST_IMAGES_DIR: z.string().min(1).default("/var/lib/vps/images"),
+  SERVER_DISKS_DIR: z.string().min(1).default("/var/lib/vps/servers"),
+  SERVER_MEMORY_CAP_MB: z.coerce.number().int().min(128).optional(),
+  SERVER_DISK_CAP_GB: z.coerce.number().int().min(1).optional(),
+  SSH_FORWARD_PORT_BASE: z.coerce.number().int().min(1024).max(60000).default(22000),
+  SERVER_BOOT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
+  SERVER_STOP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
+  LIBVIRT_DOMAIN_PREFIX: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,15}$/, "lower-case letters, digits and hyphens, starting with a letter")
+    .default("vps-"),
 });
+
+/** One hypervisor host of HYPERVISORS. */
+const hypervisorSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "lower-case letters, digits and hyphens"),
+  location: z.string().min(1),
+  uri: z
+    .string()
+    .regex(
+      /^qemu(\+ssh)?:\/\/[^\s]*\/system(\?[^\s]*)?$/,
+      "a libvirt URI such as qemu:///system or qemu+ssh://user@host/system",
+    ),
+  memory_mb: z.number().int().min(128),
+  vcpus: z.number().int().min(1),
+  disk_gb: z.number().int().min(1),
+});
+const hypervisorsSchema = z.array(hypervisorSchema).min(1);
+
+export type HypervisorHost = {
+  name: string;
+  location: string;
+  uri: string;
+  memoryMb: number;
+  vcpus: number;
+  diskGb: number;
+};
+
+function parseHypervisors(text: string | undefined): HypervisorHost[] | string[] {
+  if (text === undefined) return [];
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return ["HYPERVISORS: must be a JSON array of {name, location, uri, memory_mb, vcpus, disk_gb}"];
+  }
+  const parsed = hypervisorsSchema.safeParse(raw);
+  if (!parsed.success) {
+    return parsed.error.issues.map((issue) => `HYPERVISORS.${issue.path.join(".")}: ${issue.message}`);
+  }
+  const names = parsed.data.map((host) => host.name);
+  if (new Set(names).size !== names.length) return ["HYPERVISORS: host names must be unique"];
+  return parsed.data.map((host) => ({
+    name: host.name,
+    location: host.location,
+    uri: host.uri,
+    memoryMb: host.memory_mb,
+    vcpus: host.vcpus,
+    diskGb: host.disk_gb,
+  }));
+}
 
 /** Variables a production deployment must set; in demo mode they are generated or simulated. */
 const PRODUCTION_REQUIRED = [
@@ -264,7 +327,23 @@ export type AppConfig = {
   demoChainPort: number;
   /** Demo mode only: the business clock can be moved forward over HTTP (for tests). */
   testClock: boolean;
-  servers: { provisionDelaySeconds: number; graceDays: number };
+  servers: ServerSettings;
+};
+
+export type ServerSettings = {
+  provisionDelaySeconds: number;
+  graceDays: number;
+  provisioner: "simulated" | "libvirt";
+  /** Empty: no placement (the simulated provisioner's default); otherwise every order is placed on one. */
+  hypervisors: HypervisorHost[];
+  guestImagesDir: string;
+  serverDisksDir: string;
+  memoryCapMb: number | undefined;
+  diskCapGb: number | undefined;
+  sshForwardPortBase: number;
+  bootTimeoutSeconds: number;
+  stopTimeoutSeconds: number;
+  domainPrefix: string;
 };
 
 export class ConfigError extends Error {
@@ -371,6 +450,18 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
   if (mode === "production" && values.ENABLE_TEST_CLOCK === "1") {
     throw new ConfigError(["ENABLE_TEST_CLOCK: only allowed in demo mode"]);
   }
+  const hypervisors = parseHypervisors(values.HYPERVISORS);
+  if (hypervisors.some((host) => typeof host === "string")) throw new ConfigError(hypervisors as string[]);
+  const hosts = hypervisors as HypervisorHost[];
+  const unknownLocations = hosts.filter((host) => !LOCATIONS.some((l) => l.id === host.location));
+  if (unknownLocations.length > 0) {
+    throw new ConfigError(
+      unknownLocations.map((host) => `HYPERVISORS: ${host.name} has unknown location ${host.location}`),
+    );
+  }
+  if (values.PROVISIONER === "libvirt" && hosts.length === 0) {
+    throw new ConfigError(["HYPERVISORS: required when PROVISIONER=libvirt"]);
+  }
   const usdc = USDC_BY_NETWORK[values.X402_NETWORK];
   const demoValues: DemoValues | undefined = demo && {
     chainRelayerKey: demo.chainRelayerKey as `0x${string}`,
@@ -462,7 +553,20 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
     demo: demoValues,
     demoChainPort: values.DEMO_CHAIN_PORT,
     testClock: values.ENABLE_TEST_CLOCK === "1",
-    servers: { provisionDelaySeconds: values.PROVISION_DELAY_SECONDS, graceDays: values.SERVER_GRACE_DAYS },
+    servers: {
+      provisionDelaySeconds: values.PROVISION_DELAY_SECONDS,
+      graceDays: values.SERVER_GRACE_DAYS,
+      provisioner: values.PROVISIONER,
+      hypervisors: hosts,
+      guestImagesDir: path.resolve(values.GUEST_IMAGES_DIR),
+      serverDisksDir: path.resolve(values.SERVER_DISKS_DIR),
+      memoryCapMb: values.SERVER_MEMORY_CAP_MB,
+      diskCapGb: values.SERVER_DISK_CAP_GB,
+      sshForwardPortBase: values.SSH_FORWARD_PORT_BASE,
+      bootTimeoutSeconds: values.SERVER_BOOT_TIMEOUT_SECONDS,
+      stopTimeoutSeconds: values.SERVER_STOP_TIMEOUT_SECONDS,
+      domainPrefix: values.LIBVIRT_DOMAIN_PREFIX,
+    },
   };
 }
 

@@ -73,17 +73,79 @@ export const servers = pgTable(
     autoRenew: boolean("auto_renew").notNull().default(false),
     /** running | stopped; null until provisioned and after termination. */
     powerState: text("power_state"),
-    /** When the provisioner may finish this server (the simulated one waits until then). */
+    /** Unused since builds are jobs (server_jobs.run_after); kept for rows written before. */
     provisionReadyAt: timestamp("provision_ready_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
     suspendedAt: timestamp("suspended_at", { withTimezone: true, mode: "date" }),
     terminatedAt: timestamp("terminated_at", { withTimezone: true, mode: "date" }),
+    /** The hypervisor host the server is placed on; null for the simulated provisioner without hosts. */
+    hypervisor: text("hypervisor"),
+    /** What the server gets (the plan's size, capped by SERVER_MEMORY_CAP_MB / SERVER_DISK_CAP_GB). */
+    memoryMb: integer("memory_mb"),
+    vcpus: integer("vcpus"),
+    diskGb: integer("disk_gb"),
+    /** SSH port at `ip` (22 unless forwarded) and the SHA256 fingerprint of the host key we generated. */
+    sshPort: integer("ssh_port"),
+    sshHostKeyFingerprint: text("ssh_host_key_fingerprint"),
+    /** JSON array of the OpenSSH public keys installed for root. */
+    sshKeys: text("ssh_keys"),
+    /** Why the server is in its state when that is not the usual path (a failed build, a vanished domain). */
+    statusReason: text("status_reason"),
   },
   (table) => [
     index("servers_account_idx").on(table.accountId),
     index("servers_status_expiry_idx").on(table.status, table.expiresAt),
     uniqueIndex("servers_ip_idx").on(table.ip).where(sql`status <> 'terminated'`),
+    index("servers_hypervisor_idx").on(table.hypervisor).where(sql`status <> 'terminated'`),
+  ],
+);
+
+/** Hypervisor hosts from HYPERVISORS; an order locks its host's row while it reserves capacity. */
+export const hypervisors = pgTable("hypervisors", {
+  name: text("name").primaryKey(),
+  location: text("location").notNull(),
+  uri: text("uri").notNull(),
+  memoryMb: integer("memory_mb").notNull(),
+  vcpus: integer("vcpus").notNull(),
+  diskGb: integer("disk_gb").notNull(),
+});
+
+/**
+ * Host work for a server (build, power action, destruction), done outside any transaction: the request or
+ * order records the job, a worker takes it with SKIP LOCKED, calls the host, and writes the outcome back.
+ */
+export const serverJobs = pgTable(
+  "server_jobs",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    serverId: integer("server_id")
+      .notNull()
+      .references(() => servers.id, { onDelete: "cascade" }),
+    /** provision | power | destroy */
+    kind: text("kind").notNull(),
+    /** start | stop | reboot for power jobs. */
+    action: text("action"),
+    /** pending | running | done | failed */
+    state: text("state").notNull().default("pending"),
+    /** A provision job's step: create, then boot (waiting for SSH). */
+    phase: text("phase"),
+    attempts: integer("attempts").notNull().default(0),
+    maxAttempts: integer("max_attempts").notNull(),
+    runAfter: timestamp("run_after", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    /** A running job whose lease has passed was abandoned (its worker died) and is taken again. */
+    leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "date" }),
+    /** When a provision job's boot phase gives up waiting for SSH. */
+    deadline: timestamp("deadline", { withTimezone: true, mode: "date" }),
+    lastError: text("last_error"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [
+    index("server_jobs_due_idx").on(table.state, table.runAfter),
+    index("server_jobs_server_idx").on(table.serverId),
+    check("server_jobs_kind_check", sql`${table.kind} IN ('provision', 'power', 'destroy')`),
+    check("server_jobs_state_check", sql`${table.state} IN ('pending', 'running', 'done', 'failed')`),
   ],
 );
 

@@ -7,6 +7,7 @@ import { readCursors } from "@/lib/deposits/cursor";
 import { depositRails, staleAfterMs } from "@/lib/deposits/setup";
 import { processWide } from "@/lib/process-wide";
 import type { Health } from "@/lib/schemas/health";
+import { provisioner } from "@/lib/servers/provisioner";
 
 export const API_VERSION = "1.0.0";
 /** The database is probed at most this often; health checks in between reuse the last answer. */
@@ -80,6 +81,7 @@ export async function health(): Promise<Health> {
       checked_at: probe.checkedAt.toISOString(),
     },
     watchers: probe.watchers,
+    provisioner: provisioner().name,
     time: new Date().toISOString(),
     // A 503 is an error like any other: it carries the error code and a message too.
     ...(probe.ok

@@ -563,7 +563,8 @@ export function buildOpenApiDocument() {
             "ASCII characters) is generated when omitted and then returned once as `root_password`. With an " +
             "Idempotency-Key a retried order charges once; a replayed answer omits `root_password` (read it from " +
             "/credentials). Some clients expect the server wrapped as `{server: {...}}`: this API answers with the " +
-            "bare Server.",
+            "bare Server. `ssh_keys` (OpenSSH public keys) are installed for root. The server is placed on a host of " +
+            "its location with room for it before anything is charged; the build runs as a job after the answer.",
           requestParams: { header: idempotencyHeader },
           requestBody: { required: true, content: jsonContent(CreateServerRequestSchema) },
           responses: {
@@ -577,6 +578,7 @@ export function buildOpenApiDocument() {
               "invalid_hostname",
               "invalid_root_password",
               "invalid_auto_renew",
+              "invalid_ssh_key",
               "invalid_idempotency_key",
             ]),
             "402": {
@@ -584,9 +586,12 @@ export function buildOpenApiDocument() {
                 "The balance does not cover the price: `insufficient_balance` with the deficit in USD.",
               content: jsonContent(InsufficientBalanceSchema),
             },
-            "409": errorResponse("The Idempotency-Key's first request is still running.", [
-              "idempotency_key_in_use",
-            ]),
+            "409": errorResponse(
+              "`out_of_capacity`: no host of the location has room for the plan; `os_unavailable`: this deployment " +
+                "has no image for the OS (`available: false` in the catalog); `idempotency_key_in_use`: the key's " +
+                "first request is still running. Nothing is charged.",
+              ["out_of_capacity", "os_unavailable", "idempotency_key_in_use"],
+            ),
             "413": responses.tooLarge,
             "415": responses.unsupportedMedia,
             "422": errorResponse("The Idempotency-Key was used with a different body.", [
@@ -636,7 +641,9 @@ export function buildOpenApiDocument() {
           tags: ["Servers"],
           operationId: "terminateServer",
           summary: "Terminate a server now",
-          description: "Destroys the server at once; the unused time is not refunded.",
+          description:
+            "Ends the server at once (address, capacity and credentials released) and removes the machine, its " +
+            "domain and disks, in the background; the unused time is not refunded.",
           requestParams: { path: serverIdParam },
           responses: {
             "200": { description: "The terminated server.", content: jsonContent(ServerSchema) },
@@ -686,6 +693,9 @@ export function buildOpenApiDocument() {
           tags: ["Servers"],
           operationId: "serverPowerAction",
           summary: "Start, stop or reboot",
+          description:
+            "Performed on the host before the answer: `stop` is an ACPI shutdown, forced off after the stop timeout; " +
+            "`power_state` is what the host then reports.",
           requestParams: { path: serverIdParam },
           requestBody: { required: true, content: jsonContent(ServerActionRequestSchema) },
           responses: {

@@ -34,6 +34,9 @@ const OsSchema = z
     name: z.string(),
     family: z.string(),
     version: z.string(),
+    available: z.boolean().meta({
+      description: "False when this deployment has no image for it: an order then gets 409 os_unavailable.",
+    }),
   })
   .meta({ id: "OperatingSystem" });
 

@@ -41,6 +41,10 @@ export const HealthSchema = z
         }),
       )
       .meta({ description: "Each deposit watcher and the node it reads." }),
+    provisioner: z.enum(["simulated", "libvirt"]).meta({
+      description:
+        "What builds servers: `simulated` (demo, no machine exists) or `libvirt` (real virtual machines).",
+    }),
     time: timestamp().meta({ description: "The server's clock." }),
     error: z
       .literal("service_unavailable")

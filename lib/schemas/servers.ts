@@ -16,6 +16,18 @@ export const ServerSchema = z
       .string()
       .nullable()
       .meta({ description: "Public IPv4; null until provisioned and after termination." }),
+    ssh_port: z.int().nullable().meta({
+      description: "SSH port at `ip`: 22 unless the host forwards a port; null without an address.",
+    }),
+    ssh_host_key_fingerprint: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          "SHA256 fingerprint of the SSH host key generated for this server and pinned at build; compare it with " +
+          "what your SSH client shows on first connect. Null for simulated servers.",
+        example: "SHA256:hWWRWgdE06n+zWqnQl2LtswoRULIP1dICyHq3fet6eU",
+      }),
     username: z.literal("root").meta({ description: "Login user." }),
     created_at: timestamp(),
     expires_at: timestamp().meta({ description: "End of the paid period." }),
@@ -31,6 +43,23 @@ export const ServerSchema = z
       .nullable()
       .meta({ description: "For a suspended server: when it is terminated unless renewed first." }),
     terminated_at: timestamp().nullable(),
+    status_reason: z.string().nullable().meta({
+      description:
+        "Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing.",
+    }),
+    memory_mb: z
+      .int()
+      .nullable()
+      .meta({ description: "Memory the server gets (the plan's, unless this deployment caps it)." }),
+    vcpus: z.int().nullable(),
+    disk_gb: z
+      .int()
+      .nullable()
+      .meta({ description: "Disk size the server gets (the plan's, unless capped)." }),
+    ssh_keys: z.int().meta({ description: "How many SSH public keys were installed for root at order." }),
+    provisioner: z.enum(["simulated", "libvirt"]).meta({
+      description: "`simulated`: demo mode, no machine exists; `libvirt`: a real virtual machine.",
+    }),
   })
   .meta({
     id: "Server",
@@ -38,7 +67,8 @@ export const ServerSchema = z
       "A server. `provisioning` -> `active` when the provisioner has built it and assigned its IPv4; `active` -> " +
       "`suspended` at `expires_at` when not renewed (stopped, data kept); `suspended` -> `active` on renewal; " +
       "`suspended` -> `terminated` at `terminates_at` (expiry + the grace period); any state -> `terminated` " +
-      "when the owner terminates it (no refund). Terminated is final.",
+      "when the owner terminates it (no refund). Terminated is final. A build that fails after its retries ends " +
+      "`terminated` with the charge refunded and `status_reason` saying why. `power_state` is what the host reports.",
   });
 
 export const ServerCreatedSchema = ServerSchema.extend({
@@ -88,6 +118,15 @@ export const CreateServerRequestSchema = z
       description:
         "Renew from the balance at each expiry. Default `false`: at `expires_at` the server is suspended, and terminated after the grace period unless renewed.",
     }),
+    ssh_keys: z
+      .array(z.string().max(16_384))
+      .max(10)
+      .optional()
+      .meta({
+        description:
+          "OpenSSH public keys (ssh-ed25519, ecdsa-sha2-*, ssh-rsa of 2048+ bits) installed for root; a password is generated all the same.",
+        example: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBlo me@laptop"],
+      }),
   })
   .meta({ id: "CreateServerRequest" });
 

@@ -1,15 +1,17 @@
 import "server-only";
-import { and, asc, eq, gt, gte, lte, or } from "drizzle-orm";
+import { and, asc, eq, gt, gte, inArray, isNotNull, lte, or } from "drizzle-orm";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { accounts, servers } from "@/lib/db/schema";
 import type { Tx } from "@/lib/ledger/ledger";
+import { enqueueJob, runDueJobs, unfinishedJobServers } from "./jobs";
 import type { ServerRow } from "./present";
 import { provisioner } from "./provisioner";
 import { renewInTx, terminateInTx } from "./service";
 
 const BATCH = 100;
+const MISSING = "The machine was missing from host";
 
 type Due = { id: number; accountId: number };
 
@@ -41,33 +43,10 @@ async function forEachLocked(
   }
 }
 
-/** provisioning -> active once the provisioner has built the server and given it an address. */
-async function finishProvisioning() {
-  const database = await db();
-  const due = await database
-    .select({ id: servers.id, accountId: servers.accountId })
-    .from(servers)
-    .where(and(eq(servers.status, "provisioning"), lte(servers.provisionReadyAt, now())))
-    .orderBy(asc(servers.id))
-    .limit(BATCH);
-  await forEachLocked(
-    due,
-    (row) => row.status === "provisioning",
-    async (tx, row) => {
-      const built = await provisioner().provision(row, tx);
-      if (!built) return;
-      await tx
-        .update(servers)
-        .set({ status: "active", ip: built.ip, powerState: "running" })
-        .where(eq(servers.id, row.id));
-    },
-  );
-}
-
 /**
  * At expiry: renew from the balance when auto-renew is on and the balance covers the price (also bringing
- * a suspended server back), otherwise suspend. Past the grace period, a suspended server is terminated.
- * Only servers with something to do are selected, so waiting ones never crowd out due ones.
+ * a suspended server back), otherwise suspend (a stop job). Past the grace period, a suspended server is
+ * terminated. Only servers with something to do are selected, so waiting ones never crowd out due ones.
  */
 async function handleExpiries() {
   const database = await db();
@@ -107,11 +86,11 @@ async function handleExpiries() {
         }
       }
       if (row.status === "active") {
-        await provisioner().power(row, "stop");
         await tx
           .update(servers)
           .set({ status: "suspended", suspendedAt: current, powerState: "stopped" })
           .where(eq(servers.id, row.id));
+        await enqueueJob(tx, row.id, "power", { action: "stop" });
       } else if (row.expiresAt.getTime() + graceMs <= current.getTime()) {
         await terminateInTx(tx, row);
       }
@@ -119,8 +98,72 @@ async function handleExpiries() {
   );
 }
 
+/**
+ * Power state comes from the hosts: each pass reads the domains of every hypervisor and writes what it
+ * finds. A domain that vanished is reported on the server and, if the server should run, started again
+ * (its definition is recreated on its disk). Servers with host work in flight are left alone.
+ */
+async function reconcileWithHosts() {
+  if (provisioner().simulated) return;
+  const database = await db();
+  for (const host of config().servers.hypervisors) {
+    let states: Awaited<ReturnType<ReturnType<typeof provisioner>["hostStates"]>>;
+    try {
+      states = await provisioner().hostStates(host.name);
+    } catch (error) {
+      console.error(`hypervisor ${host.name}: ${(error as Error).message?.split("\n")[0]}`);
+      continue;
+    }
+    if (!states) continue;
+    const rows = await database
+      .select()
+      .from(servers)
+      .where(
+        and(
+          eq(servers.hypervisor, host.name),
+          inArray(servers.status, ["active", "suspended"]),
+          isNotNull(servers.powerState),
+        ),
+      );
+    const busy = await unfinishedJobServers(rows.map((row) => row.id));
+    for (const row of rows) {
+      if (busy.has(row.id)) continue;
+      const state = states.get(row.id);
+      if (state === row.powerState) continue;
+      // Already reported missing and not meant to run: nothing new to say.
+      if (!state && row.powerState === "stopped" && row.statusReason?.startsWith(MISSING)) continue;
+      await database.transaction(async (tx) => {
+        const [locked] = await tx
+          .select()
+          .from(servers)
+          .where(eq(servers.id, row.id))
+          .for("update", { skipLocked: true });
+        if (!locked || locked.powerState !== row.powerState || locked.status !== row.status) return;
+        if (state) {
+          await tx.update(servers).set({ powerState: state }).where(eq(servers.id, row.id));
+          return;
+        }
+        const shouldRun = locked.status === "active" && locked.powerState === "running";
+        await tx
+          .update(servers)
+          .set({
+            statusReason: `${MISSING} ${host.name} at ${now().toISOString()}${shouldRun ? "; it was started again" : ""}.`,
+            ...(shouldRun ? {} : { powerState: "stopped" }),
+          })
+          .where(eq(servers.id, row.id));
+        if (shouldRun) await enqueueJob(tx, row.id, "power", { action: "start" });
+      });
+    }
+  }
+}
+
 /** One pass of the server lifecycle; called by the background runner. */
 export async function runServerLifecycle(): Promise<void> {
-  await finishProvisioning();
   await handleExpiries();
+  await runDueJobs();
+  try {
+    await reconcileWithHosts();
+  } catch (error) {
+    console.error(`host reconciliation: ${(error as Error).message?.split("\n")[0]}`);
+  }
 }

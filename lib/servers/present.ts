@@ -5,7 +5,11 @@ import type { Server } from "@/lib/schemas/servers";
 
 export type ServerRow = typeof servers.$inferSelect;
 
-export function presentServer(row: ServerRow, graceDays: number): Server {
+export function presentServer(
+  row: ServerRow,
+  graceDays: number,
+  provisioner: Server["provisioner"] = "simulated",
+): Server {
   const terminatesAt =
     row.status === "suspended"
       ? new Date(row.expiresAt.getTime() + graceDays * 86_400_000).toISOString()
@@ -20,6 +24,8 @@ export function presentServer(row: ServerRow, graceDays: number): Server {
     price_usd: centsToUsd(row.priceCents),
     status: row.status as Server["status"],
     ip: row.ip,
+    ssh_port: row.ip ? (row.sshPort ?? 22) : null,
+    ssh_host_key_fingerprint: row.sshHostKeyFingerprint,
     username: "root",
     created_at: row.createdAt.toISOString(),
     expires_at: row.expiresAt.toISOString(),
@@ -28,5 +34,11 @@ export function presentServer(row: ServerRow, graceDays: number): Server {
     suspended_at: row.suspendedAt?.toISOString() ?? null,
     terminates_at: terminatesAt,
     terminated_at: row.terminatedAt?.toISOString() ?? null,
+    status_reason: row.statusReason,
+    memory_mb: row.memoryMb,
+    vcpus: row.vcpus,
+    disk_gb: row.diskGb,
+    ssh_keys: row.sshKeys ? (JSON.parse(row.sshKeys) as string[]).length : 0,
+    provisioner,
   };
 }

@@ -1,65 +1,105 @@
 import "server-only";
 import { and, eq, ne, sql } from "drizzle-orm";
-import { now } from "@/lib/clock";
+import { config } from "@/lib/config/env";
 import { ipCounters, servers } from "@/lib/db/schema";
 import type { Tx } from "@/lib/ledger/ledger";
 import { processWide } from "@/lib/process-wide";
 import { HOSTS_PER_LOCATION, poolAddress } from "./ip-pool";
+import { LibvirtProvisioner } from "./libvirt/provisioner";
 import type { ServerRow } from "./present";
 
 export type PowerAction = "start" | "stop" | "reboot";
+export type PowerState = "running" | "stopped";
 
-/** What builds, powers and destroys machines. The lifecycle worker calls it from database-driven jobs. */
-export interface Provisioner {
-  readonly name: string;
-  /** True for the simulated provisioner (the default): no machine exists behind it. */
-  readonly simulated: boolean;
-  /** Builds the server: its IPv4 once it is up, or undefined while it is still being built. */
-  provision(server: ServerRow, tx: Tx): Promise<{ ip: string } | undefined>;
-  /** Applies a power action and returns the resulting state. */
-  power(server: ServerRow, action: PowerAction): Promise<"running" | "stopped">;
-  /** Destroys the machine; its address returns to the pool. */
-  destroy(server: ServerRow): Promise<void>;
-}
+/** What a build needs besides the server row. Secrets live only in memory and in the guest's seed. */
+export type BuildSpec = {
+  server: ServerRow;
+  rootPassword: string;
+  sshKeys: string[];
+};
+
+/** A built machine: `ip` undefined means "take the next address of the location's pool". */
+export type Built = { ip: string | undefined; sshPort: number; hostKeyFingerprint: string | null };
 
 /**
- * Pretends to build servers: a server is "up" once its `provision_ready_at` has passed, and then gets the
- * next free address of its location's pool (a counter row per location, so concurrent builds on several
- * app instances never hand out one address twice; the partial unique index on `servers.ip` backs that up).
+ * What builds, powers and destroys machines. Every method is called by the job worker with no database
+ * transaction open: host calls can take seconds.
  */
+export interface Provisioner {
+  readonly name: "simulated" | "libvirt";
+  /** True for the simulated provisioner (the demo default): no machine exists behind it. */
+  readonly simulated: boolean;
+  /** Whether a base image exists for this catalog OS id. */
+  imageAvailable(os: string): boolean;
+  /** Creates and starts the machine; idempotent (a retry replaces what an earlier attempt left). */
+  create(spec: BuildSpec): Promise<Built>;
+  /** True once the machine accepts logins (its SSH server answers). */
+  ready(server: ServerRow): Promise<boolean>;
+  /** Applies a power action and returns the resulting state as the host reports it. */
+  power(server: ServerRow, action: PowerAction): Promise<PowerState>;
+  /** Removes the machine and its disks; a machine already gone is not an error. */
+  destroy(server: ServerRow): Promise<void>;
+  /** Power state per server id of the machines on the hosts, or undefined when the host cannot tell. */
+  hostStates(hypervisor: string): Promise<Map<number, PowerState> | undefined>;
+}
+
+/** Pretends to build servers: up at once (the job's start is delayed by PROVISION_DELAY_SECONDS). */
 export class SimulatedProvisioner implements Provisioner {
   readonly name = "simulated";
   readonly simulated = true;
 
-  async provision(server: ServerRow, tx: Tx): Promise<{ ip: string } | undefined> {
-    if (server.provisionReadyAt && server.provisionReadyAt > now()) return undefined;
-    for (let attempt = 0; attempt < HOSTS_PER_LOCATION; attempt++) {
-      const [counter] = await tx
-        .insert(ipCounters)
-        .values({ location: server.location, nextHost: 2 })
-        .onConflictDoUpdate({
-          target: ipCounters.location,
-          set: { nextHost: sql`(${ipCounters.nextHost} % ${HOSTS_PER_LOCATION}) + 1` },
-        })
-        .returning({ nextHost: ipCounters.nextHost });
-      const host = counter ? ((counter.nextHost + HOSTS_PER_LOCATION - 2) % HOSTS_PER_LOCATION) + 1 : 1;
-      const ip = poolAddress(server.location, host);
-      const [taken] = await tx
-        .select({ id: servers.id })
-        .from(servers)
-        .where(and(eq(servers.ip, ip), ne(servers.status, "terminated")))
-        .limit(1);
-      if (!taken) return { ip };
-    }
-    throw new Error(`the address pool of ${server.location} is exhausted`);
+  imageAvailable(): boolean {
+    return true;
   }
 
-  async power(_server: ServerRow, action: PowerAction): Promise<"running" | "stopped"> {
+  async create(): Promise<Built> {
+    return { ip: undefined, sshPort: 22, hostKeyFingerprint: null };
+  }
+
+  async ready(): Promise<boolean> {
+    return true;
+  }
+
+  async power(_server: ServerRow, action: PowerAction): Promise<PowerState> {
     return action === "stop" ? "stopped" : "running";
   }
 
   async destroy(): Promise<void> {}
+
+  async hostStates(): Promise<undefined> {
+    return undefined;
+  }
 }
 
+/**
+ * The next free address of the location's pool: a counter row per location, so concurrent builds on several
+ * app instances never hand out one address twice (the partial unique index on `servers.ip` backs that up).
+ */
+export async function allocatePoolAddress(tx: Tx, location: string): Promise<string> {
+  for (let attempt = 0; attempt < HOSTS_PER_LOCATION; attempt++) {
+    const [counter] = await tx
+      .insert(ipCounters)
+      .values({ location, nextHost: 2 })
+      .onConflictDoUpdate({
+        target: ipCounters.location,
+        set: { nextHost: sql`(${ipCounters.nextHost} % ${HOSTS_PER_LOCATION}) + 1` },
+      })
+      .returning({ nextHost: ipCounters.nextHost });
+    const host = counter ? ((counter.nextHost + HOSTS_PER_LOCATION - 2) % HOSTS_PER_LOCATION) + 1 : 1;
+    const ip = poolAddress(location, host);
+    const [taken] = await tx
+      .select({ id: servers.id })
+      .from(servers)
+      .where(and(eq(servers.ip, ip), ne(servers.status, "terminated")))
+      .limit(1);
+    if (!taken) return ip;
+  }
+  throw new Error(`the address pool of ${location} is exhausted`);
+}
+
+/** The provisioner named by PROVISIONER: simulated (the demo default) or libvirt. */
 export const provisioner = (): Provisioner =>
-  processWide("servers.provisioner", () => new SimulatedProvisioner());
+  processWide("servers.provisioner", () => {
+    const settings = config().servers;
+    return settings.provisioner === "libvirt" ? new LibvirtProvisioner(settings) : new SimulatedProvisioner();
+  });

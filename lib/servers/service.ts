@@ -4,7 +4,7 @@ import { and, desc, eq, lt } from "drizzle-orm";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
 import { type Page, type PageRequest, toPage } from "@/lib/api/pagination";
 import { VALIDATION_MESSAGES } from "@/lib/api/validation-messages";
-import { findLocation, findPlan, priceFor } from "@/lib/catalog/catalog";
+import { findLocation, findOs, findPlan, priceFor } from "@/lib/catalog/catalog";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
@@ -15,11 +15,14 @@ import { centsToUsd, formatUsd } from "@/lib/money/cents";
 import type { CreateServerRequest, Server, ServerCreated } from "@/lib/schemas/servers";
 import { addCycle } from "./cycle";
 import { defaultHostname, isValidHostname } from "./hostname";
+import { enqueueJob, kickJobs, runJobNow } from "./jobs";
+import { placeServer, sizeFor } from "./placement";
 import { presentServer, type ServerRow } from "./present";
 import { type PowerAction, provisioner } from "./provisioner";
 import { decryptRootPassword, encryptRootPassword, generateRootPassword } from "./secrets";
+import { normalizeSshKeys } from "./ssh-keys";
 
-const present = (row: ServerRow) => presentServer(row, config().servers.graceDays);
+const present = (row: ServerRow) => presentServer(row, config().servers.graceDays, provisioner().name);
 
 /** 402 with the spec's fields: what it costs, what there is, and what is missing, all in USD. */
 export function insufficientBalance(priceCents: number, balanceCents: number): ApiError {
@@ -76,9 +79,14 @@ export async function orderServer(
   if (request.hostname !== undefined && !isValidHostname(request.hostname)) {
     throw badRequest("invalid_hostname", VALIDATION_MESSAGES.invalid_hostname);
   }
+  if (!findOs(request.os) || !provisioner().imageAvailable(request.os)) {
+    throw conflict("os_unavailable", `${request.os} cannot be installed here right now; choose another OS.`);
+  }
+  const sshKeys = normalizeSshKeys(request.ssh_keys ?? []);
   const priceCents = priceFor(plan, location, request.cycle);
   const settings = config();
-  return withIdempotentTransaction(
+  const size = sizeFor(plan);
+  const response = await withIdempotentTransaction(
     {
       accountId,
       operation: "POST /servers",
@@ -94,6 +102,8 @@ export async function orderServer(
     },
     async (tx) => {
       await lockFunds(tx, accountId, priceCents);
+      // Placed before anything is charged: no room means 409 and an unchanged balance.
+      const hypervisor = await placeServer(tx, location.id, size);
       const created = now();
       const [row] = await tx
         .insert(servers)
@@ -108,10 +118,17 @@ export async function orderServer(
           priceCents,
           createdAt: created,
           expiresAt: addCycle(created, request.cycle),
-          provisionReadyAt: new Date(created.getTime() + settings.servers.provisionDelaySeconds * 1000),
+          hypervisor: hypervisor ?? null,
+          memoryMb: size.memoryMb,
+          vcpus: size.vcpus,
+          diskGb: size.diskGb,
+          sshKeys: sshKeys.length > 0 ? JSON.stringify(sshKeys) : null,
         })
         .returning();
       if (!row) throw new Error("server insert returned no row");
+      // The simulated build takes PROVISION_DELAY_SECONDS; a real one starts at once.
+      const delayMs = provisioner().simulated ? settings.servers.provisionDelaySeconds * 1000 : 0;
+      await enqueueJob(tx, row.id, "provision", { runAfter: new Date(created.getTime() + delayMs) });
       await debit(tx, accountId, priceCents, "order", `order:server:${row.id}`);
       const password = request.root_password ?? generateRootPassword();
       const [stored] = await tx
@@ -129,6 +146,8 @@ export async function orderServer(
       };
     },
   );
+  kickJobs();
+  return response;
 }
 
 async function ownedRow(accountId: number, serverId: number): Promise<ServerRow> {
@@ -215,6 +234,7 @@ export async function renewInTx(tx: Tx, row: ServerRow): Promise<ServerRow> {
     .where(eq(servers.id, row.id))
     .returning();
   if (!renewed) throw new Error("server update returned no row");
+  if (row.status === "suspended") await enqueueJob(tx, row.id, "power", { action: "start" });
   return renewed;
 }
 
@@ -244,37 +264,44 @@ export async function setAutoRenew(accountId: number, serverId: number, autoRene
   });
 }
 
+/**
+ * Records the power action as a job, then performs it outside the transaction (or waits for the worker
+ * that took it). The answer shows the state the host reported, or the last known one while the action is
+ * still running (a guest slow to shut down is forced off after SERVER_STOP_TIMEOUT_SECONDS).
+ */
 export async function powerAction(accountId: number, serverId: number, action: PowerAction): Promise<Server> {
-  return withLockedServer(accountId, serverId, async (tx, row) => {
+  const jobId = await withLockedServer(accountId, serverId, async (tx, row) => {
     if (row.status !== "active") {
       throw conflict("server_not_active", `Power actions need an active server; this one is ${row.status}.`);
     }
-    const state = await provisioner().power(row, action);
-    const [updated] = await tx
-      .update(servers)
-      .set({ powerState: state })
-      .where(eq(servers.id, row.id))
-      .returning();
-    return present(updated ?? row);
+    return enqueueJob(tx, row.id, "power", { action });
   });
+  await runJobNow(jobId, (config().servers.stopTimeoutSeconds + 30) * 1000);
+  return present(await ownedRow(accountId, serverId));
 }
 
 /** The owner ends the server now: destroyed, address released, no refund of the unused time. */
 export async function terminateServer(accountId: number, serverId: number): Promise<Server> {
-  return withLockedServer(accountId, serverId, async (tx, row) => {
+  const server = await withLockedServer(accountId, serverId, async (tx, row) => {
     if (row.status === "terminated")
       throw conflict("server_terminated", "This server is already terminated.");
     return present(await terminateInTx(tx, row));
   });
+  kickJobs();
+  return server;
 }
 
+/**
+ * Ends the server in the caller's transaction: address, capacity and credentials released at once; the
+ * machine itself is removed by a destroy job after commit.
+ */
 export async function terminateInTx(tx: Tx, row: ServerRow): Promise<ServerRow> {
-  await provisioner().destroy(row);
   const [updated] = await tx
     .update(servers)
     .set({ status: "terminated", terminatedAt: now(), powerState: null, ip: null, rootPasswordEnc: null })
     .where(eq(servers.id, row.id))
     .returning();
   if (!updated) throw new Error("server update returned no row");
+  await enqueueJob(tx, row.id, "destroy");
   return updated;
 }

@@ -1,15 +1,20 @@
 import type { Metadata } from "next";
 import { OrderForm } from "@/components/servers/order-form";
-import { signedInAccount } from "@/lib/session/page-api";
+import { pageData, signedInApi } from "@/lib/session/page-api";
 
 export const metadata: Metadata = { title: "Order a server" };
 
 export default async function OrderPage() {
-  const account = await signedInAccount();
+  const api = await signedInApi();
+  const [account, catalog] = await Promise.all([
+    api.GET("/account").then(pageData),
+    api.GET("/catalog").then(pageData),
+  ]);
+  const unavailableOs = catalog.os.filter((os) => !os.available).map((os) => os.id);
   return (
     <section className="space-y-6">
       <h1 className="text-2xl font-semibold">Order a server</h1>
-      <OrderForm account={account} />
+      <OrderForm account={account} unavailableOs={unavailableOs} />
     </section>
   );
 }

@@ -1,7 +1,14 @@
-import { methodNotAllowed, staticJsonHandler } from "@/lib/api/route";
+import { json, methodNotAllowed, publicRoute } from "@/lib/api/route";
 import { catalogBody } from "@/lib/catalog/present";
+import { provisioner } from "@/lib/servers/provisioner";
 
-// The catalog is the same for everyone and changes only with a deploy.
-export const GET = staticJsonHandler(catalogBody());
+// The same for everyone; an OS becomes available when its image is dropped into GUEST_IMAGES_DIR.
+export const GET = publicRoute(() =>
+  json(
+    catalogBody((os) => provisioner().imageAvailable(os)),
+    200,
+    { "cache-control": "public, max-age=60" },
+  ),
+);
 
 export const { POST, PUT, PATCH, DELETE } = methodNotAllowed(["GET"]);

@@ -21,6 +21,7 @@ export const POST = authedRoute(async ({ request, auth }) => {
       hostname: "invalid_hostname",
       root_password: "invalid_root_password",
       auto_renew: "invalid_auto_renew",
+      ssh_keys: "invalid_ssh_key",
     },
   });
   const outcome = await orderServer(auth.accountId, body, idempotencyKey);

@@ -1,0 +1,47 @@
+/**
+ * The real-VM suite: one app with the libvirt provisioner on this machine's libvirtd (TCG here), a
+ * hypervisor with room for exactly one capped server, and the Debian 12 image built by `npm run guest:build`.
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import type { TestProject } from "vitest/node";
+import { type RunningApp, startApp } from "../support/app-server";
+import { cleanUpTestMachines, DISKS_DIR, IMAGES_DIR, PREFIX, URI } from "./host";
+
+let app: RunningApp | undefined;
+
+const UNREACHABLE_URI = "qemu+ssh://nobody@127.0.0.1:1/system?no_tty=1";
+
+export const VM_LIMITS = { memoryMb: 1024, diskGb: 4, sshPortBase: 23600 };
+
+export async function setup(project: TestProject) {
+  if (!existsSync(path.join(IMAGES_DIR, "debian-12.qcow2"))) {
+    throw new Error(`no guest image in ${IMAGES_DIR}: run \`npm run guest:build\` first`);
+  }
+  await cleanUpTestMachines();
+  app = await startApp({
+    PROVISIONER: "libvirt",
+    HYPERVISORS: JSON.stringify([
+      // Room for one capped server (1 GiB, 1 vCPU, 4 GB): a second order in nl is out of capacity.
+      { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 6 },
+      // A host that cannot be reached (nothing listens on port 1): every build there fails.
+      { name: "unreachable-1", location: "fr", uri: UNREACHABLE_URI, memory_mb: 4096, vcpus: 4, disk_gb: 40 },
+    ]),
+    GUEST_IMAGES_DIR: IMAGES_DIR,
+    SERVER_DISKS_DIR: DISKS_DIR,
+    LIBVIRT_DOMAIN_PREFIX: PREFIX,
+    SERVER_MEMORY_CAP_MB: String(VM_LIMITS.memoryMb),
+    SERVER_DISK_CAP_GB: String(VM_LIMITS.diskGb),
+    SSH_FORWARD_PORT_BASE: String(VM_LIMITS.sshPortBase),
+    SERVER_STOP_TIMEOUT_SECONDS: "60",
+    SERVER_BOOT_TIMEOUT_SECONDS: "400",
+    WATCHER_INTERVAL_MS: "1000",
+  });
+  project.provide("baseUrl", app.url);
+}
+
+export async function teardown() {
+  if (process.env.VM_TEST_LOGS) console.log(app?.logs());
+  await app?.stop();
+  await cleanUpTestMachines();
+}

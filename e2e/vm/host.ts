@@ -1,0 +1,133 @@
+/** What the real-VM suite checks on the host itself, through virsh (argument arrays, no shell). */
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { promisify } from "node:util";
+import ssh2 from "ssh2";
+
+const exec = promisify(execFile);
+
+export const URI = "qemu:///system";
+export const PREFIX = "vpst-";
+export const POOL = `${PREFIX}disks`;
+export const IMAGES_DIR = process.env.GUEST_IMAGES_DIR ?? "/var/lib/vps/images";
+export const DISKS_DIR = process.env.VM_TEST_DISKS_DIR ?? "/var/lib/vps/test-servers";
+
+export async function virsh(...args: string[]): Promise<{ ok: boolean; out: string }> {
+  try {
+    const { stdout } = await exec("virsh", ["-c", URI, ...args], { env: { ...process.env, LC_ALL: "C" } });
+    return { ok: true, out: stdout.trim() };
+  } catch (error) {
+    return { ok: false, out: String((error as { stderr?: string }).stderr ?? error) };
+  }
+}
+
+export const domstate = async (name: string) => {
+  const result = await virsh("domstate", name);
+  return result.ok ? result.out : "missing";
+};
+
+export async function volumes(): Promise<string[]> {
+  await virsh("pool-refresh", POOL);
+  const result = await virsh("vol-list", "--pool", POOL, "--details");
+  return result.ok ? result.out.split("\n").map((line) => line.trim().split(/\s+/)[0] ?? "") : [];
+}
+
+/** Removes every domain and volume with the test prefix: the suite leaves nothing behind. */
+export async function cleanUpTestMachines(): Promise<void> {
+  const listed = await virsh("list", "--all", "--name");
+  for (const name of listed.out.split("\n").map((l) => l.trim())) {
+    if (!name.startsWith(PREFIX)) continue;
+    await virsh("destroy", name);
+    await virsh("undefine", name);
+  }
+  for (const volume of await volumes()) {
+    if (volume.startsWith(PREFIX)) await virsh("vol-delete", "--pool", POOL, volume);
+  }
+}
+
+export const fingerprintOfKey = (key: Buffer) =>
+  `SHA256:${createHash("sha256").update(key).digest("base64").replace(/=+$/, "")}`;
+
+export type Login = { password?: string; privateKey?: string };
+
+/**
+ * Logs in as root over SSH, accepting only the pinned host key, runs `command` and returns its output.
+ * Rejects when the connection is refused or the host key differs.
+ */
+export function sshRun(
+  port: number,
+  fingerprint: string,
+  login: Login,
+  command: string,
+  timeoutMs = 20_000,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const client = new ssh2.Client();
+    let seen: string | undefined;
+    const timer = setTimeout(() => {
+      client.end();
+      reject(new Error("ssh timed out"));
+    }, timeoutMs);
+    client
+      .on("ready", () => {
+        client.exec(command, (error, stream) => {
+          if (error) {
+            clearTimeout(timer);
+            client.end();
+            reject(error);
+            return;
+          }
+          let out = "";
+          stream.on("data", (chunk: Buffer) => {
+            out += chunk.toString();
+          });
+          stream.stderr.on("data", () => {});
+          stream.on("close", () => {
+            clearTimeout(timer);
+            client.end();
+            resolve(out.trim());
+          });
+        });
+      })
+      .on("error", (error) => {
+        clearTimeout(timer);
+        reject(
+          seen && seen !== fingerprint
+            ? new Error(`host key ${seen} is not the pinned ${fingerprint}`)
+            : error,
+        );
+      })
+      .connect({
+        host: "127.0.0.1",
+        port,
+        username: "root",
+        ...login,
+        readyTimeout: timeoutMs,
+        hostVerifier: (key: Buffer) => {
+          seen = fingerprintOfKey(key);
+          return seen === fingerprint;
+        },
+      });
+  });
+}
+
+/** Retries `sshRun` until it succeeds or `timeoutMs` passes (a machine still booting refuses). */
+export async function sshWhenUp(
+  port: number,
+  fingerprint: string,
+  login: Login,
+  command: string,
+  timeoutMs: number,
+): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      return await sshRun(port, fingerprint, login, command);
+    } catch (error) {
+      last = error;
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
+  }
+  throw new Error(`no SSH login within ${timeoutMs} ms: ${(last as Error)?.message}`);
+}

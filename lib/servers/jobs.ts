@@ -1,0 +1,325 @@
+import "server-only";
+import { and, asc, eq, inArray, lt, lte, or, sql } from "drizzle-orm";
+import { now } from "@/lib/clock";
+import { config } from "@/lib/config/env";
+import { db } from "@/lib/db/client";
+import { accounts, serverJobs, servers } from "@/lib/db/schema";
+import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
+import { processWide } from "@/lib/process-wide";
+import type { ServerRow } from "./present";
+import { allocatePoolAddress, type PowerAction, provisioner } from "./provisioner";
+import { decryptRootPassword } from "./secrets";
+
+export type JobKind = "provision" | "power" | "destroy";
+type Job = typeof serverJobs.$inferSelect;
+
+const MAX_ATTEMPTS: Record<JobKind, number> = { provision: 3, power: 3, destroy: 10 };
+/** A running job not finished by then was abandoned by its worker (the process died) and is taken again. */
+const LEASE_MS = 15 * 60_000;
+const BOOT_POLL_MS = 2_000;
+const backoffMs = (attempts: number) => Math.min(5_000 * 2 ** (attempts - 1), 120_000);
+
+const firstLine = (error: unknown) =>
+  ((error as Error)?.message ?? String(error)).split("\n")[0]?.slice(0, 300) ?? "failed";
+
+/** Records host work for a server inside the caller's transaction; a worker performs it after commit. */
+export async function enqueueJob(
+  tx: Tx,
+  serverId: number,
+  kind: JobKind,
+  options: { action?: PowerAction; runAfter?: Date } = {},
+): Promise<number> {
+  const [job] = await tx
+    .insert(serverJobs)
+    .values({
+      serverId,
+      kind,
+      action: options.action ?? null,
+      maxAttempts: MAX_ATTEMPTS[kind],
+      runAfter: options.runAfter ?? now(),
+    })
+    .returning({ id: serverJobs.id });
+  if (!job) throw new Error("job insert returned no row");
+  return job.id;
+}
+
+/**
+ * Takes one due job (or the given one) with SKIP LOCKED, marks it running under a lease and commits: the
+ * host call that follows runs with no transaction open. A server's jobs run in order, one at a time.
+ */
+async function takeJob(onlyId?: number): Promise<Job | undefined> {
+  const database = await db();
+  return database.transaction(async (tx) => {
+    const current = now();
+    const [job] = await tx
+      .select()
+      .from(serverJobs)
+      .where(
+        and(
+          onlyId === undefined ? undefined : eq(serverJobs.id, onlyId),
+          or(
+            and(eq(serverJobs.state, "pending"), lte(serverJobs.runAfter, current)),
+            and(eq(serverJobs.state, "running"), lt(serverJobs.leaseUntil, current)),
+          ),
+          sql`NOT EXISTS (SELECT 1 FROM server_jobs earlier WHERE earlier.server_id = ${serverJobs.serverId}
+                AND earlier.id < ${serverJobs.id} AND earlier.state IN ('pending', 'running'))`,
+        ),
+      )
+      .orderBy(asc(serverJobs.runAfter), asc(serverJobs.id))
+      .limit(1)
+      .for("update", { skipLocked: true });
+    if (!job) return undefined;
+    const [taken] = await tx
+      .update(serverJobs)
+      .set({
+        state: "running",
+        // Polling a booting machine is not a new attempt at building it.
+        attempts: job.phase === "boot" ? job.attempts : job.attempts + 1,
+        leaseUntil: new Date(current.getTime() + LEASE_MS),
+      })
+      .where(eq(serverJobs.id, job.id))
+      .returning();
+    return taken;
+  });
+}
+
+async function serverRow(id: number): Promise<ServerRow> {
+  const database = await db();
+  const [row] = await database.select().from(servers).where(eq(servers.id, id));
+  if (!row) throw new Error(`server ${id} not found`);
+  return row;
+}
+
+async function lockServer(tx: Tx, id: number): Promise<ServerRow> {
+  const [row] = await tx.select().from(servers).where(eq(servers.id, id)).for("update");
+  if (!row) throw new Error(`server ${id} not found`);
+  return row;
+}
+
+const finish = (tx: Tx, job: Job, state: "done" | "failed", lastError?: string) =>
+  tx
+    .update(serverJobs)
+    .set({ state, finishedAt: now(), leaseUntil: null, ...(lastError ? { lastError } : {}) })
+    .where(eq(serverJobs.id, job.id));
+
+/** Puts a job back in the queue for a later pass. */
+const requeue = (tx: Tx, job: Job, changes: Partial<Job>) =>
+  tx
+    .update(serverJobs)
+    .set({ state: "pending", leaseUntil: null, ...changes })
+    .where(eq(serverJobs.id, job.id));
+
+/** A server that left `provisioning` while its build ran (terminated): the machine is removed again. */
+async function abandonBuild(tx: Tx, job: Job, server: ServerRow) {
+  await finish(tx, job, "done");
+  if (server.status === "terminated" && !provisioner().simulated) await enqueueJob(tx, server.id, "destroy");
+}
+
+async function runProvision(job: Job): Promise<void> {
+  const database = await db();
+  const server = await serverRow(job.serverId);
+  if (server.status !== "provisioning") {
+    await database.transaction((tx) => abandonBuild(tx, job, server));
+    return;
+  }
+  if (job.phase === "boot") {
+    const up = await provisioner().ready(server);
+    const current = now();
+    if (!up && job.deadline && job.deadline < current) {
+      throw new BuildError(
+        `the machine did not answer on SSH within ${config().servers.bootTimeoutSeconds} s`,
+      );
+    }
+    await database.transaction(async (tx) => {
+      const row = await lockServer(tx, server.id);
+      if (row.status !== "provisioning") return abandonBuild(tx, job, row);
+      if (!up) return requeue(tx, job, { runAfter: new Date(current.getTime() + BOOT_POLL_MS) });
+      await tx
+        .update(servers)
+        .set({ status: "active", powerState: "running", statusReason: null })
+        .where(eq(servers.id, row.id));
+      await finish(tx, job, "done");
+    });
+    return;
+  }
+  if (!server.rootPasswordEnc) throw new Error("the server has no root password");
+  const built = await provisioner().create({
+    server,
+    rootPassword: decryptRootPassword(config().encryptionKey, server.id, server.rootPasswordEnc),
+    sshKeys: server.sshKeys ? (JSON.parse(server.sshKeys) as string[]) : [],
+  });
+  await database.transaction(async (tx) => {
+    const row = await lockServer(tx, server.id);
+    if (row.status !== "provisioning") return abandonBuild(tx, job, row);
+    const ip = built.ip ?? (await allocatePoolAddress(tx, row.location));
+    const booted = provisioner().simulated;
+    await tx
+      .update(servers)
+      .set({
+        ip,
+        sshPort: built.sshPort,
+        sshHostKeyFingerprint: built.hostKeyFingerprint,
+        ...(booted ? { status: "active", powerState: "running" } : {}),
+      })
+      .where(eq(servers.id, row.id));
+    if (booted) return finish(tx, job, "done");
+    const current = now();
+    await requeue(tx, job, {
+      phase: "boot",
+      runAfter: new Date(current.getTime() + BOOT_POLL_MS),
+      deadline: new Date(current.getTime() + config().servers.bootTimeoutSeconds * 1000),
+    });
+  });
+}
+
+class BuildError extends Error {}
+
+async function runPower(job: Job): Promise<void> {
+  const server = await serverRow(job.serverId);
+  const database = await db();
+  if (server.status === "terminated" || server.status === "provisioning") {
+    await database.transaction((tx) => finish(tx, job, "done"));
+    return;
+  }
+  const state = await provisioner().power(server, job.action as PowerAction);
+  await database.transaction(async (tx) => {
+    const row = await lockServer(tx, server.id);
+    if (row.status !== "terminated") {
+      await tx.update(servers).set({ powerState: state }).where(eq(servers.id, row.id));
+    }
+    await finish(tx, job, "done");
+  });
+}
+
+async function runDestroy(job: Job): Promise<void> {
+  const server = await serverRow(job.serverId);
+  if (server.hypervisor || provisioner().simulated) await provisioner().destroy(server);
+  const database = await db();
+  await database.transaction((tx) => finish(tx, job, "done"));
+}
+
+/**
+ * A failed attempt: retried later with backoff, or, after the last attempt, failed for good. A build that
+ * fails for good ends the server `terminated` with its charge refunded and the reason given.
+ */
+async function recordFailure(job: Job, error: unknown): Promise<void> {
+  const message = firstLine(error);
+  console.error(
+    `server ${job.serverId}: ${job.kind} job ${job.id} attempt ${job.attempts} failed: ${message}`,
+  );
+  const database = await db();
+  await database.transaction(async (tx) => {
+    if (job.attempts < job.maxAttempts) {
+      await requeue(tx, job, {
+        lastError: message,
+        phase: null,
+        deadline: null,
+        runAfter: new Date(now().getTime() + backoffMs(job.attempts)),
+      });
+      return;
+    }
+    await finish(tx, job, "failed", message);
+    if (job.kind !== "provision") return;
+    // Read through tx: PGlite has one connection, and a query beside an open transaction would wait forever.
+    const [{ accountId } = { accountId: 0 }] = await tx
+      .select({ accountId: servers.accountId })
+      .from(servers)
+      .where(eq(servers.id, job.serverId));
+    await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
+    const row = await lockServer(tx, job.serverId);
+    if (row.status !== "provisioning") return;
+    await postLedgerEntry(tx, {
+      accountId: row.accountId,
+      amountCents: row.priceCents,
+      kind: "refund",
+      reference: `refund:server:${row.id}`,
+    });
+    await tx
+      .update(servers)
+      .set({
+        status: "terminated",
+        terminatedAt: now(),
+        statusReason: `The build failed after ${job.attempts} attempts (${message}); the charge was refunded.`,
+        ip: null,
+        powerState: null,
+        rootPasswordEnc: null,
+      })
+      .where(eq(servers.id, row.id));
+    if (!provisioner().simulated) await enqueueJob(tx, row.id, "destroy");
+  });
+}
+
+async function execute(job: Job): Promise<void> {
+  try {
+    if (job.kind === "provision") await runProvision(job);
+    else if (job.kind === "power") await runPower(job);
+    else await runDestroy(job);
+  } catch (error) {
+    await recordFailure(job, error);
+  }
+}
+
+/** Performs due jobs until none is left or `max` were run. */
+export async function runDueJobs(max = 25): Promise<number> {
+  let count = 0;
+  while (count < max) {
+    const job = await takeJob();
+    if (!job) break;
+    await execute(job);
+    count++;
+  }
+  return count;
+}
+
+/** Starts a pass over due jobs now (after an order or termination) rather than at the next tick. */
+export function kickJobs(): void {
+  const state = processWide("servers.jobs.kick", () => ({ running: false, again: false }));
+  if (state.running) {
+    state.again = true;
+    return;
+  }
+  state.running = true;
+  void (async () => {
+    try {
+      do {
+        state.again = false;
+        await runDueJobs();
+      } while (state.again);
+    } catch (error) {
+      console.error(`server jobs: ${firstLine(error)}`);
+    } finally {
+      state.running = false;
+    }
+  })();
+}
+
+/**
+ * Runs one job now if no worker holds it, else waits for whoever does; gives up waiting after `waitMs`
+ * (the job still finishes in the background). Returns whether it finished.
+ */
+export async function runJobNow(jobId: number, waitMs: number): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  const database = await db();
+  while (Date.now() < deadline) {
+    const job = await takeJob(jobId);
+    if (job) await execute(job);
+    const [row] = await database
+      .select({ state: serverJobs.state })
+      .from(serverJobs)
+      .where(eq(serverJobs.id, jobId));
+    if (!row || row.state === "done" || row.state === "failed") return true;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return false;
+}
+
+/** Whether a server has host work still queued or running (its power state is then in flux). */
+export async function unfinishedJobServers(ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const database = await db();
+  const rows = await database
+    .select({ serverId: serverJobs.serverId })
+    .from(serverJobs)
+    .where(and(inArray(serverJobs.serverId, ids), inArray(serverJobs.state, ["pending", "running"])));
+  return new Set(rows.map((row) => row.serverId));
+}

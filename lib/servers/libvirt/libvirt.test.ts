@@ -1,0 +1,75 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { fingerprintOf, generateHostKey, metaData, sha512Crypt, userData } from "./cloud-init";
+import { domainXml } from "./domain";
+import { hasHardwareVirt, powerStateOf } from "./provisioner";
+
+describe("libvirt provisioner parts", () => {
+  it("hashes passwords with SHA-512 crypt that openssl reproduces from the same salt", async () => {
+    const hash = await sha512Crypt("Correct-Horse-42 $x");
+    const salt = hash.split("$")[2] as string;
+    const again = execFileSync("openssl", ["passwd", "-6", "-salt", salt, "-stdin"], {
+      input: "Correct-Horse-42 $x\n",
+    })
+      .toString()
+      .trim();
+    expect(again).toBe(hash);
+    await expect(sha512Crypt("two\nlines")).rejects.toThrow(RangeError);
+  });
+
+  it("pins a generated host key whose fingerprint is the one ssh-keygen prints", () => {
+    const key = generateHostKey();
+    const dir = mkdtempSync(path.join(tmpdir(), "vps-key-"));
+    writeFileSync(path.join(dir, "key.pub"), `${key.publicKey}\n`);
+    const printed = execFileSync("ssh-keygen", [
+      "-l",
+      "-E",
+      "sha256",
+      "-f",
+      path.join(dir, "key.pub"),
+    ]).toString();
+    expect(printed.split(" ")[1]).toBe(key.fingerprint);
+    expect(fingerprintOf(key.publicKey)).toBe(key.fingerprint);
+    const data = userData({ passwordHash: "$6$salt$hash", sshKeys: ["ssh-ed25519 AAAA me"], hostKey: key });
+    expect(data).toContain('hashed_passwd: "$6$salt$hash"');
+    expect(data).toContain('ssh_authorized_keys: ["ssh-ed25519 AAAA me"]');
+    expect(data).toContain(key.privateKey.split("\n")[1]);
+    expect(metaData("vps-1-1", "web-1")).toBe('instance-id: "vps-1-1"\nlocal-hostname: "web-1"\n');
+  });
+
+  it("uses KVM only where the CPU flags say so, and TCG with a smaller translation cache otherwise", () => {
+    expect(hasHardwareVirt("flags : fpu vme de pse tsc msr pae mce cx8 apic sep")).toBe(false);
+    expect(hasHardwareVirt("flags : fpu vme vmx ept")).toBe(true);
+    expect(hasHardwareVirt("<feature name='svm'/>")).toBe(true);
+    const spec = {
+      name: "vps-7",
+      memoryMb: 1024,
+      vcpus: 1,
+      pool: "vps-disks",
+      diskVolume: "vps-7.qcow2",
+      seedVolume: "vps-7-seed.iso",
+      sshForwardPort: 22007,
+      mac: "52:54:00:00:00:02",
+    };
+    const tcg = domainXml({ ...spec, virtType: "qemu" });
+    expect(tcg).toContain("<domain type='qemu'");
+    expect(tcg).toContain("<tb-cache unit='MiB'>128</tb-cache>");
+    expect(tcg).toContain("user,id=vpsnet0,restrict=on,hostfwd=tcp:127.0.0.1:22007-:22");
+    expect(tcg).toContain("addr=0x1e");
+    const kvm = domainXml({ ...spec, virtType: "kvm", name: "a'<b>" });
+    expect(kvm).toContain("<domain type='kvm'");
+    expect(kvm).toContain("host-passthrough");
+    expect(kvm).not.toContain("tb-cache");
+    expect(kvm).toContain("<name>a&#39;&#60;b&#62;</name>");
+  });
+
+  it("reads virsh domstate as the API's power state", () => {
+    expect(powerStateOf("running\n")).toBe("running");
+    expect(powerStateOf("in shutdown")).toBe("running");
+    expect(powerStateOf("shut off")).toBe("stopped");
+    expect(powerStateOf("crashed")).toBe("stopped");
+  });
+});

@@ -1,0 +1,293 @@
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { HypervisorHost, ServerSettings } from "@/lib/config/env";
+import type { ServerRow } from "../present";
+import type { BuildSpec, Built, PowerAction, PowerState, Provisioner } from "../provisioner";
+import {
+  generateHostKey,
+  metaData,
+  sha512Crypt,
+  USER_NETWORK_CONFIG,
+  USER_NETWORK_MAC,
+  userData,
+} from "./cloud-init";
+import { domainXml, overlayVolumeXml } from "./domain";
+import { run, VirshError, virsh } from "./virsh";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** "shut off", "running", "paused", ... from `virsh domstate`, as the API's two power states. */
+export function powerStateOf(domstate: string): PowerState {
+  return ["running", "paused", "in shutdown", "blocked"].includes(domstate.trim()) ? "running" : "stopped";
+}
+
+const isMissing = (error: unknown) =>
+  error instanceof VirshError &&
+  /failed to get domain|Domain not found|no domain with matching/i.test(error.stderr);
+
+/** Whether a host has hardware virtualisation: the CPU flags, never the mere presence of /dev/kvm. */
+export function hasHardwareVirt(cpuinfoOrCapabilities: string): boolean {
+  return /\b(vmx|svm)\b/.test(cpuinfoOrCapabilities);
+}
+
+/** Waits for an SSH server's identification line ("SSH-2.0-...") at host:port. */
+export function sshAnswers(host: string, port: number, timeoutMs = 3_000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    let received = "";
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.on("data", (chunk) => {
+      received += chunk.toString("latin1");
+      if (received.includes("SSH-")) done(true);
+    });
+    socket.on("error", () => done(false));
+    socket.on("close", () => done(received.includes("SSH-")));
+  });
+}
+
+/**
+ * Real machines through libvirt: one connection URI per hypervisor host, `virsh` with argument arrays.
+ * Each server is a domain `<prefix><id>` with a qcow2 overlay on `GUEST_IMAGES_DIR/<os>.qcow2` and a
+ * cloud-init NoCloud seed, both volumes of the storage pool `<prefix>disks` (so they work on remote hosts).
+ */
+export class LibvirtProvisioner implements Provisioner {
+  readonly name = "libvirt";
+  readonly simulated = false;
+  private readonly pools = new Map<string, Promise<void>>();
+  private readonly virtTypes = new Map<string, Promise<"kvm" | "qemu">>();
+
+  constructor(private readonly settings: ServerSettings) {}
+
+  get pool(): string {
+    return `${this.settings.domainPrefix}disks`;
+  }
+
+  domainName(server: Pick<ServerRow, "id">): string {
+    return `${this.settings.domainPrefix}${server.id}`;
+  }
+
+  diskVolume(server: Pick<ServerRow, "id">): string {
+    return `${this.domainName(server)}.qcow2`;
+  }
+
+  seedVolume(server: Pick<ServerRow, "id">): string {
+    return `${this.domainName(server)}-seed.iso`;
+  }
+
+  sshPort(server: Pick<ServerRow, "id">): number {
+    return this.settings.sshForwardPortBase + server.id;
+  }
+
+  imageAvailable(os: string): boolean {
+    return existsSync(this.imagePath(os));
+  }
+
+  private imagePath(os: string): string {
+    return path.join(this.settings.guestImagesDir, `${os}.qcow2`);
+  }
+
+  private host(server: ServerRow): HypervisorHost {
+    const host = this.settings.hypervisors.find((h) => h.name === server.hypervisor);
+    if (!host) throw new Error(`server ${server.id} has no configured hypervisor (${server.hypervisor})`);
+    return host;
+  }
+
+  private virtType(host: HypervisorHost): Promise<"kvm" | "qemu"> {
+    let known = this.virtTypes.get(host.uri);
+    if (!known) {
+      known = (async () => {
+        const local = /^qemu:\/\/\/system/.test(host.uri);
+        const flags = local ? readFileSync("/proc/cpuinfo", "utf8") : await virsh(host.uri, ["capabilities"]);
+        return hasHardwareVirt(flags) ? "kvm" : "qemu";
+      })();
+      this.virtTypes.set(host.uri, known);
+      known.catch(() => this.virtTypes.delete(host.uri));
+    }
+    return known;
+  }
+
+  private async definePool(host: HypervisorHost, pool: string, target: string): Promise<void> {
+    const info = await virsh(host.uri, ["pool-info", pool]).catch(() => undefined);
+    if (info === undefined) {
+      await virsh(host.uri, ["pool-define-as", pool, "dir", "--target", target]);
+      await virsh(host.uri, ["pool-build", pool]);
+      await virsh(host.uri, ["pool-autostart", pool]);
+    }
+    if (!/State:\s+running/.test(info ?? "")) await virsh(host.uri, ["pool-start", pool]);
+  }
+
+  /** The host's storage pool for overlays and seeds, defined and started on first use. */
+  private ensurePool(host: HypervisorHost): Promise<void> {
+    let ready = this.pools.get(host.uri);
+    if (!ready) {
+      ready = this.definePool(host, this.pool, this.settings.serverDisksDir);
+      this.pools.set(host.uri, ready);
+      ready.catch(() => this.pools.delete(host.uri));
+    }
+    return ready;
+  }
+
+  /** Writes XML to a private temporary file for virsh, which reads it (locally, also for remote hosts). */
+  private async withXmlFile<T>(xml: string, use: (file: string) => Promise<T>): Promise<T> {
+    const dir = await mkdtemp(path.join(tmpdir(), "vps-xml-"));
+    try {
+      const file = path.join(dir, "definition.xml");
+      await writeFile(file, xml, { mode: 0o600 });
+      return await use(file);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  private async deleteVolume(host: HypervisorHost, volume: string): Promise<void> {
+    await virsh(host.uri, ["vol-delete", "--pool", this.pool, volume]).catch(() => undefined);
+  }
+
+  private async removeDomain(host: HypervisorHost, name: string): Promise<void> {
+    await virsh(host.uri, ["destroy", name]).catch(() => undefined);
+    await virsh(host.uri, ["undefine", name]).catch(() => undefined);
+  }
+
+  /** The domain definition of a server whose volumes exist; re-run to redefine a vanished domain. */
+  private async define(server: ServerRow, host: HypervisorHost): Promise<void> {
+    const kernel = path.join(this.settings.guestImagesDir, `${server.os}.vmlinuz`);
+    const initrd = path.join(this.settings.guestImagesDir, `${server.os}.initrd`);
+    const xml = domainXml({
+      name: this.domainName(server),
+      memoryMb: server.memoryMb ?? 1024,
+      vcpus: server.vcpus ?? 1,
+      virtType: await this.virtType(host),
+      pool: this.pool,
+      diskVolume: this.diskVolume(server),
+      seedVolume: this.seedVolume(server),
+      kernel: existsSync(kernel) && existsSync(initrd) ? { kernel, initrd } : undefined,
+      sshForwardPort: this.sshPort(server),
+      mac: USER_NETWORK_MAC,
+    });
+    await this.withXmlFile(xml, (file) => virsh(host.uri, ["define", file]));
+  }
+
+  async create(spec: BuildSpec): Promise<Built> {
+    const { server } = spec;
+    const host = this.host(server);
+    if (!this.imageAvailable(server.os)) throw new Error(`no image for ${server.os}`);
+    await this.ensurePool(host);
+    const name = this.domainName(server);
+    // A retry starts from nothing: whatever an earlier attempt left is removed first.
+    await this.removeDomain(host, name);
+    await this.deleteVolume(host, this.diskVolume(server));
+    await this.deleteVolume(host, this.seedVolume(server));
+
+    // The overlay names its base by path on the host, so base images need no pool of their own.
+    await this.withXmlFile(
+      overlayVolumeXml(this.diskVolume(server), server.diskGb ?? 10, this.imagePath(server.os)),
+      (file) => virsh(host.uri, ["vol-create", "--pool", this.pool, file]),
+    );
+
+    const hostKey = generateHostKey();
+    const dir = await mkdtemp(path.join(tmpdir(), "vps-seed-"));
+    try {
+      const files = {
+        user: path.join(dir, "user-data"),
+        meta: path.join(dir, "meta-data"),
+        network: path.join(dir, "network-config"),
+        iso: path.join(dir, "seed.iso"),
+      };
+      const passwordHash = await sha512Crypt(spec.rootPassword);
+      await writeFile(files.user, userData({ passwordHash, sshKeys: spec.sshKeys, hostKey }), {
+        mode: 0o600,
+      });
+      await writeFile(files.meta, metaData(`${name}-${Date.now()}`, server.hostname), { mode: 0o600 });
+      await writeFile(files.network, USER_NETWORK_CONFIG, { mode: 0o600 });
+      await run("cloud-localds", [`--network-config=${files.network}`, files.iso, files.user, files.meta]);
+      const size = (await stat(files.iso)).size;
+      await virsh(host.uri, [
+        "vol-create-as",
+        "--pool",
+        this.pool,
+        "--name",
+        this.seedVolume(server),
+        "--capacity",
+        String(size),
+        "--format",
+        "raw",
+      ]);
+      await virsh(host.uri, ["vol-upload", "--pool", this.pool, this.seedVolume(server), files.iso]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    await this.define(server, host);
+    await virsh(host.uri, ["start", name]);
+    return { ip: "127.0.0.1", sshPort: this.sshPort(server), hostKeyFingerprint: hostKey.fingerprint };
+  }
+
+  async ready(server: ServerRow): Promise<boolean> {
+    return sshAnswers(server.ip ?? "127.0.0.1", server.sshPort ?? this.sshPort(server));
+  }
+
+  async state(server: ServerRow): Promise<PowerState | "missing"> {
+    try {
+      return powerStateOf(await virsh(this.host(server).uri, ["domstate", this.domainName(server)]));
+    } catch (error) {
+      if (isMissing(error)) return "missing";
+      throw error;
+    }
+  }
+
+  async power(server: ServerRow, action: PowerAction): Promise<PowerState> {
+    const host = this.host(server);
+    const name = this.domainName(server);
+    let current = await this.state(server);
+    if (current === "missing") {
+      // The domain vanished from its host (undefined by hand, host reinstalled): define it again on its disk.
+      await this.define(server, host);
+      current = "stopped";
+    }
+    if (action === "start" || (action === "reboot" && current === "stopped")) {
+      if (current === "stopped") await virsh(host.uri, ["start", name]);
+    } else if (action === "reboot") {
+      // ACPI reboot asks the guest; a guest that ignores it is reset.
+      await virsh(host.uri, ["reboot", name]).catch(() => virsh(host.uri, ["reset", name]));
+    } else if (current === "running") {
+      await virsh(host.uri, ["shutdown", name]).catch(() => undefined);
+      const deadline = Date.now() + this.settings.stopTimeoutSeconds * 1000;
+      while (Date.now() < deadline && (await this.state(server)) === "running") await sleep(500);
+      // The guest did not power off in time: force it off.
+      if ((await this.state(server)) === "running") await virsh(host.uri, ["destroy", name]);
+    }
+    const after = await this.state(server);
+    return after === "missing" ? "stopped" : after;
+  }
+
+  async destroy(server: ServerRow): Promise<void> {
+    const host = this.host(server);
+    await this.ensurePool(host);
+    await this.removeDomain(host, this.domainName(server));
+    await this.deleteVolume(host, this.diskVolume(server));
+    await this.deleteVolume(host, this.seedVolume(server));
+  }
+
+  async hostStates(hypervisor: string): Promise<Map<number, PowerState> | undefined> {
+    const host = this.settings.hypervisors.find((h) => h.name === hypervisor);
+    if (!host) return undefined;
+    const listed = await virsh(host.uri, ["list", "--all", "--name"]);
+    const running = new Set(
+      (await virsh(host.uri, ["list", "--state-running", "--name"])).split("\n").map((line) => line.trim()),
+    );
+    const states = new Map<number, PowerState>();
+    const prefix = this.settings.domainPrefix;
+    for (const name of listed.split("\n").map((line) => line.trim())) {
+      if (!name.startsWith(prefix)) continue;
+      const id = Number(name.slice(prefix.length));
+      if (Number.isSafeInteger(id)) states.set(id, running.has(name) ? "running" : "stopped");
+    }
+    return states;
+  }
+}

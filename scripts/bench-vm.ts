@@ -1,0 +1,161 @@
+/**
+ * Real-VM benchmark (root, libvirtd running, `npm run build` and `npm run guest:build` done): orders
+ * BENCH_VM_ORDERS servers (default 5, at most 2 booting at once) through the API with the libvirt provisioner
+ * and measures order -> first successful SSH login with the revealed password on the pinned host key
+ * (p50, max); then, for each idle VM, QEMU's resident memory and its CPU share over 20 s. Everything it
+ * creates (domains `vpsb-<id>`, volumes) is removed at the end.
+ *
+ *   npm run bench:vm
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { startApp } from "../e2e/support/app-server";
+import { sshWhenUp } from "../e2e/vm/host";
+
+const ORDERS = Number(process.env.BENCH_VM_ORDERS ?? 5);
+const AT_ONCE = Number(process.env.BENCH_VM_PARALLEL ?? 2);
+const PREFIX = "vpsb-";
+const IMAGES = process.env.GUEST_IMAGES_DIR ?? "/var/lib/vps/images";
+
+const virsh = (...args: string[]) => {
+  try {
+    return execFileSync("virsh", ["-c", "qemu:///system", ...args], { stdio: ["ignore", "pipe", "ignore"] })
+      .toString()
+      .trim();
+  } catch {
+    return "";
+  }
+};
+
+function cleanUp() {
+  for (const name of virsh("list", "--all", "--name").split("\n")) {
+    if (!name.startsWith(PREFIX)) continue;
+    virsh("destroy", name);
+    virsh("undefine", name);
+  }
+  virsh("pool-refresh", `${PREFIX}disks`);
+  for (const line of virsh("vol-list", "--pool", `${PREFIX}disks`).split("\n")) {
+    const volume = line.trim().split(/\s+/)[0] ?? "";
+    if (volume.startsWith(PREFIX)) virsh("vol-delete", "--pool", `${PREFIX}disks`, volume);
+  }
+}
+
+/** QEMU's pid for a domain, from libvirt's pid file. */
+const qemuPid = (domain: string) => Number(readFileSync(`/run/libvirt/qemu/${domain}.pid`, "utf8").trim());
+const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+const cpuTicks = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return Number(fields[11]) + Number(fields[12]);
+};
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+};
+
+async function main() {
+  cleanUp();
+  const cpuFlags = /\b(vmx|svm)\b/.test(readFileSync("/proc/cpuinfo", "utf8"));
+  const app = await startApp({
+    PROVISIONER: "libvirt",
+    HYPERVISORS: JSON.stringify([
+      {
+        name: "bench-1",
+        location: "nl",
+        uri: "qemu:///system",
+        memory_mb: 1024 * AT_ONCE,
+        vcpus: 2 * AT_ONCE,
+        disk_gb: 8 * AT_ONCE,
+      },
+    ]),
+    GUEST_IMAGES_DIR: IMAGES,
+    SERVER_DISKS_DIR: "/var/lib/vps/bench-servers",
+    LIBVIRT_DOMAIN_PREFIX: PREFIX,
+    SERVER_MEMORY_CAP_MB: "1024",
+    SERVER_DISK_CAP_GB: "8",
+    SSH_FORWARD_PORT_BASE: "24600",
+    WATCHER_INTERVAL_MS: "500",
+    SERVER_BOOT_TIMEOUT_SECONDS: "900",
+  });
+  const base = `${app.url}/api/v1`;
+  const call = async (path: string, key: string, method = "GET", body?: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return (await response.json()) as Record<string, unknown>;
+  };
+  const loginTimes: number[] = [];
+  const idle: { rss: number; cpu: number }[] = [];
+  try {
+    const account = (await (await fetch(`${base}/account`, { method: "POST" })).json()) as {
+      api_key: string;
+    };
+    const key = account.api_key;
+    const topup = await call("/topups", key, "POST", { amount: 100, coin: "USDTTRC" });
+    await call(`/demo/topups/${topup.ref}/pay`, key, "POST", {});
+    while ((await call(`/topups/${topup.ref}`, key)).status !== "completed")
+      await new Promise((r) => setTimeout(r, 200));
+
+    const one = async (index: number) => {
+      const started = Date.now();
+      const created = await call("/servers", key, "POST", { plan: "pup", location: "nl", os: "debian-12" });
+      if (typeof created.id !== "number") throw new Error(`order refused: ${JSON.stringify(created)}`);
+      let server = created;
+      while (server.status === "provisioning") {
+        await new Promise((r) => setTimeout(r, 1000));
+        server = await call(`/servers/${created.id}`, key);
+      }
+      if (server.status !== "active") throw new Error(`build failed: ${server.status_reason}`);
+      await sshWhenUp(
+        server.ssh_port as number,
+        server.ssh_host_key_fingerprint as string,
+        { password: created.root_password as string },
+        "true",
+        600_000,
+      );
+      const seconds = (Date.now() - started) / 1000;
+      loginTimes.push(seconds);
+      console.log(`order ${index + 1}: first SSH login after ${seconds.toFixed(1)} s`);
+      // Idle: let first-boot work settle, then measure.
+      await new Promise((r) => setTimeout(r, 30_000));
+      const pid = qemuPid(`${PREFIX}${created.id}`);
+      const ticks = cpuTicks(pid);
+      await new Promise((r) => setTimeout(r, 20_000));
+      const cpu = ((cpuTicks(pid) - ticks) / 100 / 20) * 100;
+      idle.push({ rss: rssMb(pid), cpu });
+      console.log(`order ${index + 1}: idle QEMU RSS ${rssMb(pid).toFixed(0)} MB, CPU ${cpu.toFixed(1)} %`);
+      await call(`/servers/${created.id}`, key, "DELETE");
+      // The destroy job frees the host before the next order.
+      while (virsh("domstate", `${PREFIX}${created.id}`)) await new Promise((r) => setTimeout(r, 500));
+    };
+    for (let next = 0; next < ORDERS; next += AT_ONCE) {
+      await Promise.all(Array.from({ length: Math.min(AT_ONCE, ORDERS - next) }, (_, i) => one(next + i)));
+    }
+  } finally {
+    await app.stop();
+    cleanUp();
+  }
+  console.log(
+    `\n${cpuFlags ? "KVM" : "TCG (no vmx/svm)"}, Debian 12 image, ${ORDERS} orders, ${AT_ONCE} at once, load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]}`,
+  );
+  console.log(
+    `order -> SSH login: p50 ${percentile(loginTimes, 50).toFixed(1)} s, max ${Math.max(...loginTimes).toFixed(1)} s`,
+  );
+  console.log(
+    `idle VM (1 GiB): QEMU RSS p50 ${percentile(
+      idle.map((s) => s.rss),
+      50,
+    ).toFixed(0)} MB, CPU p50 ${percentile(
+      idle.map((s) => s.cpu),
+      50,
+    ).toFixed(1)} % of a core`,
+  );
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

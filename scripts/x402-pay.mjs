@@ -6,7 +6,8 @@
  *
  * BASE is the API (default http://127.0.0.1:3000/api/v1). The paying wallet's key is WALLET_KEY, or, against the
  * demo, the demo wallet's key from DATA_DIR/demo-secrets.json (default ./.data), which holds test USDC on the
- * demo chain. The client is registered for both x402 wire versions and answers whichever challenge it gets.
+ * demo chain. The client is registered for both x402 wire versions; the service's 402 offers both (the v1 body and
+ * the v2 PAYMENT-REQUIRED header), and the client then pays with v2 (PAYMENT-SIGNATURE, answered by PAYMENT-RESPONSE).
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";

@@ -87,3 +87,53 @@ export const payTopup = (
     body: { amount, coin: "USDCBASE" },
     headers: { "x-payment": header, ...extra },
   });
+
+/** What our challenge offers in v2 for `units`, as a client would copy it into `accepted`. */
+export const offeredV2 = (units: bigint) => ({
+  scheme: "exact",
+  network: "eip155:8453",
+  amount: units.toString(),
+  asset: chains.usdc,
+  payTo: chains.payTo,
+  maxTimeoutSeconds: 300,
+  extra: { name: "USD Coin", version: "2" },
+});
+
+/** The v2 `PAYMENT-SIGNATURE` header for an authorization signed by `signPayment`. */
+export function v2Header(
+  signed: Awaited<ReturnType<typeof signPayment>>,
+  accepted: Record<string, unknown>,
+): string {
+  const { payload } = JSON.parse(Buffer.from(signed.header, "base64").toString()) as { payload: unknown };
+  return Buffer.from(JSON.stringify({ x402Version: 2, accepted, payload })).toString("base64");
+}
+
+/** Signs by hand and encodes as v2, `accepted` being the offer unless overridden. */
+export async function signPaymentV2(
+  payer: PrivateKeyAccount,
+  units: bigint,
+  overrides: AuthorizationOverrides = {},
+  accepted: Record<string, unknown> = {},
+) {
+  const signed = await signPayment(payer, units, overrides);
+  return {
+    ...signed,
+    v1Header: signed.header,
+    header: v2Header(signed, { ...offeredV2(units), ...accepted }),
+  };
+}
+
+export const payTopupV2 = (
+  key: string,
+  amount: number,
+  header: string,
+  extra: Record<string, string> = {},
+  ip?: string,
+) =>
+  api("/topups", {
+    method: "POST",
+    key,
+    ip,
+    body: { amount, coin: "USDCBASE" },
+    headers: { "payment-signature": header, ...extra },
+  });

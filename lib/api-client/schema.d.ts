@@ -218,7 +218,7 @@ export interface paths {
         put?: never;
         /**
          * Start a top-up
-         * @description `coin` defaults to `BTC`. A classic coin answers 201 with a pending Topup. `USDCBASE`, or the header `X-Payment-Mode: x402`, answers 402 with the x402 challenge; re-send the same request with `X-PAYMENT` (base64 of the v1 payment payload) to pay: the authorization must be for exactly `maxAmountRequired`, to `payTo`, valid for at most `maxTimeoutSeconds`. The settled request answers 201 with the completed Topup and `X-PAYMENT-RESPONSE` (base64 JSON `{success, transaction, network, payer}`); the same header sent again by the same account answers 200 with the same top-up. One authorization credits at most once, exactly its own transfer's value, also when one transaction used several authorizations. Refused X-PAYMENT attempts are limited per account and per client address (`RATE_LIMIT_X402_ATTEMPTS`, default 30 per 10 minutes; paid ones do not count). At most 10 pending deposit top-ups per account.
+         * @description `coin` defaults to `BTC`. A classic coin answers 201 with a pending Topup. `USDCBASE`, or the header `X-Payment-Mode: x402`, answers 402 with the x402 challenge in both wire versions: the v1 body (`X402Requirements`) and the v2 `PAYMENT-REQUIRED` header (base64 JSON `{x402Version: 2, error, resource: {url, description, mimeType}, accepts: [{scheme, network: "eip155:8453", amount, asset, payTo, maxTimeoutSeconds, extra}]}`). Re-send the same request with `X-PAYMENT` (v1: base64 of `{x402Version: 1, scheme, network, payload}`) or `PAYMENT-SIGNATURE` (v2: base64 of `{x402Version: 2, accepted, payload}`, where `accepted` must equal the offered requirement) to pay: the authorization must be for exactly the asked amount, to `payTo`, valid for at most `maxTimeoutSeconds`. The settled request answers 201 with the completed Topup and the settlement header of its version (`X-PAYMENT-RESPONSE` for v1, `PAYMENT-RESPONSE` for v2: base64 JSON `{success, transaction, network, payer}`); the same authorization sent again by the same account, in either version, answers 200 with the same top-up. One authorization credits at most once, whichever header carried it, exactly its own transfer's value, also when one transaction used several authorizations. Refused payment attempts are limited per account and per client address (`RATE_LIMIT_X402_ATTEMPTS`, default 30 per 10 minutes; paid ones do not count). At most 10 pending deposit top-ups per account.
          */
         post: operations["createTopup"];
         delete?: never;
@@ -2090,8 +2090,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
                 /** @description Pay with x402 (USDC on Base). */
                 "X-Payment-Mode"?: "x402";
-                /** @description The signed x402 payment (re-sent request). */
+                /** @description The signed x402 v1 payment (re-sent request). */
                 "X-PAYMENT"?: string;
+                /** @description The signed x402 v2 payment with `accepted` (re-sent request); not with X-PAYMENT. */
+                "PAYMENT-SIGNATURE"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2114,8 +2116,10 @@ export interface operations {
             /** @description The top-up: pending with its deposit details, or completed when paid with x402. */
             201: {
                 headers: {
-                    /** @description x402 settlement: base64 JSON `{success, transaction, network, payer}`. */
+                    /** @description x402 v1 settlement: base64 JSON `{success, transaction, network: "base", payer}`. */
                     "X-PAYMENT-RESPONSE"?: string;
+                    /** @description x402 v2 settlement: base64 JSON `{success, transaction, network: "eip155:8453", payer}`. */
+                    "PAYMENT-RESPONSE"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2140,9 +2144,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description x402: payment required (`payment_required`), or the X-PAYMENT was refused before any chain transaction: `payment_amount_mismatch`, `payment_recipient_mismatch`, `payment_network_mismatch`, `payment_scheme_mismatch`, `payment_expired`, `payment_not_yet_valid`, `payment_validity_too_long`, `invalid_payment_signature`, `insufficient_funds`, `payment_already_used`, `payment_rejected`, `payment_failed`. The body always carries the requirements to sign afresh. */
+            /** @description x402: payment required (`payment_required`), or the payment was refused before any chain transaction: `payment_amount_mismatch`, `payment_recipient_mismatch`, `payment_network_mismatch`, `payment_scheme_mismatch`, `payment_requirements_mismatch`, `payment_expired`, `payment_not_yet_valid`, `payment_validity_too_long`, `invalid_payment_signature`, `insufficient_funds`, `payment_already_used`, `payment_rejected`, `payment_failed`. The body (v1) and the `PAYMENT-REQUIRED` header (v2) always carry the requirements to sign afresh. */
             402: {
                 headers: {
+                    /** @description x402 v2 challenge: base64 JSON `{x402Version: 2, error, resource, accepts}` for the same offer. */
+                    "PAYMENT-REQUIRED"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -64,6 +64,11 @@ describe("configuration", () => {
     [{ X402_PAY_TO: "0x123" }, /X402_PAY_TO: must be a 0x-prefixed 20-byte address/],
     [{ X402_RELAYER_PRIVATE_KEY: "0xabc" }, /X402_RELAYER_PRIVATE_KEY: must be a 0x-prefixed 32-byte/],
     [{ X402_NETWORK: "ethereum" }, /X402_NETWORK/],
+    [{ X402_FACILITATOR_URL: "ftp://facilitator" }, /X402_FACILITATOR_URL: must be an http\(s\) URL/],
+    [
+      { X402_FACILITATOR_HEADERS: "Authorization: Bearer x" },
+      /X402_FACILITATOR_HEADERS: must be a JSON object/,
+    ],
     [{ DEPOSIT_XPUB_BTC: "xpub-nonsense" }, /DEPOSIT_XPUB_BTC/],
     [{ DEPOSIT_CONFIRMATIONS: "ETH=3" }, /DEPOSIT_CONFIRMATIONS: expected COIN:COUNT/],
     [{ DEPOSIT_CONFIRMATIONS: "DOGE:3" }, /DEPOSIT_CONFIRMATIONS: unknown coin DOGE/],
@@ -150,5 +155,27 @@ describe("configuration", () => {
     const sepolia = parseConfig({ DATA_DIR: dataDir(), X402_NETWORK: "base-sepolia" }).x402;
     expect(sepolia.chainId).toBe(84532);
     expect(sepolia.usdc.name).toBe("USDC");
+  });
+
+  it("a facilitator replaces the relayer key in production; its headers are parsed", () => {
+    const { X402_RELAYER_PRIVATE_KEY: _key, ...withoutRelayer } = X402;
+    const production = {
+      DATA_DIR: dataDir(),
+      SESSION_SECRET: SECRET,
+      ENCRYPTION_KEY: KEY,
+      ...withoutRelayer,
+    };
+    expect(() => parseConfig(production)).toThrow(/X402_RELAYER_PRIVATE_KEY: required/);
+    const config = parseConfig({
+      ...production,
+      X402_FACILITATOR_URL: "https://facilitator.example",
+      X402_FACILITATOR_HEADERS: '{"Authorization":"Bearer t0ken"}',
+    });
+    expect(config.x402.relayerPrivateKey).toBeUndefined();
+    expect(config.x402.facilitator).toEqual({
+      url: "https://facilitator.example",
+      headers: { Authorization: "Bearer t0ken" },
+    });
+    expect(parseConfig({ DATA_DIR: dataDir() }).x402.facilitator).toBeUndefined();
   });
 });

@@ -49,6 +49,26 @@ const httpUrl = optionalText.pipe(
   z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).optional(),
 );
 
+/** A JSON object of header name -> value sent to the x402 facilitator (its API key, for instance). */
+const facilitatorHeaders = optionalText.transform((value, context) => {
+  if (value === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    parsed = undefined;
+  }
+  const headers = z.record(z.string().regex(/^[A-Za-z0-9-]+$/), z.string()).safeParse(parsed);
+  if (!headers.success) {
+    context.addIssue({
+      code: "custom",
+      message: 'must be a JSON object of header names to values, e.g. {"Authorization":"Bearer ..."}',
+    });
+    return z.NEVER;
+  }
+  return headers.data;
+});
+
 /** `ETH:3,USDT:3` -> per-coin confirmation counts that override the defaults. */
 const confirmationOverrides = z
   .string()
@@ -130,6 +150,8 @@ const envSchema = z.object({
   X402_PAY_TO: evmAddress,
   X402_RELAYER_PRIVATE_KEY: privateKey,
   X402_MAX_TIMEOUT_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
+  X402_FACILITATOR_URL: httpUrl,
+  X402_FACILITATOR_HEADERS: facilitatorHeaders,
   EVM_RPC_URL: httpUrl,
   EVM_CHAIN_ID: z.coerce.number().int().min(1).default(1),
   EVM_USDT_ADDRESS: evmAddress,
@@ -267,6 +289,8 @@ export type X402Config = {
   payTo: `0x${string}` | undefined;
   relayerPrivateKey: `0x${string}` | undefined;
   maxTimeoutSeconds: number;
+  /** When set, verification and settlement are delegated to this x402 facilitator instead of our relayer. */
+  facilitator: { url: string; headers: Record<string, string> } | undefined;
 };
 
 export type UtxoNodeConfig = {
@@ -413,7 +437,12 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
   const dataDir = path.resolve(values.DATA_DIR);
 
   if (mode === "production") {
-    const missing = PRODUCTION_REQUIRED.filter((name) => values[name] === undefined);
+    // With a facilitator, it settles and pays the gas: no relayer key of ours is needed.
+    const missing = PRODUCTION_REQUIRED.filter(
+      (name) =>
+        values[name] === undefined &&
+        !(name === "X402_RELAYER_PRIVATE_KEY" && values.X402_FACILITATOR_URL !== undefined),
+    );
     if (missing.length > 0) {
       throw new ConfigError(
         missing.map((name) => `${name}: required in production mode (APP_MODE=production)`),
@@ -504,6 +533,9 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       relayerPrivateKey:
         (values.X402_RELAYER_PRIVATE_KEY as `0x${string}` | undefined) ?? demoValues?.chainRelayerKey,
       maxTimeoutSeconds: values.X402_MAX_TIMEOUT_SECONDS,
+      facilitator: values.X402_FACILITATOR_URL
+        ? { url: values.X402_FACILITATOR_URL, headers: values.X402_FACILITATOR_HEADERS }
+        : undefined,
     },
     deposits: {
       keys: anyKeyConfigured || !demo ? configuredKeys : demo.depositKeys,

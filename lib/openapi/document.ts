@@ -123,6 +123,7 @@ const X402_ERRORS = [
   "payment_recipient_mismatch",
   "payment_network_mismatch",
   "payment_scheme_mismatch",
+  "payment_requirements_mismatch",
   "payment_expired",
   "payment_not_yet_valid",
   "payment_validity_too_long",
@@ -421,13 +422,19 @@ export function buildOpenApiDocument() {
           summary: "Start a top-up",
           description:
             "`coin` defaults to `BTC`. A classic coin answers 201 with a pending Topup. `USDCBASE`, or the header " +
-            "`X-Payment-Mode: x402`, answers 402 with the x402 challenge; re-send the same request with `X-PAYMENT` " +
-            "(base64 of the v1 payment payload) to pay: the authorization must be for exactly `maxAmountRequired`, " +
-            "to `payTo`, valid for at most `maxTimeoutSeconds`. The settled request answers 201 with the completed " +
-            "Topup and `X-PAYMENT-RESPONSE` (base64 JSON `{success, transaction, network, payer}`); the same header " +
-            "sent again by the same account answers 200 with the same top-up. One authorization credits at most " +
-            "once, exactly its own transfer's value, also when one transaction used several authorizations. " +
-            "Refused X-PAYMENT attempts are limited per account and per client address (`RATE_LIMIT_X402_ATTEMPTS`, " +
+            "`X-Payment-Mode: x402`, answers 402 with the x402 challenge in both wire versions: the v1 body " +
+            "(`X402Requirements`) and the v2 `PAYMENT-REQUIRED` header (base64 JSON `{x402Version: 2, error, " +
+            'resource: {url, description, mimeType}, accepts: [{scheme, network: "eip155:8453", amount, asset, ' +
+            "payTo, maxTimeoutSeconds, extra}]}`). Re-send the same request with `X-PAYMENT` (v1: base64 of " +
+            "`{x402Version: 1, scheme, network, payload}`) or `PAYMENT-SIGNATURE` (v2: base64 of `{x402Version: 2, " +
+            "accepted, payload}`, where `accepted` must equal the offered requirement) to pay: the authorization " +
+            "must be for exactly the asked amount, to `payTo`, valid for at most `maxTimeoutSeconds`. The settled " +
+            "request answers 201 with the completed Topup and the settlement header of its version " +
+            "(`X-PAYMENT-RESPONSE` for v1, `PAYMENT-RESPONSE` for v2: base64 JSON `{success, transaction, network, " +
+            "payer}`); the same authorization sent again by the same account, in either version, answers 200 with " +
+            "the same top-up. One authorization credits at most once, whichever header carried it, exactly its own " +
+            "transfer's value, also when one transaction used several authorizations. " +
+            "Refused payment attempts are limited per account and per client address (`RATE_LIMIT_X402_ATTEMPTS`, " +
             "default 30 per 10 minutes; paid ones do not count). " +
             `At most ${MAX_PENDING_TOPUPS} pending deposit top-ups per account.`,
           requestParams: {
@@ -439,7 +446,11 @@ export function buildOpenApiDocument() {
               "X-PAYMENT": z
                 .string()
                 .optional()
-                .meta({ description: "The signed x402 payment (re-sent request)." }),
+                .meta({ description: "The signed x402 v1 payment (re-sent request)." }),
+              "PAYMENT-SIGNATURE": z.string().optional().meta({
+                description:
+                  "The signed x402 v2 payment with `accepted` (re-sent request); not with X-PAYMENT.",
+              }),
             }),
           },
           requestBody: { required: true, content: jsonContent(CreateTopupRequestSchema) },
@@ -453,7 +464,13 @@ export function buildOpenApiDocument() {
               content: jsonContent(TopupSchema),
               headers: {
                 "X-PAYMENT-RESPONSE": {
-                  description: "x402 settlement: base64 JSON `{success, transaction, network, payer}`.",
+                  description:
+                    'x402 v1 settlement: base64 JSON `{success, transaction, network: "base", payer}`.',
+                  schema: { type: "string" as const },
+                },
+                "PAYMENT-RESPONSE": {
+                  description:
+                    'x402 v2 settlement: base64 JSON `{success, transaction, network: "eip155:8453", payer}`.',
                   schema: { type: "string" as const },
                 },
               },
@@ -470,10 +487,17 @@ export function buildOpenApiDocument() {
             ]),
             "402": {
               description:
-                "x402: payment required (`payment_required`), or the X-PAYMENT was refused before any chain " +
-                `transaction: ${X402_ERRORS.map((c) => `\`${c}\``).join(", ")}. The body always carries the ` +
-                "requirements to sign afresh.",
+                "x402: payment required (`payment_required`), or the payment was refused before any chain " +
+                `transaction: ${X402_ERRORS.map((c) => `\`${c}\``).join(", ")}. The body (v1) and the ` +
+                "`PAYMENT-REQUIRED` header (v2) always carry the requirements to sign afresh.",
               content: jsonContent(X402RequirementsSchema),
+              headers: {
+                "PAYMENT-REQUIRED": {
+                  description:
+                    "x402 v2 challenge: base64 JSON `{x402Version: 2, error, resource, accepts}` for the same offer.",
+                  schema: { type: "string" as const },
+                },
+              },
             },
             "409": errorResponse(
               "Too many pending top-ups, this payment is being settled by another request (retry), it was used by " +

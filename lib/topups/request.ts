@@ -7,7 +7,13 @@ import { fingerprint, type StoredResponse, withIdempotency } from "@/lib/idempot
 import { usdToCents } from "@/lib/money/cents";
 import { limiters, type QuotaOutcome, withQuotas } from "@/lib/rate-limit/limits";
 import type { CreateTopupRequest } from "@/lib/schemas/topups";
-import { payTopupWithX402, x402Challenge, x402Requirement } from "@/lib/x402/service";
+import {
+  payTopupWithX402,
+  type X402Version,
+  x402Challenge,
+  x402ChallengeHeaders,
+  x402Requirement,
+} from "@/lib/x402/service";
 import { isDepositCoin } from "./coins";
 import { createDepositTopup } from "./service";
 
@@ -35,14 +41,16 @@ function x402AttemptCounts(outcome: QuotaOutcome<unknown>): boolean {
 
 /**
  * POST /topups: a classic coin gets a deposit (201); USDC on Base, or `X-Payment-Mode: x402`, gets the
- * x402 challenge (402) until the request comes back with `X-PAYMENT`, which is then settled (201).
+ * x402 challenge (402) until the request comes back with `X-PAYMENT` (v1) or `PAYMENT-SIGNATURE` (v2), which
+ * is then settled (201).
  * An Idempotency-Key makes a retried request return the first outcome instead of a second top-up.
  */
 export async function requestTopup(input: {
   accountId: number;
   body: CreateTopupRequest;
   paymentMode: string | null;
-  paymentHeader: string | null;
+  /** The payment and the wire version of the header that carried it (`X-PAYMENT` v1, `PAYMENT-SIGNATURE` v2). */
+  payment: { header: string; version: X402Version } | null;
   idempotencyKey: string | undefined;
   resource: string;
   /** The client's address, which x402 attempts are limited by beside the account. */
@@ -51,8 +59,10 @@ export async function requestTopup(input: {
   const amountCents = usdToCents(input.body.amount);
   if (amountCents === undefined) throw badRequest("invalid_amount", VALIDATION_MESSAGES.invalid_amount);
   const x402 = input.body.coin === "USDCBASE" || input.paymentMode?.toLowerCase() === "x402";
-  if (x402 && !input.paymentHeader) {
-    return { status: 402, body: x402Challenge(x402Requirement(amountCents, input.resource)) };
+  if (x402 && !input.payment) {
+    // One challenge for both wire versions: the v1 body and the v2 PAYMENT-REQUIRED header.
+    const requirement = x402Requirement(amountCents, input.resource);
+    return { status: 402, body: x402Challenge(requirement), headers: x402ChallengeHeaders(requirement) };
   }
   const coin = x402 ? "USDCBASE" : input.body.coin;
   return withIdempotency(
@@ -72,7 +82,8 @@ export async function requestTopup(input: {
             payTopupWithX402({
               accountId: input.accountId,
               amountCents,
-              header: input.paymentHeader ?? "",
+              header: input.payment?.header ?? "",
+              version: input.payment?.version ?? 1,
               resource: input.resource,
             }),
           x402AttemptCounts,
@@ -80,11 +91,25 @@ export async function requestTopup(input: {
         return {
           status: paid.status,
           body: paid.topup,
-          headers: { "X-PAYMENT-RESPONSE": paid.paymentResponse },
+          headers: { [paid.paymentResponse.header]: paid.paymentResponse.value },
         };
       }
       if (!isDepositCoin(coin)) throw badRequest("invalid_coin", `Unknown coin ${coin}.`);
       return { status: 201, body: await createDepositTopup(input.accountId, amountCents, coin) };
     },
   );
+}
+
+/** The x402 payment header: `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1); both at once is ambiguous. */
+export function readPaymentHeader(headers: Headers): { header: string; version: X402Version } | null {
+  const v2 = headers.get("payment-signature");
+  const v1 = headers.get("x-payment");
+  if (v2 && v1) {
+    throw badRequest(
+      "invalid_payment",
+      "Send either PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (v1), not both.",
+    );
+  }
+  if (v2) return { header: v2, version: 2 };
+  return v1 ? { header: v1, version: 1 } : null;
 }

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
+  acceptedAsOffered,
   checkPaymentTerms,
   checkPaymentWindow,
   decodePaymentHeader,
+  decodePaymentSignatureV2,
   type ExactEvmPayloadV1,
   PaymentHeaderError,
 } from "./payload";
-import { centsToUsdcUnits, topupRequirement } from "./requirements";
+import { centsToUsdcUnits, paymentRequiredV2, topupRequirement, toV2Requirement } from "./requirements";
 
 const PAY_TO = "0x2BCCcf425AC35bc15d9A9466e4f3ce0941fC2738" as const;
 const requirement = topupRequirement(
@@ -102,5 +104,55 @@ describe("decodePaymentHeader", () => {
     ["too long", "A".repeat(9000)],
   ])("refuses %s", (_name, header) => {
     expect(() => decodePaymentHeader(header)).toThrow(PaymentHeaderError);
+  });
+});
+
+describe("v2: PAYMENT-SIGNATURE and `accepted`", () => {
+  const offered = toV2Requirement(requirement, 8453);
+  const v2 = (accepted: Record<string, unknown> = {}) =>
+    Buffer.from(
+      JSON.stringify({ x402Version: 2, accepted: { ...offered, ...accepted }, payload: payment().payload }),
+    ).toString("base64");
+
+  it("offers the same terms as v1 under the CAIP-2 network id, with the resource on top", () => {
+    expect(offered).toEqual({
+      scheme: "exact",
+      network: "eip155:8453",
+      amount: "50000000",
+      asset: requirement.asset,
+      payTo: PAY_TO,
+      maxTimeoutSeconds: 300,
+      extra: { name: "USD Coin", version: "2" },
+    });
+    expect(paymentRequiredV2(requirement, 8453, "payment_required")).toMatchObject({
+      x402Version: 2,
+      error: "payment_required",
+      resource: { url: requirement.resource, mimeType: "application/json" },
+      accepts: [offered],
+    });
+  });
+
+  it("an `accepted` equal to the offer becomes the same payment as in v1", () => {
+    const checked = acceptedAsOffered(decodePaymentSignatureV2(v2()), offered, "base");
+    expect(checked).toEqual({ payment: { ...payment(), x402Version: 1 } });
+  });
+
+  it.each([
+    [{ amount: "50000001" }, "payment_amount_mismatch"],
+    [{ network: "base" }, "payment_network_mismatch"],
+    [{ payTo: "0x0000000000000000000000000000000000000001" }, "payment_recipient_mismatch"],
+    [{ scheme: "upto" }, "payment_scheme_mismatch"],
+    [{ maxTimeoutSeconds: 301 }, "payment_requirements_mismatch"],
+    [{ extra: { name: "USDC", version: "2" } }, "payment_requirements_mismatch"],
+    [{ asset: "not-an-address" }, "payment_requirements_mismatch"],
+  ])("%o is refused as %s", (accepted, code) => {
+    const checked = acceptedAsOffered(decodePaymentSignatureV2(v2(accepted)), offered, "base");
+    expect(checked).toMatchObject({ rejection: { code } });
+  });
+
+  it("a v1 payload is not a v2 payment, and the reverse", () => {
+    const v1 = Buffer.from(JSON.stringify(payment())).toString("base64");
+    expect(() => decodePaymentSignatureV2(v1)).toThrow(PaymentHeaderError);
+    expect(() => decodePaymentHeader(v2())).toThrow(PaymentHeaderError);
   });
 });

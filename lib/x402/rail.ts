@@ -1,5 +1,13 @@
 import "server-only";
-import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
+import { HTTPFacilitatorClient } from "@x402/core/http";
+import {
+  type PaymentPayload,
+  type PaymentRequirements,
+  SettleError,
+  type SettleResponse,
+  VerifyError,
+  type VerifyResponse,
+} from "@x402/core/types";
 import { authorizationTypes, toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/facilitator";
 import {
@@ -58,7 +66,46 @@ export type ChainSettlement = { txHash: `0x${string}`; value: bigint; logIndex: 
 /** What an authorization moves: `value` from `payer` to `payTo`, under `nonce`. */
 export type ExpectedTransfer = Omit<AuthorizedTransfer, "token">;
 
-function buildRail(rpcUrl: string, relayerKey: `0x${string}`) {
+/** Verify and settle: our own relayer with the official exact scheme, or an x402 facilitator over HTTP. */
+type Settler = {
+  verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>;
+  settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>;
+};
+
+/**
+ * An x402 facilitator: its refusals (VerifyError, SettleError: a non-2xx with a verdict) are verdicts;
+ * anything else (unreachable, timeout, garbage) is ChainUnavailableError like a failed RPC call.
+ */
+function facilitatorSettler(url: string, headers: Record<string, string>, network: string): Settler {
+  const client = new HTTPFacilitatorClient({
+    url,
+    timeoutMs: CONFIRMATION_TIMEOUT_MS + 15_000,
+    createAuthHeaders: async () => ({ verify: headers, settle: headers, supported: headers }),
+  });
+  return {
+    verify: (payload, requirements) =>
+      client.verify(payload, requirements).catch((error: unknown) => {
+        if (error instanceof VerifyError) {
+          return { isValid: false, invalidReason: error.invalidReason, payer: error.payer };
+        }
+        throw new ChainUnavailableError("facilitator verify failed");
+      }),
+    settle: (payload, requirements) =>
+      client.settle(payload, requirements).catch((error: unknown) => {
+        if (error instanceof SettleError) {
+          return {
+            success: false,
+            errorReason: error.errorReason,
+            transaction: error.transaction ?? "",
+            network: network as `${string}:${string}`,
+          };
+        }
+        throw new ChainUnavailableError("facilitator settle failed");
+      }),
+  };
+}
+
+function buildRail(rpcUrl: string, relayerKey: `0x${string}` | undefined) {
   const settings = config().x402;
   const chain = defineChain({
     id: settings.chainId,
@@ -70,34 +117,44 @@ function buildRail(rpcUrl: string, relayerKey: `0x${string}`) {
   // Base makes a block every 2 s; viem's default 4 s polling would double the wait for every receipt.
   const pollingInterval = 500;
   const publicClient = createPublicClient({ chain, transport, pollingInterval });
-  const wallet = createWalletClient({
-    account: privateKeyToAccount(relayerKey),
-    chain,
-    transport,
-    pollingInterval,
-  }).extend(publicActions);
-  // Transactions from our one relayer account are sent one at a time, so two settlements never take the
-  // same account nonce; waiting for receipts happens outside the lock.
-  let sending: Promise<unknown> = Promise.resolve();
-  const serialised = <T>(send: () => Promise<T>): Promise<T> => {
-    const next = sending.then(send, send);
-    sending = next.catch(() => undefined);
-    return next;
+  const ownRelayer = (key: `0x${string}`): Settler => {
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(key),
+      chain,
+      transport,
+      pollingInterval,
+    }).extend(publicActions);
+    // Transactions from our one relayer account are sent one at a time, so two settlements never take the
+    // same account nonce; waiting for receipts happens outside the lock.
+    let sending: Promise<unknown> = Promise.resolve();
+    const serialised = <T>(send: () => Promise<T>): Promise<T> => {
+      const next = sending.then(send, send);
+      sending = next.catch(() => undefined);
+      return next;
+    };
+    const signer = toFacilitatorEvmSigner(
+      {
+        address: wallet.account.address,
+        readContract: (args) => wallet.readContract(args as Parameters<typeof wallet.readContract>[0]),
+        verifyTypedData: (args) =>
+          wallet.verifyTypedData(args as Parameters<typeof wallet.verifyTypedData>[0]),
+        writeContract: (args) =>
+          serialised(() => wallet.writeContract(args as Parameters<typeof wallet.writeContract>[0])),
+        sendTransaction: (args) => serialised(() => wallet.sendTransaction(args)),
+        waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
+        getCode: (args) => wallet.getCode(args),
+      },
+      { confirmationTimeoutMs: CONFIRMATION_TIMEOUT_MS },
+    );
+    return new ExactEvmSchemeV1(signer);
   };
-  const signer = toFacilitatorEvmSigner(
-    {
-      address: wallet.account.address,
-      readContract: (args) => wallet.readContract(args as Parameters<typeof wallet.readContract>[0]),
-      verifyTypedData: (args) => wallet.verifyTypedData(args as Parameters<typeof wallet.verifyTypedData>[0]),
-      writeContract: (args) =>
-        serialised(() => wallet.writeContract(args as Parameters<typeof wallet.writeContract>[0])),
-      sendTransaction: (args) => serialised(() => wallet.sendTransaction(args)),
-      waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
-      getCode: (args) => wallet.getCode(args),
-    },
-    { confirmationTimeoutMs: CONFIRMATION_TIMEOUT_MS },
-  );
-  const facilitator = new ExactEvmSchemeV1(signer);
+  const facilitator: Settler = settings.facilitator
+    ? facilitatorSettler(settings.facilitator.url, settings.facilitator.headers, settings.network)
+    : relayerKey
+      ? ownRelayer(relayerKey)
+      : (() => {
+          throw new Error("X402_RELAYER_PRIVATE_KEY is not configured");
+        })();
   const token = settings.usdc.address;
 
   /**
@@ -115,8 +172,6 @@ function buildRail(rpcUrl: string, relayerKey: `0x${string}`) {
   };
 
   return {
-    relayer: wallet.account.address,
-
     /** Whether the payload's signature is the payer's, checked offline for ordinary (EOA) wallets. */
     async signedByPayer(payment: ExactEvmPayloadV1): Promise<boolean> {
       const { authorization, signature } = payment.payload;
@@ -254,7 +309,6 @@ export async function x402Rail(): Promise<X402Rail> {
       ),
     ]);
   }
-  if (!settings.relayerPrivateKey) throw new Error("X402_RELAYER_PRIVATE_KEY is not configured");
   state.rail = buildRail(rpcUrl, settings.relayerPrivateKey);
   return state.rail;
 }

@@ -1,5 +1,6 @@
 import "server-only";
-import { encodePaymentResponseHeader } from "@x402/core/http";
+import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
+import type { PaymentRequired } from "@x402/core/types";
 import { and, eq, lt } from "drizzle-orm";
 import { getAddress } from "viem";
 import { ApiError, badRequest } from "@/lib/api/errors";
@@ -11,9 +12,11 @@ import type { Topup, X402Requirement } from "@/lib/schemas/topups";
 import { presentTopup } from "@/lib/topups/present";
 import { newTopupRef } from "@/lib/topups/service";
 import {
+  acceptedAsOffered,
   checkPaymentTerms,
   checkPaymentWindow,
   decodePaymentHeader,
+  decodePaymentSignatureV2,
   type ExactEvmPayloadV1,
   PaymentHeaderError,
 } from "./payload";
@@ -24,7 +27,13 @@ import {
   type X402Rail,
   x402Rail,
 } from "./rail";
-import { centsToUsdcUnits, topupRequirement } from "./requirements";
+import {
+  caip2Network,
+  centsToUsdcUnits,
+  paymentRequiredV2,
+  topupRequirement,
+  toV2Requirement,
+} from "./requirements";
 
 /**
  * A claim on an authorization lasts this long (longer than a settlement's 30 s receipt wait); a request
@@ -32,7 +41,16 @@ import { centsToUsdcUnits, topupRequirement } from "./requirements";
  */
 const CLAIM_LEASE_MS = 60_000;
 
-export type X402Payment = { status: 200 | 201; topup: Topup; paymentResponse: string };
+/** The x402 wire version a payment came in on: its answer goes back in the same version's header. */
+export type X402Version = 1 | 2;
+
+export type X402Payment = {
+  status: 200 | 201;
+  topup: Topup;
+  /** The settlement response header's name and value for the version the payment came in. */
+  paymentResponse: { header: "X-PAYMENT-RESPONSE" | "PAYMENT-RESPONSE"; value: string };
+};
+type Credited = { status: 200 | 201; topup: Topup; txHash: string; payer: string };
 
 type AuthorizationKey = { network: string; asset: string; payer: string; nonce: string };
 type AuthorizationRow = typeof x402Authorizations.$inferSelect;
@@ -56,9 +74,18 @@ export function x402Challenge(requirement: X402Requirement, code = "payment_requ
   };
 }
 
+/** The `PAYMENT-REQUIRED` header (v2) for the same offer as the v1 body. */
+export function x402ChallengeHeaders(requirement: X402Requirement, code = "payment_required") {
+  return {
+    "PAYMENT-REQUIRED": encodePaymentRequiredHeader(
+      paymentRequiredV2(requirement, config().x402.chainId, code) as unknown as PaymentRequired,
+    ),
+  };
+}
+
 const rejection = (requirement: X402Requirement, code: string, message: string) => {
   const { error, message: text, ...rest } = x402Challenge(requirement, code, message);
-  return new ApiError(402, error, text, rest);
+  return new ApiError(402, error, text, rest, x402ChallengeHeaders(requirement, code));
 };
 
 const unavailable = () =>
@@ -84,10 +111,22 @@ async function findAuthorization(key: AuthorizationKey): Promise<AuthorizationRo
   return row;
 }
 
-function paymentResponseHeader(txHash: string, payer: string): string {
-  // The v1 wire names networks plainly ("base"); the encoder's type only knows v2's CAIP-2 names.
-  const network = config().x402.network as `${string}:${string}`;
-  return encodePaymentResponseHeader({ success: true, transaction: txHash, network, payer });
+function paymentResponse(credited: Credited, version: X402Version): X402Payment {
+  const settings = config().x402;
+  // The v1 wire names networks plainly ("base"); v2 uses CAIP-2 ids, which is all the encoder's type knows.
+  const network =
+    version === 2 ? caip2Network(settings.chainId) : (settings.network as `${string}:${string}`);
+  const value = encodePaymentResponseHeader({
+    success: true,
+    transaction: credited.txHash,
+    network,
+    payer: credited.payer,
+  });
+  return {
+    status: credited.status,
+    topup: credited.topup,
+    paymentResponse: { header: version === 2 ? "PAYMENT-RESPONSE" : "X-PAYMENT-RESPONSE", value },
+  };
 }
 
 async function presentX402Topup(topupId: number): Promise<Topup> {
@@ -103,7 +142,7 @@ async function presentX402Topup(topupId: number): Promise<Topup> {
  * its top-up again (200), anyone else gets 409; one still being settled gets 409 with Retry-After.
  * Returns undefined when an abandoned claim may be taken over.
  */
-async function answerForKnown(row: AuthorizationRow, accountId: number): Promise<X402Payment | undefined> {
+async function answerForKnown(row: AuthorizationRow, accountId: number): Promise<Credited | undefined> {
   if (row.state === "settled" && row.topupId !== null && row.txHash) {
     if (row.accountId !== accountId) {
       throw new ApiError(409, "payment_already_used", "This payment authorization has already been used.");
@@ -111,7 +150,8 @@ async function answerForKnown(row: AuthorizationRow, accountId: number): Promise
     return {
       status: 200,
       topup: await presentX402Topup(row.topupId),
-      paymentResponse: paymentResponseHeader(row.txHash, getAddress(row.payer)),
+      txHash: row.txHash,
+      payer: getAddress(row.payer),
     };
   }
   if (row.leaseUntil && row.leaseUntil.getTime() > Date.now()) {
@@ -127,7 +167,7 @@ async function answerForKnown(row: AuthorizationRow, accountId: number): Promise
 }
 
 /** Another request holds or has settled this authorization: its answer, or 409 while it is still running. */
-async function answerAsRecorded(key: AuthorizationKey, accountId: number): Promise<X402Payment> {
+async function answerAsRecorded(key: AuthorizationKey, accountId: number): Promise<Credited> {
   const existing = await findAuthorization(key);
   const known = existing && (await answerForKnown(existing, accountId));
   if (known) return known;
@@ -143,7 +183,7 @@ async function answerAsRecorded(key: AuthorizationKey, accountId: number): Promi
 }
 
 /** Claims the authorization for settlement, or takes over this account's own abandoned claim. */
-async function claim(key: AuthorizationKey, accountId: number): Promise<{ id: number } | X402Payment> {
+async function claim(key: AuthorizationKey, accountId: number): Promise<{ id: number } | Credited> {
   const database = await db();
   const leaseUntil = new Date(Date.now() + CLAIM_LEASE_MS);
   const [inserted] = await database
@@ -187,7 +227,7 @@ async function creditSettlement(input: {
   amountCents: number;
   requirement: X402Requirement;
   settlement: ChainSettlement;
-}): Promise<X402Payment> {
+}): Promise<Credited> {
   const { key, claimId, accountId, requirement } = input;
   const { txHash, value, logIndex } = input.settlement;
   // The credit is the transfer's value, which must be the top-up's amount in whole cents (at least one).
@@ -261,7 +301,8 @@ async function creditSettlement(input: {
   return {
     status: 201,
     topup: await presentX402Topup(outcome),
-    paymentResponse: paymentResponseHeader(txHash, getAddress(key.payer)),
+    txHash,
+    payer: getAddress(key.payer),
   };
 }
 
@@ -271,7 +312,7 @@ async function creditFromChain(
   payment: ExactEvmPayloadV1,
   requirement: X402Requirement,
   context: { key: AuthorizationKey; claimId: number | undefined; accountId: number; amountCents: number },
-): Promise<X402Payment> {
+): Promise<Credited> {
   const found = await rail.findSettlement(expectedTransfer(payment, requirement));
   if (!found) {
     if (context.claimId !== undefined) await releaseClaim(context.claimId);
@@ -320,17 +361,36 @@ export async function payTopupWithX402(input: {
   accountId: number;
   amountCents: number;
   header: string;
+  /** 1: the header was `X-PAYMENT`; 2: it was `PAYMENT-SIGNATURE`. */
+  version: X402Version;
   resource: string;
 }): Promise<X402Payment> {
-  const { accountId, amountCents } = input;
-  const requirement = x402Requirement(amountCents, input.resource);
+  const requirement = x402Requirement(input.amountCents, input.resource);
   let payment: ExactEvmPayloadV1;
   try {
-    payment = decodePaymentHeader(input.header);
+    if (input.version === 2) {
+      const offered = toV2Requirement(requirement, config().x402.chainId);
+      const checked = acceptedAsOffered(decodePaymentSignatureV2(input.header), offered, requirement.network);
+      if ("rejection" in checked) {
+        throw rejection(requirement, checked.rejection.code, checked.rejection.message);
+      }
+      payment = checked.payment;
+    } else {
+      payment = decodePaymentHeader(input.header);
+    }
   } catch (error) {
     if (error instanceof PaymentHeaderError) throw badRequest("invalid_payment", error.message);
     throw error;
   }
+  return paymentResponse(await settleAndCredit(input, requirement, payment), input.version);
+}
+
+async function settleAndCredit(
+  input: { accountId: number; amountCents: number },
+  requirement: X402Requirement,
+  payment: ExactEvmPayloadV1,
+): Promise<Credited> {
+  const { accountId, amountCents } = input;
   const terms = checkPaymentTerms(payment, requirement);
   if (terms) throw rejection(requirement, terms.code, terms.message);
 
@@ -375,6 +435,13 @@ export async function payTopupWithX402(input: {
       throw rejection(requirement, "insufficient_funds", "The paying wallet does not hold enough USDC.");
     }
     const verdict = await rail.verify(payment, requirement);
+    if (!verdict.isValid && (await rail.authorizationUsed(from, nonce))) {
+      // Used on chain since our first look (a parallel request with the same authorization, in either
+      // version, settled it): credit from the chain as above, or answer as that request did.
+      const answered = await claimOrAnswer();
+      if (answered) return answered;
+      return await creditFromChain(rail, payment, requirement, { key, claimId, accountId, amountCents });
+    }
     if (!verdict.isValid) {
       const failure = verifyFailure(verdict.invalidReason);
       throw rejection(requirement, failure.code, failure.message);
@@ -406,8 +473,9 @@ export async function payTopupWithX402(input: {
     if (await rail.authorizationUsed(from, nonce)) {
       return await creditFromChain(rail, payment, requirement, { key, claimId, accountId, amountCents });
     }
-    if (/revert/i.test(settled.errorReason ?? "")) {
-      // The transaction was refused before it was sent (gas estimation reverted): nothing can land later.
+    if (/revert|^invalid_/i.test(settled.errorReason ?? "")) {
+      // The transaction was refused before it was sent (gas estimation reverted, or a facilitator's own
+      // re-verification failed): nothing can land later.
       mayHaveBeenSent = false;
       throw rejection(
         requirement,

@@ -4,7 +4,7 @@ import { readPageRequest } from "@/lib/api/pagination";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
 import { CreateTopupRequestSchema, TOPUP_PAGE_DEFAULT } from "@/lib/schemas/topups";
-import { requestTopup, topupResource } from "@/lib/topups/request";
+import { readPaymentHeader, requestTopup, topupResource } from "@/lib/topups/request";
 import { listTopups } from "@/lib/topups/service";
 
 const amountCode = (issue: z.core.$ZodIssue) =>
@@ -28,14 +28,14 @@ export const POST = authedRoute(async ({ request, auth, client }) => {
     accountId: auth.accountId,
     body,
     paymentMode: request.headers.get("x-payment-mode"),
-    paymentHeader: request.headers.get("x-payment"),
+    payment: readPaymentHeader(request.headers),
     idempotencyKey,
     resource: topupResource(request),
     client,
   });
   return json(outcome.body, outcome.status, {
     ...outcome.headers,
-    "Access-Control-Expose-Headers": "X-PAYMENT-RESPONSE",
+    "Access-Control-Expose-Headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE",
   });
 });
 

@@ -6,7 +6,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
 reports=$(mktemp -d)
-trap 'rm -rf "$reports"' EXIT
+# The guest image build's output, kept apart from the suites' reports (every file there is a report).
+guest_log=$(mktemp)
+trap 'rm -rf "$reports" "$guest_log"' EXIT
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi; }
 
@@ -64,7 +66,7 @@ check() { # name, command...: a pass/fail check recorded as one test
 
 # The Debian guest for the VM suite is built meanwhile (or taken from its cache): mostly package downloads and
 # disk work, so it runs beside the build and the first suites instead of after them.
-as_root bash scripts/guest-build.sh >"$reports/guest-build.log" 2>&1 &
+as_root bash scripts/guest-build.sh >"$guest_log" 2>&1 &
 guest_build=$!
 
 check lint npx biome check .
@@ -105,10 +107,10 @@ if ! virsh -c qemu:///system version >/dev/null 2>&1; then
   for _ in $(seq 1 60); do virsh -c qemu:///system version >/dev/null 2>&1 && break; sleep 0.5; done
 fi
 if wait "$guest_build"; then
-  tail -n 3 "$reports/guest-build.log"
+  tail -n 3 "$guest_log"
   vitest_suite vm vm
 else
-  echo "the guest image build failed:"; tail -n 40 "$reports/guest-build.log"
+  echo "the guest image build failed:"; tail -n 40 "$guest_log"
   echo '{"passed":0,"failed":1}' >"$reports/vm-guest-build.check"
 fi
 

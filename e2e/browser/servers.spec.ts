@@ -4,8 +4,10 @@ import { api, fundBalance, signUp } from "../support/dashboard";
 test("an empty account sees the empty server list and the shortfall when ordering", async ({ page }) => {
   await signUp(page);
   await page.getByRole("link", { name: "Servers", exact: true }).click();
-  await expect(page.getByText("No servers yet.")).toBeVisible();
-  await page.getByRole("link", { name: "Order a server" }).click();
+  // The overview says "No servers yet." too, and links "…to order a server": wait for the servers page itself.
+  await expect(page.getByRole("heading", { level: 1, name: "Servers" })).toBeVisible();
+  await expect(page.getByText("No servers yet. Order one")).toBeVisible();
+  await page.getByRole("link", { name: "Order a server", exact: true }).click();
   await expect(page.getByTestId("order-balance")).toHaveText("$0.00");
   await expect(page.getByTestId("order-deficit")).toBeVisible();
   // A shortfall below the smallest top-up asks for the smallest top-up.

@@ -12,7 +12,11 @@ let app: RunningApp | undefined;
 
 const UNREACHABLE_URI = "qemu+ssh://nobody@127.0.0.1:1/system?no_tty=1";
 
-export const VM_LIMITS = { memoryMb: 1024, diskGb: 4, sshPortBase: 23600 };
+export const VM_LIMITS = {
+  memoryMb: 1024,
+  diskGb: 4,
+  sshPortBase: Number(process.env.VM_TEST_SSH_PORT_BASE ?? 23600),
+};
 
 export async function setup(project: TestProject) {
   if (!existsSync(path.join(IMAGES_DIR, "debian-12.qcow2"))) {

@@ -7,7 +7,8 @@ import ssh2 from "ssh2";
 const exec = promisify(execFile);
 
 export const URI = "qemu:///system";
-export const PREFIX = "vpst-";
+// Overridable so two runs on one host (for instance two checkouts) do not touch each other's machines.
+export const PREFIX = process.env.VM_TEST_PREFIX ?? "vpst-";
 export const POOL = `${PREFIX}disks`;
 export const IMAGES_DIR = process.env.GUEST_IMAGES_DIR ?? "/var/lib/vps/images";
 export const DISKS_DIR = process.env.VM_TEST_DISKS_DIR ?? "/var/lib/vps/test-servers";

@@ -373,6 +373,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/servers/{id}/reinstall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reinstall: wipe the disk and install an OS afresh
+         * @description `confirm` must be the server's hostname. The server turns `provisioning` (`status_reason` says it is reinstalling) and a job replaces its disk with a fresh one of `os` (default: the current OS), with a new root password (`root_password`, or generated and returned once here), root's SSH keys (`ssh_keys`, default: the current ones) and a new pinned SSH host key; it is `active` again once SSH answers. Id, address, plan and paid period stay; nothing is charged. A reinstall that fails after its retries leaves the server `active` and stopped, with `status_reason` saying why. The new password is also at /credentials. Accepts an Idempotency-Key (a replay omits `root_password`).
+         */
+        post: operations["reinstallServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new root password on the running machine
+         * @description Sets root's password inside the running machine through its QEMU guest agent (as a SHA-512 crypt hash), then stores it for /credentials. `root_password` is generated when omitted. The answer is the new login, as /credentials gives it, with `Cache-Control: no-store`. A stopped machine, or one whose image has no guest agent, is refused with 409 `guest_agent_unavailable` and keeps its password.
+         */
+        post: operations["setServerRootPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/demo/topups/{ref}/pay": {
         parameters: {
             query?: never;
@@ -567,6 +607,32 @@ export interface components {
         ServerActionRequest: {
             /** @enum {string} */
             action: "start" | "stop" | "reboot";
+        };
+        ReinstallServerRequest: {
+            /**
+             * @description The server's hostname, typed out: the disk is wiped, so the request names what it wipes.
+             * @example fox-nl-k3m9qa
+             */
+            confirm: string;
+            /**
+             * @description Operating-system id from the catalog; default: the server's current OS.
+             * @example debian-12
+             * @enum {string}
+             */
+            os?: "debian-13" | "debian-12" | "ubuntu-24.04" | "ubuntu-22.04" | "almalinux-10" | "almalinux-9" | "rockylinux-10" | "rockylinux-9" | "fedora-43" | "alpine-3.22" | "archlinux" | "freebsd-14";
+            /** @description 10 to 128 printable ASCII characters; generated (24 characters) when omitted. */
+            root_password?: string;
+            /**
+             * @description OpenSSH public keys installed for root. Omitted: the server's current keys are installed again; `[]`: none.
+             * @example [
+             *       "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBlo me@laptop"
+             *     ]
+             */
+            ssh_keys?: string[];
+        };
+        RootPasswordRequest: {
+            /** @description 10 to 128 printable ASCII characters; generated (24 characters) when omitted. */
+            root_password?: string;
         };
         SimulatePaymentRequest: {
             /**
@@ -2897,6 +2963,174 @@ export interface operations {
                 };
             };
             /** @description Only an active server can be powered. Codes: `server_not_active`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reinstallServer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters. The same key with the same body returns the first response again (with `Idempotent-Replayed: true`) for 24 hours; with another body it is refused (422). Failed requests do not use up the key. Keys are per account. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReinstallServerRequest"];
+            };
+        };
+        responses: {
+            /** @description The server, `provisioning` while it is reinstalled. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerCreated"];
+                };
+            };
+            /** @description Bad body, or `confirm` is not the hostname. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_confirm`, `confirmation_mismatch`, `invalid_os`, `invalid_root_password`, `invalid_ssh_key`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `server_not_active`: only an active server can be reinstalled; `os_unavailable`: no image for the OS here; `idempotency_key_in_use`: the key's first request is still running. Nothing changes. Codes: `server_not_active`, `os_unavailable`, `idempotency_key_in_use`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with a different body. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setServerRootPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RootPasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description The new root login. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerCredentials"];
+                };
+            };
+            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_root_password`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `server_not_active`: the server is not active; `guest_agent_unavailable`: the machine is stopped or its guest agent does not answer. The password is unchanged. Codes: `server_not_active`, `guest_agent_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -122,13 +122,13 @@ export const serverJobs = pgTable(
     serverId: integer("server_id")
       .notNull()
       .references(() => servers.id, { onDelete: "cascade" }),
-    /** provision | power | destroy */
+    /** provision | power | destroy | reinstall */
     kind: text("kind").notNull(),
     /** start | stop | reboot for power jobs. */
     action: text("action"),
     /** pending | running | done | failed */
     state: text("state").notNull().default("pending"),
-    /** A provision job's step: create, then boot (waiting for SSH). */
+    /** A provision or reinstall job's step: create, then boot (waiting for SSH). */
     phase: text("phase"),
     attempts: integer("attempts").notNull().default(0),
     maxAttempts: integer("max_attempts").notNull(),
@@ -144,7 +144,7 @@ export const serverJobs = pgTable(
   (table) => [
     index("server_jobs_due_idx").on(table.state, table.runAfter),
     index("server_jobs_server_idx").on(table.serverId),
-    check("server_jobs_kind_check", sql`${table.kind} IN ('provision', 'power', 'destroy')`),
+    check("server_jobs_kind_check", sql`${table.kind} IN ('provision', 'power', 'destroy', 'reinstall')`),
     check("server_jobs_state_check", sql`${table.state} IN ('pending', 'running', 'done', 'failed')`),
   ],
 );

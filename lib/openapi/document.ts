@@ -47,6 +47,7 @@ import {
 } from "@/lib/schemas/topups";
 import { MAX_PENDING_TOPUPS } from "@/lib/topups/limits";
 import { API_VERSION_INFO } from "./info";
+import { serverMachinePaths } from "./server-machine-paths";
 
 const jsonContent = (schema: z.ZodType) => ({ "application/json": { schema } });
 
@@ -733,6 +734,15 @@ export function buildOpenApiDocument() {
           },
         }),
       },
+      ...serverMachinePaths({
+        authed,
+        errorResponse,
+        jsonContent,
+        serverIdParam,
+        idempotencyHeader,
+        serverNotFound,
+        bodyErrors: BODY_ERRORS,
+      }),
       "/demo/topups/{ref}/pay": {
         post: authed({
           tags: ["Demo"],

@@ -10,10 +10,10 @@ import type { ServerRow } from "./present";
 import { allocatePoolAddress, type PowerAction, provisioner } from "./provisioner";
 import { decryptRootPassword } from "./secrets";
 
-export type JobKind = "provision" | "power" | "destroy";
+export type JobKind = "provision" | "power" | "destroy" | "reinstall";
 type Job = typeof serverJobs.$inferSelect;
 
-const MAX_ATTEMPTS: Record<JobKind, number> = { provision: 3, power: 3, destroy: 10 };
+const MAX_ATTEMPTS: Record<JobKind, number> = { provision: 3, power: 3, destroy: 10, reinstall: 3 };
 /** A running job not finished by then was abandoned by its worker (the process died) and is taken again. */
 const LEASE_MS = 15 * 60_000;
 const BOOT_POLL_MS = 2_000;
@@ -109,7 +109,10 @@ const requeue = (tx: Tx, job: Job, changes: Partial<Job>) =>
     .set({ state: "pending", leaseUntil: null, ...changes })
     .where(eq(serverJobs.id, job.id));
 
-/** A server that left `provisioning` while its build ran (terminated): the machine is removed again. */
+/**
+ * A server that left `provisioning` while its build ran (terminated): the machine is removed again. A
+ * reinstall is a build on the same server: the server is `provisioning` meanwhile and keeps its address.
+ */
 async function abandonBuild(tx: Tx, job: Job, server: ServerRow) {
   await finish(tx, job, "done");
   if (server.status === "terminated" && !provisioner().simulated) await enqueueJob(tx, server.id, "destroy");
@@ -151,7 +154,8 @@ async function runProvision(job: Job): Promise<void> {
   await database.transaction(async (tx) => {
     const row = await lockServer(tx, server.id);
     if (row.status !== "provisioning") return abandonBuild(tx, job, row);
-    const ip = built.ip ?? (await allocatePoolAddress(tx, row.location));
+    // A reinstall (or a retried build) keeps the address the server already has.
+    const ip = built.ip ?? row.ip ?? (await allocatePoolAddress(tx, row.location));
     const booted = provisioner().simulated;
     await tx
       .update(servers)
@@ -159,7 +163,7 @@ async function runProvision(job: Job): Promise<void> {
         ip,
         sshPort: built.sshPort,
         sshHostKeyFingerprint: built.hostKeyFingerprint,
-        ...(booted ? { status: "active", powerState: "running" } : {}),
+        ...(booted ? { status: "active", powerState: "running", statusReason: null } : {}),
       })
       .where(eq(servers.id, row.id));
     if (booted) return finish(tx, job, "done");
@@ -219,6 +223,7 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
       return;
     }
     await finish(tx, job, "failed", message);
+    if (job.kind === "reinstall") return endFailedReinstall(tx, job, message);
     if (job.kind !== "provision") return;
     // Read through tx: PGlite has one connection, and a query beside an open transaction would wait forever.
     const [{ accountId } = { accountId: 0 }] = await tx
@@ -249,9 +254,26 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
   });
 }
 
+/**
+ * A reinstall that failed for good: the server is `active` again (paid time is not touched, nothing is
+ * refunded) with its power state left to the host's next report, and says why, so the owner can try again.
+ */
+async function endFailedReinstall(tx: Tx, job: Job, message: string) {
+  const row = await lockServer(tx, job.serverId);
+  if (row.status !== "provisioning") return;
+  await tx
+    .update(servers)
+    .set({
+      status: "active",
+      powerState: "stopped",
+      statusReason: `The reinstall failed after ${job.attempts} attempts (${message}); reinstall again.`,
+    })
+    .where(eq(servers.id, row.id));
+}
+
 async function execute(job: Job): Promise<void> {
   try {
-    if (job.kind === "provision") await runProvision(job);
+    if (job.kind === "provision" || job.kind === "reinstall") await runProvision(job);
     else if (job.kind === "power") await runPower(job);
     else await runDestroy(job);
   } catch (error) {

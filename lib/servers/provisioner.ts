@@ -18,6 +18,9 @@ export type BuildSpec = {
   sshKeys: string[];
 };
 
+/** The running machine cannot take a new password: it is stopped, or has no (answering) guest agent. */
+export class GuestAgentUnavailableError extends Error {}
+
 /** A built machine: `ip` undefined means "take the next address of the location's pool". */
 export type Built = { ip: string | undefined; sshPort: number; hostKeyFingerprint: string | null };
 
@@ -31,12 +34,17 @@ export interface Provisioner {
   readonly simulated: boolean;
   /** Whether a base image exists for this catalog OS id. */
   imageAvailable(os: string): boolean;
-  /** Creates and starts the machine; idempotent (a retry replaces what an earlier attempt left). */
+  /**
+   * Creates and starts the machine; idempotent (a retry replaces what an earlier attempt left). A reinstall
+   * calls it again: the disk, seed and host key are replaced, the server id (and so its address) kept.
+   */
   create(spec: BuildSpec): Promise<Built>;
   /** True once the machine accepts logins (its SSH server answers). */
   ready(server: ServerRow): Promise<boolean>;
   /** Applies a power action and returns the resulting state as the host reports it. */
   power(server: ServerRow, action: PowerAction): Promise<PowerState>;
+  /** Sets root's password on the running machine (guest agent), or throws GuestAgentUnavailableError. */
+  setRootPassword(server: ServerRow, password: string): Promise<void>;
   /** Removes the machine and its disks; a machine already gone is not an error. */
   destroy(server: ServerRow): Promise<void>;
   /** Power state per server id of the machines on the hosts, or undefined when the host cannot tell. */
@@ -63,6 +71,8 @@ export class SimulatedProvisioner implements Provisioner {
   async power(_server: ServerRow, action: PowerAction): Promise<PowerState> {
     return action === "stop" ? "stopped" : "running";
   }
+
+  async setRootPassword(): Promise<void> {}
 
   async destroy(): Promise<void> {}
 

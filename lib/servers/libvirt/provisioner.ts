@@ -5,7 +5,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { HypervisorHost, ServerSettings } from "@/lib/config/env";
 import type { ServerRow } from "../present";
-import type { BuildSpec, Built, PowerAction, PowerState, Provisioner } from "../provisioner";
+import {
+  type BuildSpec,
+  type Built,
+  GuestAgentUnavailableError,
+  type PowerAction,
+  type PowerState,
+  type Provisioner,
+} from "../provisioner";
 import {
   generateHostKey,
   metaData,
@@ -15,7 +22,7 @@ import {
   userData,
 } from "./cloud-init";
 import { domainXml, overlayVolumeXml } from "./domain";
-import { run, VirshError, virsh } from "./virsh";
+import { run, VirshError, virsh, virshScript, virshShellArg } from "./virsh";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -27,6 +34,11 @@ export function powerStateOf(domstate: string): PowerState {
 const isMissing = (error: unknown) =>
   error instanceof VirshError &&
   /failed to get domain|Domain not found|no domain with matching/i.test(error.stderr);
+
+/** virsh's words for a machine that cannot take guest-agent commands: not running, or no agent answering. */
+export function isAgentUnavailable(stderr: string): boolean {
+  return /guest agent|agent is not|domain is not running|failed to get domain|Domain not found/i.test(stderr);
+}
 
 /** Whether a host has hardware virtualisation: the CPU flags, never the mere presence of /dev/kvm. */
 export function hasHardwareVirt(cpuinfoOrCapabilities: string): boolean {
@@ -264,6 +276,33 @@ export class LibvirtProvisioner implements Provisioner {
     }
     const after = await this.state(server);
     return after === "missing" ? "stopped" : after;
+  }
+
+  /**
+   * Through the QEMU guest agent, as a SHA-512 crypt hash (`--encrypted`): the clear text never leaves this
+   * process but to openssl's stdin, and the hash reaches virsh on its stdin, never in an argument list.
+   */
+  async setRootPassword(server: ServerRow, password: string): Promise<void> {
+    const host = this.host(server);
+    const hash = await sha512Crypt(password);
+    const command = [
+      "set-user-password",
+      "--domain",
+      virshShellArg(this.domainName(server)),
+      "--user",
+      "root",
+      "--password",
+      virshShellArg(hash),
+      "--encrypted",
+    ].join(" ");
+    try {
+      await virshScript(host.uri, `${command}\n`, { name: "set-user-password" });
+    } catch (error) {
+      if (error instanceof VirshError && isAgentUnavailable(error.stderr)) {
+        throw new GuestAgentUnavailableError(error.stderr.replace(/^error:\s*/gm, "").trim());
+      }
+      throw error;
+    }
   }
 
   async destroy(server: ServerRow): Promise<void> {

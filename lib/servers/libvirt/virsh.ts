@@ -41,3 +41,37 @@ export function run(
 export function virsh(uri: string, args: string[], options: { timeoutMs?: number } = {}): Promise<string> {
   return run("virsh", ["-c", uri, ...args], options);
 }
+
+/** Quotes one argument for virsh's own command parser: every character escaped with a backslash. */
+export function virshShellArg(value: string): string {
+  // A line break would end the command: arguments are printable ASCII.
+  if (!/^[\x20-\x7e]*$/.test(value)) throw new RangeError("a virsh argument is printable ASCII");
+  return [...value].map((c) => `\\${c}`).join("");
+}
+
+/**
+ * Runs virsh commands read from standard input, so secrets in them never appear in an argument list (`ps`).
+ * virsh's shell exits 0 whatever happens, so a failure is read from its "error:" lines.
+ */
+export function virshScript(
+  uri: string,
+  script: string,
+  options: { timeoutMs?: number; name?: string } = {},
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      "virsh",
+      ["-q", "-c", uri],
+      { timeout: options.timeoutMs ?? 60_000, env: { ...process.env, LC_ALL: "C" } },
+      (error, stdout, stderr) => {
+        const failed = String(stderr)
+          .split("\n")
+          .filter((line) => line.startsWith("error:"));
+        if (error || failed.length > 0) {
+          reject(new VirshError([options.name ?? "script"], failed.join("\n") || String(error?.message)));
+        } else resolve(String(stdout));
+      },
+    );
+    child.stdin?.end(script);
+  });
+}

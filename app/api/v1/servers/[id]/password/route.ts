@@ -1,0 +1,18 @@
+import { parseJsonBody } from "@/lib/api/body";
+import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { RootPasswordRequestSchema } from "@/lib/schemas/server-machine";
+import { changeRootPassword } from "@/lib/servers/machine";
+
+export const POST = authedRoute(async ({ request, auth, params }) => {
+  const serverId = pathId(params, "id", "server");
+  const body = await parseJsonBody(request, RootPasswordRequestSchema, {
+    fieldCodes: { root_password: "invalid_root_password" },
+  });
+  // The answer is the credentials, so it is kept out of caches like GET /credentials.
+  return json(await changeRootPassword(auth.accountId, serverId, body.root_password), 200, {
+    "cache-control": "no-store",
+    pragma: "no-cache",
+  });
+});
+
+export const { GET, PUT, PATCH, DELETE } = methodNotAllowed(["POST"]);

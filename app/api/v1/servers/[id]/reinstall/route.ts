@@ -1,0 +1,22 @@
+import { parseJsonBody } from "@/lib/api/body";
+import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
+import { ReinstallServerRequestSchema } from "@/lib/schemas/server-machine";
+import { reinstallServer } from "@/lib/servers/machine";
+
+export const POST = authedRoute(async ({ request, auth, params }) => {
+  const serverId = pathId(params, "id", "server");
+  const idempotencyKey = readIdempotencyKey(request.headers);
+  const body = await parseJsonBody(request, ReinstallServerRequestSchema, {
+    fieldCodes: {
+      confirm: { code: "invalid_confirm", message: "Send confirm as the server's hostname." },
+      os: "invalid_os",
+      root_password: "invalid_root_password",
+      ssh_keys: "invalid_ssh_key",
+    },
+  });
+  const outcome = await reinstallServer(auth.accountId, serverId, body, idempotencyKey);
+  return json(outcome.body, outcome.status, { ...outcome.headers, "cache-control": "no-store" });
+});
+
+export const { GET, PUT, PATCH, DELETE } = methodNotAllowed(["POST"]);

@@ -1,0 +1,214 @@
+import { describe, expect, it } from "vitest";
+import { balanceOf, fund } from "./funding";
+import { api, createAccount, errorCode } from "./helpers";
+
+type Server = {
+  id: number;
+  os: string;
+  hostname: string;
+  status: string;
+  ip: string | null;
+  price_usd: number;
+  expires_at: string;
+  power_state: string | null;
+  status_reason: string | null;
+  ssh_keys: number;
+  root_password?: string;
+};
+
+const read = async (key: string, id: number) =>
+  (await api(`/servers/${id}`, { key })).body as unknown as Server;
+const password = async (key: string, id: number) =>
+  (await api(`/servers/${id}/credentials`, { key })).body.password as string;
+
+async function waitFor(key: string, id: number, done: (server: Server) => boolean) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const server = await read(key, id);
+    if (done(server)) return server;
+    if (Date.now() > deadline) throw new Error(`server ${id} stuck: ${JSON.stringify(server)}`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+
+/** An account with one active (simulated) server, ordered with one SSH key. */
+async function activeServer() {
+  const { apiKey } = await createAccount();
+  await fund(apiKey, 40);
+  const ordered = await api("/servers", {
+    method: "POST",
+    key: apiKey,
+    body: {
+      plan: "pup",
+      location: "nl",
+      os: "debian-13",
+      hostname: `box-${Date.now().toString(36)}`,
+      ssh_keys: [
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBlo2Yq9k3xwCMPzCvDtjHwC/8lgXh6ajzQHc3VHPOac me@laptop",
+      ],
+    },
+  });
+  expect(ordered.status).toBe(201);
+  const server = await waitFor(apiKey, ordered.body.id as number, (s) => s.status === "active");
+  return { apiKey, server };
+}
+
+const reinstall = (key: string, id: number, body: unknown, headers: Record<string, string> = {}) =>
+  api(`/servers/${id}/reinstall`, { method: "POST", key, body, headers });
+
+describe("POST /servers/{id}/reinstall (simulated provisioner)", () => {
+  it("refuses bad requests with a clear 4xx and changes nothing", async () => {
+    const { apiKey, server } = await activeServer();
+    const before = { server: await read(apiKey, server.id), password: await password(apiKey, server.id) };
+    const balance = await balanceOf(apiKey);
+    const cases: [unknown, number, string][] = [
+      [{}, 400, "invalid_confirm"],
+      [{ confirm: 42 }, 400, "invalid_confirm"],
+      [{ confirm: "not-the-hostname" }, 400, "confirmation_mismatch"],
+      [{ confirm: server.hostname, os: "windows-95" }, 400, "invalid_os"],
+      [{ confirm: server.hostname, root_password: "short" }, 400, "invalid_root_password"],
+      [{ confirm: server.hostname, ssh_keys: ["ssh-ed25519 nope"] }, 400, "invalid_ssh_key"],
+      [{ confirm: server.hostname, plan: "fox" }, 400, "unknown_field"],
+    ];
+    for (const [body, status, code] of cases) {
+      const refused = await reinstall(apiKey, server.id, body);
+      expect([refused.status, errorCode(refused)], JSON.stringify(body)).toEqual([status, code]);
+      expect(typeof refused.body.message).toBe("string");
+    }
+    // Another account's server is not found, even with the right hostname.
+    const other = await createAccount();
+    const foreign = await reinstall(other.apiKey, server.id, { confirm: server.hostname });
+    expect([foreign.status, errorCode(foreign)]).toEqual([404, "not_found"]);
+    expect((await api(`/servers/${server.id}/reinstall`, { key: apiKey })).status).toBe(405);
+
+    expect(await read(apiKey, server.id)).toEqual(before.server);
+    expect(await password(apiKey, server.id)).toBe(before.password);
+    expect(await balanceOf(apiKey)).toBe(balance);
+  });
+
+  it("reinstalls another OS with a new password, keeping id, address, plan and paid period; Idempotency-Key replays", async () => {
+    const { apiKey, server } = await activeServer();
+    const oldPassword = await password(apiKey, server.id);
+    const balance = await balanceOf(apiKey);
+    const headers = { "idempotency-key": `reinstall-${server.id}` };
+    const body = { confirm: server.hostname.toUpperCase(), os: "debian-12", ssh_keys: [] };
+    const first = await reinstall(apiKey, server.id, body, headers);
+    expect(first.status).toBe(202);
+    expect(first.headers.get("cache-control")).toBe("no-store");
+    const started = first.body as unknown as Server;
+    expect(started).toMatchObject({
+      id: server.id,
+      status: "provisioning",
+      os: "debian-12",
+      power_state: null,
+    });
+    expect(started.status_reason).toMatch(/Reinstalling debian-12/);
+    expect(started.root_password).toMatch(/^.{24}$/);
+    expect(started.root_password).not.toBe(oldPassword);
+
+    // While it runs, nothing else is accepted: no second reinstall, no power action, no new password.
+    const again = await reinstall(apiKey, server.id, { confirm: server.hostname });
+    expect([again.status, errorCode(again)]).toEqual([409, "server_not_active"]);
+    const power = await api(`/servers/${server.id}/actions`, {
+      method: "POST",
+      key: apiKey,
+      body: { action: "stop" },
+    });
+    expect(power.status).toBe(409);
+    const newPassword = await api(`/servers/${server.id}/password`, { method: "POST", key: apiKey });
+    expect([newPassword.status, errorCode(newPassword)]).toEqual([409, "server_not_active"]);
+
+    // The same key with the same body replays (no password in the replay); with another body it is refused.
+    const replay = await reinstall(apiKey, server.id, body, headers);
+    expect(replay.status).toBe(202);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.body.id).toBe(server.id);
+    expect(replay.body.root_password).toBeUndefined();
+    const reused = await reinstall(apiKey, server.id, { ...body, os: "debian-13" }, headers);
+    expect([reused.status, errorCode(reused)]).toEqual([422, "idempotency_key_reused"]);
+
+    const done = await waitFor(apiKey, server.id, (s) => s.status === "active");
+    expect(done).toMatchObject({
+      id: server.id,
+      os: "debian-12",
+      ip: server.ip,
+      price_usd: server.price_usd,
+      expires_at: server.expires_at,
+      power_state: "running",
+      status_reason: null,
+      ssh_keys: 0,
+    });
+    expect(await password(apiKey, server.id)).toBe(started.root_password);
+    expect(await balanceOf(apiKey)).toBe(balance);
+
+    // A chosen password is not echoed; /credentials has it. Omitted ssh_keys keep the current ones.
+    const chosen = await reinstall(apiKey, server.id, {
+      confirm: server.hostname,
+      root_password: "Chosen-pass-42",
+    });
+    expect(chosen.status).toBe(202);
+    expect(chosen.body.root_password).toBeUndefined();
+    expect(chosen.body.os).toBe("debian-12");
+    await waitFor(apiKey, server.id, (s) => s.status === "active");
+    expect(await password(apiKey, server.id)).toBe("Chosen-pass-42");
+  });
+});
+
+describe("POST /servers/{id}/password (simulated provisioner)", () => {
+  it("sets a new root password and reveals it like /credentials; refuses stopped, terminated and foreign servers", async () => {
+    const { apiKey, server } = await activeServer();
+    const oldPassword = await password(apiKey, server.id);
+    const generated = await api(`/servers/${server.id}/password`, { method: "POST", key: apiKey });
+    expect(generated.status).toBe(200);
+    expect(generated.headers.get("cache-control")).toBe("no-store");
+    expect(generated.body).toEqual({ username: "root", password: expect.stringMatching(/^.{24}$/) });
+    expect(generated.body.password).not.toBe(oldPassword);
+    expect(await password(apiKey, server.id)).toBe(generated.body.password);
+
+    const chosen = await api(`/servers/${server.id}/password`, {
+      method: "POST",
+      key: apiKey,
+      body: { root_password: "Another-pass-77" },
+    });
+    expect(chosen.body).toEqual({ username: "root", password: "Another-pass-77" });
+    expect(await password(apiKey, server.id)).toBe("Another-pass-77");
+
+    for (const body of [{ root_password: "short" }, { root_password: "with spaces inside" }, { user: "x" }]) {
+      const refused = await api(`/servers/${server.id}/password`, { method: "POST", key: apiKey, body });
+      expect(refused.status).toBe(400);
+    }
+    const other = await createAccount();
+    const foreign = await api(`/servers/${server.id}/password`, { method: "POST", key: other.apiKey });
+    expect([foreign.status, errorCode(foreign)]).toEqual([404, "not_found"]);
+
+    const stopped = await api(`/servers/${server.id}/actions`, {
+      method: "POST",
+      key: apiKey,
+      body: { action: "stop" },
+    });
+    expect(stopped.body.power_state).toBe("stopped");
+    const refused = await api(`/servers/${server.id}/password`, { method: "POST", key: apiKey });
+    expect([refused.status, errorCode(refused)]).toEqual([409, "guest_agent_unavailable"]);
+    expect(await password(apiKey, server.id)).toBe("Another-pass-77");
+
+    expect((await api(`/servers/${server.id}`, { method: "DELETE", key: apiKey })).status).toBe(200);
+    const gone = await api(`/servers/${server.id}/password`, { method: "POST", key: apiKey });
+    expect([gone.status, errorCode(gone)]).toEqual([409, "server_not_active"]);
+    const gone2 = await reinstall(apiKey, server.id, { confirm: server.hostname });
+    expect([gone2.status, errorCode(gone2)]).toEqual([409, "server_not_active"]);
+  });
+});
+
+it("the OpenAPI document describes both operations", async () => {
+  const document = (await api("/openapi.json")).body as {
+    paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
+  };
+  const reinstallOp = document.paths["/servers/{id}/reinstall"]?.post;
+  const passwordOp = document.paths["/servers/{id}/password"]?.post;
+  expect(reinstallOp?.operationId).toBe("reinstallServer");
+  expect(Object.keys(reinstallOp?.responses ?? {})).toEqual(
+    expect.arrayContaining(["202", "400", "404", "409", "422"]),
+  );
+  expect(passwordOp?.operationId).toBe("setServerRootPassword");
+  expect(Object.keys(passwordOp?.responses ?? {})).toEqual(expect.arrayContaining(["200", "404", "409"]));
+});

@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { CreateServerRequestSchema } from "./servers";
+
+const order = CreateServerRequestSchema.shape;
+
+export const ReinstallServerRequestSchema = z
+  .strictObject({
+    confirm: z.string().max(253).meta({
+      description: "The server's hostname, typed out: the disk is wiped, so the request names what it wipes.",
+      example: "fox-nl-k3m9qa",
+    }),
+    os: order.os.optional().meta({
+      description: "Operating-system id from the catalog; default: the server's current OS.",
+      example: "debian-12",
+    }),
+    root_password: order.root_password,
+    ssh_keys: order.ssh_keys.meta({
+      description:
+        "OpenSSH public keys installed for root. Omitted: the server's current keys are installed again; `[]`: none.",
+    }),
+  })
+  .meta({ id: "ReinstallServerRequest" });
+
+export const RootPasswordRequestSchema = z
+  .strictObject({
+    root_password: order.root_password.meta({
+      description: "10 to 128 printable ASCII characters; generated (24 characters) when omitted.",
+    }),
+  })
+  .meta({ id: "RootPasswordRequest" });
+
+export type ReinstallServerRequest = z.infer<typeof ReinstallServerRequestSchema>;
+export type RootPasswordRequest = z.infer<typeof RootPasswordRequestSchema>;

@@ -11,6 +11,7 @@ import { newIdempotencyKey } from "@/lib/queries/idempotency";
 import { serverQuery } from "@/lib/queries/servers";
 import type { Server } from "@/lib/queries/types";
 import { CredentialsPanel } from "./credentials-panel";
+import { MachinePanels } from "./machine-panels";
 import { ShortfallTopupLink } from "./shortfall-topup-link";
 import { formatUtc, StatusBadge } from "./status-badge";
 
@@ -151,6 +152,7 @@ export function ServerDetail({ initialServer }: { initialServer: Server }) {
 
       {live && (
         <CredentialsPanel
+          key={`${server.status}:${server.ssh_host_key_fingerprint}`}
           serverId={server.id}
           ip={server.ip}
           sshPort={"ssh_port" in server ? (server.ssh_port as number | null) : undefined}
@@ -229,6 +231,8 @@ export function ServerDetail({ initialServer }: { initialServer: Server }) {
           </div>
         </section>
       )}
+
+      {live && <MachinePanels server={server} />}
 
       {live && (
         <TerminatePanel

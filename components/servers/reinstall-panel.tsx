@@ -1,0 +1,127 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useId, useRef, useState } from "react";
+import { BUTTON_STYLES } from "@/components/ui/button";
+import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
+import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/queries/idempotency";
+import { serverQuery } from "@/lib/queries/servers";
+import type { Server } from "@/lib/queries/types";
+
+type OsChoice = { id: string; name: string; available: boolean };
+
+/** A reinstall in progress: the server is `provisioning` again and its status reason says so. */
+export const isReinstalling = (server: Server) =>
+  server.status === "provisioning" && (server.status_reason ?? "").startsWith("Reinstalling");
+
+/**
+ * Reinstall: choose an OS (the current one by default), type the host name, and the disk is wiped. The page
+ * follows the server until it is active again; the new password is then revealed under "Root login".
+ */
+export function ReinstallPanel({ server }: { server: Server }) {
+  const queryClient = useQueryClient();
+  const ids = useId();
+  const [os, setOs] = useState(server.os);
+  const [typed, setTyped] = useState("");
+  const [started, setStarted] = useState(false);
+  const intent: IntentRef = useRef(undefined);
+  const choices = useQuery({
+    queryKey: ["servers", server.id, "reinstall-os"],
+    queryFn: () => bffFetch<{ os: OsChoice[] }>(`/bff/servers/${server.id}/reinstall`),
+    staleTime: 300_000,
+  });
+  const reinstall = useMutation({
+    mutationFn: (body: { os: string; confirm: string }) =>
+      bffFetch<Server>(`/bff/servers/${server.id}/reinstall`, {
+        method: "POST",
+        body,
+        headers: { "idempotency-key": idempotencyKeyFor(intent, body) },
+      }),
+    onSettled: (_data, error) => settleIntent(intent, error),
+    onSuccess: (updated) => {
+      setTyped("");
+      setStarted(true);
+      queryClient.setQueryData(serverQuery(server.id).queryKey, updated);
+      void queryClient.invalidateQueries({ queryKey: ["servers"], exact: true });
+    },
+  });
+
+  const reinstalling = isReinstalling(server);
+  const options = choices.data?.os ?? [{ id: server.os, name: server.os, available: true }];
+
+  return (
+    <section
+      aria-labelledby={`${ids}-heading`}
+      className="space-y-3 rounded border border-amber-300 p-4 dark:border-amber-900"
+    >
+      <h2 id={`${ids}-heading`} className="text-lg font-semibold">
+        Reinstall
+      </h2>
+      {reinstalling ? (
+        <p role="status" data-testid="reinstall-status" className="text-sm">
+          Reinstalling {server.os}: the disk is being wiped and the system installed afresh. This page updates
+          by itself.
+        </p>
+      ) : (
+        <>
+          {started && server.status === "active" && (
+            <p role="status" data-testid="reinstall-status" className="text-sm">
+              Reinstalled with {server.os}. Reveal the new root password under Root login; the SSH host key is
+              new too.
+            </p>
+          )}
+          <p className="text-sm">
+            Wipes the disk and installs the chosen system with a new root password and a new SSH host key. The
+            address, plan and paid period stay. Type <code className="font-semibold">{server.hostname}</code>{" "}
+            to confirm.
+          </p>
+          <form
+            className="flex flex-wrap items-end gap-2"
+            onSubmit={(event) => {
+              event.preventDefault();
+              if (typed === server.hostname) reinstall.mutate({ os, confirm: typed });
+            }}
+          >
+            <label className="flex flex-col gap-1 text-sm">
+              Operating system
+              <select
+                value={os}
+                onChange={(e) => setOs(e.target.value)}
+                className="rounded border border-zinc-300 px-3 py-1.5 dark:border-zinc-700 dark:bg-zinc-900"
+              >
+                {options.map((choice) => (
+                  <option key={choice.id} value={choice.id} disabled={!choice.available}>
+                    {choice.name}
+                    {choice.available ? "" : " (not available here)"}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label htmlFor={`${ids}-confirm`} className="sr-only">
+              Host name to confirm reinstall
+            </label>
+            <input
+              id={`${ids}-confirm`}
+              value={typed}
+              onChange={(e) => setTyped(e.target.value)}
+              autoComplete="off"
+              className="rounded border border-zinc-300 px-3 py-1.5 font-mono dark:border-zinc-700 dark:bg-zinc-900"
+            />
+            <button
+              type="submit"
+              disabled={typed !== server.hostname || reinstall.isPending || server.status !== "active"}
+              className={BUTTON_STYLES.danger}
+            >
+              {reinstall.isPending ? "Starting reinstall…" : "Reinstall server"}
+            </button>
+          </form>
+        </>
+      )}
+      {reinstall.error && (
+        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+          {errorMessage(reinstall.error)}
+        </p>
+      )}
+    </section>
+  );
+}

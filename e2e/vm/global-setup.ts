@@ -38,7 +38,9 @@ export async function setup(project: TestProject) {
     SERVER_DISK_CAP_GB: String(VM_LIMITS.diskGb),
     SSH_FORWARD_PORT_BASE: String(VM_LIMITS.sshPortBase),
     SERVER_STOP_TIMEOUT_SECONDS: "60",
-    SERVER_BOOT_TIMEOUT_SECONDS: "400",
+    SERVER_BOOT_TIMEOUT_SECONDS: String(
+      Math.round(Number(process.env.VM_TEST_BOOT_MS ?? 420_000) / 1000) - 20,
+    ),
     WATCHER_INTERVAL_MS: "1000",
   });
   project.provide("baseUrl", app.url);

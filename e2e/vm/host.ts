@@ -60,7 +60,8 @@ export function sshRun(
   fingerprint: string,
   login: Login,
   command: string,
-  timeoutMs = 20_000,
+  // A guest still finishing cloud-init under TCG on a busy host can take this long to log in.
+  timeoutMs = 60_000,
 ): Promise<string> {
   return new Promise((resolve, reject) => {
     const client = new ssh2.Client();

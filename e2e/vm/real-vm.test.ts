@@ -3,62 +3,16 @@ import { describe, expect, it } from "vitest";
 import { balanceOf, fund } from "../api/funding";
 import { api, createAccount, errorCode } from "../api/helpers";
 import { VM_LIMITS } from "./global-setup";
-import { domstate, PREFIX, sshRun, sshWhenUp, virsh, volumes } from "./host";
+import { domstate, PREFIX, type Server, sshRun, sshWhenUp, volumes, waitFor } from "./host";
 
-type Server = {
-  id: number;
-  status: string;
-  hostname: string;
-  ip: string | null;
-  ssh_port: number | null;
-  ssh_host_key_fingerprint: string | null;
-  power_state: string | null;
-  memory_mb: number;
-  disk_gb: number;
-  provisioner: string;
-  status_reason: string | null;
-};
-
+/**
+ * The one test that boots the real Debian 12 image (openssh, cloud-init) end to end; the lifecycle
+ * (failed builds, power actions, a vanished domain, remote hosts) runs on the tiny test guest.
+ */
 const BOOT_MS = 420_000;
 
-async function waitFor<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs: number,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-  }
-}
-
 describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
-  it("a build that fails on every attempt ends terminated, refunded through the ledger, with the reason", async () => {
-    const { apiKey } = await createAccount();
-    await fund(apiKey, 30);
-    const funded = await balanceOf(apiKey);
-    const ordered = await api("/servers", {
-      method: "POST",
-      key: apiKey,
-      body: { plan: "pup", location: "fr", os: "debian-12" },
-    });
-    expect(ordered.body).toMatchObject({ status: "provisioning" });
-    const id = ordered.body.id as number;
-    expect(await balanceOf(apiKey)).toBeLessThan(funded);
-    const ended = await waitFor(
-      async () => (await api(`/servers/${id}`, { key: apiKey })).body as unknown as Server,
-      (s) => s.status !== "provisioning",
-      120_000,
-    );
-    expect(ended.status).toBe("terminated");
-    expect(ended.status_reason).toMatch(/build failed after 3 attempts .*refunded/);
-    expect(await balanceOf(apiKey)).toBe(funded);
-  });
-
-  it("order -> SSH login with the revealed password and the order's key on a pinned host key; power; terminate", async () => {
+  it("order -> SSH login with the revealed password and the order's key on a pinned host key; terminate", async () => {
     const health = await api("/health");
     expect(health.body.provisioner).toBe("libvirt");
     const catalog = (await api("/catalog")).body.os as { id: string; available: boolean }[];
@@ -146,41 +100,6 @@ describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
     expect(await sshRun(port, pinned, { privateKey: clientKey.private }, "id -u")).toBe("0");
     // A wrong host key is never accepted.
     await expect(sshRun(port, "SHA256:not-the-pinned-key", byPassword, "true")).rejects.toThrow();
-
-    await sshRun(port, pinned, byPassword, "echo kept > /root/marker && sync");
-    const rebooted = await api(`/servers/${created.id}/actions`, {
-      method: "POST",
-      key: apiKey,
-      body: { action: "reboot" },
-    });
-    expect(rebooted.body.power_state).toBe("running");
-    expect(await sshWhenUp(port, pinned, byPassword, "cat /root/marker", BOOT_MS)).toBe("kept");
-
-    const stopped = await api(`/servers/${created.id}/actions`, {
-      method: "POST",
-      key: apiKey,
-      body: { action: "stop" },
-    });
-    expect(stopped.body.power_state).toBe("stopped");
-    expect(await domstate(domain)).toBe("shut off");
-    await expect(sshRun(port, pinned, byPassword, "true", 5_000)).rejects.toThrow();
-
-    const started = await api(`/servers/${created.id}/actions`, {
-      method: "POST",
-      key: apiKey,
-      body: { action: "start" },
-    });
-    expect(started.body.power_state).toBe("running");
-    expect(await sshWhenUp(port, pinned, byPassword, "cat /root/marker", BOOT_MS)).toBe("kept");
-
-    // Power state comes from the host: a machine forced off behind the API's back shows as stopped.
-    const read = async () => (await api(`/servers/${created.id}`, { key: apiKey })).body as unknown as Server;
-    expect((await virsh("destroy", domain)).ok).toBe(true);
-    await waitFor(read, (s) => s.power_state === "stopped", 30_000);
-    // A domain that vanished from its host is detected and reported.
-    expect((await virsh("undefine", domain)).ok).toBe(true);
-    const reported = await waitFor(read, (s) => s.status_reason !== null, 30_000);
-    expect(reported.status_reason).toMatch(/missing from host local-1/);
 
     const terminated = await api(`/servers/${created.id}`, { method: "DELETE", key: apiKey });
     expect(terminated.body).toMatchObject({ status: "terminated", ip: null, power_state: null });

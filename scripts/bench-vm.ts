@@ -1,14 +1,16 @@
 /**
- * Real-VM benchmark (root, libvirtd running, `npm run build` and `npm run guest:build` done): orders
- * BENCH_VM_ORDERS servers (default 5, at most 2 booting at once) through the API with the libvirt provisioner
- * and measures order -> first successful SSH login with the revealed password on the pinned host key
- * (p50, max); then, for each idle VM, QEMU's resident memory and its CPU share over 20 s. Everything it
- * creates (domains `vpsb-<id>`, volumes) is removed at the end.
+ * Real-VM benchmark (root, libvirtd running, `npm run build`, `npm run guest:build` and
+ * `npm run guest:build-tiny` done): for the tiny test guest and for the Debian 12 image, orders
+ * BENCH_VM_ORDERS servers (default 5, BENCH_VM_PARALLEL = 2 booting at once) through the API with the
+ * libvirt provisioner and measures order -> first successful SSH login with the revealed password on the
+ * pinned host key (p50, max); then, for each idle VM, QEMU's resident memory and its CPU share over 20 s
+ * from /proc, and from the guest's console log how long the kernel took before starting userspace.
+ * Everything it creates (domains `vpsb-<id>`, volumes) is removed at the end.
  *
  *   npm run bench:vm
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { startApp } from "../e2e/support/app-server";
 import { sshWhenUp } from "../e2e/vm/host";
 
@@ -16,6 +18,10 @@ const ORDERS = Number(process.env.BENCH_VM_ORDERS ?? 5);
 const AT_ONCE = Number(process.env.BENCH_VM_PARALLEL ?? 2);
 const PREFIX = "vpsb-";
 const IMAGES = process.env.GUEST_IMAGES_DIR ?? "/var/lib/vps/images";
+const TINY_IMAGES = process.env.TINY_GUEST_DIR ?? "/var/lib/vps/test-images";
+// Forwarded SSH ports of its own, derived from the vm suite's base so parallel runs cannot collide.
+const SSH_PORT_BASE = Number(process.env.VM_TEST_SSH_PORT_BASE ?? 23600) + 300;
+const KINDS = (process.env.BENCH_VM_IMAGES ?? "tiny,debian").split(",");
 
 const virsh = (...args: string[]) => {
   try {
@@ -54,9 +60,25 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 };
 
-async function main() {
-  cleanUp();
-  const cpuFlags = /\b(vmx|svm)\b/.test(readFileSync("/proc/cpuinfo", "utf8"));
+/** Seconds from kernel start to the first userspace process, from the guest's console log. */
+function kernelSeconds(domain: string): number | undefined {
+  const file = `/var/log/libvirt/qemu/${domain}-console.log`;
+  if (!existsSync(file)) return undefined;
+  const line = readFileSync(file, "utf8")
+    .split("\n")
+    .find((l) => /Run \/init as init process|Run \/sbin\/init|Freeing unused kernel image/.test(l));
+  const stamp = line && /\[\s*(\d+\.\d+)\]/.exec(line)?.[1];
+  return stamp ? Number(stamp) : undefined;
+}
+
+type Result = {
+  kind: string;
+  logins: number[];
+  idle: { rss: number; cpu: number }[];
+  kernel: number[];
+};
+
+async function bench(kind: string, images: string): Promise<Result> {
   const app = await startApp({
     PROVISIONER: "libvirt",
     HYPERVISORS: JSON.stringify([
@@ -69,12 +91,12 @@ async function main() {
         disk_gb: 8 * AT_ONCE,
       },
     ]),
-    GUEST_IMAGES_DIR: IMAGES,
+    GUEST_IMAGES_DIR: images,
     SERVER_DISKS_DIR: "/var/lib/vps/bench-servers",
     LIBVIRT_DOMAIN_PREFIX: PREFIX,
     SERVER_MEMORY_CAP_MB: "1024",
     SERVER_DISK_CAP_GB: "8",
-    SSH_FORWARD_PORT_BASE: "24600",
+    SSH_FORWARD_PORT_BASE: String(SSH_PORT_BASE),
     WATCHER_INTERVAL_MS: "500",
     SERVER_BOOT_TIMEOUT_SECONDS: "900",
   });
@@ -87,8 +109,9 @@ async function main() {
     });
     return (await response.json()) as Record<string, unknown>;
   };
-  const loginTimes: number[] = [];
-  const idle: { rss: number; cpu: number }[] = [];
+  const result: Result = { kind, logins: [], idle: [], kernel: [] };
+  // First-boot work to let settle before measuring idle: cloud-init on Debian, next to nothing on the tiny guest.
+  const settleMs = kind === "tiny" ? 5_000 : 20_000;
   try {
     const account = (await (await fetch(`${base}/account`, { method: "POST" })).json()) as {
       api_key: string;
@@ -105,7 +128,7 @@ async function main() {
       if (typeof created.id !== "number") throw new Error(`order refused: ${JSON.stringify(created)}`);
       let server = created;
       while (server.status === "provisioning") {
-        await new Promise((r) => setTimeout(r, 1000));
+        await new Promise((r) => setTimeout(r, 250));
         server = await call(`/servers/${created.id}`, key);
       }
       if (server.status !== "active") throw new Error(`build failed: ${server.status_reason}`);
@@ -117,19 +140,25 @@ async function main() {
         600_000,
       );
       const seconds = (Date.now() - started) / 1000;
-      loginTimes.push(seconds);
-      console.log(`order ${index + 1}: first SSH login after ${seconds.toFixed(1)} s`);
-      // Idle: let first-boot work settle, then measure.
-      await new Promise((r) => setTimeout(r, 30_000));
-      const pid = qemuPid(`${PREFIX}${created.id}`);
+      result.logins.push(seconds);
+      const domain = `${PREFIX}${created.id}`;
+      const kernel = kernelSeconds(domain);
+      if (kernel !== undefined) result.kernel.push(kernel);
+      console.log(
+        `${kind} order ${index + 1}: first SSH login after ${seconds.toFixed(1)} s (kernel ${kernel?.toFixed(1)} s)`,
+      );
+      await new Promise((r) => setTimeout(r, settleMs));
+      const pid = qemuPid(domain);
       const ticks = cpuTicks(pid);
       await new Promise((r) => setTimeout(r, 20_000));
       const cpu = ((cpuTicks(pid) - ticks) / 100 / 20) * 100;
-      idle.push({ rss: rssMb(pid), cpu });
-      console.log(`order ${index + 1}: idle QEMU RSS ${rssMb(pid).toFixed(0)} MB, CPU ${cpu.toFixed(1)} %`);
+      result.idle.push({ rss: rssMb(pid), cpu });
+      console.log(
+        `${kind} order ${index + 1}: idle QEMU RSS ${rssMb(pid).toFixed(0)} MB, CPU ${cpu.toFixed(1)} %`,
+      );
       await call(`/servers/${created.id}`, key, "DELETE");
       // The destroy job frees the host before the next order.
-      while (virsh("domstate", `${PREFIX}${created.id}`)) await new Promise((r) => setTimeout(r, 500));
+      while (virsh("domstate", domain)) await new Promise((r) => setTimeout(r, 500));
     };
     for (let next = 0; next < ORDERS; next += AT_ONCE) {
       await Promise.all(Array.from({ length: Math.min(AT_ONCE, ORDERS - next) }, (_, i) => one(next + i)));
@@ -138,21 +167,32 @@ async function main() {
     await app.stop();
     cleanUp();
   }
+  return result;
+}
+
+async function main() {
+  cleanUp();
+  const cpuFlags = /\b(vmx|svm)\b/.test(readFileSync("/proc/cpuinfo", "utf8"));
+  const results: Result[] = [];
+  for (const kind of KINDS) results.push(await bench(kind, kind === "tiny" ? TINY_IMAGES : IMAGES));
+  const p50 = (values: number[]) => percentile(values, 50);
   console.log(
-    `\n${cpuFlags ? "KVM" : "TCG (no vmx/svm)"}, Debian 12 image, ${ORDERS} orders, ${AT_ONCE} at once, load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]}`,
+    `\n${cpuFlags ? "KVM" : "TCG (no vmx/svm), tb-cache 128 MiB"}, clocksource=hpet, 1 GiB / 1 vCPU guests, ` +
+      `${ORDERS} orders per image, ${AT_ONCE} booting at once, load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]}`,
   );
-  console.log(
-    `order -> SSH login: p50 ${percentile(loginTimes, 50).toFixed(1)} s, max ${Math.max(...loginTimes).toFixed(1)} s`,
-  );
-  console.log(
-    `idle VM (1 GiB): QEMU RSS p50 ${percentile(
-      idle.map((s) => s.rss),
-      50,
-    ).toFixed(0)} MB, CPU p50 ${percentile(
-      idle.map((s) => s.cpu),
-      50,
-    ).toFixed(1)} % of a core`,
-  );
+  console.log("image   order->SSH p50  max     kernel p50  idle RSS p50  idle CPU p50");
+  for (const r of results) {
+    console.log(
+      [
+        r.kind.padEnd(7),
+        `${p50(r.logins).toFixed(1)} s`.padStart(14),
+        `${Math.max(...r.logins).toFixed(1)} s`.padStart(7),
+        `${r.kernel.length ? p50(r.kernel).toFixed(1) : "?"} s`.padStart(11),
+        `${p50(r.idle.map((s) => s.rss)).toFixed(0)} MB`.padStart(13),
+        `${p50(r.idle.map((s) => s.cpu)).toFixed(1)} %`.padStart(13),
+      ].join(" "),
+    );
+  }
 }
 
 main().catch((error) => {

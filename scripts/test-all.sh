@@ -28,6 +28,11 @@ command -v virsh >/dev/null || missing+=(libvirt-clients)
 command -v mmdebstrap >/dev/null || missing+=(mmdebstrap)
 command -v cloud-localds >/dev/null || missing+=(cloud-image-utils)
 command -v ssh-keygen >/dev/null || missing+=(openssh-client)
+# The tiny test guest (busybox, dropbear, an initramfs) and the local sshd the second VM host is reached by.
+[ -x /bin/busybox ] || missing+=(busybox-static)
+[ -x /usr/sbin/dropbear ] || missing+=(dropbear-bin)
+command -v cpio >/dev/null || missing+=(cpio)
+[ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 # Real coin nodes for the node suite (regtest, loopback), without their GUI extras.
 nodes=()
 [ -x /usr/lib/litecoin/litecoind ] || nodes+=(litecoind)
@@ -66,7 +71,8 @@ check() { # name, command...: a pass/fail check recorded as one test
 
 # The Debian guest for the VM suite is built meanwhile (or taken from its cache): mostly package downloads and
 # disk work, so it runs beside the build and the first suites instead of after them.
-as_root bash scripts/guest-build.sh >"$guest_log" 2>&1 &
+# The tiny test guest (Debian's kernel, busybox, dropbear) takes seconds and is cached the same way.
+{ as_root bash scripts/guest-build.sh && as_root bash scripts/guest-build-tiny.sh; } >"$guest_log" 2>&1 &
 guest_build=$!
 
 check lint npx biome check .
@@ -109,9 +115,13 @@ fi
 if wait "$guest_build"; then
   tail -n 3 "$guest_log"
   vitest_suite vm vm
+  # The dashboard path to a real SSH login, in Chromium, on the tiny test guest.
+  echo "== vm-browser"
+  PLAYWRIGHT_JSON_OUTPUT_FILE="$reports/vm-browser.playwright.json" \
+    npx playwright test -c playwright.vm.config.ts --reporter=list,json
 else
   echo "the guest image build failed:"; tail -n 40 "$guest_log"
   echo '{"passed":0,"failed":1}' >"$reports/vm-guest-build.check"
 fi
 
-node scripts/summarize-tests.mjs "$reports" unit api-pglite api-postgres nodes browser vm
+node scripts/summarize-tests.mjs "$reports" unit api-pglite api-postgres nodes browser vm vm-browser

@@ -1,7 +1,12 @@
 import { randomInt } from "node:crypto";
 import { inject } from "vitest";
 
-export const baseUrl = () => `${inject("baseUrl")}/api/v1`;
+let app: "baseUrl" | "tinyBaseUrl" = "baseUrl";
+export const baseUrl = () => `${inject(app)}/api/v1`;
+/** Points this test file's calls at another app its suite provides (the vm suite has two). */
+export function targetApp(name: "baseUrl" | "tinyBaseUrl"): void {
+  app = name;
+}
 
 /** A client address of its own for each caller, so per-address limits never leak between tests. */
 export function randomIp(): string {

@@ -6,9 +6,21 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { type RunningApp, startApp } from "../support/app-server";
-import { cleanUpTestMachines, DISKS_DIR, IMAGES_DIR, PREFIX, URI } from "./host";
+import {
+  cleanUpTestMachines,
+  DISKS_DIR,
+  IMAGES_DIR,
+  PREFIX,
+  TINY_DISKS_DIR,
+  TINY_IMAGES_DIR,
+  TINY_PREFIX,
+  URI,
+} from "./host";
+import { type LocalSshd, startLocalSshd } from "./sshd";
 
 let app: RunningApp | undefined;
+let tinyApp: RunningApp | undefined;
+let sshd: LocalSshd | undefined;
 
 const UNREACHABLE_URI = "qemu+ssh://nobody@127.0.0.1:1/system?no_tty=1";
 
@@ -17,6 +29,9 @@ export const VM_LIMITS = {
   diskGb: 4,
   sshPortBase: Number(process.env.VM_TEST_SSH_PORT_BASE ?? 23600),
 };
+/** The tiny guest's app forwards SSH from its own range; the local sshd listens just below it. */
+export const TINY_SSH_PORT_BASE = VM_LIMITS.sshPortBase + 500;
+export const LOCAL_SSHD_PORT = TINY_SSH_PORT_BASE - 1;
 
 export async function setup(project: TestProject) {
   if (!existsSync(path.join(IMAGES_DIR, "debian-12.qcow2"))) {
@@ -44,10 +59,44 @@ export async function setup(project: TestProject) {
     WATCHER_INTERVAL_MS: "1000",
   });
   project.provide("baseUrl", app.url);
+
+  // Most tests run on the tiny test guest (seconds to boot): a second app whose images folder holds it.
+  if (!existsSync(path.join(TINY_IMAGES_DIR, "debian-12.qcow2"))) {
+    throw new Error(`no tiny test guest in ${TINY_IMAGES_DIR}: run \`npm run guest:build-tiny\` first`);
+  }
+  // A second host, reached through a remote libvirt URI: this machine's libvirtd behind a local sshd.
+  sshd = await startLocalSshd(LOCAL_SSHD_PORT);
+  tinyApp = await startApp({
+    PROVISIONER: "libvirt",
+    HYPERVISORS: JSON.stringify([
+      { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 6 },
+      { name: "remote-1", location: "se", uri: sshd.uri, memory_mb: 1536, vcpus: 2, disk_gb: 6 },
+      { name: "unreachable-1", location: "fr", uri: UNREACHABLE_URI, memory_mb: 4096, vcpus: 4, disk_gb: 40 },
+    ]),
+    GUEST_IMAGES_DIR: TINY_IMAGES_DIR,
+    SERVER_DISKS_DIR: TINY_DISKS_DIR,
+    LIBVIRT_DOMAIN_PREFIX: TINY_PREFIX,
+    SERVER_MEMORY_CAP_MB: String(VM_LIMITS.memoryMb),
+    SERVER_DISK_CAP_GB: String(VM_LIMITS.diskGb),
+    SSH_FORWARD_PORT_BASE: String(TINY_SSH_PORT_BASE),
+    SERVER_STOP_TIMEOUT_SECONDS: "30",
+    SERVER_BOOT_TIMEOUT_SECONDS: "120",
+    WATCHER_INTERVAL_MS: "1000",
+  });
+  project.provide("tinyBaseUrl", tinyApp.url);
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The app whose images are the tiny test guest (see host.ts), with a second host over a remote URI. */
+    tinyBaseUrl: string;
+  }
 }
 
 export async function teardown() {
-  if (process.env.VM_TEST_LOGS) console.log(app?.logs());
+  if (process.env.VM_TEST_LOGS) console.log(app?.logs(), tinyApp?.logs());
   await app?.stop();
+  await tinyApp?.stop();
+  await sshd?.stop();
   await cleanUpTestMachines();
 }

@@ -12,6 +12,15 @@ export const PREFIX = process.env.VM_TEST_PREFIX ?? "vpst-";
 export const POOL = `${PREFIX}disks`;
 export const IMAGES_DIR = process.env.GUEST_IMAGES_DIR ?? "/var/lib/vps/images";
 export const DISKS_DIR = process.env.VM_TEST_DISKS_DIR ?? "/var/lib/vps/test-servers";
+/**
+ * The tiny TEST guest (busybox and dropbear on Debian's kernel, built by `npm run guest:build-tiny`): not
+ * Debian, but stored under the catalog id the tests order, in an images folder of its own. Its app uses a
+ * prefix, pool and folder of its own too, since server ids of two apps overlap.
+ */
+export const TINY_IMAGES_DIR = process.env.TINY_GUEST_DIR ?? "/var/lib/vps/test-images";
+export const TINY_PREFIX = `${PREFIX}t`;
+export const TINY_POOL = `${TINY_PREFIX}disks`;
+export const TINY_DISKS_DIR = `${DISKS_DIR}-tiny`;
 
 export async function virsh(...args: string[]): Promise<{ ok: boolean; out: string }> {
   try {
@@ -27,9 +36,9 @@ export const domstate = async (name: string) => {
   return result.ok ? result.out : "missing";
 };
 
-export async function volumes(): Promise<string[]> {
-  await virsh("pool-refresh", POOL);
-  const result = await virsh("vol-list", "--pool", POOL, "--details");
+export async function volumes(pool = POOL): Promise<string[]> {
+  await virsh("pool-refresh", pool);
+  const result = await virsh("vol-list", "--pool", pool, "--details");
   return result.ok ? result.out.split("\n").map((line) => line.trim().split(/\s+/)[0] ?? "") : [];
 }
 
@@ -41,8 +50,10 @@ export async function cleanUpTestMachines(): Promise<void> {
     await virsh("destroy", name);
     await virsh("undefine", name);
   }
-  for (const volume of await volumes()) {
-    if (volume.startsWith(PREFIX)) await virsh("vol-delete", "--pool", POOL, volume);
+  for (const pool of [POOL, TINY_POOL]) {
+    for (const volume of await volumes(pool)) {
+      if (volume.startsWith(PREFIX)) await virsh("vol-delete", "--pool", pool, volume);
+    }
   }
 }
 
@@ -132,4 +143,34 @@ export async function sshWhenUp(
     }
   }
   throw new Error(`no SSH login within ${timeoutMs} ms: ${(last as Error)?.message}`);
+}
+
+export type Server = {
+  id: number;
+  status: string;
+  hostname: string;
+  ip: string | null;
+  ssh_port: number | null;
+  ssh_host_key_fingerprint: string | null;
+  power_state: string | null;
+  memory_mb: number;
+  disk_gb: number;
+  provisioner: string;
+  status_reason: string | null;
+  hypervisor?: string | null;
+};
+
+/** Reads until `done` holds or `timeoutMs` passes. */
+export async function waitFor<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs: number,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out; last: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
 }

@@ -3,65 +3,19 @@ import { describe, expect, it } from "vitest";
 import { balanceOf, fund } from "../api/funding";
 import { api, createAccount, errorCode } from "../api/helpers";
 import { VM_LIMITS } from "./global-setup";
-import { domstate, PREFIX, sshRun, sshWhenUp, virsh, volumes } from "./host";
+import { domstate, PREFIX, type Server, sshRun, sshWhenUp, volumes, waitFor } from "./host";
 
-type Server = {
-  id: number;
-  status: string;
-  hostname: string;
-  ip: string | null;
-  ssh_port: number | null;
-  ssh_host_key_fingerprint: string | null;
-  power_state: string | null;
-  memory_mb: number;
-  disk_gb: number;
-  provisioner: string;
-  status_reason: string | null;
-};
-
+/**
+ * The one test that boots the real Debian 12 image (openssh, cloud-init) end to end; the lifecycle
+ * (failed builds, power actions, a vanished domain, remote hosts) runs on the tiny test guest.
+ */
 // Overridable for a busy shared host, where a TCG boot can take many minutes.
 const BOOT_MS = Number(process.env.VM_TEST_BOOT_MS ?? 420_000);
 /** What ssh2 says when the server refuses every credential offered. */
 const REFUSED = /authentication methods failed/;
 
-async function waitFor<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs: number,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-  }
-}
-
 describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
-  it("a build that fails on every attempt ends terminated, refunded through the ledger, with the reason", async () => {
-    const { apiKey } = await createAccount();
-    await fund(apiKey, 30);
-    const funded = await balanceOf(apiKey);
-    const ordered = await api("/servers", {
-      method: "POST",
-      key: apiKey,
-      body: { plan: "pup", location: "fr", os: "debian-12" },
-    });
-    expect(ordered.body).toMatchObject({ status: "provisioning" });
-    const id = ordered.body.id as number;
-    expect(await balanceOf(apiKey)).toBeLessThan(funded);
-    const ended = await waitFor(
-      async () => (await api(`/servers/${id}`, { key: apiKey })).body as unknown as Server,
-      (s) => s.status !== "provisioning",
-      120_000,
-    );
-    expect(ended.status).toBe("terminated");
-    expect(ended.status_reason).toMatch(/build failed after 3 attempts .*refunded/);
-    expect(await balanceOf(apiKey)).toBe(funded);
-  });
-
-  it("order -> SSH login with the revealed password and the order's key on a pinned host key; power; reinstall; new password; terminate", async () => {
+  it("order -> SSH login with the revealed password and the order's key on a pinned host key; new password through the guest agent; terminate", async () => {
     const health = await api("/health");
     expect(health.body.provisioner).toBe("libvirt");
     const catalog = (await api("/catalog")).body.os as { id: string; available: boolean }[];
@@ -150,87 +104,29 @@ describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
     // A wrong host key is never accepted.
     await expect(sshRun(port, "SHA256:not-the-pinned-key", byPassword, "true")).rejects.toThrow();
 
-    await sshRun(port, pinned, byPassword, "echo kept > /root/marker && sync");
-    const read = async () => (await api(`/servers/${created.id}`, { key: apiKey })).body as unknown as Server;
-    // Reinstall (one more boot): refused without the hostname or with an imageless OS, then the disk is wiped.
-    const reinstall = (body: unknown) =>
-      api(`/servers/${created.id}/reinstall`, { method: "POST", key: apiKey, body });
-    expect(errorCode(await reinstall({ confirm: "vm-two" }))).toBe("confirmation_mismatch");
-    expect(errorCode(await reinstall({ confirm: "vm-one", os: "freebsd-14" }))).toBe("os_unavailable");
-    const reinstalling = await reinstall({ confirm: "vm-one" });
-    expect(reinstalling.status).toBe(202);
-    expect(reinstalling.body).toMatchObject({ status: "provisioning", ip: "127.0.0.1" });
-    const reinstallPassword = reinstalling.body.root_password as string;
-    const reinstalled = await waitFor(read, (s) => s.status !== "provisioning", BOOT_MS);
-    expect(reinstalled).toMatchObject({
-      status: "active",
-      power_state: "running",
-      ip: "127.0.0.1",
-      ssh_port: port,
-    });
-    const repinned = reinstalled.ssh_host_key_fingerprint as string;
-    expect(repinned).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
-    expect(repinned).not.toBe(pinned);
-    const fresh = { password: reinstallPassword };
-    expect(
-      await sshWhenUp(port, repinned, fresh, "test -e /root/marker && echo kept || echo gone", 120_000),
-    ).toBe("gone");
-    expect(await sshRun(port, repinned, fresh, "hostname")).toBe("vm-one");
-    // The old host key and the old password are refused; the order's SSH key is installed again.
-    await expect(sshRun(port, pinned, fresh, "true")).rejects.toThrow(/is not the pinned/);
-    await expect(sshRun(port, repinned, byPassword, "true")).rejects.toThrow(REFUSED);
-    expect(await sshRun(port, repinned, { privateKey: clientKey.private }, "id -u")).toBe("0");
-
     // A new root password through the guest agent (which may start a little after SSH).
     const setPassword = () => api(`/servers/${created.id}/password`, { method: "POST", key: apiKey });
     const changed = await waitFor(setPassword, (r) => r.status !== 409, 60_000);
     expect(changed.status).toBe(200);
     const agentPassword = changed.body.password as string;
-    expect(agentPassword).not.toBe(reinstallPassword);
+    expect(agentPassword).not.toBe(password);
     expect((await api(`/servers/${created.id}/credentials`, { key: apiKey })).body.password).toBe(
       agentPassword,
     );
-    expect(await sshRun(port, repinned, { password: agentPassword }, "id -u")).toBe("0");
-    await expect(sshRun(port, repinned, fresh, "true")).rejects.toThrow(REFUSED);
-
-    // Power actions on the reinstalled machine, logged into with its new credentials.
-    const login = { password: agentPassword };
-    await sshRun(port, repinned, login, "echo kept > /root/marker && sync");
-    const rebooted = await api(`/servers/${created.id}/actions`, {
-      method: "POST",
-      key: apiKey,
-      body: { action: "reboot" },
-    });
-    expect(rebooted.body.power_state).toBe("running");
-    expect(await sshWhenUp(port, repinned, login, "cat /root/marker", BOOT_MS)).toBe("kept");
-
+    expect(await sshRun(port, pinned, { password: agentPassword }, "id -u")).toBe("0");
+    await expect(sshRun(port, pinned, byPassword, "true")).rejects.toThrow(REFUSED);
+    // A stopped machine's guest agent cannot take a password; the old one stays.
     const stopped = await api(`/servers/${created.id}/actions`, {
       method: "POST",
       key: apiKey,
       body: { action: "stop" },
     });
     expect(stopped.body.power_state).toBe("stopped");
-    expect(await domstate(domain)).toBe("shut off");
-    await expect(sshRun(port, repinned, login, "true", 5_000)).rejects.toThrow();
-
-    const started = await api(`/servers/${created.id}/actions`, {
-      method: "POST",
-      key: apiKey,
-      body: { action: "start" },
-    });
-    expect(started.body.power_state).toBe("running");
-    expect(await sshWhenUp(port, repinned, login, "cat /root/marker", BOOT_MS)).toBe("kept");
-
-    // Power state comes from the host: a machine forced off behind the API's back shows as stopped.
-    expect((await virsh("destroy", domain)).ok).toBe(true);
-    await waitFor(read, (s) => s.power_state === "stopped", 30_000);
-    // A stopped machine's guest agent cannot take a password.
     const agentless = await api(`/servers/${created.id}/password`, { method: "POST", key: apiKey });
     expect([agentless.status, errorCode(agentless)]).toEqual([409, "guest_agent_unavailable"]);
-    // A domain that vanished from its host is detected and reported.
-    expect((await virsh("undefine", domain)).ok).toBe(true);
-    const reported = await waitFor(read, (s) => s.status_reason !== null, 30_000);
-    expect(reported.status_reason).toMatch(/missing from host local-1/);
+    expect((await api(`/servers/${created.id}/credentials`, { key: apiKey })).body.password).toBe(
+      agentPassword,
+    );
 
     const terminated = await api(`/servers/${created.id}`, { method: "DELETE", key: apiKey });
     expect(terminated.body).toMatchObject({ status: "terminated", ip: null, power_state: null });

@@ -214,12 +214,27 @@ const hypervisorSchema = z.strictObject({
   uri: z
     .string()
     .regex(
-      /^qemu(\+ssh)?:\/\/[^\s]*\/system(\?[^\s]*)?$/,
+      /^qemu(\+(ssh|libssh|libssh2))?:\/\/[^\s]*\/system(\?[^\s]*)?$/,
       "a libvirt URI such as qemu:///system or qemu+ssh://user@host/system",
     ),
   memory_mb: z.number().int().min(128),
   vcpus: z.number().int().min(1),
   disk_gb: z.number().int().min(1),
+  /** Bridged networking: the host's bridge and its public IPv4 pool; absent, user-mode with a forwarded port. */
+  bridge: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,15}$/, "a Linux interface name")
+    .optional(),
+  ipv4_pool: z
+    .string()
+    .regex(
+      /^(\d{1,3}(\.\d{1,3}){3})-(\d{1,3}(\.\d{1,3}){3})$/,
+      "first-last IPv4 address, e.g. 203.0.113.10-203.0.113.40",
+    )
+    .optional(),
+  ipv4_prefix: z.number().int().min(8).max(32).optional(),
+  ipv4_gateway: z.ipv4().optional(),
+  nameservers: z.array(z.ipv4()).max(3).optional(),
 });
 const hypervisorsSchema = z.array(hypervisorSchema).min(1);
 
@@ -230,7 +245,41 @@ export type HypervisorHost = {
   memoryMb: number;
   vcpus: number;
   diskGb: number;
+  /** Bridged hosts: guests get the pool's addresses on the bridge; others get a forwarded SSH port. */
+  network?: HostNetwork;
 };
+
+export type HostNetwork = {
+  bridge: string;
+  /** The pool's first and last address, inclusive. */
+  pool: { first: string; last: string };
+  prefix: number;
+  gateway: string;
+  nameservers: string[];
+};
+
+const ipv4Number = (address: string) =>
+  address.split(".").reduce((value, part) => value * 256 + Number(part), 0);
+
+function hostNetwork(host: z.infer<typeof hypervisorSchema>): HostNetwork | string | undefined {
+  const fields = [host.bridge, host.ipv4_pool, host.ipv4_prefix, host.ipv4_gateway];
+  if (fields.every((field) => field === undefined) && host.nameservers === undefined) return undefined;
+  if (fields.some((field) => field === undefined)) {
+    return `HYPERVISORS: ${host.name} needs bridge, ipv4_pool, ipv4_prefix and ipv4_gateway together`;
+  }
+  const [first = "", last = ""] = (host.ipv4_pool as string).split("-");
+  const valid = (address: string) => address.split(".").every((part) => Number(part) <= 255);
+  if (!valid(first) || !valid(last) || ipv4Number(first) > ipv4Number(last)) {
+    return `HYPERVISORS: ${host.name} has an invalid ipv4_pool`;
+  }
+  return {
+    bridge: host.bridge as string,
+    pool: { first, last },
+    prefix: host.ipv4_prefix as number,
+    gateway: host.ipv4_gateway as string,
+    nameservers: host.nameservers ?? [],
+  };
+}
 
 function parseHypervisors(text: string | undefined): HypervisorHost[] | string[] {
   if (text === undefined) return [];
@@ -246,13 +295,17 @@ function parseHypervisors(text: string | undefined): HypervisorHost[] | string[]
   }
   const names = parsed.data.map((host) => host.name);
   if (new Set(names).size !== names.length) return ["HYPERVISORS: host names must be unique"];
-  return parsed.data.map((host) => ({
+  const networks = parsed.data.map(hostNetwork);
+  const problems = networks.filter((network): network is string => typeof network === "string");
+  if (problems.length > 0) return problems;
+  return parsed.data.map((host, index) => ({
     name: host.name,
     location: host.location,
     uri: host.uri,
     memoryMb: host.memory_mb,
     vcpus: host.vcpus,
     diskGb: host.disk_gb,
+    ...(networks[index] ? { network: networks[index] as HostNetwork } : {}),
   }));
 }
 

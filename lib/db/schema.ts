@@ -96,7 +96,7 @@ export const servers = pgTable(
   (table) => [
     index("servers_account_idx").on(table.accountId),
     index("servers_status_expiry_idx").on(table.status, table.expiresAt),
-    uniqueIndex("servers_ip_idx").on(table.ip).where(sql`status <> 'terminated'`),
+    uniqueIndex("servers_ip_port_idx").on(table.ip, table.sshPort).where(sql`status <> 'terminated'`),
     index("servers_hypervisor_idx").on(table.hypervisor).where(sql`status <> 'terminated'`),
   ],
 );

@@ -7,7 +7,7 @@ import { accounts, serverJobs, servers } from "@/lib/db/schema";
 import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
 import { processWide } from "@/lib/process-wide";
 import type { ServerRow } from "./present";
-import { allocatePoolAddress, type PowerAction, provisioner } from "./provisioner";
+import { allocatePoolAddress, type PowerAction, provisioner, reserveHostAddress } from "./provisioner";
 import { decryptRootPassword } from "./secrets";
 
 export type JobKind = "provision" | "power" | "destroy" | "reinstall";
@@ -146,8 +146,17 @@ async function runProvision(job: Job): Promise<void> {
     return;
   }
   if (!server.rootPasswordEnc) throw new Error("the server has no root password");
+  // A bridged host's guest learns its public address from the seed: reserve it before the build.
+  const network = config().servers.hypervisors.find((host) => host.name === server.hypervisor)?.network;
+  const target =
+    network && !server.ip
+      ? await database.transaction(async (tx) => {
+          const row = await lockServer(tx, server.id);
+          return { ...row, ip: await reserveHostAddress(tx, row, network), sshPort: 22 };
+        })
+      : server;
   const built = await provisioner().create({
-    server,
+    server: target,
     rootPassword: decryptRootPassword(config().encryptionKey, server.id, server.rootPasswordEnc),
     sshKeys: server.sshKeys ? (JSON.parse(server.sshKeys) as string[]) : [],
   });

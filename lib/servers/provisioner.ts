@@ -1,10 +1,11 @@
 import "server-only";
 import { and, eq, ne, sql } from "drizzle-orm";
-import { config } from "@/lib/config/env";
+import { config, type HostNetwork } from "@/lib/config/env";
 import { ipCounters, servers } from "@/lib/db/schema";
 import type { Tx } from "@/lib/ledger/ledger";
 import { processWide } from "@/lib/process-wide";
 import { HOSTS_PER_LOCATION, poolAddress } from "./ip-pool";
+import { freeAddress } from "./libvirt/network";
 import { LibvirtProvisioner } from "./libvirt/provisioner";
 import type { ServerRow } from "./present";
 
@@ -83,7 +84,7 @@ export class SimulatedProvisioner implements Provisioner {
 
 /**
  * The next free address of the location's pool: a counter row per location, so concurrent builds on several
- * app instances never hand out one address twice (the partial unique index on `servers.ip` backs that up).
+ * app instances never hand out one address twice (the partial unique index on `servers (ip, ssh_port)` backs that up).
  */
 export async function allocatePoolAddress(tx: Tx, location: string): Promise<string> {
   for (let attempt = 0; attempt < HOSTS_PER_LOCATION; attempt++) {
@@ -105,6 +106,26 @@ export async function allocatePoolAddress(tx: Tx, location: string): Promise<str
     if (!taken) return ip;
   }
   throw new Error(`the address pool of ${location} is exhausted`);
+}
+
+/**
+ * A bridged host's lowest free public address, written to the server before its build (its seed carries it).
+ * Two app instances picking one address at once collide on the (ip, ssh_port) unique index: the losing build
+ * fails that attempt and its retry picks the next address.
+ */
+export async function reserveHostAddress(tx: Tx, server: ServerRow, network: HostNetwork): Promise<string> {
+  if (server.ip) return server.ip;
+  const held = await tx
+    .select({ ip: servers.ip })
+    .from(servers)
+    .where(and(eq(servers.hypervisor, server.hypervisor ?? ""), ne(servers.status, "terminated")));
+  const ip = freeAddress(
+    network.pool,
+    held.flatMap((row) => (row.ip ? [row.ip] : [])),
+  );
+  if (!ip) throw new Error(`the address pool of host ${server.hypervisor} is exhausted`);
+  await tx.update(servers).set({ ip, sshPort: 22 }).where(eq(servers.id, server.id));
+  return ip;
 }
 
 /** The provisioner named by PROVISIONER: simulated (the demo default) or libvirt. */

@@ -3,6 +3,7 @@ import ssh2 from "ssh2";
 
 const { utils } = ssh2;
 
+import { networkConfig } from "./network";
 import { run } from "./virsh";
 
 /** SHA-512 crypt of a password, read by openssl from standard input (never on a command line). */
@@ -74,14 +75,10 @@ export function metaData(instanceId: string, hostname: string): string {
 }
 
 /** Static addressing for QEMU's user-mode network: the guest address its forwarded port reaches. */
-export const USER_NETWORK_CONFIG = [
-  "version: 2",
-  "ethernets:",
-  "  nic0:",
-  "    match: {macaddress: '52:54:00:00:00:02'}",
-  "    set-name: eth0",
-  "    addresses: [10.0.2.15/24]",
-  "    gateway4: 10.0.2.2",
-  "",
-].join("\n");
 export const USER_NETWORK_MAC = "52:54:00:00:00:02";
+export const USER_NETWORK_CONFIG = networkConfig({
+  mac: USER_NETWORK_MAC,
+  address: "10.0.2.15",
+  prefix: 24,
+  gateway: "10.0.2.2",
+});

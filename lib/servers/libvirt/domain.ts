@@ -13,9 +13,11 @@ export type DomainSpec = {
   seedVolume: string;
   /** Direct kernel boot (images built by guest:build); absent: the image's own boot loader. */
   kernel?: { kernel: string; initrd: string };
-  /** User-mode networking with only this port of 127.0.0.1 forwarded to the guest's SSH. */
+  /** User-mode networking with only this port of 127.0.0.1 forwarded to the guest's SSH (no bridge). */
   sshForwardPort: number;
   mac: string;
+  /** Bridged networking: the guest's card on this host bridge, with its public address from the seed. */
+  bridge?: string;
 };
 
 export function domainXml(spec: DomainSpec): string {
@@ -30,6 +32,15 @@ export function domainXml(spec: DomainSpec): string {
   // so the card does not take one libvirt assigns to its own devices.
   const netdev = `user,id=vpsnet0,restrict=on,hostfwd=tcp:127.0.0.1:${spec.sshForwardPort}-:22`;
   const device = `virtio-net-pci,netdev=vpsnet0,mac=${spec.mac},addr=0x1e`;
+  const userNetwork = `
+  <qemu:commandline>
+    <qemu:arg value='-netdev'/><qemu:arg value='${xmlText(netdev)}'/>
+    <qemu:arg value='-device'/><qemu:arg value='${xmlText(device)}'/>
+  </qemu:commandline>`;
+  const bridged = spec.bridge
+    ? `<interface type='bridge'><source bridge='${xmlText(spec.bridge)}'/><mac address='${xmlText(spec.mac)}'/>` +
+      "<model type='virtio'/></interface>"
+    : "";
   return `<domain type='${spec.virtType}' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
   <name>${xmlText(spec.name)}</name>
   <memory unit='MiB'>${spec.memoryMb}</memory>
@@ -58,11 +69,8 @@ export function domainXml(spec: DomainSpec): string {
     <channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>
     <rng model='virtio'><backend model='random'>/dev/urandom</backend></rng>
     <memballoon model='none'/>
-  </devices>
-  <qemu:commandline>
-    <qemu:arg value='-netdev'/><qemu:arg value='${xmlText(netdev)}'/>
-    <qemu:arg value='-device'/><qemu:arg value='${xmlText(device)}'/>
-  </qemu:commandline>
+    ${bridged}
+  </devices>${spec.bridge ? "" : userNetwork}
 </domain>
 `;
 }

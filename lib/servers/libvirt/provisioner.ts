@@ -22,6 +22,7 @@ import {
   userData,
 } from "./cloud-init";
 import { domainXml, overlayVolumeXml } from "./domain";
+import { macFor, networkConfig } from "./network";
 import { run, VirshError, virsh, virshScript, virshShellArg } from "./virsh";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -93,8 +94,10 @@ export class LibvirtProvisioner implements Provisioner {
     return `${this.domainName(server)}-seed.iso`;
   }
 
-  sshPort(server: Pick<ServerRow, "id">): number {
-    return this.settings.sshForwardPortBase + server.id;
+  /** 22 on a bridged host (the guest has its own address), else the port forwarded from 127.0.0.1. */
+  sshPort(server: Pick<ServerRow, "id" | "hypervisor">): number {
+    const bridged = this.settings.hypervisors.find((h) => h.name === server.hypervisor)?.network;
+    return bridged ? 22 : this.settings.sshForwardPortBase + server.id;
   }
 
   imageAvailable(os: string): boolean {
@@ -181,7 +184,8 @@ export class LibvirtProvisioner implements Provisioner {
       seedVolume: this.seedVolume(server),
       kernel: existsSync(kernel) && existsSync(initrd) ? { kernel, initrd } : undefined,
       sshForwardPort: this.sshPort(server),
-      mac: USER_NETWORK_MAC,
+      mac: host.network ? macFor(server.id) : USER_NETWORK_MAC,
+      bridge: host.network?.bridge,
     });
     await this.withXmlFile(xml, (file) => virsh(host.uri, ["define", file]));
   }
@@ -217,7 +221,7 @@ export class LibvirtProvisioner implements Provisioner {
         mode: 0o600,
       });
       await writeFile(files.meta, metaData(`${name}-${Date.now()}`, server.hostname), { mode: 0o600 });
-      await writeFile(files.network, USER_NETWORK_CONFIG, { mode: 0o600 });
+      await writeFile(files.network, this.networkConfigOf(server, host), { mode: 0o600 });
       await run("cloud-localds", [`--network-config=${files.network}`, files.iso, files.user, files.meta]);
       const size = (await stat(files.iso)).size;
       await virsh(host.uri, [
@@ -237,7 +241,16 @@ export class LibvirtProvisioner implements Provisioner {
     }
     await this.define(server, host);
     await virsh(host.uri, ["start", name]);
-    return { ip: "127.0.0.1", sshPort: this.sshPort(server), hostKeyFingerprint: hostKey.fingerprint };
+    const ip = host.network ? (server.ip as string) : "127.0.0.1";
+    return { ip, sshPort: this.sshPort(server), hostKeyFingerprint: hostKey.fingerprint };
+  }
+
+  /** The seed's network-config: the reserved public address on a bridged host, user-mode addressing else. */
+  private networkConfigOf(server: ServerRow, host: HypervisorHost): string {
+    if (!host.network) return USER_NETWORK_CONFIG;
+    if (!server.ip) throw new Error(`server ${server.id} has no reserved address on ${host.name}`);
+    const { prefix, gateway, nameservers } = host.network;
+    return networkConfig({ mac: macFor(server.id), address: server.ip, prefix, gateway, nameservers });
   }
 
   async ready(server: ServerRow): Promise<boolean> {

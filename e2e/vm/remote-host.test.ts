@@ -1,0 +1,60 @@
+/**
+ * A second hypervisor host reached only through a remote libvirt URI (qemu+libssh to a local sshd, key-only,
+ * pinned host key): the provisioner creates volumes, defines and starts the domain, and removes it all through
+ * that URI. Boots the TINY TEST GUEST, not Debian.
+ */
+import { describe, expect, it } from "vitest";
+import { balanceOf, fund } from "../api/funding";
+import { api, createAccount, targetApp } from "../api/helpers";
+import { domstate, type Server, sshWhenUp, TINY_POOL, TINY_PREFIX, volumes, waitFor } from "./host";
+
+targetApp("tinyBaseUrl");
+
+describe("a second host over a remote libvirt URI (tiny test guest)", () => {
+  it("orders a server on the remote host, logs in over SSH, and destroys it", async () => {
+    const { apiKey } = await createAccount();
+    await fund(apiKey, 30);
+    const funded = await balanceOf(apiKey);
+    // Location se has only remote-1, whose URI is qemu+libssh://root@127.0.0.1:<port>/system?keyfile=...
+    const ordered = await api("/servers", {
+      method: "POST",
+      key: apiKey,
+      body: { plan: "pup", location: "se", os: "debian-12", hostname: "far-one" },
+    });
+    expect(ordered.status).toBe(201);
+    const created = ordered.body as unknown as Server & { root_password: string };
+    const read = async () => (await api(`/servers/${created.id}`, { key: apiKey })).body as unknown as Server;
+    const server = await waitFor(read, (s) => s.status !== "provisioning", 120_000);
+    expect(server).toMatchObject({ status: "active", power_state: "running", status_reason: null });
+    const domain = `${TINY_PREFIX}${created.id}`;
+    expect(await domstate(domain)).toBe("running");
+    expect(await volumes(TINY_POOL)).toEqual(
+      expect.arrayContaining([`${domain}.qcow2`, `${domain}-seed.iso`]),
+    );
+
+    const login = { password: created.root_password };
+    const pinned = server.ssh_host_key_fingerprint as string;
+    expect(await sshWhenUp(server.ssh_port as number, pinned, login, "hostname", 120_000)).toBe("far-one");
+
+    const stopped = await api(`/servers/${created.id}/actions`, {
+      method: "POST",
+      key: apiKey,
+      body: { action: "stop" },
+    });
+    expect(stopped.body.power_state).toBe("stopped");
+    expect(await domstate(domain)).toBe("shut off");
+
+    expect((await api(`/servers/${created.id}`, { method: "DELETE", key: apiKey })).status).toBe(200);
+    await waitFor(
+      () => domstate(domain),
+      (state) => state === "missing",
+      60_000,
+    );
+    await waitFor(
+      () => volumes(TINY_POOL),
+      (names) => !names.some((name) => name.startsWith(`${domain}.`) || name.startsWith(`${domain}-`)),
+      30_000,
+    );
+    expect(await balanceOf(apiKey)).toBeLessThan(funded);
+  });
+});

@@ -1,0 +1,109 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "@/lib/config/env";
+import { USER_NETWORK_CONFIG, USER_NETWORK_MAC } from "./cloud-init";
+import { domainXml } from "./domain";
+import { freeAddress, macFor, networkConfig, poolAddresses } from "./network";
+
+const spec = {
+  name: "vps-7",
+  memoryMb: 1024,
+  vcpus: 1,
+  virtType: "qemu" as const,
+  pool: "vps-disks",
+  diskVolume: "vps-7.qcow2",
+  seedVolume: "vps-7-seed.iso",
+  sshForwardPort: 22007,
+};
+
+describe("guest networking", () => {
+  it("bridged hosts: the card on the host bridge with the server's MAC, and no forwarded port", () => {
+    const xml = domainXml({ ...spec, mac: macFor(7), bridge: "br0" });
+    expect(xml).toContain(
+      "<interface type='bridge'><source bridge='br0'/><mac address='52:54:00:00:00:07'/><model type='virtio'/></interface>",
+    );
+    expect(xml).not.toContain("hostfwd");
+    expect(xml).not.toContain("qemu:commandline");
+    const user = domainXml({ ...spec, mac: USER_NETWORK_MAC });
+    expect(user).toContain("hostfwd=tcp:127.0.0.1:22007-:22");
+    expect(user).not.toContain("<interface");
+  });
+
+  it("renders the seed's network-config with the reserved public address, gateway and resolvers", () => {
+    expect(
+      networkConfig({
+        mac: macFor(0x01020a),
+        address: "203.0.113.12",
+        prefix: 24,
+        gateway: "203.0.113.1",
+        nameservers: ["9.9.9.9", "1.1.1.1"],
+      }),
+    ).toBe(
+      [
+        "version: 2",
+        "ethernets:",
+        "  nic0:",
+        "    match: {macaddress: '52:54:00:01:02:0a'}",
+        "    set-name: eth0",
+        "    addresses: [203.0.113.12/24]",
+        "    gateway4: 203.0.113.1",
+        "    nameservers: {addresses: [9.9.9.9, 1.1.1.1]}",
+        "",
+      ].join("\n"),
+    );
+    expect(USER_NETWORK_CONFIG).toContain("addresses: [10.0.2.15/24]");
+    expect(USER_NETWORK_CONFIG).not.toContain("nameservers");
+  });
+
+  it("hands out a pool's lowest free address, across octet boundaries, and nothing when exhausted", () => {
+    const pool = { first: "198.51.100.254", last: "198.51.101.1" };
+    expect(poolAddresses(pool)).toEqual(["198.51.100.254", "198.51.100.255", "198.51.101.0", "198.51.101.1"]);
+    expect(freeAddress(pool, ["198.51.100.254"])).toBe("198.51.100.255");
+    expect(freeAddress(pool, poolAddresses(pool))).toBeUndefined();
+  });
+
+  it("reads a host's bridge and IPv4 pool from HYPERVISORS, all or none of them", () => {
+    const host = {
+      name: "nl-1",
+      location: "nl",
+      uri: "qemu+ssh://root@h1/system",
+      memory_mb: 8192,
+      vcpus: 4,
+      disk_gb: 200,
+    };
+    const bridged = {
+      ...host,
+      bridge: "br0",
+      ipv4_pool: "203.0.113.10-203.0.113.40",
+      ipv4_prefix: 24,
+      ipv4_gateway: "203.0.113.1",
+      nameservers: ["9.9.9.9"],
+    };
+    const parse = (hosts: unknown[]) =>
+      parseConfig({
+        DATA_DIR: mkdtempSync(path.join(tmpdir(), "vps-network-")),
+        PROVISIONER: "libvirt",
+        HYPERVISORS: JSON.stringify(hosts),
+      });
+    expect(parse([bridged]).servers.hypervisors[0]?.network).toEqual({
+      bridge: "br0",
+      pool: { first: "203.0.113.10", last: "203.0.113.40" },
+      prefix: 24,
+      gateway: "203.0.113.1",
+      nameservers: ["9.9.9.9"],
+    });
+    expect(parse([host]).servers.hypervisors[0]?.network).toBeUndefined();
+    expect(() => parse([{ ...host, bridge: "br0" }])).toThrow(
+      /needs bridge, ipv4_pool, ipv4_prefix and ipv4_gateway/,
+    );
+    expect(() => parse([{ ...bridged, ipv4_pool: "203.0.113.40-203.0.113.10" }])).toThrow(
+      /invalid ipv4_pool/,
+    );
+    expect(() => parse([{ ...bridged, ipv4_gateway: "gateway" }])).toThrow(/HYPERVISORS.0.ipv4_gateway/);
+    // The libssh transport is accepted: it is the one that checks keyfile and known_hosts.
+    const libssh = "qemu+libssh://root@h2:2222/system?keyfile=/etc/vps/id&known_hosts=/etc/vps/known_hosts";
+    expect(parse([{ ...host, uri: libssh }]).servers.hypervisors[0]?.uri).toBe(libssh);
+  });
+});

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Builds the tiny TEST guest (not a distribution): Debian's cloud kernel and an initramfs with busybox and
+# dropbear, plus a small ext4 disk mounted as /root so files survive reboots. It boots in seconds under
+# software emulation. It reads the same cloud-init NoCloud seed the provisioner writes for every image
+# (hostname, root's SHA-512 crypt hash, root's SSH keys, the pinned ed25519 host key, the static network), so
+# the provisioner has one code path. Output: TINY_GUEST_DIR/<os>.{qcow2,vmlinuz,initrd}, the layout of
+# GUEST_IMAGES_DIR, under the catalog OS id the tests order (TINY_GUEST_OS, default debian-12).
+# Cached under GUEST_CACHE_DIR keyed on this script's hash.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+images=${TINY_GUEST_DIR:-/var/lib/vps/test-images}
+os=${TINY_GUEST_OS:-debian-12}
+cache=${GUEST_CACHE_DIR:-/var/cache/vps-guest}
+hash=$(sha256sum "$here/guest-build-tiny.sh" | cut -c1-16)
+built="$cache/tiny-$hash"
+
+if [ ! -f "$built/tiny.initrd" ]; then
+  for tool in busybox dropbear dropbearconvert cpio mke2fs qemu-img apt-get dpkg-deb; do
+    command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ] || [ -x "/usr/lib/dropbear/$tool" ] || {
+      echo "guest:build-tiny needs $tool (apt-get install busybox-static dropbear-bin cpio e2fsprogs qemu-utils)"
+      exit 1
+    }
+  done
+  work=$(mktemp -d /var/tmp/vps-tiny.XXXXXX)
+  chmod 0755 "$work" # apt-get download writes as _apt
+  trap 'rm -rf "$work"' EXIT
+  # Debian's own kernel: the package the cloud kernel metapackage points at, downloaded (not installed).
+  kernel_pkg=$(apt-cache depends linux-image-cloud-amd64 | awk '/Depends: linux-image-/ {print $2; exit}')
+  (cd "$work" && apt-get download -qq "$kernel_pkg")
+  dpkg-deb -x "$work"/"$kernel_pkg"_*.deb "$work/kernel"
+  release=${kernel_pkg#linux-image-}
+  moddir="$work/kernel/lib/modules/$release"
+
+  root="$work/root"
+  mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc/dropbear,etc/acpi/PWRF,proc,sys,dev,run,tmp,mnt/seed,root,var/log,lib/modules}
+  cp /bin/busybox "$root/bin/busybox"
+  for applet in $("$root/bin/busybox" --list-full); do
+    [ -e "$root/$applet" ] || ln -s /bin/busybox "$root/$applet"
+  done
+  dropbear=$(command -v dropbear || echo /usr/sbin/dropbear)
+  convert=$(command -v dropbearconvert || echo /usr/lib/dropbear/dropbearconvert)
+  install -m 0755 "$dropbear" "$root/usr/sbin/dropbear"
+  install -m 0755 "$convert" "$root/usr/bin/dropbearconvert"
+  # Their shared libraries, at the paths the dynamic loader looks in.
+  for lib in $(ldd "$dropbear" "$convert" | awk '/=> \// {print $3} /^\s*\/lib/ {print $1}' | sort -u); do
+    mkdir -p "$root$(dirname "$lib")"
+    cp -L "$lib" "$root$lib"
+  done
+  mkdir -p "$root/lib64" && cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
+
+  # The modules the guest needs (virtio disk and network, the IDE CD-ROM holding the seed, the ACPI power
+  # button), with their dependencies, in load order.
+  : >"$root/etc/modules"
+  # Dependencies from each module's own modinfo section (no depmod needed).
+  (cd "$moddir" && find kernel -name '*.ko' | sed 's|.*/\(.*\)\.ko$|\1 &|' | tr '-' '_' >"$work/modules")
+  add_module() {
+    local name rel dep
+    name=$(echo "$1" | tr '-' '_')
+    rel=$(awk -v n="$name" '$1 == n {print $2; exit}' "$work/modules")
+    [ -n "$rel" ] || { echo "no module $name in $release"; exit 1; }
+    rel=$(cd "$moddir" && ls "$(dirname "$rel")"/* | awk -v n="$name" '{f = $0; sub(/.*\//, "", f); sub(/\.ko$/, "", f); gsub(/-/, "_", f)} f == n {print; exit}')
+    grep -qx "$rel" "$work/loaded" 2>/dev/null && return 0
+    for dep in $(tr '\0' '\n' <"$moddir/$rel" | sed -n 's/^depends=//p' | tr ',' ' '); do
+      add_module "$dep"
+    done
+    echo "$rel" >>"$work/loaded"
+    mkdir -p "$root/lib/modules/$(dirname "$rel")"
+    cp "$moddir/$rel" "$root/lib/modules/$rel"
+    echo "/lib/modules/$rel" >>"$root/etc/modules"
+  }
+  for module in virtio_pci virtio_blk virtio_net ata_piix sr_mod isofs button evdev; do
+    add_module "$module"
+  done
+
+  printf 'root:x:0:0:root:/root:/bin/sh\nsshd:x:74:74::/:/bin/false\n' >"$root/etc/passwd"
+  printf 'root:x:0:\n' >"$root/etc/group"
+  printf '/bin/sh\n' >"$root/etc/shells"
+  printf '::sysinit:/etc/rc\n::respawn:/usr/sbin/dropbear -F -E -p 22 -r /etc/dropbear/ed25519_host_key\n::respawn:/sbin/acpid -f -c /etc/acpi\nttyS0::askfirst:-/bin/sh\n::shutdown:/bin/umount -a -r\n' >"$root/etc/inittab"
+  # ACPI power button (virsh shutdown) -> orderly power-off through init.
+  printf '#!/bin/sh\nexec /sbin/poweroff\n' >"$root/etc/acpi/PWRF/00000080"
+  chmod 0755 "$root/etc/acpi/PWRF/00000080"
+  cat >"$root/etc/rc" <<'RC'
+#!/bin/sh
+# First-boot setup from the cloud-init NoCloud seed (only the keys the provisioner writes).
+export PATH=/sbin:/bin:/usr/sbin:/usr/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts && mount -t devpts devpts /dev/pts
+while read -r module; do insmod "$module"; done </etc/modules
+wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done; }
+wait_for /dev/sr0
+mount -t iso9660 -o ro /dev/sr0 /mnt/seed
+seed=/mnt/seed
+unquote() { sed -e 's/^ *"//' -e 's/" *$//'; }
+
+hostname "$(sed -n 's/^local-hostname: *//p' $seed/meta-data | unquote)"
+hash=$(sed -n 's/^ *hashed_passwd: *//p' $seed/user-data | unquote)
+printf 'root:%s:20000:0:99999:7:::\n' "$hash" >/etc/shadow
+chmod 0600 /etc/shadow
+
+wait_for /dev/vda
+mount -t ext4 /dev/vda /root || echo "no persistent /root"
+chmod 0700 /root
+mkdir -p /root/.ssh && chmod 0700 /root/.ssh
+sed -n 's/^ *ssh_authorized_keys: *\[\(.*\)\] *$/\1/p' $seed/user-data |
+  sed -e 's/^"//' -e 's/"$//' -e 's/", *"/\n/g' >/root/.ssh/authorized_keys
+chmod 0600 /root/.ssh/authorized_keys
+
+# The pinned host key (OpenSSH format in the seed) in dropbear's format; the OpenSSH copy is removed.
+umask 077
+awk '/^  ed25519_private: \|/ {on = 1; next} on && /^    / {sub(/^    /, ""); print; next} {on = 0}' \
+  $seed/user-data >/tmp/host_key
+dropbearconvert openssh dropbear /tmp/host_key /etc/dropbear/ed25519_host_key >/dev/null 2>&1
+rm -f /tmp/host_key
+umask 022
+
+# Static IPv4 from network-config on the interface whose MAC it names.
+mac=$(sed -n "s/.*macaddress: *'\{0,1\}\([0-9a-f:]*\).*/\1/p" $seed/network-config | head -n 1)
+address=$(sed -n 's/^ *addresses: *\[\([^],]*\).*/\1/p' $seed/network-config | head -n 1)
+gateway=$(sed -n 's/^ *gateway4: *//p' $seed/network-config | head -n 1)
+ip link set lo up
+for dev in /sys/class/net/*; do
+  [ "$(cat "$dev/address")" = "$mac" ] || continue
+  ip link set "${dev##*/}" up
+  [ -n "$address" ] && ip addr add "$address" dev "${dev##*/}"
+  [ -n "$gateway" ] && ip route add default via "$gateway"
+done
+nameservers=$(sed -n 's/^ *nameservers: *{addresses: *\[\(.*\)\]}.*/\1/p' $seed/network-config | tr ',' ' ')
+for ns in $nameservers; do echo "nameserver $ns" >>/etc/resolv.conf; done
+umount $seed
+RC
+  chmod 0755 "$root/etc/rc"
+  ln -s /bin/busybox "$root/init"
+
+  mkdir -p "$work/out"
+  cp "$work/kernel/boot/vmlinuz-$release" "$work/out/tiny.vmlinuz"
+  (cd "$root" && find . | cpio -o -H newc --quiet | gzip -6) >"$work/out/tiny.initrd"
+  mke2fs -q -t ext4 -L root "$work/disk.img" 64M
+  qemu-img convert -f raw -O qcow2 "$work/disk.img" "$work/out/tiny.qcow2"
+  mkdir -p "$cache"
+  rm -rf "$built.tmp" && mv "$work/out" "$built.tmp"
+  rm -rf "$built" && mv "$built.tmp" "$built"
+fi
+
+# Guests run as libvirt-qemu: world-readable files in a folder it can reach.
+install -d -m 0755 "$images"
+for ext in qcow2 vmlinuz initrd; do
+  install -m 0644 "$built/tiny.$ext" "$images/$os.$ext.new"
+  mv "$images/$os.$ext.new" "$images/$os.$ext"
+done
+echo "tiny test guest ready in $images as $os ($(du -h "$built/tiny.initrd" | cut -f1) initramfs)"

@@ -233,6 +233,7 @@ async function main() {
     );
     if (failed.length) console.log(`failed requests on: ${failed.join(", ")}`);
   } finally {
+    if (process.env.BENCH_LOG) console.log(app.logs());
     await app.stop();
   }
 }

@@ -34,7 +34,8 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
   if (!existsSync(path.join(ROOT, ".next", "BUILD_ID"))) {
     throw new Error("No production build found: run `npm run build` first.");
   }
-  const port = await freePort();
+  // A caller may pin the port (benchmarks on an assigned port); otherwise any free one.
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const dataDir = env.DATA_DIR ?? mkdtempSync(path.join(tmpdir(), "vps-app-"));
   let output = "";
   const child = spawn(

@@ -25,10 +25,24 @@ function describeFailure(error: unknown): string {
 }
 
 /**
- * One pass of background work: every watcher whose lease we hold polls its chain, then top-up expiry, then
- * the server lifecycle (provisioning, renewals, suspensions, terminations).
+ * Top-ups a watcher reported as changed are settled at most this many per pass, oldest report first; the
+ * rest wait for the next pass (and, should the process stop, the outstanding sweep reaches them).
  */
-export async function runBackgroundPass(): Promise<void> {
+const SETTLE_PER_PASS = 100;
+
+function nextToSettle(touched: number[]): number[] {
+  const queue = processWide("deposits.to-settle", () => new Set<number>());
+  for (const id of touched) queue.add(id);
+  const batch = [...queue].slice(0, SETTLE_PER_PASS);
+  for (const id of batch) queue.delete(id);
+  return batch;
+}
+
+/**
+ * The deposit side of a pass: every watcher whose lease we hold polls its chain and the top-ups it
+ * touched are settled, then outstanding top-ups are swept and due ones expired, each in bounded batches.
+ */
+export async function runWatcherPass(): Promise<void> {
   const { watcherIntervalMs } = config().deposits;
   for (const watcher of depositRails().watchers) {
     try {
@@ -42,7 +56,7 @@ export async function runBackgroundPass(): Promise<void> {
         logThrottled(watcher.name, `watcher ${watcher.name}: ${reason}`);
         continue;
       }
-      await settleTopups(touched);
+      await settleTopups(nextToSettle(touched));
     } catch (error) {
       logThrottled(watcher.name, `watcher ${watcher.name}: ${(error as Error).message?.split("\n")[0]}`);
     }
@@ -53,6 +67,14 @@ export async function runBackgroundPass(): Promise<void> {
   } catch (error) {
     logThrottled("expiry", `top-up expiry: ${(error as Error).message?.split("\n")[0]}`);
   }
+}
+
+/**
+ * One pass of background work: the deposit watchers and top-up expiry, then the server lifecycle
+ * (provisioning, renewals, suspensions, terminations).
+ */
+export async function runBackgroundPass(): Promise<void> {
+  await runWatcherPass();
   try {
     await runServerLifecycle();
   } catch (error) {

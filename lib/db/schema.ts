@@ -94,7 +94,7 @@ export const servers = pgTable(
     statusReason: text("status_reason"),
   },
   (table) => [
-    index("servers_account_idx").on(table.accountId),
+    index("servers_account_id_idx").on(table.accountId, table.id),
     index("servers_status_expiry_idx").on(table.status, table.expiresAt),
     uniqueIndex("servers_ip_port_idx").on(table.ip, table.sshPort).where(sql`status <> 'terminated'`),
     index("servers_hypervisor_idx").on(table.hypervisor).where(sql`status <> 'terminated'`),
@@ -144,6 +144,10 @@ export const serverJobs = pgTable(
   (table) => [
     index("server_jobs_due_idx").on(table.state, table.runAfter),
     index("server_jobs_server_idx").on(table.serverId),
+    index("server_jobs_open_idx").on(table.runAfter, table.id).where(sql`state IN ('pending', 'running')`),
+    index("server_jobs_open_server_idx")
+      .on(table.serverId, table.id)
+      .where(sql`state IN ('pending', 'running')`),
     check("server_jobs_kind_check", sql`${table.kind} IN ('provision', 'power', 'destroy', 'reinstall')`),
     check("server_jobs_state_check", sql`${table.state} IN ('pending', 'running', 'done', 'failed')`),
   ],
@@ -213,6 +217,10 @@ export const topups = pgTable(
   (table) => [
     index("topups_account_idx").on(table.accountId, table.id),
     index("topups_network_status_idx").on(table.network, table.status),
+    index("topups_pending_expiry_idx")
+      .on(table.expiresAt)
+      .where(sql`method = 'deposit' AND status = 'pending'`),
+    index("topups_closed_idx").on(table.closedAt).where(sql`method = 'deposit' AND closed_at IS NOT NULL`),
     uniqueIndex("topups_network_address_idx")
       .on(table.network, table.depositAddress)
       .where(sql`method = 'deposit'`),

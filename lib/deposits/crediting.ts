@@ -1,10 +1,12 @@
 import "server-only";
-import { and, eq, gt, gte, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { pace } from "@/lib/background/pace";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { depositPayments, topups } from "@/lib/db/schema";
 import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
+import { processWide } from "@/lib/process-wide";
 import { creditTargetCents, rateToE8 } from "@/lib/topups/amounts";
 import { type PaymentRow, paymentTotals, type TopupRow, unitsOf } from "@/lib/topups/present";
 import { nextTopupStatus, type TopupStatus } from "@/lib/topups/status";
@@ -154,20 +156,25 @@ export async function setConfirmations(paymentId: number, confirmations: number)
   await database.update(depositPayments).set({ confirmations }).where(eq(depositPayments.id, paymentId));
 }
 
-/** Demo mode: every simulated payment on `networks` still confirming gains one confirmation. */
+/** Simulated payments confirmed per poll at most: a large backlog moves on over several polls. */
+const SIMULATED_PER_POLL = 1000;
+
+/** Demo mode: each simulated payment on `networks` still confirming gains one confirmation (oldest first). */
 export async function confirmSimulatedPayments(networks: readonly string[], txPrefix: string) {
   if (networks.length === 0) return [];
   const database = await db();
   const result = await database.execute(sql`
     UPDATE deposit_payments AS p SET confirmations = p.confirmations + 1
-    FROM topups AS t
-    WHERE p.topup_id = t.id
-      AND p.tx_hash LIKE ${`${txPrefix}%`}
-      AND p.network IN (${sql.join(
-        networks.map((n) => sql`${n}`),
-        sql`, `,
-      )})
-      AND p.confirmations < t.confirmations_required
+    WHERE p.id IN (
+      SELECT q.id FROM deposit_payments AS q JOIN topups AS t ON t.id = q.topup_id
+      WHERE q.tx_hash LIKE ${`${txPrefix}%`}
+        AND q.network IN (${sql.join(
+          networks.map((n) => sql`${n}`),
+          sql`, `,
+        )})
+        AND q.confirmations < t.confirmations_required
+      ORDER BY q.id
+      LIMIT ${SIMULATED_PER_POLL})
     RETURNING p.topup_id`);
   const rows = (result as unknown as { rows: { topup_id: number }[] }).rows;
   return [...new Set(rows.map((row) => Number(row.topup_id)))];
@@ -299,10 +306,16 @@ async function settleInTx(tx: Tx, topupId: number, at: Date): Promise<void> {
   }
 }
 
-/** Settles the given top-ups, each in its own short transaction; one failure does not stop the others. */
+/**
+ * Settles the given top-ups, each in its own short transaction; one failure does not stop the others.
+ * Between two top-ups, requests waiting on the database go first.
+ */
 export async function settleTopups(topupIds: Iterable<number>): Promise<void> {
   const database = await db();
+  let first = true;
   for (const id of new Set(topupIds)) {
+    if (!first) await pace();
+    first = false;
     try {
       await database.transaction((tx) => settleInTx(tx, id, now()));
     } catch (error) {
@@ -329,22 +342,30 @@ export async function paymentsOf(topupIds: number[]): Promise<Map<number, Paymen
   return byTopup;
 }
 
+/** Watched top-ups checked per pass by the sweep below; it moves on through them pass after pass. */
+const SWEEP_BATCH = 200;
+
 /**
  * The safety net behind the watchers: every watched top-up whose confirmed payments are worth more than it
- * has credited, or whose status should move, is settled, whether or not a poll reported it.
+ * has credited, or whose status should move, is settled, whether or not a poll reported it. Each pass
+ * checks the next SWEEP_BATCH of them in id order, wrapping around, so the cost of a pass stays bounded.
  */
 export async function settleOutstandingTopups(): Promise<void> {
   const database = await db();
+  const sweep = processWide("deposits.sweep", () => ({ afterId: 0 }));
   const rows = await database
     .select()
     .from(topups)
     .where(
       and(
         watchedTopups(),
+        gt(topups.id, sweep.afterId),
         sql`EXISTS (SELECT 1 FROM ${depositPayments} WHERE ${depositPayments.topupId} = ${topups.id})`,
       ),
     )
-    .limit(1000);
+    .orderBy(asc(topups.id))
+    .limit(SWEEP_BATCH);
+  sweep.afterId = rows.length < SWEEP_BATCH ? 0 : (rows[rows.length - 1]?.id ?? 0);
   const payments = await paymentsOf(rows.map((row) => row.id));
   const at = now();
   await settleTopups(
@@ -352,14 +373,16 @@ export async function settleOutstandingTopups(): Promise<void> {
   );
 }
 
-/** Pending top-ups past their expiry: settled so those with nothing received become `expired`. */
+/** Pending top-ups past their expiry, a bounded batch per pass (earliest first): settled so those with
+ * nothing received become `expired`. */
 export async function expireDueTopups(): Promise<number> {
   const database = await db();
   const due = await database
     .select({ id: topups.id })
     .from(topups)
     .where(and(eq(topups.status, "pending"), eq(topups.method, "deposit"), lt(topups.expiresAt, now())))
-    .limit(500);
+    .orderBy(asc(topups.expiresAt))
+    .limit(100);
   await settleTopups(due.map((row) => row.id));
   return due.length;
 }

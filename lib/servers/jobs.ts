@@ -1,5 +1,6 @@
 import "server-only";
 import { and, asc, eq, inArray, lt, lte, or, sql } from "drizzle-orm";
+import { pace } from "@/lib/background/pace";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
@@ -290,10 +291,11 @@ async function execute(job: Job): Promise<void> {
   }
 }
 
-/** Performs due jobs until none is left or `max` were run. */
+/** Performs due jobs until none is left or `max` were run, giving requests their turn between jobs. */
 export async function runDueJobs(max = 25): Promise<number> {
   let count = 0;
   while (count < max) {
+    await pace();
     const job = await takeJob();
     if (!job) break;
     await execute(job);

@@ -1,5 +1,6 @@
 import "server-only";
 import { and, asc, eq, gt, gte, inArray, isNotNull, lte, or } from "drizzle-orm";
+import { pace } from "@/lib/background/pace";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
@@ -27,6 +28,7 @@ async function forEachLocked(
 ): Promise<void> {
   const database = await db();
   for (const { id, accountId } of due) {
+    await pace();
     try {
       await database.transaction(async (tx) => {
         await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
@@ -128,6 +130,7 @@ async function reconcileWithHosts() {
     const busy = await unfinishedJobServers(rows.map((row) => row.id));
     for (const row of rows) {
       if (busy.has(row.id)) continue;
+      await pace();
       const state = states.get(row.id);
       if (state === row.powerState) continue;
       // Already reported missing and not meant to run: nothing new to say.

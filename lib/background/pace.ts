@@ -1,0 +1,54 @@
+import "server-only";
+import { performance } from "node:perf_hooks";
+import { setImmediate, setTimeout } from "node:timers/promises";
+import { databaseHandle } from "@/lib/db/client";
+import { processWide } from "@/lib/process-wide";
+
+/** Background work may run this long without a pause on the embedded database... */
+export const SLICE_MS = 20;
+/** ...then rests this long, so it never takes more than about half of the process. */
+export const REST_MS = 20;
+/** A longer gap between two calls was waiting (a pause between passes, a host call), not work. */
+export const IDLE_MS = 1_000;
+
+type PaceDeps = {
+  /** Whether the database runs on this thread (PGlite). */
+  embedded: () => Promise<boolean>;
+  clock: () => number;
+  rest: (ms: number) => Promise<unknown>;
+  turn: () => Promise<unknown>;
+};
+
+/**
+ * Builds the function background loops call between rows and batches. Requests that arrived meanwhile
+ * run first (their queries queue ahead of the next row's). On PGlite, queries run on this very thread, so
+ * background work also rests after every slice of busy time; PostgreSQL does the work elsewhere, so a
+ * turn is enough.
+ */
+export function createPace(deps: PaceDeps): () => Promise<void> {
+  let last = Number.NEGATIVE_INFINITY;
+  let busy = 0;
+  return async () => {
+    const since = deps.clock() - last;
+    busy = since > IDLE_MS ? 0 : busy + since;
+    if (busy >= SLICE_MS && (await deps.embedded())) {
+      await deps.rest(REST_MS);
+      busy = 0;
+    } else {
+      await deps.turn();
+    }
+    last = deps.clock();
+  };
+}
+
+/** The process's pace for background work (see createPace). */
+export function pace(): Promise<void> {
+  return processWide("background.pace", () =>
+    createPace({
+      embedded: async () => (await databaseHandle()).kind === "pglite",
+      clock: () => performance.now(),
+      rest: (ms) => setTimeout(ms),
+      turn: () => setImmediate(),
+    }),
+  )();
+}

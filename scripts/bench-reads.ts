@@ -1,0 +1,244 @@
+/**
+ * Reads under background load, on the production build: every GET route of the API at 32 connections while
+ * the server lifecycle works through 500 servers that have just come due and the deposit watcher follows
+ * 500 pending top-ups (each holding a simulated partial payment). Prints req/s, p50 and p99 per route, and
+ * each route's throughput as a share of /health's.
+ *
+ * Targets: every GET p99 <= 150 ms; GET /servers (20 servers) and GET /servers/{id} >= 0.7x /health.
+ *
+ *   npm run bench:reads                                   # embedded PGlite
+ *   BENCH_DB=postgres npm run bench:reads                 # PostgreSQL at BENCH_DATABASE_URL (wiped first)
+ *   BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=32 BENCH_PORT=3650 npm run bench:reads
+ *
+ * How the load is made: servers are ordered with a provision delay of PROVISION_DELAY seconds, then the
+ * test clock is moved forward by that much, so all 520 builds fall due at once, right before measuring.
+ */
+import { execSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import autocannon from "autocannon";
+import pg from "pg";
+import { startApp } from "../e2e/support/app-server";
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const target = process.env.BENCH_DB ?? "pglite";
+const databaseUrl =
+  process.env.BENCH_DATABASE_URL ?? "postgres://vps_test:vps_test@127.0.0.1:5432/vps_test_reads";
+const port = process.env.BENCH_PORT ?? "3650";
+const BACKGROUND_ACCOUNTS = 50;
+const SERVERS_PER_BACKGROUND_ACCOUNT = 10;
+const PENDING_PER_ACCOUNT = 10;
+const MEASURED_SERVERS = 20;
+const PROVISION_DELAY = 600;
+const P99_TARGET_MS = 150;
+const SHARE_TARGET = 0.7;
+
+type Sample = { rps: number; p50: number; p99: number; failures: number };
+
+let base = "";
+let ipCounter = 0;
+/** Each caller its own client address, so per-address limits never get in the way of seeding. */
+const nextIp = () => `10.9.${Math.floor(++ipCounter / 250)}.${(ipCounter % 250) + 1}`;
+
+async function call(path: string, options: { method?: string; key?: string; body?: unknown } = {}) {
+  const headers: Record<string, string> = { "x-forwarded-for": nextIp() };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  if (options.body !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(`${base}/api/v1${path}`, {
+    method: options.method ?? "GET",
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const body = (await response.json()) as Record<string, unknown>;
+  if (!response.ok)
+    throw new Error(`${options.method ?? "GET"} ${path}: ${response.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** Runs `task` for 0..count-1 with at most `limit` at once. */
+async function inParallel(count: number, limit: number, task: (index: number) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, count) }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+async function newFundedAccount(usd: number): Promise<string> {
+  const { api_key: key } = (await call("/account", { method: "POST" })) as { api_key: string };
+  const { ref } = (await call("/topups", { method: "POST", key, body: { amount: usd, coin: "BTC" } })) as {
+    ref: string;
+  };
+  await call(`/demo/topups/${ref}/pay`, { method: "POST", key, body: {} });
+  const deadline = Date.now() + 120_000;
+  while ((await call(`/topups/${ref}`, { key })).status !== "completed") {
+    if (Date.now() > deadline) throw new Error(`funding top-up ${ref} did not complete`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return key;
+}
+
+/** Fills the account's pending top-up slots, each with a small simulated payment: pending, and watched. */
+async function pendingTopups(key: string, count: number): Promise<string[]> {
+  const refs: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const { ref } = (await call("/topups", {
+      method: "POST",
+      key,
+      body: { amount: 50, coin: "USDTTRC" },
+    })) as {
+      ref: string;
+    };
+    await call(`/demo/topups/${ref}/pay`, { method: "POST", key, body: { amount: "1" } });
+    refs.push(ref);
+  }
+  return refs;
+}
+
+async function orderServers(key: string, count: number): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const server = await call("/servers", {
+      method: "POST",
+      key,
+      body: { plan: "pup", location: "nl", os: "debian-12", cycle: "monthly", auto_renew: true },
+    });
+    ids.push(server.id as number);
+  }
+  return ids;
+}
+
+async function load(path: string, key: string | undefined, duration: number): Promise<Sample> {
+  const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
+  const result = await autocannon({ url: `${base}${path}`, connections, duration, headers, pipelining: 1 });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failures: result.errors + result.non2xx + result.timeouts,
+  };
+}
+
+async function stillProvisioning(keys: string[]): Promise<number> {
+  let count = 0;
+  for (const key of keys) {
+    const page = (await call("/servers?limit=100", { key })) as { servers: { status: string }[] };
+    count += page.servers.filter((server) => server.status === "provisioning").length;
+  }
+  return count;
+}
+
+async function main() {
+  if (!existsSync(".next/BUILD_ID")) execSync("npm run build", { stdio: "inherit" });
+  const env: Record<string, string> = {
+    PORT: port,
+    ENABLE_TEST_CLOCK: "1",
+    PROVISION_DELAY_SECONDS: String(PROVISION_DELAY),
+    WATCHER_INTERVAL_MS: process.env.WATCHER_INTERVAL_MS ?? "1000",
+    RATE_LIMIT_ACCOUNT_CREATE: "1000/1h",
+  };
+  if (target === "postgres") {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    await client.query(
+      "DROP SCHEMA IF EXISTS public CASCADE; DROP SCHEMA IF EXISTS drizzle CASCADE; CREATE SCHEMA public;",
+    );
+    await client.end();
+    env.DATABASE_URL = databaseUrl;
+  }
+  const app = await startApp(env);
+  base = app.url;
+  try {
+    const seedStarted = Date.now();
+    const measured = await newFundedAccount(200);
+    const backgroundKeys: string[] = [];
+    await inParallel(BACKGROUND_ACCOUNTS, 8, async () => {
+      backgroundKeys.push(await newFundedAccount(100));
+    });
+    const serverIds = await orderServers(measured, MEASURED_SERVERS);
+    const measuredRefs = await pendingTopups(measured, 5);
+    await inParallel(backgroundKeys.length, 8, async (index) => {
+      const key = backgroundKeys[index] as string;
+      await orderServers(key, SERVERS_PER_BACKGROUND_ACCOUNT);
+      await pendingTopups(key, PENDING_PER_ACCOUNT);
+    });
+    await call("/keys", { method: "POST", key: measured, body: { name: "bench" } });
+    console.log(
+      `seeded in ${((Date.now() - seedStarted) / 1000).toFixed(0)} s: ${1 + BACKGROUND_ACCOUNTS} accounts, ` +
+        `${MEASURED_SERVERS + BACKGROUND_ACCOUNTS * SERVERS_PER_BACKGROUND_ACCOUNT} servers, ` +
+        `${5 + BACKGROUND_ACCOUNTS * PENDING_PER_ACCOUNT} pending top-ups with a partial payment`,
+    );
+
+    const serverId = serverIds[serverIds.length - 1];
+    const routes: Record<string, { path: string; key?: string }> = {
+      "/health": { path: "/api/v1/health" },
+      "/catalog": { path: "/api/v1/catalog" },
+      "/account": { path: "/api/v1/account", key: measured },
+      "/servers": { path: "/api/v1/servers", key: measured },
+      "/servers/{id}": { path: `/api/v1/servers/${serverId}`, key: measured },
+      "/servers/{id}/credentials": { path: `/api/v1/servers/${serverId}/credentials`, key: measured },
+      "/topups": { path: "/api/v1/topups", key: measured },
+      "/topups/{ref}": { path: `/api/v1/topups/${measuredRefs[0]}`, key: measured },
+      "/keys": { path: "/api/v1/keys", key: measured },
+      "/sessions": { path: "/api/v1/sessions", key: measured },
+    };
+    for (const route of Object.values(routes)) await load(route.path, route.key, 1); // warm-up
+
+    // All builds fall due now: the lifecycle worker has 520 servers to build while the routes are measured.
+    await call("/demo/clock", { method: "POST", body: { advance_seconds: PROVISION_DELAY } });
+    const measureStarted = Date.now();
+    const samples = new Map<string, Sample[]>(Object.keys(routes).map((name) => [name, []]));
+    // Routes alternate within each round, so the worker's progress touches all of them alike.
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, route] of Object.entries(routes)) {
+        samples.get(name)?.push(await load(route.path, route.key, seconds));
+      }
+    }
+    const measureSeconds = (Date.now() - measureStarted) / 1000;
+    const left = await stillProvisioning([measured, ...backgroundKeys]);
+
+    const summary = [...samples].map(([name, list]) => ({
+      name,
+      rps: list.reduce((sum, s) => sum + s.rps, 0) / list.length,
+      p50: Math.max(...list.map((s) => s.p50)),
+      p99: Math.max(...list.map((s) => s.p99)),
+      failures: list.reduce((sum, s) => sum + s.failures, 0),
+    }));
+    const health = summary.find((s) => s.name === "/health")?.rps ?? 1;
+    console.log(
+      `\n${target === "postgres" ? "PostgreSQL" : "PGlite"}, ${connections} connections, ${rounds} x ${seconds} s per route, ` +
+        `production build; ${measureSeconds.toFixed(0)} s of measuring, ${left} of 520 servers still provisioning at the end`,
+    );
+    console.log("| route | req/s | p50 ms | p99 ms | share of /health | failed |");
+    console.log("|---|---:|---:|---:|---:|---:|");
+    for (const s of summary) {
+      console.log(
+        `| GET ${s.name} | ${s.rps.toFixed(0)} | ${s.p50} | ${s.p99} | ${((s.rps / health) * 100).toFixed(0)}% | ${s.failures} |`,
+      );
+    }
+    const slow = summary.filter((s) => s.p99 > P99_TARGET_MS).map((s) => s.name);
+    const behind = summary
+      .filter((s) => (s.name === "/servers" || s.name === "/servers/{id}") && s.rps < SHARE_TARGET * health)
+      .map((s) => s.name);
+    const failed = summary.filter((s) => s.failures > 0).map((s) => s.name);
+    console.log(
+      slow.length ? `p99 above ${P99_TARGET_MS} ms: ${slow.join(", ")}` : `every p99 <= ${P99_TARGET_MS} ms`,
+    );
+    console.log(
+      behind.length
+        ? `below ${SHARE_TARGET * 100}% of /health: ${behind.join(", ")}`
+        : `/servers and /servers/{id} at or above ${SHARE_TARGET * 100}% of /health`,
+    );
+    if (failed.length) console.log(`failed requests on: ${failed.join(", ")}`);
+  } finally {
+    if (process.env.BENCH_LOG) console.log(app.logs());
+    await app.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

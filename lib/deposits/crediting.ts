@@ -20,6 +20,8 @@ import { nextTopupStatus, type TopupStatus } from "@/lib/topups/status";
  *    worth beyond what it has credited (one ledger row per step, referenced by the running total, so a step
  *    can never post twice) and move its status. A credit is never taken back: a payment that had counted
  *    and is then reorged out is flagged (`reorged_at`) for the operator instead.
+ * 4. `creditSettledPayment`: a payment final when it is made (the x402 rail: its USDC transfer is already
+ *    on chain and checked) becomes a completed top-up, its payment and its credit in the caller's transaction.
  */
 
 export type WatchedAddress = {
@@ -362,4 +364,55 @@ export async function expireDueTopups(): Promise<number> {
     .limit(500);
   await settleTopups(due.map((row) => row.id));
   return due.length;
+}
+
+/** A top-up paid in one settled payment: what the rail knows of it (status and credit are decided here). */
+export type SettledTopup = Omit<
+  typeof topups.$inferInsert,
+  "id" | "status" | "creditedCents" | "closedAt" | "confirmationsRequired" | "depositUnits"
+>;
+
+/**
+ * Credits a payment that is final when it is made (x402: the USDC transfer is on chain and was checked
+ * against the offer), inside the caller's transaction: the top-up is written completed with its amount
+ * credited, its one payment counted, and one ledger row posted under `reference`, which must be unique to
+ * the payment so that it can never be credited twice. Returns the top-up's id.
+ */
+export async function creditSettledPayment(
+  tx: Tx,
+  input: {
+    topup: SettledTopup;
+    payment: { txHash: string; logIndex: number; amountUnits: bigint };
+    reference: string;
+  },
+): Promise<number> {
+  const at = new Date();
+  const [topup] = await tx
+    .insert(topups)
+    .values({
+      ...input.topup,
+      status: "completed",
+      depositUnits: input.payment.amountUnits.toString(),
+      confirmationsRequired: 1,
+      creditedCents: input.topup.amountCents,
+      closedAt: at,
+    })
+    .returning({ id: topups.id });
+  if (!topup) throw new Error("top-up insert returned no row");
+  await tx.insert(depositPayments).values({
+    topupId: topup.id,
+    network: input.topup.network,
+    txHash: input.payment.txHash,
+    logIndex: input.payment.logIndex,
+    amountUnits: input.payment.amountUnits.toString(),
+    confirmations: 1,
+    confirmedAt: at,
+  });
+  await postLedgerEntry(tx, {
+    accountId: input.topup.accountId,
+    amountCents: input.topup.amountCents,
+    kind: "topup",
+    reference: input.reference,
+  });
+  return topup.id;
 }

@@ -36,7 +36,14 @@ export type Topup = {
   deposit_amount: string;
   credited_usd: number;
   confirmations_required: number;
-  payments: { tx_hash: string; amount: string; confirmations: number; explorer_url?: string | null }[];
+  received_amount: string;
+  payments: {
+    tx_hash: string;
+    amount: string;
+    confirmations: number;
+    explorer_url?: string | null;
+    dropped?: boolean;
+  }[];
   demo: boolean;
 };
 
@@ -94,6 +101,7 @@ export function describeUtxoDeposits(options: UtxoScenarioOptions) {
           amount: coins(1).toFixed(8),
           confirmations: 0,
           explorer_url: options.explorer.replace("{tx}", txid),
+          dropped: false,
         },
       ]);
       await mine(required - 1);

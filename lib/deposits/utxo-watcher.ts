@@ -2,6 +2,7 @@ import "server-only";
 import { p2wpkhScriptHex, type SegwitNet } from "./addresses";
 import { BitcoinRpc, RpcError } from "./bitcoin-rpc";
 import {
+  dropPayment,
   type ObservedPayment,
   observePayments,
   setConfirmations,
@@ -54,6 +55,11 @@ export class UtxoWatcher implements DepositWatcher {
   private chainChecked = false;
   /** Mempool transactions already read, so each is fetched once while it waits. */
   private mempoolSeen = new Set<string>();
+  /**
+   * Unmined payments missing from the mempool at the last poll. Missing again one poll later (so a block
+   * mined meanwhile has been scanned), the transaction was replaced or evicted: the payment is dropped.
+   */
+  private missing = new Set<number>();
   private scripts = new Map<string, string>();
   /** The last block walk: how many blocks, how long, against how many addresses (for the benchmark). */
   lastScan: { blocks: number; ms: number; addresses: number } | undefined;
@@ -194,9 +200,13 @@ export class UtxoWatcher implements DepositWatcher {
     }
 
     const touched = new Set<number>();
+    const unmined: { id: number; topupId: number; txHash: string }[] = [];
     // Payments whose block left the best chain drop back to unconfirmed; the others count from the tip.
     for (const payment of await trackedPayments(network, tip - REORG_WATCH_DEPTH)) {
-      if (payment.blockNumber === null) continue;
+      if (payment.blockNumber === null) {
+        if (payment.droppedAt === null) unmined.push(payment);
+        continue;
+      }
       if ((await hashAt(payment.blockNumber)) === payment.blockHash) {
         const confirmations = tip - payment.blockNumber + 1;
         if (confirmations !== payment.confirmations) {
@@ -246,6 +256,15 @@ export class UtxoWatcher implements DepositWatcher {
         observed.push(...found);
       }
     }
+
+    const mined = new Set(observed.filter((o) => o.blockHash !== null).map((o) => o.txHash));
+    const stillMissing = new Set<number>();
+    for (const payment of unmined) {
+      if (inPool.has(payment.txHash) || mined.has(payment.txHash)) continue;
+      if (!this.missing.has(payment.id)) stillMissing.add(payment.id);
+      else if (await dropPayment(payment.id)) touched.add(payment.topupId);
+    }
+    this.missing = stillMissing;
 
     for (const id of await observePayments(network, observed)) touched.add(id);
     await saveCursor(this.name, { scannedBlock: scanned, scannedHash, headBlock: tip });

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { expect, inject, it } from "vitest";
 import { startApp } from "../support/app-server";
 import { coreRpc } from "../support/coin-nodes";
@@ -60,16 +61,25 @@ it("the app restarted mid-way: the watcher's cursor survives, the payment is cre
     await first.stop();
   }
 
+  // Stopped with SIGTERM, the app gave its watcher lease back: the next instance need not wait it out.
+  const { PGlite } = await import("@electric-sql/pglite");
+  const stored = await PGlite.create({ dataDir: path.join(first.dataDir, "pglite") });
+  const leases = await stored.query<{ lease_until: Date | null; scanned_block: number }>(
+    "SELECT lease_until, scanned_block::int AS scanned_block FROM chain_cursors WHERE network = 'utxo:litecoin'",
+  );
+  await stored.close();
+  expect(leases.rows).toEqual([{ lease_until: null, scanned_block: cursorBefore }]);
+
   // While the app is down the payment confirms; the restarted app picks up from its stored cursor.
   await ltc("generatetoaddress", [5, nodes.litecoin.miner], "payer");
   const second = await startApp({ ...env, DATA_DIR: first.dataDir });
   try {
     const auth = { authorization: `Bearer ${key}` };
-    // The stopped instance's watcher lease (30 s) runs out first: no two instances scan at once.
+    // Taken over at its first passes, long before the 30 s lease would have run out.
     const done = await waitFor(
       () => call(second.url, `/topups/${ref}`, { headers: auth }),
       (t) => t.status === "completed",
-      45_000,
+      10_000,
     );
     expect(done.credited_usd).toBe(85);
     const health = await waitFor(

@@ -9,7 +9,7 @@
  *    always; XMR with `--xmr`
  *    (monerod mines its setup blocks first, about 10 s on an idle machine).
  *
- * Usage: npm run bench:deposits [-- --samples 5] [-- --xmr]
+ * Usage: npm run bench:deposits [-- --samples 5] [-- --xmr] [-- --no-scan]
  */
 import { performance } from "node:perf_hooks";
 import {
@@ -50,14 +50,16 @@ async function scanCost(keys: ReturnType<typeof generateDemoWatchOnlyKeys>) {
     );
     const scriptsMs = performance.now() - started;
 
-    // A block of 200 transactions with 10 outputs each, one output in 20 paying a watched address.
+    // A block of 200 transactions with 10 outputs each, one output in 20 paying a watched address (the
+    // others pay 10 addresses of the payer's, so one transaction never pays an address twice).
+    const others: string[] = [];
+    for (let i = 0; i < 10; i++)
+      others.push(await node.rpc<string>("getnewaddress", ["", "bech32"], "payer"));
     for (let t = 0; t < 200; t++) {
       const outputs: Record<string, number> = {};
       for (let o = 0; o < 10; o++) {
         const ours = (t * 10 + o) % 20 === 0;
-        const address = ours
-          ? (addresses[(t * 10 + o) % WATCHED] as string)
-          : await node.rpc<string>("getnewaddress", ["", "bech32"], "payer");
+        const address = ours ? (addresses[(t * 10 + o) % WATCHED] as string) : (others[o] as string);
         outputs[address] = 0.001;
       }
       await node.rpc("sendmany", ["", outputs], "payer");
@@ -65,7 +67,12 @@ async function scanCost(keys: ReturnType<typeof generateDemoWatchOnlyKeys>) {
     const [hash] = await node.rpc<string[]>("generatetoaddress", [1, miner], "payer");
     const rpc = new BitcoinRpc(node.rpcUrl, node.cookieFile);
     const place = { blockNumber: 151, blockHash: hash as string, confirmations: 1 };
-    const times = { verboseFetch: [] as number[], verboseMatch: [] as number[], raw: [] as number[] };
+    const times = {
+      verboseFetch: [] as number[],
+      verboseMatch: [] as number[],
+      rawFetch: [] as number[],
+      rawParse: [] as number[],
+    };
     let found = 0;
     let rawFound = 0;
     let shape = "";
@@ -81,11 +88,13 @@ async function scanCost(keys: ReturnType<typeof generateDemoWatchOnlyKeys>) {
       times.verboseMatch.push(performance.now() - started);
       const outputCount = block.tx.reduce((sum, tx) => sum + tx.vout.length, 0);
       shape = `${block.tx.length} transactions, ${outputCount} outputs`;
-      // Now: what the watcher does, the raw block parsed and matched in one pass.
+      // Now: what the watcher does, the raw block fetched, then parsed and matched in one pass.
       started = performance.now();
       const hex = await rpc.call<string>("getblock", [hash, 0]);
+      times.rawFetch.push(performance.now() - started);
+      started = performance.now();
       rawFound = blockOutputs(hex, (script) => watched.has(script)).length;
-      times.raw.push(performance.now() - started);
+      times.rawParse.push(performance.now() - started);
     }
     console.log(`\nScan cost: one block (${shape}), ${WATCHED} watched addresses`);
     console.log(`  derive ${WATCHED} addresses (once)        ${fmt(deriveMs)}`);
@@ -95,11 +104,13 @@ async function scanCost(keys: ReturnType<typeof generateDemoWatchOnlyKeys>) {
       `  before: getblock <hash> 2 + match JSON   median ${fmt(median(times.verboseFetch))} + ` +
         `${fmt(median(times.verboseMatch))} = ${fmt(before)}  (${found} payments found)`,
     );
-    const total = median(times.raw);
+    const total = median(times.rawFetch) + median(times.rawParse);
     console.log(
-      `  now: getblock <hash> 0 + parse raw       median ${fmt(total)}, max ${fmt(Math.max(...times.raw))}` +
-        `  (${rawFound} payments found)`,
+      `  now: getblock <hash> 0 + parse raw       median ${fmt(median(times.rawFetch))} + ` +
+        `${fmt(median(times.rawParse))} = ${fmt(total)}  (${rawFound} payments found)`,
     );
+    const least = Math.min(...times.rawFetch) + Math.min(...times.rawParse);
+    console.log(`  fastest of ${samples} (least disturbed by other load) ${fmt(least)}`);
     console.log(
       `  per block scanned                       ${fmt(total)}  target < 50 ms: ${total < 50 ? "met" : "MISSED"}`,
     );
@@ -137,6 +148,8 @@ async function latency(keys: ReturnType<typeof generateDemoWatchOnlyKeys>) {
     LTC_CHAIN: "regtest",
     BTC_RPC_URL: bitcoin.rpcUrl,
     BTC_CHAIN: "regtest",
+    // One account per sample and coin: more than the default 10 sign-ups an hour from one address.
+    RATE_LIMIT_ACCOUNT_CREATE: "1000/1h",
   });
   const api = async (path: string, init: RequestInit = {}, key?: string) => {
     const headers: Record<string, string> = { "content-type": "application/json" };
@@ -155,6 +168,7 @@ async function latency(keys: ReturnType<typeof generateDemoWatchOnlyKeys>) {
         { method: "POST", body: JSON.stringify({ amount: 30, coin }) },
         key,
       )) as unknown as Topup;
+      if (!topup.deposit_address) throw new Error(`${coin} top-up refused: ${JSON.stringify(topup)}`);
       await pay(topup);
       const started = await confirm().then(() => performance.now());
       for (;;) {
@@ -215,5 +229,5 @@ async function latency(keys: ReturnType<typeof generateDemoWatchOnlyKeys>) {
 }
 
 const keys = generateDemoWatchOnlyKeys();
-await scanCost(keys);
+if (!args.includes("--no-scan")) await scanCost(keys);
 await latency(keys);

@@ -50,7 +50,7 @@ async function coreCall<T>(
     });
   // litecoind closes idle keep-alive connections: a request caught on one is sent again.
   const response = await request().catch((error: Error & { cause?: { code?: string } }) => {
-    if (error.cause?.code === "UND_ERR_SOCKET") return request();
+    if (["UND_ERR_SOCKET", "EPIPE", "ECONNRESET"].includes(error.cause?.code ?? "")) return request();
     throw error;
   });
   const body = (await response.json()) as { result: T; error: { message: string } | null };

@@ -150,6 +150,10 @@ async function latency(keys: ReturnType<typeof generateDemoWatchOnlyKeys>) {
     BTC_CHAIN: "regtest",
     // One account per sample and coin: more than the default 10 sign-ups an hour from one address.
     RATE_LIMIT_ACCOUNT_CREATE: "1000/1h",
+  }).catch(async (error) => {
+    // No app, no measurement: the nodes must not outlive the script.
+    await Promise.all([monero?.stop(), litecoin.stop(), bitcoin.stop()]);
+    throw error;
   });
   const api = async (path: string, init: RequestInit = {}, key?: string) => {
     const headers: Record<string, string> = { "content-type": "application/json" };

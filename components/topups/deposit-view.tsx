@@ -42,9 +42,9 @@ function StatusPanel({ topup }: { topup: Topup }) {
   const { phase, missing } = depositPhase(topup);
   const { data: account } = useQuery({ ...accountQuery(), enabled: phase === "completed" });
   const coin = topup.deposit_coin;
-  // The least-confirmed payment is the one still holding the credit back.
+  // The least-confirmed payment is the one still holding the credit back (a dropped one never will).
   const confirmations = Math.min(
-    ...topup.payments.map((payment) => payment.confirmations),
+    ...topup.payments.filter((payment) => !payment.dropped).map((payment) => payment.confirmations),
     topup.confirmations_required,
   );
   const [title, body, tone] = (() => {
@@ -289,8 +289,10 @@ export function DepositView({ initialTopup }: { initialTopup: Topup }) {
             {topup.payments.map((payment) => (
               <li key={payment.tx_hash} className="break-all">
                 {payment.amount} {topup.deposit_coin} ·{" "}
-                {Math.min(payment.confirmations, topup.confirmations_required)} of{" "}
-                {topup.confirmations_required} confirmations ·{" "}
+                {payment.dropped
+                  ? "dropped: left the network's mempool unmined (replaced or evicted), not counted"
+                  : `${Math.min(payment.confirmations, topup.confirmations_required)} of ${topup.confirmations_required} confirmations`}{" "}
+                ·{" "}
                 {payment.explorer_url ? (
                   <a
                     href={payment.explorer_url}

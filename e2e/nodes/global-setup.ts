@@ -1,5 +1,6 @@
 /**
- * The node suite: the app against real coin nodes in regtest (litecoind; monerod with a payer wallet and
+ * The node suite: the app against real coin nodes in regtest (litecoind; bcoin with Bitcoin Core's
+ * regtest formats; monerod with a payer wallet and
  * the service's view-only wallet), on the database named by
  * API_TEST_DB like the API suite. Ends with the same ledger check.
  */
@@ -9,11 +10,19 @@ import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { generateDemoWatchOnlyKeys, moneroPrimaryAddress } from "../../lib/deposits/addresses";
 import { type RunningApp, startApp } from "../support/app-server";
-import { type CoreNode, type MoneroNodes, startLitecoind, startMonero } from "../support/coin-nodes";
+import {
+  type CoreNode,
+  type MoneroNodes,
+  startBcoin,
+  startLitecoind,
+  startMonero,
+} from "../support/coin-nodes";
 import { checkLedger } from "../support/ledger-check";
+import type { UtxoScenarioNode } from "./utxo-scenarios";
 
 let app: RunningApp | undefined;
 let litecoin: CoreNode | undefined;
+let bitcoin: CoreNode | undefined;
 let monero: MoneroNodes | undefined;
 let databaseUrl: string | undefined;
 
@@ -40,6 +49,14 @@ export async function setup(project: TestProject) {
   const miner = await litecoin.rpc<string>("getnewaddress", ["", "bech32"], "payer");
   // Regtest halves the subsidy every 150 blocks: 150 blocks leave 50 mature coinbases of 50 LTC.
   await litecoin.rpc("generatetoaddress", [150, miner], "payer");
+  bitcoin = await startBcoin();
+  const btcMiner = await bitcoin.rpc<string>("getnewaddress", [""], "payer");
+  await bitcoin.rpc("generatetoaddress", [120, btcMiner]);
+  // bcoin's wallet follows the chain asynchronously: wait until its 20 mature coinbases count.
+  for (let i = 0; (await bitcoin.rpc<number>("getbalance", [], "payer")) < 100; i++) {
+    if (i > 100) throw new Error("bcoin's wallet did not see its mined coins");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   monero = await moneroStarting;
   Object.assign(env, {
     DEPOSIT_XPUB_BTC: keys.bitcoin,
@@ -52,14 +69,19 @@ export async function setup(project: TestProject) {
     LTC_RPC_URL: litecoin.rpcUrl,
     LTC_RPC_COOKIE_FILE: litecoin.cookieFile,
     LTC_CHAIN: "regtest",
+    BTC_RPC_URL: bitcoin.rpcUrl,
+    BTC_CHAIN: "regtest",
     // Regtest has no public explorer: a configured link shows the template at work.
-    EXPLORER_TX_URLS: "LTC=https://explorer.example/ltc/tx/{tx}",
+    EXPLORER_TX_URLS: "LTC=https://explorer.example/ltc/tx/{tx},BTC=https://explorer.example/btc/tx/{tx}",
   });
   app = await startApp(env);
   project.provide("baseUrl", app.url);
   project.provide("appEnv", { ...env, DATA_DIR: app.dataDir });
   project.provide("testDatabaseUrl", databaseUrl ?? "");
-  project.provide("nodes", { litecoinRpc: litecoin.rpcUrl, litecoinCookie: litecoin.cookieFile, miner });
+  project.provide("nodes", {
+    litecoin: { rpcUrl: litecoin.rpcUrl, cookieFile: litecoin.cookieFile, miner },
+    bitcoin: { rpcUrl: bitcoin.rpcUrl, walletRpcUrl: bitcoin.walletRpcUrl, miner: btcMiner },
+  });
   project.provide("monero", {
     daemonUrl: monero.daemonUrl,
     payerUrl: monero.payerUrl,
@@ -83,6 +105,7 @@ export async function teardown() {
     await db.close();
   }
   await litecoin?.stop();
+  await bitcoin?.stop();
   await monero?.stop();
   if (!report) return;
   console.log(
@@ -97,7 +120,7 @@ export async function teardown() {
 
 declare module "vitest" {
   export interface ProvidedContext {
-    nodes: { litecoinRpc: string; litecoinCookie: string; miner: string };
+    nodes: { litecoin: UtxoScenarioNode; bitcoin: UtxoScenarioNode };
     monero: { daemonUrl: string; payerUrl: string; payerAddress: string; serviceWalletUrl: string };
   }
 }

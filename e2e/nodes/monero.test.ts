@@ -83,6 +83,7 @@ describe("Monero deposits read through a view-only monero-wallet-rpc (monerod re
         amount: "1.00000000",
         confirmations: 0,
         explorer_url: `https://xmrchain.net/tx/${txid}`,
+        dropped: false,
       },
     ]);
     await mine(9);

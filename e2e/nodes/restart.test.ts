@@ -1,20 +1,11 @@
-import { readFileSync } from "node:fs";
+import path from "node:path";
 import { expect, inject, it } from "vitest";
 import { startApp } from "../support/app-server";
+import { coreRpc } from "../support/coin-nodes";
 
 const nodes = inject("nodes");
 
-async function ltc<T = unknown>(method: string, params: unknown[] = [], wallet?: string): Promise<T> {
-  const auth = Buffer.from(readFileSync(nodes.litecoinCookie, "utf8").trim()).toString("base64");
-  const response = await fetch(wallet ? `${nodes.litecoinRpc}wallet/${wallet}` : nodes.litecoinRpc, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Basic ${auth}` },
-    body: JSON.stringify({ jsonrpc: "1.0", id: 1, method, params }),
-  });
-  const body = (await response.json()) as { result: T; error: { message: string } | null };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
+const ltc = coreRpc(nodes.litecoin);
 
 async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
@@ -33,8 +24,8 @@ it("the app restarted mid-way: the watcher's cursor survives, the payment is cre
 }, async () => {
   const env = {
     WATCHER_INTERVAL_MS: "300",
-    LTC_RPC_URL: nodes.litecoinRpc,
-    LTC_RPC_COOKIE_FILE: nodes.litecoinCookie,
+    LTC_RPC_URL: nodes.litecoin.rpcUrl,
+    LTC_RPC_COOKIE_FILE: nodes.litecoin.cookieFile ?? "",
     LTC_CHAIN: "regtest",
   };
   const first = await startApp(env);
@@ -53,7 +44,7 @@ it("the app restarted mid-way: the watcher's cursor survives, the payment is cre
     });
     ref = topup.ref as string;
     await ltc("sendtoaddress", [topup.deposit_address, "1.0"], "payer");
-    await ltc("generatetoaddress", [1, nodes.miner], "payer");
+    await ltc("generatetoaddress", [1, nodes.litecoin.miner], "payer");
     const seen = await waitFor(
       () => call(first.url, `/topups/${ref}`, { headers: auth }),
       (t) => (t.payments as { confirmations: number }[]).some((p) => p.confirmations === 1),
@@ -70,16 +61,25 @@ it("the app restarted mid-way: the watcher's cursor survives, the payment is cre
     await first.stop();
   }
 
+  // Stopped with SIGTERM, the app gave its watcher lease back: the next instance need not wait it out.
+  const { PGlite } = await import("@electric-sql/pglite");
+  const stored = await PGlite.create({ dataDir: path.join(first.dataDir, "pglite") });
+  const leases = await stored.query<{ lease_until: Date | null; scanned_block: number }>(
+    "SELECT lease_until, scanned_block::int AS scanned_block FROM chain_cursors WHERE network = 'utxo:litecoin'",
+  );
+  await stored.close();
+  expect(leases.rows).toEqual([{ lease_until: null, scanned_block: cursorBefore }]);
+
   // While the app is down the payment confirms; the restarted app picks up from its stored cursor.
-  await ltc("generatetoaddress", [5, nodes.miner], "payer");
+  await ltc("generatetoaddress", [5, nodes.litecoin.miner], "payer");
   const second = await startApp({ ...env, DATA_DIR: first.dataDir });
   try {
     const auth = { authorization: `Bearer ${key}` };
-    // The stopped instance's watcher lease (30 s) runs out first: no two instances scan at once.
+    // Taken over at its first passes, long before the 30 s lease would have run out.
     const done = await waitFor(
       () => call(second.url, `/topups/${ref}`, { headers: auth }),
       (t) => t.status === "completed",
-      45_000,
+      10_000,
     );
     expect(done.credited_usd).toBe(85);
     const health = await waitFor(

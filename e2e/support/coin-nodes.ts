@@ -1,10 +1,11 @@
 /**
  * Real coin nodes for the node suite, in regtest on loopback with throw-away data directories:
- * Litecoin Core (`/usr/lib/litecoin/litecoind`, Debian's `litecoind` package) and Monero (`monerod`,
+ * Litecoin Core (`/usr/lib/litecoin/litecoind`, Debian's `litecoind` package), bcoin (npm) and Monero (`monerod`,
  * `monero-wallet-rpc`, Debian's `monero` package). The nodes are started
  * directly (not through /usr/bin wrappers that write into the home directory) and stopped after.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -13,29 +14,56 @@ import { freeLoopbackPort } from "../../lib/chain/anvil";
 export const LITECOIND = "/usr/lib/litecoin/litecoind";
 
 export type CoreNode = {
+  /** The node's RPC, with credentials in the URL when it has no cookie file (bcoin's API key). */
   rpcUrl: string;
-  cookieFile: string;
+  cookieFile?: string;
+  /** bcoin serves its one wallet on a port of its own; Core-style nodes at `<rpcUrl>wallet/<name>`. */
+  walletRpcUrl?: string;
   /** Calls the node; `wallet` addresses one of its wallets. */
   rpc: <T = unknown>(method: string, params?: unknown[], wallet?: string) => Promise<T>;
   stop: () => Promise<void>;
 };
 
-async function coreCall<T>(url: string, cookieFile: string, method: string, params: unknown[]): Promise<T> {
-  const auth = Buffer.from(readFileSync(cookieFile, "utf8").trim()).toString("base64");
+/** What a test process needs to reach a node (serializable, unlike CoreNode). */
+export type CoreNodeAddress = Pick<CoreNode, "rpcUrl" | "cookieFile" | "walletRpcUrl">;
+
+async function coreCall<T>(
+  url: string,
+  cookieFile: string | undefined,
+  method: string,
+  params: unknown[],
+): Promise<T> {
+  const target = new URL(url);
+  const credentials = cookieFile
+    ? readFileSync(cookieFile, "utf8").trim()
+    : `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`;
+  target.username = "";
+  target.password = "";
   const request = () =>
-    fetch(url, {
+    fetch(target, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Basic ${auth}` },
+      headers: {
+        "content-type": "application/json",
+        authorization: `Basic ${Buffer.from(credentials).toString("base64")}`,
+      },
       body: JSON.stringify({ jsonrpc: "1.0", id: 1, method, params }),
     });
   // litecoind closes idle keep-alive connections: a request caught on one is sent again.
   const response = await request().catch((error: Error & { cause?: { code?: string } }) => {
-    if (error.cause?.code === "UND_ERR_SOCKET") return request();
+    if (["UND_ERR_SOCKET", "EPIPE", "ECONNRESET"].includes(error.cause?.code ?? "")) return request();
     throw error;
   });
   const body = (await response.json()) as { result: T; error: { message: string } | null };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result;
+}
+
+/** A JSON-RPC caller for a node started by this module, from a test process. */
+export function coreRpc(node: CoreNodeAddress) {
+  return <T = unknown>(method: string, params: unknown[] = [], wallet?: string) => {
+    const url = wallet ? (node.walletRpcUrl ?? `${node.rpcUrl}wallet/${wallet}`) : node.rpcUrl;
+    return coreCall<T>(url, node.cookieFile, method, params);
+  };
 }
 
 async function stopChild(child: ChildProcess, timeoutMs = 10_000): Promise<void> {
@@ -48,7 +76,7 @@ async function stopChild(child: ChildProcess, timeoutMs = 10_000): Promise<void>
 }
 
 /** Starts litecoind in regtest with cookie authentication; resolves once its RPC answers. */
-export async function startLitecoind(): Promise<CoreNode> {
+export async function startLitecoind(): Promise<CoreNode & { cookieFile: string }> {
   if (!existsSync(LITECOIND)) throw new Error(`${LITECOIND} not found: apt-get install litecoind`);
   const dataDir = mkdtempSync(path.join(tmpdir(), "vps-ltc-"));
   const port = await freeLoopbackPort();
@@ -77,8 +105,7 @@ export async function startLitecoind(): Promise<CoreNode> {
   });
   const rpcUrl = `http://127.0.0.1:${port}/`;
   const cookieFile = path.join(dataDir, "regtest", ".cookie");
-  const rpc = <T>(method: string, params: unknown[] = [], wallet?: string) =>
-    coreCall<T>(wallet ? `${rpcUrl}wallet/${wallet}` : rpcUrl, cookieFile, method, params);
+  const rpc = coreRpc({ rpcUrl, cookieFile });
   const stop = async () => {
     await stopChild(child);
     rmSync(dataDir, { recursive: true, force: true });
@@ -98,6 +125,50 @@ export async function startLitecoind(): Promise<CoreNode> {
     }
   }
   return { rpcUrl, cookieFile, rpc, stop };
+}
+
+/**
+ * Starts bcoin (npm `bcoin`, a full node in JavaScript) in regtest with Bitcoin Core's address formats,
+ * its chain in memory, RPC on loopback behind an API key; resolves once its RPC answers. Its wallet
+ * (`rpc(method, params, "payer")`) mines and pays.
+ */
+export async function startBcoin(): Promise<CoreNode> {
+  const [port, walletPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
+  const apiKey = randomBytes(16).toString("hex");
+  let output = "";
+  const child = spawn(
+    process.execPath,
+    [path.join(import.meta.dirname, "bcoin-regtest.mjs"), String(port), String(walletPort), apiKey],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  child.stdout?.on("data", (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    output += chunk;
+  });
+  const node: CoreNodeAddress = {
+    rpcUrl: `http://bitcoinrpc:${apiKey}@127.0.0.1:${port}/`,
+    walletRpcUrl: `http://bitcoinrpc:${apiKey}@127.0.0.1:${walletPort}/`,
+  };
+  const rpc = coreRpc(node);
+  const stop = () => stopChild(child);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`bcoin exited (${child.exitCode}): ${output}`);
+    try {
+      await rpc("getblockcount");
+      await rpc("getbalance", [], "payer");
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        await stop();
+        throw new Error(`bcoin did not answer within 30 s: ${output}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return { ...node, rpc, stop };
 }
 
 export type MoneroNodes = {

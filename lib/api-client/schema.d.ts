@@ -236,7 +236,7 @@ export interface paths {
         };
         /**
          * Poll a top-up
-         * @description The current state. Reading settles the top-up: a payment that reached its confirmations is credited to the balance here (exactly once, however many polls run at once), and a pending top-up past `expires_at` with nothing confirming becomes `expired`. Other accounts' refs answer 404.
+         * @description The current state. Reading settles the top-up: a payment that reached its confirmations is credited to the balance here (exactly once, however many polls run at once), and a pending top-up past `expires_at` with nothing confirming becomes `expired`. A payment whose transaction left the mempool unmined is listed with `dropped: true` and not counted. Other accounts' refs answer 404.
          */
         get: operations["getTopup"];
         put?: never;
@@ -922,6 +922,8 @@ export interface components {
             confirmations: number;
             /** @description The transaction on a public explorer (`EXPLORER_TX_URLS`); null for simulated payments and coins without one. */
             explorer_url: string | null;
+            /** @description True when the transaction left the mempool without being mined (replaced by a double spend or evicted): it is not counted and will not be credited unless it is seen again. */
+            dropped: boolean;
         };
         /** @description The x402 (v1) challenge. Sign an EIP-3009 TransferWithAuthorization for exactly `maxAmountRequired` and re-send the same request with the `X-PAYMENT` header. */
         X402Requirements: {

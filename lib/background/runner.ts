@@ -4,6 +4,7 @@ import { acquireLease } from "@/lib/db/lease";
 import { expireDueTopups, settleOutstandingTopups, settleTopups } from "@/lib/deposits/crediting";
 import { recordWatcherError } from "@/lib/deposits/cursor";
 import { depositRails } from "@/lib/deposits/setup";
+import { releaseWatcherLeasesOnShutdown, watchersStopping } from "@/lib/deposits/shutdown";
 import { processWide } from "@/lib/process-wide";
 import { runServerLifecycle } from "@/lib/servers/lifecycle";
 
@@ -45,6 +46,7 @@ function nextToSettle(touched: number[]): number[] {
 export async function runWatcherPass(): Promise<void> {
   const { watcherIntervalMs } = config().deposits;
   for (const watcher of depositRails().watchers) {
+    if (watchersStopping()) break;
     try {
       if (!(await acquireLease(watcher.name, Math.max(30_000, watcherIntervalMs * 4)))) continue;
       let touched: number[];
@@ -84,6 +86,7 @@ export async function runBackgroundPass(): Promise<void> {
 
 /** Starts the periodic pass once per process (from instrumentation); passes never overlap. */
 export function startBackgroundWork(): void {
+  releaseWatcherLeasesOnShutdown();
   processWide("background.runner", () => {
     let running = false;
     const timer = setInterval(async () => {

@@ -249,6 +249,8 @@ export const depositPayments = pgTable(
     confirmedAt: timestamp("confirmed_at", { withTimezone: true, mode: "date" }),
     /** When a payment that had already counted lost its block to a reorg: the operator must look at it. */
     reorgedAt: timestamp("reorged_at", { withTimezone: true, mode: "date" }),
+    /** When the transaction left the mempool unmined (replaced or evicted): not counted unless seen again. */
+    droppedAt: timestamp("dropped_at", { withTimezone: true, mode: "date" }),
   },
   (table) => [
     uniqueIndex("deposit_payments_tx_idx").on(table.network, table.txHash, table.logIndex),

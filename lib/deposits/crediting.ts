@@ -17,11 +17,14 @@ import { nextTopupStatus, type TopupStatus } from "@/lib/topups/status";
  * confirmed payments into ledger credits:
  *
  * 1. `observePayments`: a transfer to a deposit address, in the mempool (no block) or in a block.
- * 2. `setConfirmations` / `unconfirmPayment`: the chain moved on, or the payment's block left the best chain.
+ * 2. `setConfirmations` / `unconfirmPayment`: the chain moved on, or the payment's block left the best chain;
+ *    `dropPayment`: it left the mempool unmined (replaced or evicted), so it no longer counts as arriving.
  * 3. `settleTopups`: per top-up, in one transaction that locks it, credit what its confirmed payments are
  *    worth beyond what it has credited (one ledger row per step, referenced by the running total, so a step
  *    can never post twice) and move its status. A credit is never taken back: a payment that had counted
  *    and is then reorged out is flagged (`reorged_at`) for the operator instead.
+ * 4. `creditSettledPayment`: a payment final when it is made (the x402 rail: its USDC transfer is already
+ *    on chain and checked) becomes a completed top-up, its payment and its credit in the caller's transaction.
  */
 
 export type WatchedAddress = {
@@ -76,7 +79,7 @@ export async function watchedAddresses(networks: readonly string[]): Promise<Wat
 /**
  * Stores what a watcher saw and returns the top-ups touched. A payment already known keeps its row; a
  * block sighting updates a mempool sighting (the transaction was mined, or mined again after a reorg), but
- * a mempool sighting never erases a block.
+ * a mempool sighting never erases a block. A dropped payment seen again is no longer dropped.
  */
 export async function observePayments(network: string, payments: ObservedPayment[]): Promise<number[]> {
   if (payments.length === 0) return [];
@@ -101,9 +104,11 @@ export async function observePayments(network: string, payments: ObservedPayment
         blockNumber: sql`excluded.block_number`,
         blockHash: sql`excluded.block_hash`,
         confirmations: sql`excluded.confirmations`,
+        droppedAt: null,
       },
-      setWhere: sql`excluded.block_hash IS NOT NULL
-        AND ${depositPayments.blockHash} IS DISTINCT FROM excluded.block_hash`,
+      setWhere: sql`(excluded.block_hash IS NOT NULL
+        AND ${depositPayments.blockHash} IS DISTINCT FROM excluded.block_hash)
+        OR ${depositPayments.droppedAt} IS NOT NULL`,
     })
     .returning({ topupId: depositPayments.topupId });
   return [...new Set(touched.map((row) => row.topupId))];
@@ -119,6 +124,7 @@ export type TrackedPayment = {
   blockHash: string | null;
   confirmations: number;
   confirmationsRequired: number;
+  droppedAt: Date | null;
 };
 
 /**
@@ -138,6 +144,7 @@ export async function trackedPayments(network: string, sinceBlock?: number): Pro
       blockHash: depositPayments.blockHash,
       confirmations: depositPayments.confirmations,
       confirmationsRequired: topups.confirmationsRequired,
+      droppedAt: depositPayments.droppedAt,
     })
     .from(depositPayments)
     .innerJoin(topups, eq(topups.id, depositPayments.topupId))
@@ -208,6 +215,27 @@ export async function unconfirmPayment(paymentId: number): Promise<boolean> {
     );
   }
   return Boolean(row?.flagged);
+}
+
+/**
+ * The payment's transaction left the mempool without being mined (replaced by a double spend, or
+ * evicted): it stops counting as received, is never credited, and shows as dropped. Only an unmined
+ * payment can be dropped; if its transaction is seen again, `observePayments` restores it.
+ */
+export async function dropPayment(paymentId: number): Promise<boolean> {
+  const database = await db();
+  const rows = await database
+    .update(depositPayments)
+    .set({ droppedAt: sql`now()` })
+    .where(
+      and(
+        eq(depositPayments.id, paymentId),
+        isNull(depositPayments.blockHash),
+        isNull(depositPayments.droppedAt),
+      ),
+    )
+    .returning({ id: depositPayments.id });
+  return rows.length > 0;
 }
 
 /**
@@ -385,4 +413,55 @@ export async function expireDueTopups(): Promise<number> {
     .limit(100);
   await settleTopups(due.map((row) => row.id));
   return due.length;
+}
+
+/** A top-up paid in one settled payment: what the rail knows of it (status and credit are decided here). */
+export type SettledTopup = Omit<
+  typeof topups.$inferInsert,
+  "id" | "status" | "creditedCents" | "closedAt" | "confirmationsRequired" | "depositUnits"
+>;
+
+/**
+ * Credits a payment that is final when it is made (x402: the USDC transfer is on chain and was checked
+ * against the offer), inside the caller's transaction: the top-up is written completed with its amount
+ * credited, its one payment counted, and one ledger row posted under `reference`, which must be unique to
+ * the payment so that it can never be credited twice. Returns the top-up's id.
+ */
+export async function creditSettledPayment(
+  tx: Tx,
+  input: {
+    topup: SettledTopup;
+    payment: { txHash: string; logIndex: number; amountUnits: bigint };
+    reference: string;
+  },
+): Promise<number> {
+  const at = new Date();
+  const [topup] = await tx
+    .insert(topups)
+    .values({
+      ...input.topup,
+      status: "completed",
+      depositUnits: input.payment.amountUnits.toString(),
+      confirmationsRequired: 1,
+      creditedCents: input.topup.amountCents,
+      closedAt: at,
+    })
+    .returning({ id: topups.id });
+  if (!topup) throw new Error("top-up insert returned no row");
+  await tx.insert(depositPayments).values({
+    topupId: topup.id,
+    network: input.topup.network,
+    txHash: input.payment.txHash,
+    logIndex: input.payment.logIndex,
+    amountUnits: input.payment.amountUnits.toString(),
+    confirmations: 1,
+    confirmedAt: at,
+  });
+  await postLedgerEntry(tx, {
+    accountId: input.topup.accountId,
+    amountCents: input.topup.amountCents,
+    kind: "topup",
+    reference: input.reference,
+  });
+  return topup.id;
 }

@@ -2,6 +2,7 @@ import "server-only";
 import { p2wpkhScriptHex, type SegwitNet } from "./addresses";
 import { BitcoinRpc, RpcError } from "./bitcoin-rpc";
 import {
+  dropPayment,
   type ObservedPayment,
   observePayments,
   setConfirmations,
@@ -10,6 +11,7 @@ import {
   watchedAddresses,
 } from "./crediting";
 import { readCursor, saveCursor } from "./cursor";
+import { blockOutputs, type RawOutput, transactionOutputs, UnsupportedSerialization } from "./raw-block";
 import type { DepositWatcher, WatcherNode } from "./watcher";
 
 /** Blocks read per poll at most, so a watcher that was down catches up in bounded steps. */
@@ -22,6 +24,7 @@ const REORG_WATCH_DEPTH = 100;
 type Output = { value: number; n: number; scriptPubKey: { hex: string } };
 type Transaction = { txid: string; vout: Output[] };
 type Block = { hash: string; height: number; tx: Transaction[] };
+type Place = { blockNumber: number | null; blockHash: string | null; confirmations: number };
 
 /** Coin amounts come as JSON numbers with 8 decimals; the integer satoshi count is exact after rounding. */
 export const coinToUnits = (value: number): bigint => BigInt(Math.round(value * 1e8));
@@ -47,9 +50,16 @@ export class UtxoWatcher implements DepositWatcher {
   private readonly rpc: BitcoinRpc;
   /** bcoin's getblock takes (hash, verbose, details) instead of Core's (hash, verbosity). */
   private dialect: "core" | "bcoin" | undefined;
+  /** Raw reads the parser refused; after a few the node is read as verbose JSON only. */
+  private rawFailures = 0;
   private chainChecked = false;
   /** Mempool transactions already read, so each is fetched once while it waits. */
   private mempoolSeen = new Set<string>();
+  /**
+   * Unmined payments missing from the mempool at the last poll. Missing again one poll later (so a block
+   * mined meanwhile has been scanned), the transaction was replaced or evicted: the payment is dropped.
+   */
+  private missing = new Set<number>();
   private scripts = new Map<string, string>();
   /** The last block walk: how many blocks, how long, against how many addresses (for the benchmark). */
   lastScan: { blocks: number; ms: number; addresses: number } | undefined;
@@ -74,7 +84,7 @@ export class UtxoWatcher implements DepositWatcher {
     this.chainChecked = true;
   }
 
-  private async getBlock(hash: string): Promise<Block> {
+  private async getVerboseBlock(hash: string): Promise<Block> {
     if (this.dialect !== "bcoin") {
       try {
         const block = await this.rpc.call<Block>("getblock", [hash, 2]);
@@ -86,6 +96,56 @@ export class UtxoWatcher implements DepositWatcher {
       }
     }
     return this.rpc.call<Block>("getblock", [hash, true, true]);
+  }
+
+  /**
+   * Reads serialized data and parses it ourselves (a fraction of the verbose JSON's size and cost); what
+   * the parser does not know (e.g. Litecoin's MWEB transactions) is read as verbose JSON instead.
+   */
+  private async readRaw(
+    raw: () => Promise<string>,
+    parse: (hex: string) => RawOutput[],
+    verbose: () => Promise<Transaction[]>,
+    watched: Map<string, number>,
+    place: Place,
+  ): Promise<ObservedPayment[]> {
+    if (this.rawFailures < 3) {
+      try {
+        const outputs = parse(await raw());
+        return outputs.flatMap((output) => {
+          const topupId = watched.get(output.script);
+          if (topupId === undefined || output.value <= 0n) return [];
+          return [{ topupId, txHash: output.txid, logIndex: output.n, amountUnits: output.value, ...place }];
+        });
+      } catch (error) {
+        if (!(error instanceof UnsupportedSerialization)) throw error;
+        this.rawFailures++;
+      }
+    }
+    return (await verbose()).flatMap((tx) => UtxoWatcher.match(tx, watched, place));
+  }
+
+  private blockPayments(hash: string, watched: Map<string, number>, place: Place) {
+    const keep = (script: string) => watched.has(script);
+    return this.readRaw(
+      () => this.rpc.call<string>("getblock", [hash, 0]),
+      (hex) => blockOutputs(hex, keep),
+      async () => (await this.getVerboseBlock(hash)).tx,
+      watched,
+      place,
+    );
+  }
+
+  private mempoolPayments(txid: string, watched: Map<string, number>) {
+    const keep = (script: string) => watched.has(script);
+    const place = { blockNumber: null, blockHash: null, confirmations: 0 };
+    return this.readRaw(
+      () => this.rpc.call<string>("getrawtransaction", [txid, false]),
+      (hex) => transactionOutputs(hex, keep),
+      async () => [await this.rpc.call<Transaction>("getrawtransaction", [txid, true])],
+      watched,
+      place,
+    );
   }
 
   /** Our watched scripts: output script hex -> top-up id. */
@@ -108,11 +168,7 @@ export class UtxoWatcher implements DepositWatcher {
   }
 
   /** The outputs of `tx` that pay our addresses. */
-  static match(
-    tx: Transaction,
-    watched: Map<string, number>,
-    place: { blockNumber: number | null; blockHash: string | null; confirmations: number },
-  ): ObservedPayment[] {
+  static match(tx: Transaction, watched: Map<string, number>, place: Place): ObservedPayment[] {
     const found: ObservedPayment[] = [];
     for (const output of tx.vout) {
       const topupId = watched.get(output.scriptPubKey.hex);
@@ -144,9 +200,13 @@ export class UtxoWatcher implements DepositWatcher {
     }
 
     const touched = new Set<number>();
+    const unmined: { id: number; topupId: number; txHash: string }[] = [];
     // Payments whose block left the best chain drop back to unconfirmed; the others count from the tip.
     for (const payment of await trackedPayments(network, tip - REORG_WATCH_DEPTH)) {
-      if (payment.blockNumber === null) continue;
+      if (payment.blockNumber === null) {
+        if (payment.droppedAt === null) unmined.push(payment);
+        continue;
+      }
       if ((await hashAt(payment.blockNumber)) === payment.blockHash) {
         const confirmations = tip - payment.blockNumber + 1;
         if (confirmations !== payment.confirmations) {
@@ -170,10 +230,10 @@ export class UtxoWatcher implements DepositWatcher {
     for (let height = scanned + 1; height <= last; height++) {
       const hash = await hashAt(height);
       if (!hash) break;
-      const block = await this.getBlock(hash);
+      // With nothing to watch, the block need not be read at all.
       if (watched.size > 0) {
         const place = { blockNumber: height, blockHash: hash, confirmations: tip - height + 1 };
-        for (const tx of block.tx) observed.push(...UtxoWatcher.match(tx, watched, place));
+        observed.push(...(await this.blockPayments(hash, watched, place)));
       }
       scanned = height;
       scannedHash = hash;
@@ -187,14 +247,24 @@ export class UtxoWatcher implements DepositWatcher {
     if (watched.size > 0) {
       for (const txid of mempool) {
         if (this.mempoolSeen.has(txid)) continue;
-        const tx = await this.rpc.call<Transaction>("getrawtransaction", [txid, true]).catch(() => null);
-        if (!tx) continue; // mined or evicted meanwhile: the block walk sees it if mined
+        const found = await this.mempoolPayments(txid, watched).catch((error) => {
+          if (error instanceof RpcError) return null; // mined or evicted meanwhile: the block walk sees it if mined
+          throw error;
+        });
+        if (!found) continue;
         this.mempoolSeen.add(txid);
-        observed.push(
-          ...UtxoWatcher.match(tx, watched, { blockNumber: null, blockHash: null, confirmations: 0 }),
-        );
+        observed.push(...found);
       }
     }
+
+    const mined = new Set(observed.filter((o) => o.blockHash !== null).map((o) => o.txHash));
+    const stillMissing = new Set<number>();
+    for (const payment of unmined) {
+      if (inPool.has(payment.txHash) || mined.has(payment.txHash)) continue;
+      if (!this.missing.has(payment.id)) stillMissing.add(payment.id);
+      else if (await dropPayment(payment.id)) touched.add(payment.topupId);
+    }
+    this.missing = stillMissing;
 
     for (const id of await observePayments(network, observed)) touched.add(id);
     await saveCursor(this.name, { scannedBlock: scanned, scannedHash, headBlock: tip });

@@ -551,7 +551,8 @@ export function buildOpenApiDocument() {
           description:
             "The current state. Reading settles the top-up: a payment that reached its confirmations is credited " +
             "to the balance here (exactly once, however many polls run at once), and a pending top-up past " +
-            "`expires_at` with nothing confirming becomes `expired`. Other accounts' refs answer 404.",
+            "`expires_at` with nothing confirming becomes `expired`. A payment whose transaction left the " +
+            "mempool unmined is listed with `dropped: true` and not counted. Other accounts' refs answer 404.",
           requestParams: { path: topupRefParam },
           responses: {
             "200": { description: "The top-up.", content: jsonContent(TopupSchema) },

@@ -33,6 +33,11 @@ export const TopupPaymentSchema = z
           "The transaction on a public explorer (`EXPLORER_TX_URLS`); null for simulated payments and " +
           "coins without one.",
       }),
+    dropped: z.boolean().meta({
+      description:
+        "True when the transaction left the mempool without being mined (replaced by a double spend or " +
+        "evicted): it is not counted and will not be credited unless it is seen again.",
+    }),
   })
   .meta({ id: "TopupPayment" });
 

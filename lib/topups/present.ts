@@ -19,11 +19,12 @@ export function unitsOf(coin: string): { decimals: number; displayDecimals: numb
   return { decimals: 6, displayDecimals: 2, depositCoin: "USDC" };
 }
 
-/** Sums of what arrived: confirmed enough, and still confirming. */
+/** Sums of what arrived: confirmed enough, and still confirming (a dropped transaction is not arriving). */
 export function paymentTotals(row: TopupRow, payments: PaymentRow[]) {
   let confirmed = 0n;
   let unconfirmed = 0n;
   for (const payment of payments) {
+    if (payment.droppedAt && payment.confirmations === 0) continue;
     if (payment.confirmations >= row.confirmationsRequired) confirmed += BigInt(payment.amountUnits);
     else unconfirmed += BigInt(payment.amountUnits);
   }
@@ -68,6 +69,7 @@ export function presentTopup(row: TopupRow, payments: PaymentRow[], demo: boolea
       amount: format(BigInt(payment.amountUnits)),
       confirmations: payment.confirmations,
       explorer_url: explorerUrl(row.coin, payment.txHash),
+      dropped: payment.droppedAt !== null,
     })),
     payer: row.payer,
     demo,

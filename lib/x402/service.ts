@@ -7,7 +7,7 @@ import { ApiError, badRequest } from "@/lib/api/errors";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { depositPayments, topups, x402Authorizations } from "@/lib/db/schema";
-import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { creditSettledPayment } from "@/lib/deposits/crediting";
 import type { Topup, X402Requirement } from "@/lib/schemas/topups";
 import { presentTopup } from "@/lib/topups/present";
 import { newTopupRef } from "@/lib/topups/service";
@@ -217,8 +217,8 @@ async function releaseClaim(claimId: number): Promise<void> {
 
 /**
  * Records a transfer the chain shows and credits it, in one transaction: the authorization row becomes
- * `settled` (only from our own claim, or inserted when there was none), the completed top-up and its
- * payment are written, and the ledger is credited under a reference unique to the authorization.
+ * `settled` (only from our own claim, or inserted when there was none), and lib/deposits/crediting writes
+ * the completed top-up, its payment and the credit under a reference unique to the authorization.
  */
 async function creditSettlement(input: {
   key: AuthorizationKey;
@@ -239,7 +239,6 @@ async function creditSettlement(input: {
       `The authorization must be for exactly ${requirement.maxAmountRequired} USDC base units, as the top-up asks.`,
     );
   }
-  const creditedCents = input.amountCents;
   const database = await db();
   const outcome = await database.transaction(async (tx) => {
     const [owned] =
@@ -255,44 +254,24 @@ async function creditSettlement(input: {
             .onConflictDoNothing()
             .returning({ id: x402Authorizations.id });
     if (!owned) return undefined;
-    const now = new Date();
-    const [topup] = await tx
-      .insert(topups)
-      .values({
+    const topupId = await creditSettledPayment(tx, {
+      topup: {
         ref: newTopupRef(),
         accountId,
-        status: "completed",
         method: "x402",
         coin: "USDCBASE",
         network: key.network,
         amountCents: input.amountCents,
         depositAddress: getAddress(requirement.payTo),
-        depositUnits: value.toString(),
         rateUsd: "1",
         rateSource: "par",
-        confirmationsRequired: 1,
-        creditedCents,
         payer: getAddress(key.payer),
-        closedAt: now,
-      })
-      .returning({ id: topups.id });
-    if (!topup) throw new Error("top-up insert returned no row");
-    await tx.insert(depositPayments).values({
-      topupId: topup.id,
-      network: key.network,
-      txHash,
-      logIndex,
-      amountUnits: value.toString(),
-      confirmations: 1,
-    });
-    await tx.update(x402Authorizations).set({ topupId: topup.id }).where(eq(x402Authorizations.id, owned.id));
-    await postLedgerEntry(tx, {
-      accountId,
-      amountCents: creditedCents,
-      kind: "topup",
+      },
+      payment: { txHash, logIndex, amountUnits: value },
       reference: `x402:${key.network}:${key.asset}:${key.payer}:${key.nonce}`,
     });
-    return topup.id;
+    await tx.update(x402Authorizations).set({ topupId }).where(eq(x402Authorizations.id, owned.id));
+    return topupId;
   });
   if (outcome === undefined) {
     // Someone else recorded this authorization between our read and our write: answer as they did.

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { errorMessage } from "@/lib/queries/bff-fetch";
@@ -71,11 +72,7 @@ export function CredentialsPanel({
           </Button>
         )}
       </div>
-      {error && (
-        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-          {error}
-        </p>
-      )}
+      {error && <Alert className="text-sm">{error}</Alert>}
     </section>
   );
 }

@@ -4,6 +4,7 @@ import { useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
+import { Panel } from "@/components/ui/panel";
 import { errorMessage } from "@/lib/queries/bff-fetch";
 import { fetchCredentials } from "@/lib/queries/servers";
 import { sshCommand } from "@/lib/servers/ssh-command";
@@ -37,10 +38,7 @@ export function CredentialsPanel({
   }
 
   return (
-    <section aria-labelledby="credentials-heading" className="space-y-3">
-      <h2 id="credentials-heading" className="text-lg font-semibold">
-        Root login
-      </h2>
+    <Panel id="credentials" title="Root login">
       {ip && (
         <div className="space-y-1 text-sm">
           <p>Log in over SSH:</p>
@@ -73,6 +71,6 @@ export function CredentialsPanel({
         )}
       </div>
       {error && <Alert className="text-sm">{error}</Alert>}
-    </section>
+    </Panel>
   );
 }

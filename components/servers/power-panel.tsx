@@ -2,6 +2,7 @@
 
 import type { Server } from "@/lib/queries/types";
 import { Button } from "../ui/button";
+import { Panel } from "../ui/panel";
 import type { ServerActions } from "./use-server-change";
 
 const POWER_ACTIONS = ["start", "stop", "reboot"] as const;
@@ -10,10 +11,7 @@ const capitalized = (word: string) => `${word[0]?.toUpperCase()}${word.slice(1)}
 /** Start, stop and reboot; each offered only when the power state allows it. */
 export function PowerPanel({ server, actions }: { server: Server; actions: ServerActions }) {
   return (
-    <section aria-labelledby="power-heading" className="space-y-3">
-      <h2 id="power-heading" className="text-lg font-semibold">
-        Power
-      </h2>
+    <Panel id="power" title="Power">
       <div className="flex flex-wrap gap-2">
         {POWER_ACTIONS.map((action) => (
           <Button
@@ -35,6 +33,6 @@ export function PowerPanel({ server, actions }: { server: Server; actions: Serve
           </Button>
         ))}
       </div>
-    </section>
+    </Panel>
   );
 }

@@ -5,16 +5,14 @@ import { formatApiUsd } from "@/lib/money/cents";
 import { newIdempotencyKey } from "@/lib/queries/idempotency";
 import type { Server } from "@/lib/queries/types";
 import { Button } from "../ui/button";
+import { Panel } from "../ui/panel";
 import type { ServerActions } from "./use-server-change";
 
 /** Renews for one cycle from the balance (once per click, whatever the retries), and turns auto-renew on or off. */
 export function RenewalPanel({ server, actions }: { server: Server; actions: ServerActions }) {
   const renewKey = useRef(newIdempotencyKey());
   return (
-    <section aria-labelledby="billing-heading" className="space-y-3">
-      <h2 id="billing-heading" className="text-lg font-semibold">
-        Renewal
-      </h2>
+    <Panel id="billing" title="Renewal">
       <div className="flex flex-wrap items-center gap-4">
         <Button
           disabled={actions.pending}
@@ -46,6 +44,6 @@ export function RenewalPanel({ server, actions }: { server: Server; actions: Ser
           Renew automatically from the balance
         </label>
       </div>
-    </section>
+    </Panel>
   );
 }

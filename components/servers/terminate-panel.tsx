@@ -2,19 +2,18 @@
 
 import { useState } from "react";
 import { Button } from "../ui/button";
+import { Panel } from "../ui/panel";
 import type { ServerActions } from "./use-server-change";
 
 /** Termination cannot be undone and refunds nothing, so it needs the host name typed out. */
 export function TerminatePanel({ hostname, actions }: { hostname: string; actions: ServerActions }) {
   const [typed, setTyped] = useState("");
   return (
-    <section
-      aria-labelledby="terminate-heading"
+    <Panel
+      id="terminate"
+      title="Terminate"
       className="space-y-3 rounded border border-red-300 p-4 dark:border-red-900"
     >
-      <h2 id="terminate-heading" className="text-lg font-semibold">
-        Terminate
-      </h2>
       <p className="text-sm">
         The server and its disk are destroyed at once and the unused time is not refunded. Type{" "}
         <code className="font-semibold">{hostname}</code> to confirm.
@@ -40,6 +39,6 @@ export function TerminatePanel({ hostname, actions }: { hostname: string; action
           Terminate server
         </Button>
       </form>
-    </section>
+    </Panel>
   );
 }

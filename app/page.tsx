@@ -4,6 +4,8 @@ import { SignUpForm } from "@/components/account/sign-up-form";
 import { PlanTable } from "@/components/catalog/plan-table";
 import { PriceCalculator } from "@/components/catalog/price-calculator";
 import { ApiCurl } from "@/components/landing/api-curl";
+import { QueryProvider } from "@/components/providers/query-provider";
+import { TEXT_STYLES } from "@/components/ui/alert";
 import { COINS, LOCATIONS, OS_IMAGES, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
 import { formatUsd } from "@/lib/money/cents";
 
@@ -26,37 +28,39 @@ export default function HomePage() {
             </Link>
           </p>
         </div>
-        <div className="space-y-6">
-          <section
-            aria-labelledby="create-account"
-            className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
-          >
-            <h2 id="create-account" className="text-xl font-semibold">
-              Create an account
-            </h2>
-            <div className="mt-3">
-              <SignUpForm />
-            </div>
-          </section>
-          <section
-            aria-labelledby="sign-in"
-            className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
-          >
-            <h2 id="sign-in" className="text-xl font-semibold">
-              Sign in
-            </h2>
-            <div className="mt-3">
-              <SignInForm />
-            </div>
-          </section>
-        </div>
+        <QueryProvider>
+          <div className="space-y-6">
+            <section
+              aria-labelledby="create-account"
+              className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
+            >
+              <h2 id="create-account" className="text-xl font-semibold">
+                Create an account
+              </h2>
+              <div className="mt-3">
+                <SignUpForm />
+              </div>
+            </section>
+            <section
+              aria-labelledby="sign-in"
+              className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
+            >
+              <h2 id="sign-in" className="text-xl font-semibold">
+                Sign in
+              </h2>
+              <div className="mt-3">
+                <SignInForm />
+              </div>
+            </section>
+          </div>
+        </QueryProvider>
       </section>
 
       <section aria-labelledby="plans">
         <h2 id="plans" className="text-2xl font-semibold">
           Plans
         </h2>
-        <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
+        <p className={`mt-1 text-sm ${TEXT_STYLES.muted}`}>
           Monthly price = plan base price x location modifier. Paying annually costs 10 months: two are free.
         </p>
         <div className="mt-4">

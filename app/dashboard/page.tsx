@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { TEXT_STYLES } from "@/components/ui/alert";
 import { formatApiUsd } from "@/lib/money/cents";
 import { pageData, signedInApi } from "@/lib/session/page-api";
 
@@ -31,17 +32,17 @@ export default async function DashboardPage() {
       <h1 className="text-2xl font-semibold">Overview</h1>
       <dl className="grid gap-4 sm:grid-cols-3">
         <div className="rounded border border-zinc-200 p-4 dark:border-zinc-800">
-          <dt className="text-sm text-zinc-600 dark:text-zinc-400">Balance</dt>
+          <dt className={`text-sm ${TEXT_STYLES.muted}`}>Balance</dt>
           <dd data-testid="balance" className="text-2xl font-semibold">
             {formatApiUsd(account.balance_usd)}
           </dd>
         </div>
         <div className="rounded border border-zinc-200 p-4 dark:border-zinc-800">
-          <dt className="text-sm text-zinc-600 dark:text-zinc-400">Servers</dt>
+          <dt className={`text-sm ${TEXT_STYLES.muted}`}>Servers</dt>
           <dd className="text-2xl font-semibold">{account.servers}</dd>
         </div>
         <div className="rounded border border-zinc-200 p-4 dark:border-zinc-800">
-          <dt className="text-sm text-zinc-600 dark:text-zinc-400">Two-factor sign-in</dt>
+          <dt className={`text-sm ${TEXT_STYLES.muted}`}>Two-factor sign-in</dt>
           <dd className="text-2xl font-semibold">{account.totp_enabled ? "On" : "Off"}</dd>
         </div>
       </dl>
@@ -57,7 +58,7 @@ export default async function DashboardPage() {
         <div className="space-y-2">
           <h2 className="text-lg font-semibold">Servers</h2>
           {servers.length === 0 ? (
-            <p className="text-sm text-zinc-600 dark:text-zinc-400">No servers yet.</p>
+            <p className={`text-sm ${TEXT_STYLES.muted}`}>No servers yet.</p>
           ) : (
             <ul className="divide-y divide-zinc-200 text-sm dark:divide-zinc-800">
               {servers.slice(0, 5).map((server) => (
@@ -77,7 +78,7 @@ export default async function DashboardPage() {
         <div className="space-y-2">
           <h2 className="text-lg font-semibold">Recent top-ups</h2>
           {topups.length === 0 ? (
-            <p className="text-sm text-zinc-600 dark:text-zinc-400">No top-ups yet.</p>
+            <p className={`text-sm ${TEXT_STYLES.muted}`}>No top-ups yet.</p>
           ) : (
             <ul className="divide-y divide-zinc-200 text-sm dark:divide-zinc-800">
               {topups.map((topup) => (

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { SignInForm } from "@/components/account/sign-in-form";
+import { QueryProvider } from "@/components/providers/query-provider";
 
 export const metadata: Metadata = { title: "Sign in" };
 
@@ -8,7 +9,9 @@ export default function SignInPage() {
   return (
     <section className="space-y-6">
       <h1 className="text-2xl font-semibold">Sign in</h1>
-      <SignInForm />
+      <QueryProvider>
+        <SignInForm />
+      </QueryProvider>
       <p className="text-sm">
         No account yet?{" "}
         <Link href="/signup" className="underline">

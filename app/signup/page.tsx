@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { SignUpForm } from "@/components/account/sign-up-form";
+import { QueryProvider } from "@/components/providers/query-provider";
 
 export const metadata: Metadata = { title: "Create an account" };
 
@@ -8,7 +9,9 @@ export default function SignUpPage() {
   return (
     <section className="max-w-2xl space-y-6">
       <h1 className="text-2xl font-semibold">Create an account</h1>
-      <SignUpForm />
+      <QueryProvider>
+        <SignUpForm />
+      </QueryProvider>
       <p className="text-sm">
         Already have one?{" "}
         <Link href="/signin" className="underline">

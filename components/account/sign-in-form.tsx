@@ -1,37 +1,38 @@
 "use client";
 
+import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
+import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
+import { Alert } from "../ui/alert";
+import { Button } from "../ui/button";
+
+const TOKEN_INPUT =
+  "w-full rounded border border-zinc-300 px-3 py-2 font-mono dark:border-zinc-700 dark:bg-zinc-900";
 
 /** Sign-in with the login token; asks for a TOTP code when the account has two-factor sign-in on. */
 export function SignInForm() {
   const router = useRouter();
   const [needsCode, setNeedsCode] = useState(false);
-  const [working, setWorking] = useState(false);
-  const [message, setMessage] = useState("");
-
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setWorking(true);
-    setMessage("");
-    const response = await fetch("/bff/sign-in", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        login_token: String(form.get("login_token") ?? ""),
-        totp_code: needsCode ? String(form.get("totp_code") ?? "") : undefined,
-      }),
-    });
-    const body = (await response.json().catch(() => ({}))) as { error?: string; message?: string };
-    setWorking(false);
-    if (response.ok) {
+  const signIn = useMutation({
+    mutationFn: (body: { login_token: string; totp_code?: string }) =>
+      bffFetch("/bff/sign-in", { method: "POST", body }),
+    onSuccess: () => {
       router.push("/dashboard");
       router.refresh();
-      return;
-    }
-    if (body.error === "totp_required") setNeedsCode(true);
-    setMessage(body.message ?? "Sign-in failed; try again.");
+    },
+    onError: (error) => {
+      if (error instanceof BffError && error.code === "totp_required") setNeedsCode(true);
+    },
+  });
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    signIn.mutate({
+      login_token: String(form.get("login_token") ?? ""),
+      totp_code: needsCode ? String(form.get("totp_code") ?? "") : undefined,
+    });
   }
 
   return (
@@ -46,7 +47,7 @@ export function SignInForm() {
           required
           autoComplete="off"
           placeholder="XXXX-XXXX-XXXX-XXXX"
-          className="w-full rounded border border-zinc-300 px-3 py-2 font-mono dark:border-zinc-700 dark:bg-zinc-900"
+          className={TOKEN_INPUT}
         />
       </div>
       {needsCode && (
@@ -61,22 +62,14 @@ export function SignInForm() {
             autoComplete="one-time-code"
             pattern="\d{6}"
             required
-            className="w-full rounded border border-zinc-300 px-3 py-2 font-mono dark:border-zinc-700 dark:bg-zinc-900"
+            className={TOKEN_INPUT}
           />
         </div>
       )}
-      <button
-        type="submit"
-        disabled={working}
-        className="rounded bg-zinc-900 px-4 py-2 text-white disabled:opacity-60 dark:bg-zinc-100 dark:text-zinc-900"
-      >
-        {working ? "Signing in…" : "Sign in"}
-      </button>
-      {message && (
-        <p role="alert" className="text-red-700 dark:text-red-400">
-          {message}
-        </p>
-      )}
+      <Button type="submit" variant="primary" disabled={signIn.isPending}>
+        {signIn.isPending ? "Signing in…" : "Sign in"}
+      </Button>
+      {signIn.error && <Alert>{errorMessage(signIn.error)}</Alert>}
     </form>
   );
 }

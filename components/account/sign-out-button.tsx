@@ -1,22 +1,25 @@
 "use client";
 
+import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { bffFetch } from "@/lib/queries/bff-fetch";
 
 export function SignOutButton() {
   const router = useRouter();
-  const [working, setWorking] = useState(false);
+  // Whatever the answer, the page leaves: the BFF clears the cookie even when the API could not be told.
+  const signOut = useMutation({
+    mutationFn: () => bffFetch("/bff/sign-out", { method: "POST" }),
+    onSettled: () => {
+      router.push("/signin");
+      router.refresh();
+    },
+  });
   return (
     <button
       type="button"
-      disabled={working}
+      disabled={signOut.isPending || signOut.isSuccess}
       className="rounded border border-zinc-300 px-3 py-2 text-sm dark:border-zinc-700"
-      onClick={async () => {
-        setWorking(true);
-        await fetch("/bff/sign-out", { method: "POST" });
-        router.push("/signin");
-        router.refresh();
-      }}
+      onClick={() => signOut.mutate()}
     >
       Sign out
     </button>

@@ -1,29 +1,27 @@
 "use client";
 
+import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { CopyButton } from "@/components/ui/copy-button";
+import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
+import { Alert } from "../ui/alert";
+import { Button } from "../ui/button";
 
 type Credentials = { api_key: string; login_token: string };
 
 /** One click creates the account; its two credentials are shown here once, with copy and download. */
 export function SignUpForm() {
-  const [state, setState] = useState<"idle" | "working" | "error">("idle");
+  // The credentials live in this component only, never in a query or mutation cache.
   const [credentials, setCredentials] = useState<Credentials>();
-  const [message, setMessage] = useState("");
-
-  async function create() {
-    setState("working");
-    const response = await fetch("/bff/sign-up", { method: "POST" });
-    const body = (await response.json().catch(() => ({}))) as Partial<Credentials> & { message?: string };
-    if (response.ok && body.api_key && body.login_token) {
-      setCredentials({ api_key: body.api_key, login_token: body.login_token });
-      setState("idle");
-    } else {
-      setMessage(body.message ?? "The account could not be created; try again.");
-      setState("error");
-    }
-  }
+  const create = useMutation({
+    mutationFn: () => bffFetch<Credentials>("/bff/sign-up", { method: "POST" }),
+    gcTime: 0,
+    onSuccess: (created) => {
+      setCredentials({ api_key: created.api_key, login_token: created.login_token });
+      create.reset();
+    },
+  });
 
   if (credentials) {
     const download = `data:text/plain;charset=utf-8,${encodeURIComponent(
@@ -83,19 +81,10 @@ export function SignUpForm() {
   return (
     <div className="space-y-3">
       <p>No e-mail, no name: one click creates an account with a USD balance you fund with crypto.</p>
-      <button
-        type="button"
-        onClick={create}
-        disabled={state === "working"}
-        className="rounded bg-zinc-900 px-4 py-2 text-white disabled:opacity-60 dark:bg-zinc-100 dark:text-zinc-900"
-      >
-        {state === "working" ? "Creating…" : "Create account"}
-      </button>
-      {state === "error" && (
-        <p role="alert" className="text-red-700 dark:text-red-400">
-          {message}
-        </p>
-      )}
+      <Button variant="primary" onClick={() => create.mutate()} disabled={create.isPending}>
+        {create.isPending ? "Creating…" : "Create account"}
+      </Button>
+      {create.error && <Alert>{errorMessage(create.error)}</Alert>}
     </div>
   );
 }

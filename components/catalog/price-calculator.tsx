@@ -1,6 +1,7 @@
 "use client";
 
 import { useId, useState } from "react";
+import { TEXT_STYLES } from "@/components/ui/alert";
 import { annualSavingCents, type Cycle, LOCATIONS, PLANS, priceFor } from "@/lib/catalog/catalog";
 import { formatUsd } from "@/lib/money/cents";
 import { LocationSelect } from "./location-select";
@@ -56,7 +57,7 @@ export function PriceCalculator() {
         <span data-testid="calculated-price" className="block text-2xl font-semibold">
           {formatUsd(price)}
         </span>
-        <span className="text-sm text-zinc-600 dark:text-zinc-400">
+        <span className={`text-sm ${TEXT_STYLES.muted}`}>
           {cycle === "annual"
             ? `per year, saving ${formatUsd(saving)}`
             : `per month; annual saves ${formatUsd(saving)}`}

@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { Alert } from "@/components/ui/alert";
 import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
 import { keysQuery } from "@/lib/queries/keys";
 import type { Schemas } from "@/lib/queries/types";
@@ -72,11 +73,7 @@ export function KeysPanel() {
           </code>
         </div>
       )}
-      {error && (
-        <p role="alert" className="text-red-700 dark:text-red-400">
-          {error}
-        </p>
-      )}
+      {error && <Alert>{error}</Alert>}
       {keys === undefined ? (
         !loadError && <p role="status">Loading keys…</p>
       ) : keys.length === 0 ? (

@@ -2,6 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { Alert } from "@/components/ui/alert";
 import { CopyButton } from "@/components/ui/copy-button";
 import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
 import { sessionsQuery } from "@/lib/queries/sessions";
@@ -72,11 +73,7 @@ export function LoginTokenPanel({ totpEnabled }: { totpEnabled: boolean }) {
           Replace login token
         </button>
       </form>
-      {rotate.error && (
-        <p role="alert" className="text-red-700 dark:text-red-400">
-          {errorMessage(rotate.error)}
-        </p>
-      )}
+      {rotate.error && <Alert>{errorMessage(rotate.error)}</Alert>}
       {rotated && (
         <div className="space-y-2 rounded border border-amber-400 bg-amber-50 p-3 text-amber-900 dark:bg-amber-950 dark:text-amber-100">
           <p>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Alert } from "@/components/ui/alert";
 import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
 import { sessionsQuery } from "@/lib/queries/sessions";
 import type { Schemas } from "@/lib/queries/types";
@@ -22,11 +23,7 @@ export function SessionsPanel() {
 
   return (
     <div className="space-y-3">
-      {failure && (
-        <p role="alert" className="text-red-700 dark:text-red-400">
-          {errorMessage(failure)}
-        </p>
-      )}
+      {failure && <Alert>{errorMessage(failure)}</Alert>}
       {sessions === undefined ? (
         !loadError && <p role="status">Loading sessions…</p>
       ) : (

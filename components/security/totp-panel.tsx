@@ -1,36 +1,41 @@
 "use client";
 
+import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
+import { Button } from "../ui/button";
 
 type Setup = { secret: string; otpauth_uri: string; qr_data_uri: string };
 
 /** Two-factor sign-in: scan or type the secret, confirm with a code; turning it off also takes a code. */
 export function TotpPanel({ enabled: initiallyEnabled }: { enabled: boolean }) {
   const [enabled, setEnabled] = useState(initiallyEnabled);
-  const [setup, setSetup] = useState<Setup>();
   const [message, setMessage] = useState("");
-
-  async function start() {
-    const response = await fetch("/bff/totp", { method: "POST" });
-    const body = (await response.json()) as Setup & { message?: string };
-    if (response.ok) setSetup(body);
-    else setMessage(body.message ?? "Could not start the setup.");
-  }
-
-  async function submitCode(event: FormEvent<HTMLFormElement>, action: "confirm" | "disable") {
-    event.preventDefault();
-    const code = String(new FormData(event.currentTarget).get("code") ?? "");
-    const response = await fetch(`/bff/totp/${action}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ code }),
-    });
-    const body = (await response.json()) as { totp_enabled?: boolean; message?: string };
-    if (response.ok && typeof body.totp_enabled === "boolean") {
-      setEnabled(body.totp_enabled);
+  // The secret lives in this component only, never in a mutation cache.
+  const [setup, setSetup] = useState<Setup>();
+  const start = useMutation({
+    mutationFn: () => bffFetch<Setup>("/bff/totp", { method: "POST" }),
+    gcTime: 0,
+    onSuccess: (started) => setSetup(started),
+    onError: (error) => setMessage(errorMessage(error)),
+  });
+  const code = useMutation({
+    mutationFn: (input: { action: "confirm" | "disable"; code: string }) =>
+      bffFetch<{ totp_enabled: boolean }>(`/bff/totp/${input.action}`, {
+        method: "POST",
+        body: { code: input.code },
+      }),
+    onSuccess: (result) => {
+      setEnabled(result.totp_enabled);
       setSetup(undefined);
-      setMessage(body.totp_enabled ? "Two-factor sign-in is on." : "Two-factor sign-in is off.");
-    } else setMessage(body.message ?? "That code did not work.");
+      setMessage(result.totp_enabled ? "Two-factor sign-in is on." : "Two-factor sign-in is off.");
+    },
+    onError: (error) => setMessage(errorMessage(error)),
+  });
+
+  function submitCode(event: FormEvent<HTMLFormElement>, action: "confirm" | "disable") {
+    event.preventDefault();
+    code.mutate({ action, code: String(new FormData(event.currentTarget).get("code") ?? "") });
   }
 
   const codeField = (
@@ -54,13 +59,9 @@ export function TotpPanel({ enabled: initiallyEnabled }: { enabled: boolean }) {
     <div className="space-y-4">
       <p data-testid="totp-state">Two-factor sign-in is {enabled ? "on" : "off"}.</p>
       {!enabled && !setup && (
-        <button
-          type="button"
-          onClick={start}
-          className="rounded bg-zinc-900 px-4 py-2 text-white dark:bg-zinc-100 dark:text-zinc-900"
-        >
+        <Button variant="primary" onClick={() => start.mutate()} disabled={start.isPending}>
           Turn on two-factor sign-in
-        </button>
+        </Button>
       )}
       {setup && (
         <div className="space-y-3">
@@ -71,21 +72,18 @@ export function TotpPanel({ enabled: initiallyEnabled }: { enabled: boolean }) {
           </p>
           <form onSubmit={(event) => submitCode(event, "confirm")} className="flex flex-wrap items-end gap-3">
             {codeField}
-            <button
-              type="submit"
-              className="rounded bg-zinc-900 px-4 py-2 text-white dark:bg-zinc-100 dark:text-zinc-900"
-            >
+            <Button type="submit" variant="primary" disabled={code.isPending}>
               Confirm
-            </button>
+            </Button>
           </form>
         </div>
       )}
       {enabled && (
         <form onSubmit={(event) => submitCode(event, "disable")} className="flex flex-wrap items-end gap-3">
           {codeField}
-          <button type="submit" className="rounded border border-zinc-300 px-4 py-2 dark:border-zinc-700">
+          <Button type="submit" disabled={code.isPending}>
             Turn off
-          </button>
+          </Button>
         </form>
       )}
       {message && <p role="status">{message}</p>}

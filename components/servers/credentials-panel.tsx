@@ -1,8 +1,10 @@
 "use client";
 
 import { useState } from "react";
+import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
+import { Panel } from "@/components/ui/panel";
 import { errorMessage } from "@/lib/queries/bff-fetch";
 import { fetchCredentials } from "@/lib/queries/servers";
 import { sshCommand } from "@/lib/servers/ssh-command";
@@ -36,10 +38,7 @@ export function CredentialsPanel({
   }
 
   return (
-    <section aria-labelledby="credentials-heading" className="space-y-3">
-      <h2 id="credentials-heading" className="text-lg font-semibold">
-        Root login
-      </h2>
+    <Panel id="credentials" title="Root login">
       {ip && (
         <div className="space-y-1 text-sm">
           <p>Log in over SSH:</p>
@@ -71,11 +70,7 @@ export function CredentialsPanel({
           </Button>
         )}
       </div>
-      {error && (
-        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-          {error}
-        </p>
-      )}
-    </section>
+      {error && <Alert className="text-sm">{error}</Alert>}
+    </Panel>
   );
 }

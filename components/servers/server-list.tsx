@@ -1,20 +1,18 @@
 "use client";
 
-import { useInfiniteQuery } from "@tanstack/react-query";
+import { useSuspenseInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { Alert, TEXT_STYLES } from "@/components/ui/alert";
 import { findLocation, findPlan } from "@/lib/catalog/catalog";
 import { errorMessage } from "@/lib/queries/bff-fetch";
-import { type ServerPage, serversQuery } from "@/lib/queries/servers";
+import { serversQuery } from "@/lib/queries/servers";
 import { ShowMore } from "../ui/show-more";
 import { formatUtc, StatusBadge } from "./status-badge";
 
-/** The account's servers, refreshed every few seconds while any of them is being built. */
-export function ServerList({ firstPage }: { firstPage: ServerPage }) {
-  const list = useInfiniteQuery({
-    ...serversQuery(),
-    initialData: { pages: [firstPage], pageParams: [null] },
-  });
+/** The account's servers (the first page prefetched by the page), refreshed while any of them is being built. */
+export function ServerList() {
+  const list = useSuspenseInfiniteQuery(serversQuery());
   const { data, error } = list;
   const [showTerminated, setShowTerminated] = useState(false);
   const all = data?.pages.flatMap((page) => page.servers) ?? [];
@@ -41,11 +39,7 @@ export function ServerList({ firstPage }: { firstPage: ServerPage }) {
           </label>
         )}
       </div>
-      {error && (
-        <p role="alert" className="text-red-700 dark:text-red-400">
-          {errorMessage(error)} The list below may be out of date.
-        </p>
-      )}
+      {error && <Alert>{errorMessage(error)} The list below may be out of date.</Alert>}
       {servers.length === 0 ? (
         <p className="rounded border border-dashed border-zinc-300 p-6 text-center dark:border-zinc-700">
           No servers yet. Order one and it is ready in about a minute.
@@ -66,7 +60,7 @@ export function ServerList({ firstPage }: { firstPage: ServerPage }) {
                   <StatusBadge status={server.status} />
                 </p>
                 <p className="font-mono">{server.ip ?? "—"}</p>
-                <p className="text-zinc-600 dark:text-zinc-400">
+                <p className={TEXT_STYLES.muted}>
                   {findPlan(server.plan)?.name ?? server.plan} ·{" "}
                   {findLocation(server.location)?.city ?? server.location} · paid until{" "}
                   {formatUtc(server.expires_at)}
@@ -77,7 +71,7 @@ export function ServerList({ firstPage }: { firstPage: ServerPage }) {
           <div className="hidden overflow-x-auto sm:block">
             <table className="w-full text-left text-sm" aria-label="Servers">
               <thead>
-                <tr className="text-zinc-600 dark:text-zinc-400">
+                <tr className={TEXT_STYLES.muted}>
                   <th className="py-2 pr-3">Host name</th>
                   <th className="pr-3">Status</th>
                   <th className="pr-3">IPv4</th>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { TEXT_STYLES } from "@/components/ui/alert";
 import { formatApiUsd } from "@/lib/money/cents";
 import { accountQuery } from "@/lib/queries/account";
 
@@ -8,7 +9,7 @@ import { accountQuery } from "@/lib/queries/account";
 export function Balance() {
   const { data } = useQuery(accountQuery());
   return (
-    <p className="text-sm text-zinc-600 dark:text-zinc-400">
+    <p className={`text-sm ${TEXT_STYLES.muted}`}>
       Balance:{" "}
       <span data-testid="balance" className="text-lg font-semibold text-zinc-900 dark:text-zinc-100">
         {data ? formatApiUsd(data.balance_usd) : "…"}

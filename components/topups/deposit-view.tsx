@@ -1,12 +1,14 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient, useSuspenseQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
+import { Alert, TEXT_STYLES } from "@/components/ui/alert";
 import { CopyButton } from "@/components/ui/copy-button";
 import { formatApiUsd } from "@/lib/money/cents";
 import { accountQuery } from "@/lib/queries/account";
 import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
+import { queryKeys } from "@/lib/queries/query-keys";
 import { topupQuery } from "@/lib/queries/topups";
 import type { Topup } from "@/lib/queries/types";
 import { decimalShortfall, depositPhase, formatRemaining, halfOf, networkLabel } from "@/lib/topups/view";
@@ -141,11 +143,7 @@ function DemoPayControls({ topup }: { topup: Topup }) {
           Simulate paying half of it
         </button>
       </div>
-      {pay.error && (
-        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-          {errorMessage(pay.error)}
-        </p>
-      )}
+      {pay.error && <Alert className="text-sm">{errorMessage(pay.error)}</Alert>}
     </div>
   );
 }
@@ -157,7 +155,7 @@ function CancelControl({ topup }: { topup: Topup }) {
     mutationFn: () => bffFetch<Topup>(`/bff/topups/${topup.ref}/cancel`, { method: "POST" }),
     onSuccess: (updated) => {
       queryClient.setQueryData(topupQuery(topup.ref).queryKey, updated);
-      void queryClient.invalidateQueries({ queryKey: ["topups"], exact: true });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.topups.all(), exact: true });
     },
   });
   return (
@@ -183,28 +181,22 @@ function CancelControl({ topup }: { topup: Topup }) {
           Cancel top-up
         </button>
       )}
-      {cancel.error && (
-        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-          {errorMessage(cancel.error)}
-        </p>
-      )}
+      {cancel.error && <Alert className="text-sm">{errorMessage(cancel.error)}</Alert>}
     </div>
   );
 }
 
 /** A classic-coin deposit: what to pay where, and its live status until it reaches a final state. */
-export function DepositView({ initialTopup }: { initialTopup: Topup }) {
+export function DepositView({ topupRef }: { topupRef: string }) {
   const queryClient = useQueryClient();
-  const { data: topup, error } = useQuery({
-    ...topupQuery(initialTopup.ref),
-    initialData: initialTopup,
-  });
+  // Prefetched by the page: there from the first render, then polled until final.
+  const { data: topup, error } = useSuspenseQuery(topupQuery(topupRef));
   // Each credit (a partial payment confirming, or the last one) moves the balance shown beside it at once.
   const credited = topup.credited_usd;
   useEffect(() => {
     if (credited > 0) {
-      void queryClient.invalidateQueries({ queryKey: ["account"] });
-      void queryClient.invalidateQueries({ queryKey: ["topups"], exact: true });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.account() });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.topups.all(), exact: true });
     }
   }, [credited, queryClient]);
 
@@ -213,9 +205,7 @@ export function DepositView({ initialTopup }: { initialTopup: Topup }) {
   return (
     <div className="space-y-6">
       {error && (
-        <p role="alert" className="text-red-700 dark:text-red-400">
-          {errorMessage(error)} The state below may be out of date; the page keeps asking.
-        </p>
+        <Alert>{errorMessage(error)} The state below may be out of date; the page keeps asking.</Alert>
       )}
       <p className="flex flex-wrap items-center gap-2 text-sm">
         <StatusBadge status={topup.status} /> {formatApiUsd(topup.amount_usd)} in {topup.deposit_coin}
@@ -224,9 +214,9 @@ export function DepositView({ initialTopup }: { initialTopup: Topup }) {
       <StatusPanel topup={topup} />
       {wallet ? (
         <dl className="grid gap-2 text-sm sm:grid-cols-[max-content_1fr]">
-          <dt className="text-zinc-600 dark:text-zinc-400">Paid from</dt>
+          <dt className={TEXT_STYLES.muted}>Paid from</dt>
           <dd className="break-all">{topup.payer ?? "—"}</dd>
-          <dt className="text-zinc-600 dark:text-zinc-400">Network</dt>
+          <dt className={TEXT_STYLES.muted}>Network</dt>
           <dd>{networkLabel(topup.deposit_network, topup.coin)}</dd>
         </dl>
       ) : (
@@ -246,13 +236,13 @@ export function DepositView({ initialTopup }: { initialTopup: Topup }) {
             )}
             <dl className="space-y-3 text-sm">
               <div>
-                <dt className="text-zinc-600 dark:text-zinc-400">Network</dt>
+                <dt className={TEXT_STYLES.muted}>Network</dt>
                 <dd data-testid="deposit-network" className="font-medium">
                   {networkLabel(topup.deposit_network, topup.coin)}: send on this network only
                 </dd>
               </div>
               <div>
-                <dt className="text-zinc-600 dark:text-zinc-400">Amount</dt>
+                <dt className={TEXT_STYLES.muted}>Amount</dt>
                 <dd className="flex items-center gap-2">
                   <code data-testid="deposit-amount" className="text-base">
                     {topup.deposit_amount}
@@ -262,7 +252,7 @@ export function DepositView({ initialTopup }: { initialTopup: Topup }) {
                 </dd>
               </div>
               <div>
-                <dt className="text-zinc-600 dark:text-zinc-400">Address</dt>
+                <dt className={TEXT_STYLES.muted}>Address</dt>
                 <dd className="flex items-center gap-2">
                   <code data-testid="deposit-address" className="break-all">
                     {topup.deposit_address}

@@ -4,10 +4,13 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useRef, useState } from "react";
+import { Alert, TEXT_STYLES } from "@/components/ui/alert";
+import { RadioCard } from "@/components/ui/radio-card";
 import { COINS, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
 import { formatUsd } from "@/lib/money/cents";
 import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
 import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/queries/idempotency";
+import { queryKeys } from "@/lib/queries/query-keys";
 import type { Topup } from "@/lib/queries/types";
 import { parseTopupAmount } from "@/lib/topups/view";
 
@@ -52,7 +55,7 @@ export function TopupForm({
     },
     onSuccess: (topup) => {
       settleIntent(intent);
-      void queryClient.invalidateQueries({ queryKey: ["topups"] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.topups.all() });
       router.push(`/dashboard/topups/${topup.ref}`);
     },
   });
@@ -96,42 +99,33 @@ export function TopupForm({
           aria-describedby="topup-amount-help"
           className="w-40 rounded border border-zinc-300 px-3 py-2 dark:border-zinc-700 dark:bg-zinc-900"
         />
-        <p id="topup-amount-help" className="text-xs text-zinc-600 dark:text-zinc-400">
+        <p id="topup-amount-help" className={`text-xs ${TEXT_STYLES.muted}`}>
           From {formatUsd(TOPUP_MIN_CENTS)} to {formatUsd(TOPUP_MAX_CENTS)}, whole cents.
         </p>
-        {fieldError && (
-          <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-            {fieldError}
-          </p>
-        )}
+        {fieldError && <Alert className="text-sm">{fieldError}</Alert>}
       </div>
       <fieldset className="space-y-2">
         <legend className="text-sm font-medium">Pay with</legend>
         <div className="grid gap-2 sm:grid-cols-2">
           {COINS.map((option) => (
-            <label
+            <RadioCard
               key={option.code}
-              className="flex items-center gap-2 rounded border border-zinc-200 px-3 py-2 text-sm has-checked:border-zinc-900 dark:border-zinc-800 dark:has-checked:border-zinc-100"
+              look="compact"
+              name="coin"
+              value={option.code}
+              checked={coin === option.code}
+              onChange={() => setCoin(option.code)}
             >
-              <input
-                type="radio"
-                name="coin"
-                value={option.code}
-                checked={coin === option.code}
-                onChange={() => setCoin(option.code)}
-              />
               <span>
                 {option.method === "x402" ? "USDC on Base, from a browser wallet" : option.name}{" "}
                 <span className="text-zinc-500">({option.code})</span>
               </span>
-            </label>
+            </RadioCard>
           ))}
         </div>
       </fieldset>
       {create.error && !(create.error instanceof BffError && AMOUNT_CODES.has(create.error.code)) && (
-        <p role="alert" className="text-red-700 dark:text-red-400">
-          {errorMessage(create.error)}
-        </p>
+        <Alert>{errorMessage(create.error)}</Alert>
       )}
       <button
         type="submit"

@@ -2,6 +2,7 @@
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { Alert, TEXT_STYLES } from "@/components/ui/alert";
 import { formatApiUsd } from "@/lib/money/cents";
 import { errorMessage } from "@/lib/queries/bff-fetch";
 import { topupsQuery } from "@/lib/queries/topups";
@@ -14,11 +15,7 @@ export function TopupHistory() {
   const { data, error, isPending } = list;
   if (isPending) return <p>Loading top-ups…</p>;
   if (error) {
-    return (
-      <p role="alert" className="text-red-700 dark:text-red-400">
-        {errorMessage(error)}
-      </p>
-    );
+    return <Alert>{errorMessage(error)}</Alert>;
   }
   const topups = data.pages.flatMap((page) => page.topups);
   if (topups.length === 0) return <p className="text-sm">No top-ups yet.</p>;
@@ -37,7 +34,7 @@ export function TopupHistory() {
               </span>
               <StatusBadge status={topup.status} />
             </p>
-            <p className="text-zinc-600 dark:text-zinc-400">
+            <p className={TEXT_STYLES.muted}>
               {topup.created_at.slice(0, 16).replace("T", " ")} · credited {formatApiUsd(topup.credited_usd)}
             </p>
             <Link href={`/dashboard/topups/${topup.ref}`} className="underline">

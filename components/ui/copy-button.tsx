@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { Alert } from "./alert";
 import { Button } from "./button";
 
 /**
@@ -24,9 +25,9 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
         {state === "copied" ? "Copied" : label}
       </Button>
       {state === "refused" && (
-        <span role="alert" className="text-xs text-red-700 dark:text-red-400">
+        <Alert as="span" className="text-xs">
           The browser refused the clipboard; select it and copy by hand.
-        </span>
+        </Alert>
       )}
     </>
   );

@@ -1,6 +1,7 @@
 "use client";
 
 import { errorMessage } from "@/lib/queries/bff-fetch";
+import { Alert } from "./alert";
 
 type PagedList = {
   hasNextPage: boolean;
@@ -24,9 +25,9 @@ export function ShowMore({ list, what }: { list: PagedList; what: string }) {
         {list.isFetchingNextPage ? "Loading…" : `Show older ${what}`}
       </button>
       {list.isFetchNextPageError && (
-        <span role="alert" className="text-sm text-red-700 dark:text-red-400">
+        <Alert as="span" className="text-sm">
           {errorMessage(list.error)}
-        </span>
+        </Alert>
       )}
     </div>
   );

@@ -78,6 +78,62 @@ describe("the dashboard's backend-for-frontend", () => {
   });
 });
 
+describe("the dashboard's forwarding route", () => {
+  it("passes on only the calls its list names; anything else never reaches the API", async () => {
+    const signUp = await bff("/sign-up", { method: "POST" });
+    const cookie = cookieOf(signUp.setCookie);
+    // An API path the list does not name: /sessions/current would end this session if it were passed on.
+    const current = await bff("/sessions/current", { method: "DELETE", cookie });
+    expect(current.status).toBe(404);
+    expect(current.body.error).toBe("not_found");
+    // The API's own TOTP path (the dashboard's is /totp) and its demo clock are not reachable through /bff.
+    const apiTotp = await bff("/account/totp", { method: "POST", cookie });
+    expect(apiTotp.status).toBe(404);
+    expect((await bff("/demo/clock", { cookie })).status).toBe(404);
+    // A listed path with a method the list does not give it.
+    const createAccount = await bff("/account", { method: "POST", cookie });
+    expect(createAccount.status).toBe(405);
+    expect(createAccount.body.error).toBe("method_not_allowed");
+    const keys = await bff("/keys", { cookie });
+    expect(keys.body.keys).toHaveLength(1);
+    expect((await bff(`/keys/${keys.body.keys[0].id}`, { method: "PATCH", cookie, body: {} })).status).toBe(
+      405,
+    );
+    // None of it changed anything: the session lives, TOTP was never started, the key is still there.
+    const account = await bff("/account", { cookie });
+    expect(account.status).toBe(200);
+    expect(account.body.totp_enabled).toBe(false);
+    expect((await bff("/keys", { cookie })).body.keys).toHaveLength(1);
+    const sessions = await bff("/sessions", { cookie });
+    expect(sessions.body.sessions).toHaveLength(1);
+  });
+
+  it("passes the Idempotency-Key on and relays Idempotent-Replayed", async () => {
+    const signUp = await bff("/sign-up", { method: "POST" });
+    await fund(signUp.body.api_key, 25);
+    const cookie = cookieOf(signUp.setCookie);
+    const ordered = await bff("/servers", {
+      method: "POST",
+      cookie,
+      body: { plan: "pup", location: "nl", os: "debian-13" },
+    });
+    expect(ordered.status).toBe(201);
+    const renew = () =>
+      fetch(`${appUrl()}/bff/servers/${ordered.body.id}/renew`, {
+        method: "POST",
+        headers: { origin: appUrl(), cookie, "idempotency-key": "renew-button-1" },
+      });
+    const first = await renew();
+    expect(first.status).toBe(200);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const again = await renew();
+    expect(again.status).toBe(200);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    // $4 for the order and $4 for one renewal: the repeated renewal moved no money.
+    expect(await balanceOf(signUp.body.api_key)).toBe(17);
+  });
+});
+
 describe("the dashboard's server routes", () => {
   /** A signed-in dashboard with $25 on the balance (the API key is used only to check what the API holds). */
   async function fundedDashboard() {

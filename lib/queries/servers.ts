@@ -1,6 +1,7 @@
 import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
 import { bffFetch } from "./bff-fetch";
 import { pagePath } from "./pages";
+import { queryKeys } from "./query-keys";
 import type { Server } from "./types";
 
 /** While a server is being built its status changes within seconds; afterwards nothing moves by itself soon. */
@@ -11,7 +12,7 @@ export type ServerPage = { servers: Server[]; next_cursor: string | null };
 /** The server list, a page at a time (newest first); "Show more" fetches the page after the last one. */
 export const serversQuery = () =>
   infiniteQueryOptions({
-    queryKey: ["servers"],
+    queryKey: queryKeys.servers.all(),
     queryFn: ({ pageParam }) => bffFetch<ServerPage>(pagePath("/bff/servers", pageParam)),
     initialPageParam: null as string | null,
     getNextPageParam: (page) => page.next_cursor,
@@ -23,7 +24,7 @@ export const serversQuery = () =>
 
 export const serverQuery = (id: number) =>
   queryOptions({
-    queryKey: ["servers", id],
+    queryKey: queryKeys.servers.one(id),
     queryFn: () => bffFetch<Server>(`/bff/servers/${id}`),
     refetchInterval: (query) => (query.state.data?.status === "provisioning" ? PROVISIONING_POLL_MS : false),
   });

@@ -2,6 +2,7 @@ import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
 import { isFinalStatus } from "@/lib/topups/view";
 import { bffFetch } from "./bff-fetch";
 import { pagePath } from "./pages";
+import { queryKeys } from "./query-keys";
 import type { Topup } from "./types";
 
 /** How often a pending top-up is asked again: the API settles what arrived as it answers. */
@@ -13,7 +14,7 @@ export type TopupPage = { topups: Topup[]; next_cursor: string | null };
 /** The top-up history, a page at a time (newest first), polled while any top-up shown is still open. */
 export const topupsQuery = () =>
   infiniteQueryOptions({
-    queryKey: ["topups"],
+    queryKey: queryKeys.topups.all(),
     queryFn: ({ pageParam }) => bffFetch<TopupPage>(pagePath("/bff/topups", pageParam)),
     initialPageParam: null as string | null,
     getNextPageParam: (page) => page.next_cursor,
@@ -26,7 +27,7 @@ export const topupsQuery = () =>
 /** One top-up, polled while it is pending and never again once it reached a final state. */
 export const topupQuery = (ref: string) =>
   queryOptions({
-    queryKey: ["topups", ref],
+    queryKey: queryKeys.topups.one(ref),
     queryFn: () => bffFetch<Topup>(`/bff/topups/${encodeURIComponent(ref)}`),
     refetchInterval: (query) => {
       // A top-up that cannot be read at all (not found) is not asked again; a passing failure is.

@@ -8,13 +8,15 @@ import { requestOrigin } from "@/lib/http/origin";
 import { clientAddress } from "@/lib/rate-limit/limits";
 import { type DashboardSession, dashboardSession } from "./session";
 
+type RouteParams = Record<string, string | string[] | undefined>;
+
 export type BffContext = {
   request: Request;
   session: IronSession<DashboardSession>;
   /** The API, as the signed-in user when there is a session. */
   api: ApiClient;
-  /** The dynamic segments of the route (`[id]`, `[ref]`). */
-  params: Record<string, string>;
+  /** The dynamic segments of the route (`[id]`, `[ref]`, a catch-all's list). */
+  params: RouteParams;
 };
 
 const bffJson = (body: unknown, status = 200) =>
@@ -57,7 +59,7 @@ export function bffRoute(
   handler: (context: BffContext) => Promise<Response>,
   options: { signedIn: boolean },
 ) {
-  return async (request: Request, route: { params: Promise<Record<string, string>> }): Promise<Response> => {
+  return async (request: Request, route: { params: Promise<RouteParams> }): Promise<Response> => {
     if (request.method !== "GET" && request.method !== "HEAD" && !sameOrigin(request)) {
       return bffJson(
         { error: "cross_origin", message: "This request must come from the dashboard itself." },
@@ -119,19 +121,25 @@ export function idempotencyHeader(request: Request): Record<string, string> {
   return key ? { "idempotency-key": key } : {};
 }
 
-/** A numeric id from the route, or undefined when the segment is not one (answered as 404, like the API). */
-export function numericId(params: Record<string, string>): string | undefined {
-  const id = params.id ?? "";
-  return /^\d{1,10}$/.test(id) ? id : undefined;
-}
+/** What a route parameter may be: a numeric id, a top-up reference; anything else is a 404, as on the API. */
+export const PATH_PARAMETERS: Record<string, RegExp> = {
+  id: /^\d{1,10}$/,
+  ref: /^[A-Za-z0-9_-]{1,64}$/,
+};
 
-/** A top-up reference from the route, or undefined when it cannot be one (answered as 404, like the API). */
-export function refParam(params: Record<string, string>): string | undefined {
-  const ref = params.ref ?? "";
-  return /^[A-Za-z0-9_-]{1,64}$/.test(ref) ? ref : undefined;
+/** A numeric id from the route, or undefined when the segment is not one. */
+export function numericId(params: RouteParams): string | undefined {
+  const id = params.id;
+  return typeof id === "string" && PATH_PARAMETERS.id?.test(id) ? id : undefined;
 }
 
 export const notFound = (what: string) => bffJson({ error: "not_found", message: `No such ${what}.` }, 404);
+
+/** A top-up reference from the route, or undefined when it cannot be one. */
+export function refParam(params: RouteParams): string | undefined {
+  const ref = params.ref;
+  return typeof ref === "string" && PATH_PARAMETERS.ref?.test(ref) ? ref : undefined;
+}
 
 /**
  * The request's JSON body, or undefined when it is empty; a body that is not JSON is `400 invalid_json`,

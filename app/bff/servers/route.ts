@@ -1,11 +1,8 @@
 import { bffJson, bffRoute, idempotencyHeader, jsonBody, relay } from "@/lib/session/bff";
-import { listQuery } from "@/lib/session/list-query";
+import { forward } from "@/lib/session/forward";
 
-/** One page of the list; `limit` and `cursor` pass through for the API to check. */
-export const GET = bffRoute(
-  async ({ request, api }) => relay(await api.GET("/servers", { params: { query: listQuery(request) } })),
-  { signedIn: true },
-);
+/** The list, as FORWARDED passes it (this folder's own route takes /bff/servers from the catch-all). */
+export const GET = bffRoute(forward, { signedIn: true });
 
 /** Orders a server. The API validates the body; the browser's Idempotency-Key makes a double submit harmless. */
 export const POST = bffRoute(

@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
+import { Prefetched } from "@/components/providers/prefetched";
 import { OrderForm } from "@/components/servers/order-form";
+import { accountQuery } from "@/lib/queries/account";
 import { pageData, signedInApi } from "@/lib/session/page-api";
 
 export const metadata: Metadata = { title: "Order a server" };
@@ -14,7 +16,9 @@ export default async function OrderPage() {
   return (
     <section className="space-y-6">
       <h1 className="text-2xl font-semibold">Order a server</h1>
-      <OrderForm account={account} unavailableOs={unavailableOs} />
+      <Prefetched fill={(client) => client.setQueryData(accountQuery().queryKey, account)}>
+        <OrderForm unavailableOs={unavailableOs} />
+      </Prefetched>
     </section>
   );
 }

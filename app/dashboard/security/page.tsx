@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { LoginTokenPanel } from "@/components/security/login-token-panel";
 import { SessionsPanel } from "@/components/security/sessions-panel";
 import { TotpPanel } from "@/components/security/totp-panel";
+import { Panel } from "@/components/ui/panel";
 import { signedInAccount } from "@/lib/session/page-api";
 
 export const metadata: Metadata = { title: "Security" };
@@ -12,18 +13,12 @@ export default async function SecurityPage() {
     <section className="space-y-8">
       <h1 className="text-2xl font-semibold">Security</h1>
       <TotpPanel enabled={account.totp_enabled} />
-      <section aria-labelledby="sessions-heading" className="space-y-3">
-        <h2 id="sessions-heading" className="text-lg font-semibold">
-          Dashboard sessions
-        </h2>
+      <Panel id="sessions" title="Dashboard sessions">
         <SessionsPanel />
-      </section>
-      <section aria-labelledby="login-token-heading" className="space-y-3">
-        <h2 id="login-token-heading" className="text-lg font-semibold">
-          Login token
-        </h2>
+      </Panel>
+      <Panel id="login-token" title="Login token">
         <LoginTokenPanel totpEnabled={account.totp_enabled} />
-      </section>
+      </Panel>
     </section>
   );
 }

@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
+import { Prefetched } from "@/components/providers/prefetched";
 import { ServerList } from "@/components/servers/server-list";
+import { serversQuery } from "@/lib/queries/servers";
 import { pageData, signedInApi } from "@/lib/session/page-api";
 
 export const metadata: Metadata = { title: "Servers" };
@@ -9,7 +11,13 @@ export default async function ServersPage() {
   return (
     <section className="space-y-6">
       <h1 className="text-2xl font-semibold">Servers</h1>
-      <ServerList firstPage={firstPage} />
+      <Prefetched
+        fill={(client) =>
+          client.setQueryData(serversQuery().queryKey, { pages: [firstPage], pageParams: [null] })
+        }
+      >
+        <ServerList />
+      </Prefetched>
     </section>
   );
 }

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { Balance } from "@/components/topups/balance";
 import { TopupForm } from "@/components/topups/topup-form";
 import { TopupHistory } from "@/components/topups/topup-history";
+import { TEXT_STYLES } from "@/components/ui/alert";
 import { signedInApi } from "@/lib/session/page-api";
 import { demoWalletAddress } from "@/lib/x402/demo-wallet";
 
@@ -23,7 +24,7 @@ export default async function TopupsPage({
       <div className="space-y-1">
         <h1 className="text-2xl font-semibold">Top up</h1>
         <Balance />
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+        <p className={`text-sm ${TEXT_STYLES.muted}`}>
           Top-ups are paid on chain and are not refundable. The balance rises as soon as the payment is
           confirmed.
         </p>

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { SchemaFields, type SchemaRegistry } from "@/components/docs/schema-fields";
+import { TEXT_STYLES } from "@/components/ui/alert";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
 
 export const metadata: Metadata = { title: "API reference" };
@@ -61,7 +62,7 @@ export default function ApiReferencePage() {
   return (
     <article className="max-w-4xl">
       <h1 className="text-3xl font-bold">API reference</h1>
-      <p className="mt-2 text-sm text-zinc-600 dark:text-zinc-400">
+      <p className={`mt-2 text-sm ${TEXT_STYLES.muted}`}>
         {document.info.title} {document.info.version}. Base URL <code className="font-mono">/api/v1</code>.
         Machine readable:{" "}
         <a className="underline" href="/api/v1/openapi.json">
@@ -106,9 +107,7 @@ export default function ApiReferencePage() {
                     {method}
                   </span>
                   <span className="font-mono">{path}</span>
-                  <span className="text-base font-normal text-zinc-600 dark:text-zinc-400">
-                    {operation.summary}
-                  </span>
+                  <span className={`text-base font-normal ${TEXT_STYLES.muted}`}>{operation.summary}</span>
                 </h3>
                 <p className="mt-1 text-xs text-zinc-500">
                   {operation.security ? "Requires Authorization: Bearer <API key>" : "Public: no key needed"}

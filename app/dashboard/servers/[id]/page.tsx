@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { Prefetched } from "@/components/providers/prefetched";
 import { ServerDetail } from "@/components/servers/server-detail";
+import { serverQuery } from "@/lib/queries/servers";
 import { numericId } from "@/lib/session/bff";
 import { pageData, signedInApi } from "@/lib/session/page-api";
 
@@ -14,5 +16,9 @@ export default async function ServerPage({ params }: { params: Promise<{ id: str
   // Another account's server is a 404 too, as in the API.
   if (result.response.status === 404) notFound();
   const server = pageData(result);
-  return <ServerDetail initialServer={server} />;
+  return (
+    <Prefetched fill={(client) => client.setQueryData(serverQuery(server.id).queryKey, server)}>
+      <ServerDetail id={server.id} />
+    </Prefetched>
+  );
 }

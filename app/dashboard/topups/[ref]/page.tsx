@@ -1,7 +1,9 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { Prefetched } from "@/components/providers/prefetched";
 import { Balance } from "@/components/topups/balance";
 import { DepositView } from "@/components/topups/deposit-view";
+import { topupQuery } from "@/lib/queries/topups";
 import { refParam } from "@/lib/session/bff";
 import { pageData, signedInApi } from "@/lib/session/page-api";
 
@@ -20,7 +22,9 @@ export default async function TopupPage({ params }: { params: Promise<{ ref: str
         <h1 className="text-2xl font-semibold">Top-up</h1>
         <Balance />
       </div>
-      <DepositView initialTopup={topup} />
+      <Prefetched fill={(client) => client.setQueryData(topupQuery(topup.ref).queryKey, topup)}>
+        <DepositView topupRef={topup.ref} />
+      </Prefetched>
     </section>
   );
 }

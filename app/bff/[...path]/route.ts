@@ -1,0 +1,7 @@
+import { bffRoute } from "@/lib/session/bff";
+import { forward } from "@/lib/session/forward";
+
+/** Every dashboard call without a handler of its own: passed to the API when FORWARDED lists it, else 404/405. */
+const forwarded = bffRoute(forward, { signedIn: true });
+
+export { forwarded as GET, forwarded as POST, forwarded as PUT, forwarded as PATCH, forwarded as DELETE };

@@ -1,3 +1,0 @@
-import { bffRoute, relay } from "@/lib/session/bff";
-
-export const GET = bffRoute(async ({ api }) => relay(await api.GET("/account")), { signedIn: true });

@@ -1,4 +1,0 @@
-import { bffRoute, relay } from "@/lib/session/bff";
-
-/** The account's live dashboard sessions, this one marked `current`. */
-export const GET = bffRoute(async ({ api }) => relay(await api.GET("/sessions")), { signedIn: true });

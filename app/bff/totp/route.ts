@@ -1,6 +1,0 @@
-import { bffRoute, relay } from "@/lib/session/bff";
-
-/** Starts TOTP setup: the secret and its QR, for the security page. */
-export const POST = bffRoute(async ({ api }) => relay(await api.POST("/account/totp")), {
-  signedIn: true,
-});

@@ -1,0 +1,44 @@
+"use client";
+
+import { useState } from "react";
+import { Button } from "../ui/button";
+import { Panel } from "../ui/panel";
+import type { ServerActions } from "./use-server-change";
+
+/** Termination cannot be undone and refunds nothing, so it needs the host name typed out. */
+export function TerminatePanel({ hostname, actions }: { hostname: string; actions: ServerActions }) {
+  const [typed, setTyped] = useState("");
+  return (
+    <Panel
+      id="terminate"
+      title="Terminate"
+      className="space-y-3 rounded border border-red-300 p-4 dark:border-red-900"
+    >
+      <p className="text-sm">
+        The server and its disk are destroyed at once and the unused time is not refunded. Type{" "}
+        <code className="font-semibold">{hostname}</code> to confirm.
+      </p>
+      <form
+        className="flex flex-wrap gap-2"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (typed === hostname) actions.act("The server is terminated.", { path: "", method: "DELETE" });
+        }}
+      >
+        <label htmlFor="terminate-confirm" className="sr-only">
+          Host name to confirm termination
+        </label>
+        <input
+          id="terminate-confirm"
+          value={typed}
+          onChange={(e) => setTyped(e.target.value)}
+          autoComplete="off"
+          className="rounded border border-zinc-300 px-3 py-1.5 font-mono dark:border-zinc-700 dark:bg-zinc-900"
+        />
+        <Button type="submit" variant="danger" disabled={typed !== hostname || actions.pending}>
+          Terminate server
+        </Button>
+      </form>
+    </Panel>
+  );
+}

@@ -1,0 +1,20 @@
+/**
+ * Every query key of the dashboard's cache. Queries and invalidations take their keys from here only, so a
+ * key cannot be retyped slightly wrong. A list's key is the prefix of its items' keys: invalidating
+ * `queryKeys.servers.all()` alone (exact) refreshes the list, without it every server too.
+ */
+export const queryKeys = {
+  account: () => ["account"] as const,
+  apiKeys: () => ["keys"] as const,
+  sessions: () => ["sessions"] as const,
+  servers: {
+    all: () => ["servers"] as const,
+    one: (id: number) => ["servers", id] as const,
+  },
+  topups: {
+    all: () => ["topups"] as const,
+    one: (ref: string) => ["topups", ref] as const,
+  },
+  /** The x402 payment request for an amount, as the wallet payment fetched it. */
+  x402Challenge: (amountCents: number) => ["x402-challenge", amountCents] as const,
+};

@@ -185,13 +185,10 @@ export const TOPUP_MAX_CENTS: Cents = 200000;
 const planById = new Map(PLANS.map((plan) => [plan.id, plan]));
 const locationById = new Map(LOCATIONS.map((location) => [location.id, location]));
 const osById = new Map(OS_IMAGES.map((os) => [os.id, os]));
-const coinByCode = new Map(COINS.map((coin) => [coin.code, coin]));
 
 export const findPlan = (id: string): Plan | undefined => planById.get(id);
 export const findLocation = (id: string): Location | undefined => locationById.get(id);
 export const findOs = (id: string): OsImage | undefined => osById.get(id);
-export const findCoin = (code: string): Coin | undefined => coinByCode.get(code);
-export const isCycle = (value: string): value is Cycle => (CYCLES as readonly string[]).includes(value);
 
 /** Monthly price = plan base x location modifier, rounded half up to the cent. */
 export function monthlyPriceCents(plan: Plan, location: Location): Cents {

@@ -27,11 +27,3 @@ export async function acquireLease(name: string, ttlMs: number): Promise<boolean
     RETURNING network`);
   return (result as unknown as { rows: unknown[] }).rows.length > 0;
 }
-
-/** Gives a lease back early, so another instance need not wait for it to run out. */
-export async function releaseLease(name: string): Promise<void> {
-  const database = await db();
-  await database.execute(
-    sql`UPDATE chain_cursors SET lease_until = NULL WHERE network = ${name} AND lease_owner = ${instanceId()}`,
-  );
-}

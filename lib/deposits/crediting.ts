@@ -5,9 +5,10 @@ import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { depositPayments, topups } from "@/lib/db/schema";
 import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
+import { firstLine } from "@/lib/log";
 import { creditTargetCents, rateToE8 } from "@/lib/topups/amounts";
 import { type PaymentRow, paymentTotals, type TopupRow, unitsOf } from "@/lib/topups/present";
-import { nextTopupStatus, type TopupStatus } from "@/lib/topups/status";
+import { nextTopupStatus } from "@/lib/topups/status";
 
 /**
  * How a deposit top-up is credited, in one place. Watchers (real chains and the demo) only report what
@@ -235,7 +236,7 @@ function settlement(row: TopupRow, payments: PaymentRow[], at: Date) {
   const { confirmed, unconfirmed } = paymentTotals(row, payments);
   const requiredUnits = BigInt(row.depositUnits);
   const status = nextTopupStatus({
-    status: row.status as TopupStatus,
+    status: row.status,
     now: at,
     expiresAt: row.expiresAt,
     confirmedUnits: confirmed,
@@ -306,7 +307,7 @@ export async function settleTopups(topupIds: Iterable<number>): Promise<void> {
     try {
       await database.transaction((tx) => settleInTx(tx, id, now()));
     } catch (error) {
-      console.error(`top-up ${id}: settling failed: ${(error as Error).message?.split("\n")[0]}`);
+      console.error(`top-up ${id}: settling failed: ${firstLine(error)}`);
     }
   }
 }

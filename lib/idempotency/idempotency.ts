@@ -85,7 +85,7 @@ function answerForClaimed(existing: IdempotencyRow | undefined, requestFingerpri
 }
 
 const storedOutcome = (response: StoredResponse) => ({
-  state: "completed",
+  state: "completed" as const,
   statusCode: response.status,
   responseBody: JSON.stringify({ body: response.body, headers: response.headers }),
 });

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject } from "zod-openapi";
+import type { ErrorCode } from "@/lib/api/error-codes";
 import { AccountCreatedSchema, AccountSchema } from "@/lib/schemas/account";
 import { CatalogSchema } from "@/lib/schemas/catalog";
 import { ErrorSchema, pageQuerySchema } from "@/lib/schemas/common";
@@ -52,7 +53,7 @@ const jsonContent = (schema: z.ZodType) => ({ "application/json": { schema } });
 
 const errorResponse = (
   description: string,
-  codes: string[],
+  codes: ErrorCode[],
   headers?: ZodOpenApiResponseObject["headers"],
 ) => ({
   description: `${description} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
@@ -72,7 +73,7 @@ const retryAfter = {
   },
 };
 
-const BODY_ERRORS = ["invalid_json", "invalid_body", "unknown_field"];
+const BODY_ERRORS: ErrorCode[] = ["invalid_json", "invalid_body", "unknown_field", "invalid_request"];
 
 const responses = {
   unauthorized: errorResponse("Missing, malformed, unknown or revoked API key.", ["unauthorized"]),
@@ -118,7 +119,7 @@ const idempotencyHeader = z.object({
     }),
 });
 
-const X402_ERRORS = [
+const X402_ERRORS: ErrorCode[] = [
   "payment_amount_mismatch",
   "payment_recipient_mismatch",
   "payment_network_mismatch",
@@ -522,8 +523,9 @@ export function buildOpenApiDocument() {
               retryAfter,
             ),
             "503": errorResponse(
-              "The rate source or the payment network is unreachable; nothing was charged. Retry (the same X-PAYMENT works).",
-              ["rate_unavailable", "payment_network_unavailable", "service_unavailable"],
+              "The rate source or the payment network is unreachable, or a settlement was sent but is not yet seen on " +
+                "chain (`payment_pending`); nothing was charged or credited. Retry (the same X-PAYMENT works).",
+              ["rate_unavailable", "payment_network_unavailable", "payment_pending", "service_unavailable"],
               { "Retry-After": retryAfter["Retry-After"] },
             ),
           },
@@ -708,7 +710,10 @@ export function buildOpenApiDocument() {
               content: jsonContent(InsufficientBalanceSchema),
             },
             "404": serverNotFound,
-            "409": errorResponse("The server is terminated.", ["server_terminated"]),
+            "409": errorResponse("The server is terminated, or this renewal was already charged.", [
+              "server_terminated",
+              "already_charged",
+            ]),
           },
         }),
       },
@@ -762,6 +767,7 @@ export function buildOpenApiDocument() {
           },
           responses: {
             "200": { description: "The new time.", content: jsonContent(z.object({ now: z.string() })) },
+            "400": errorResponse("Bad body.", [...BODY_ERRORS, "invalid_advance"]),
             "404": errorResponse("The test clock is not enabled.", ["not_found"]),
           },
         },

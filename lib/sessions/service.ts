@@ -8,6 +8,7 @@ import {
   sha256Hex,
 } from "@/lib/accounts/credentials";
 import { spendTotpCode } from "@/lib/accounts/totp";
+import type { ErrorCode } from "@/lib/api/error-codes";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
@@ -19,7 +20,7 @@ import type { DashboardSession } from "@/lib/schemas/sessions";
 /** A dashboard session key lives this long; the dashboard's cookie lives no longer. */
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
 
-const failed = (code: string, message: string) => new ApiError(401, code, message);
+const failed = (code: ErrorCode, message: string) => new ApiError(401, code, message);
 
 type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
 

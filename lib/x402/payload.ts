@@ -2,6 +2,7 @@
  * Decoding and the checks we make ourselves before any chain call: the payment must be exactly the one the
  * challenge asked for (amount, payee, network, time window), so a wrong payload costs no RPC and no gas.
  */
+import type { ErrorCode } from "@/lib/api/error-codes";
 import { decodePaymentSignatureHeader } from "@x402/core/http";
 import { getAddress, isAddress, isHex } from "viem";
 import { z } from "zod";
@@ -124,7 +125,7 @@ export function acceptedAsOffered(
   };
 }
 
-export type PaymentRejection = { code: string; message: string };
+export type PaymentRejection = { code: ErrorCode; message: string };
 
 /** Seconds of clock skew tolerated between the payer's clock and ours. */
 const CLOCK_SKEW_SECONDS = 30n;

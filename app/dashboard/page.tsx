@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { formatApiUsd } from "@/lib/money/cents";
-import { pageData, signedInApi } from "@/lib/session/page-api";
+import { pageData, signedInApi } from "@/lib/bff-session/page-api";
 
 export const metadata: Metadata = { title: "Overview" };
 

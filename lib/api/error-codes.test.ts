@@ -45,7 +45,7 @@ describe("the error code registry", () => {
     // The scan must see the throw sites at all: a broken pattern would pass vacuously.
     expect(found.get("invalid_amount")).toBeDefined();
     expect(found.get("payment_expired")).toBe("lib/x402/payload.ts");
-    expect(found.get("signed_out")).toBe("lib/session/bff.ts");
+    expect(found.get("signed_out")).toBe("lib/bff-session/bff.ts");
     expect(found.size).toBeGreaterThan(60);
     const known = new Set([...Object.keys(ERROR_CODES), ...Object.keys(DASHBOARD_ERROR_CODES)]);
     const missing = [...found]

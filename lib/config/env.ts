@@ -207,6 +207,9 @@ const envSchema = z.object({
     .default("vps-"),
 });
 
+/** The settings' values when unset: the documentation quotes these, so it cannot drift from the code. */
+export const envDefaults = () => envSchema.parse({});
+
 /** One hypervisor host of HYPERVISORS. */
 const hypervisorSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "lower-case letters, digits and hyphens"),

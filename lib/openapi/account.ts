@@ -1,6 +1,15 @@
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import { AccountCreatedSchema, AccountSchema } from "@/lib/schemas/account";
-import { authed, BODY_ERRORS, errorResponse, jsonContent, responses, retryAfter } from "./shared";
+import {
+  authed,
+  BODY_ERRORS,
+  DEFAULTS,
+  errorResponse,
+  jsonContent,
+  perWindow,
+  responses,
+  retryAfter,
+} from "./shared";
 export const accountTag = {
   name: "Account",
   description: "One call creates an account; no identity is asked for.",
@@ -14,7 +23,9 @@ export const accountPaths: ZodOpenApiPathsObject = {
       summary: "Create an account",
       description:
         "Public. Send no body (or `{}`). Returns the first API key and the dashboard login token, each shown only " +
-        "this once. Limited per client address (default 10 an hour); successful responses carry `RateLimit` headers.",
+        "this once. Limited per client address (default " +
+        perWindow(DEFAULTS.RATE_LIMIT_ACCOUNT_CREATE) +
+        "); successful responses carry `RateLimit` headers.",
       responses: {
         "201": {
           description: "The account was created.",

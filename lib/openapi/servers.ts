@@ -1,4 +1,5 @@
 /** The OpenAPI operations of servers: order, manage, renew, power. */
+
 import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import { pageQuerySchema } from "@/lib/schemas/common";
@@ -13,7 +14,15 @@ import {
   ServerSchema,
   UpdateServerRequestSchema,
 } from "@/lib/schemas/servers";
-import { authed, BODY_ERRORS, errorResponse, idempotencyHeader, jsonContent, responses } from "./shared";
+import {
+  authed,
+  BODY_ERRORS,
+  DEFAULTS,
+  errorResponse,
+  idempotencyHeader,
+  jsonContent,
+  responses,
+} from "./shared";
 
 const serverIdParam = z.object({
   id: z.string().regex(/^\d+$/).meta({ description: "The server's integer id." }),
@@ -26,10 +35,14 @@ export const serversTag = {
   description:
     "Order from the balance, in one transaction that cannot overdraw. Lifecycle: `provisioning` -> `active` " +
     "when the provisioner has built the server and assigned its IPv4 (the simulated provisioner takes " +
-    "`PROVISION_DELAY_SECONDS`, default 15); `active` -> `suspended` at `expires_at` unless renewed (auto-renew " +
+    "`PROVISION_DELAY_SECONDS`, default " +
+    DEFAULTS.PROVISION_DELAY_SECONDS +
+    "); `active` -> `suspended` at `expires_at` unless renewed (auto-renew " +
     "renews from the balance when it covers the price; otherwise the server is stopped and kept); " +
     "`suspended` -> `active` on renewal; `suspended` -> `terminated` at `terminates_at`, the expiry plus a grace " +
-    "period of `SERVER_GRACE_DAYS` (default 7); any state -> `terminated` when the owner deletes it. " +
+    "period of `SERVER_GRACE_DAYS` (default " +
+    DEFAULTS.SERVER_GRACE_DAYS +
+    "); any state -> `terminated` when the owner deletes it. " +
     "Terminated is final: the machine, its address and its password are gone. No refunds.",
 };
 

@@ -1,4 +1,5 @@
 /** The OpenAPI operations of dashboard sign-in: sessions, the login token and TOTP. */
+
 import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import {
@@ -12,14 +13,19 @@ import {
   TotpSetupSchema,
   TotpStateSchema,
 } from "@/lib/schemas/sessions";
-import { authed, BODY_ERRORS, errorResponse, jsonContent, retryAfter } from "./shared";
+import { SESSION_KEY_TTL_SECONDS } from "@/lib/session-keys/ttl";
+import { authed, BODY_ERRORS, DEFAULTS, errorResponse, jsonContent, perWindow, retryAfter } from "./shared";
 export const sessionsTag = {
   name: "Sessions",
   description:
     "Dashboard sign-in: the login token (and a TOTP code when two-factor sign-in is on) is exchanged for a " +
-    "session key, a Bearer key that expires after 7 days, is not listed by GET /keys, and is revoked by " +
+    "session key, a Bearer key that expires after " +
+    SESSION_KEY_TTL_SECONDS / 86_400 +
+    " days, is not listed by GET /keys, and is revoked by " +
     "sign-out. Sessions can be listed and revoked one by one; an account keeps at most " +
-    "`MAX_SESSIONS_PER_ACCOUNT` (default 20) live sessions, a sign-in past that revokes the oldest. Rotating " +
+    "`MAX_SESSIONS_PER_ACCOUNT` (default " +
+    DEFAULTS.MAX_SESSIONS_PER_ACCOUNT +
+    ") live sessions, a sign-in past that revokes the oldest. Rotating " +
     "the login token revokes every session at once. TOTP is RFC 6238 (SHA-1, 6 digits, 30 s) with one step " +
     "of drift either way; each code works once; wrong codes are limited per account and client address, " +
     "and more loosely per account.",
@@ -32,7 +38,9 @@ export const sessionsPaths: ZodOpenApiPathsObject = {
       operationId: "signIn",
       summary: "Sign in with the login token",
       description:
-        "Public. Failed attempts are limited per client address (default 10 per 15 minutes, then 429); a valid " +
+        "Public. Failed attempts are limited per client address (default " +
+        perWindow(DEFAULTS.RATE_LIMIT_LOGIN_FAILURES) +
+        ", then 429); a valid " +
         "token always works.",
       requestBody: { required: true, content: jsonContent(SignInRequestSchema) },
       responses: {

@@ -1,8 +1,17 @@
 /** What the per-resource OpenAPI files share: error responses, headers and the authenticated wrapper. */
+
 import { z } from "zod";
 import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject } from "zod-openapi";
 import type { ErrorCode } from "@/lib/api/error-codes";
+import { envDefaults, type RateLimitSpec } from "@/lib/config/env";
 import { ErrorSchema } from "@/lib/schemas/common";
+
+/** The configuration's defaults: the descriptions quote them rather than retype them. */
+export const DEFAULTS = envDefaults();
+
+/** A rate limit as the descriptions write it: `10 an hour`, `10 per 15 minutes`. */
+export const perWindow = ({ limit, windowSeconds }: RateLimitSpec) =>
+  windowSeconds === 3600 ? `${limit} an hour` : `${limit} per ${windowSeconds / 60} minutes`;
 
 export const jsonContent = (schema: z.ZodType) => ({ "application/json": { schema } });
 
@@ -19,11 +28,19 @@ export const errorResponse = (
 export const retryAfter = {
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" as const } },
   RateLimit: {
-    description: 'Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`.',
+    description:
+      'Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=' +
+      (DEFAULTS.RATE_LIMIT_ACCOUNT_CREATE.windowSeconds - 1) +
+      "`.",
     schema: { type: "string" as const },
   },
   "RateLimit-Policy": {
-    description: 'The quota, e.g. `"account-create";q=10;w=3600`.',
+    description:
+      'The quota, e.g. `"account-create";q=' +
+      DEFAULTS.RATE_LIMIT_ACCOUNT_CREATE.limit +
+      ";w=" +
+      DEFAULTS.RATE_LIMIT_ACCOUNT_CREATE.windowSeconds +
+      "`.",
     schema: { type: "string" as const },
   },
 };
@@ -37,7 +54,10 @@ export const responses = {
     ["rate_limited"],
     retryAfter,
   ),
-  tooLarge: errorResponse("The body is larger than the limit (64 KiB by default).", ["payload_too_large"]),
+  tooLarge: errorResponse(
+    `The body is larger than the limit (${DEFAULTS.MAX_BODY_BYTES / 1024} KiB by default).`,
+    ["payload_too_large"],
+  ),
   unsupportedMedia: errorResponse("A non-empty body that is not JSON.", ["unsupported_media_type"]),
   unavailable: errorResponse("The database is briefly unreachable; retry shortly.", ["service_unavailable"]),
 };

@@ -1,4 +1,5 @@
 /** The OpenAPI operations of top-ups: deposits and x402. */
+
 import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import type { ErrorCode } from "@/lib/api/error-codes";
@@ -14,9 +15,11 @@ import { MAX_PENDING_TOPUPS } from "@/lib/topups/limits";
 import {
   authed,
   BODY_ERRORS,
+  DEFAULTS,
   errorResponse,
   idempotencyHeader,
   jsonContent,
+  perWindow,
   responses,
   retryAfter,
   topupRefParam,
@@ -48,7 +51,9 @@ export const topupsTag = {
     "then, once); `pending` -> `expired` at `expires_at` when nothing is received or still confirming; " +
     "`pending` -> `cancelled` by the owner while nothing has arrived. No payment is ever lost: a partial " +
     "payment is credited for what it is worth at the locked rate as soon as it confirms, an overpayment " +
-    "is credited in full, and payments that arrive after expiry or cancellation (watched for 7 days) are " +
+    "is credited in full, and payments that arrive after expiry or cancellation (watched for " +
+    DEFAULTS.LATE_PAYMENT_WINDOW_HOURS / 24 +
+    " days) are " +
     "credited too, completing the top-up when they cover it.",
 };
 
@@ -73,7 +78,9 @@ export const topupsPaths: ZodOpenApiPathsObject = {
         "the same top-up. One authorization credits at most once, whichever header carried it, exactly its own " +
         "transfer's value, also when one transaction used several authorizations. " +
         "Refused payment attempts are limited per account and per client address (`RATE_LIMIT_X402_ATTEMPTS`, " +
-        "default 30 per 10 minutes; paid ones do not count). " +
+        "default " +
+        perWindow(DEFAULTS.RATE_LIMIT_X402_ATTEMPTS) +
+        "; paid ones do not count). " +
         `At most ${MAX_PENDING_TOPUPS} pending deposit top-ups per account.`,
       requestParams: {
         header: idempotencyHeader.extend({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bffJson, bffRoute, jsonBody, relay } from "@/lib/session/bff";
+import { bffJson, bffRoute, jsonBody, relay } from "@/lib/bff-session/bff";
 
 export const GET = bffRoute(async ({ api }) => relay(await api.GET("/keys")), { signedIn: true });
 

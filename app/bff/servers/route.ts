@@ -1,5 +1,5 @@
-import { bffJson, bffRoute, idempotencyHeader, jsonBody, relay } from "@/lib/session/bff";
-import { listQuery } from "@/lib/session/list-query";
+import { bffJson, bffRoute, idempotencyHeader, jsonBody, relay } from "@/lib/bff-session/bff";
+import { listQuery } from "@/lib/bff-session/list-query";
 
 /** One page of the list; `limit` and `cursor` pass through for the API to check. */
 export const GET = bffRoute(

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { bffJson, bffRoute, idempotencyHeader, jsonBody, relay } from "@/lib/session/bff";
-import { listQuery } from "@/lib/session/list-query";
+import { bffJson, bffRoute, idempotencyHeader, jsonBody, relay } from "@/lib/bff-session/bff";
+import { listQuery } from "@/lib/bff-session/list-query";
 
 /** One page of the list; `limit` and `cursor` pass through for the API to check. */
 export const GET = bffRoute(

@@ -1,4 +1,4 @@
-import { bffRoute, relay } from "@/lib/session/bff";
+import { bffRoute, relay } from "@/lib/bff-session/bff";
 
 /** Starts TOTP setup: the secret and its QR, for the security page. */
 export const POST = bffRoute(async ({ api }) => relay(await api.POST("/account/totp")), {

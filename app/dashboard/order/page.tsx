@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { OrderForm } from "@/components/servers/order-form";
-import { pageData, signedInApi } from "@/lib/session/page-api";
+import { pageData, signedInApi } from "@/lib/bff-session/page-api";
 
 export const metadata: Metadata = { title: "Order a server" };
 

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { LoginTokenPanel } from "@/components/security/login-token-panel";
 import { SessionsPanel } from "@/components/security/sessions-panel";
 import { TotpPanel } from "@/components/security/totp-panel";
-import { signedInAccount } from "@/lib/session/page-api";
+import { signedInAccount } from "@/lib/bff-session/page-api";
 
 export const metadata: Metadata = { title: "Security" };
 

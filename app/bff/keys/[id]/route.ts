@@ -1,4 +1,4 @@
-import { bffRoute, notFound, numericId, relay } from "@/lib/session/bff";
+import { bffRoute, notFound, numericId, relay } from "@/lib/bff-session/bff";
 
 export const DELETE = bffRoute(
   async ({ api, params }) => {

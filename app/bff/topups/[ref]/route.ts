@@ -1,4 +1,4 @@
-import { bffRoute, notFound, refParam, relay } from "@/lib/session/bff";
+import { bffRoute, notFound, refParam, relay } from "@/lib/bff-session/bff";
 
 /** One top-up; the API settles what has arrived as it answers, so polling this shows progress. */
 export const GET = bffRoute(

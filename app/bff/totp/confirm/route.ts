@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bffJson, bffRoute, jsonBody, relay } from "@/lib/session/bff";
+import { bffJson, bffRoute, jsonBody, relay } from "@/lib/bff-session/bff";
 
 const CodeBody = z.object({ code: z.string().max(16) });
 

@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ServerDetail } from "@/components/servers/server-detail";
-import { numericId } from "@/lib/session/bff";
-import { pageData, signedInApi } from "@/lib/session/page-api";
+import { numericId } from "@/lib/bff-session/bff";
+import { pageData, signedInApi } from "@/lib/bff-session/page-api";
 
 export const metadata: Metadata = { title: "Server" };
 

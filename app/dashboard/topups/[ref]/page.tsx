@@ -2,8 +2,8 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { Balance } from "@/components/topups/balance";
 import { DepositView } from "@/components/topups/deposit-view";
-import { refParam } from "@/lib/session/bff";
-import { pageData, signedInApi } from "@/lib/session/page-api";
+import { refParam } from "@/lib/bff-session/bff";
+import { pageData, signedInApi } from "@/lib/bff-session/page-api";
 
 export const metadata: Metadata = { title: "Top-up" };
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bffJson, bffRoute, jsonBody, notFound, numericId, relay } from "@/lib/session/bff";
+import { bffJson, bffRoute, jsonBody, notFound, numericId, relay } from "@/lib/bff-session/bff";
 
 const ActionBody = z.object({ action: z.enum(["start", "stop", "reboot"]) });
 

@@ -1,4 +1,4 @@
-import { bffRoute, notFound, numericId, relay } from "@/lib/session/bff";
+import { bffRoute, notFound, numericId, relay } from "@/lib/bff-session/bff";
 
 /** The root credentials, fetched only when the user reveals them; the BFF answers with no-store like the API. */
 export const GET = bffRoute(

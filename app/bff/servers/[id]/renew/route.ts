@@ -1,4 +1,4 @@
-import { bffRoute, idempotencyHeader, notFound, numericId, relay } from "@/lib/session/bff";
+import { bffRoute, idempotencyHeader, notFound, numericId, relay } from "@/lib/bff-session/bff";
 
 /** Renews for one more cycle from the balance. */
 export const POST = bffRoute(

@@ -1,4 +1,4 @@
-import { bffRoute, notFound, refParam, relay } from "@/lib/session/bff";
+import { bffRoute, notFound, refParam, relay } from "@/lib/bff-session/bff";
 
 export const POST = bffRoute(
   async ({ api, params }) => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bffJson, bffRoute, jsonBody, notFound, refParam, relay } from "@/lib/session/bff";
+import { bffJson, bffRoute, jsonBody, notFound, refParam, relay } from "@/lib/bff-session/bff";
 
 const DemoPayBody = z.strictObject({
   amount: z

@@ -1,10 +1,10 @@
 import "server-only";
+import { DEPOSIT_COINS, isDepositCoin } from "@/lib/coins/registry";
 import { config } from "@/lib/config/env";
 import type { depositPayments, topups } from "@/lib/db/schema";
 import { centsToUsd } from "@/lib/money/cents";
 import type { Topup } from "@/lib/schemas/topups";
 import { formatCoinAmount } from "./amounts";
-import { DEPOSIT_COINS, isDepositCoin } from "./coins";
 
 export type TopupRow = typeof topups.$inferSelect;
 export type PaymentRow = typeof depositPayments.$inferSelect;

@@ -67,7 +67,9 @@ export function x402Requirement(amountCents: number, resource: string): X402Requ
 /** The 402 challenge body: the spec's X402Requirements plus the API's `error` and `message`. */
 export function x402Challenge(
   requirement: X402Requirement,
-  code: ErrorCode = "payment_required", message?: string) {
+  code: ErrorCode = "payment_required",
+  message?: string,
+) {
   return {
     x402Version: 1 as const,
     error: code,

@@ -14,16 +14,11 @@ import {
   useSwitchChain,
   WagmiProvider,
 } from "wagmi";
+import { X402_NETWORK_NAMES as NETWORK_NAMES } from "@/lib/coins/registry";
 import { formatApiUsd, formatUsd } from "@/lib/money/cents";
 import { accountQuery } from "@/lib/queries/account";
 import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
 import type { Topup } from "@/lib/queries/types";
-import {
-  isStillSettling,
-  isUserRejection,
-  settlementFailure,
-  type WalletFailure,
-} from "@/lib/topups/wallet-failures";
 import {
   authorizationTypedData,
   chainIdOf,
@@ -34,10 +29,9 @@ import {
 } from "@/lib/x402/authorization";
 import { USDC_UNITS_PER_CENT } from "@/lib/x402/requirements";
 import { DEMO_CONNECTOR_ID, walletConfig } from "./wagmi-config";
+import { isStillSettling, isUserRejection, settlementFailure, type WalletFailure } from "./wallet-failures";
 
 type Props = { amountCents: number; demoWallet: Hex | undefined };
-
-const NETWORK_NAMES: Record<string, string> = { base: "Base", "base-sepolia": "Base Sepolia" };
 
 /** The API's x402 challenge for this amount: what to sign, to whom, on which chain. */
 async function fetchChallenge(amountCents: number): Promise<X402Requirement> {

@@ -2,7 +2,7 @@ import "server-only";
 import { and, eq, gt, gte, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
-import { db } from "@/lib/db/client";
+import { type Database, db } from "@/lib/db/client";
 import { depositPayments, topups } from "@/lib/db/schema";
 import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
 import { firstLine } from "@/lib/log";
@@ -301,11 +301,15 @@ async function settleInTx(tx: Tx, topupId: number, at: Date): Promise<void> {
 }
 
 /** Settles the given top-ups, each in its own short transaction; one failure does not stop the others. */
-export async function settleTopups(topupIds: Iterable<number>): Promise<void> {
-  const database = await db();
+export async function settleTopups(
+  topupIds: Iterable<number>,
+  database?: Database,
+  clock: () => Date = now,
+): Promise<void> {
+  database ??= await db();
   for (const id of new Set(topupIds)) {
     try {
-      await database.transaction((tx) => settleInTx(tx, id, now()));
+      await database.transaction((tx) => settleInTx(tx, id, clock()));
     } catch (error) {
       console.error(`top-up ${id}: settling failed: ${firstLine(error)}`);
     }

@@ -89,9 +89,7 @@ export const serversPaths: ZodOpenApiPathsObject = {
         ),
         "413": responses.tooLarge,
         "415": responses.unsupportedMedia,
-        "422": errorResponse("The Idempotency-Key was used with a different body.", [
-          "idempotency_key_reused",
-        ]),
+        "422": responses.idempotencyKeyReused,
       },
     }),
     get: authed({
@@ -104,7 +102,7 @@ export const serversPaths: ZodOpenApiPathsObject = {
       requestParams: { query: pageQuerySchema(SERVER_PAGE_DEFAULT) },
       responses: {
         "200": { description: "One page of servers.", content: jsonContent(ServerListSchema) },
-        "400": errorResponse("A bad `limit` or `cursor`.", ["invalid_limit", "invalid_cursor"]),
+        "400": responses.badPage,
       },
     }),
   },

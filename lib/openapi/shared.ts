@@ -48,6 +48,10 @@ export const retryAfter = {
 export const BODY_ERRORS: ErrorCode[] = ["invalid_json", "invalid_body", "unknown_field", "invalid_request"];
 
 export const responses = {
+  badPage: errorResponse("A bad `limit` or `cursor`.", ["invalid_limit", "invalid_cursor"]),
+  idempotencyKeyReused: errorResponse("The Idempotency-Key was used with a different body.", [
+    "idempotency_key_reused",
+  ]),
   unauthorized: errorResponse("Missing, malformed, unknown or revoked API key.", ["unauthorized"]),
   authRateLimited: errorResponse(
     "This client address sent too many bad API keys; this key is bad too. Good keys are never refused.",

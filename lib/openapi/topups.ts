@@ -155,9 +155,7 @@ export const topupsPaths: ZodOpenApiPathsObject = {
         ),
         "413": responses.tooLarge,
         "415": responses.unsupportedMedia,
-        "422": errorResponse("The Idempotency-Key was used with a different body.", [
-          "idempotency_key_reused",
-        ]),
+        "422": responses.idempotencyKeyReused,
         "429": errorResponse(
           "This client address sent too many bad API keys, or this account or client address made too many " +
             "refused x402 attempts (`RATE_LIMIT_X402_ATTEMPTS`); nothing was read on chain, charged or credited. " +
@@ -183,7 +181,7 @@ export const topupsPaths: ZodOpenApiPathsObject = {
       requestParams: { query: pageQuerySchema(TOPUP_PAGE_DEFAULT) },
       responses: {
         "200": { description: "One page of top-ups.", content: jsonContent(TopupListSchema) },
-        "400": errorResponse("A bad `limit` or `cursor`.", ["invalid_limit", "invalid_cursor"]),
+        "400": responses.badPage,
       },
     }),
   },

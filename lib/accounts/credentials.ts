@@ -4,6 +4,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { crc32 } from "node:zlib";
+import { base32crockford } from "@scure/base";
 
 export const API_KEY_PREFIX = "vpsk_";
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -64,7 +65,8 @@ export type NewLoginToken = { token: string; hash: string };
 
 /** A login token of four groups of four characters (80 random bits), e.g. `7KQF-9XMA-2PDZ-T4WB`. */
 export function generateLoginToken(): NewLoginToken {
-  const chars = randomString(TOKEN_ALPHABET, 16);
+  // 10 bytes are exactly 16 Crockford characters: no padding, every character uniform.
+  const chars = base32crockford.encode(randomBytes(10));
   const token = chars.match(/.{4}/g)?.join("-") ?? chars;
   return { token, hash: sha256Hex(token) };
 }

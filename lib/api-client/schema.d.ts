@@ -236,7 +236,7 @@ export interface paths {
         };
         /**
          * Poll a top-up
-         * @description The current state. Reading settles the top-up: a payment that reached its confirmations is credited to the balance here (exactly once, however many polls run at once), and a pending top-up past `expires_at` with nothing confirming becomes `expired`. A payment whose transaction left the mempool unmined is listed with `dropped: true` and not counted. Other accounts' refs answer 404.
+         * @description The current state. Reading settles the top-up: a payment that reached its confirmations is credited to the balance here (exactly once, however many polls run at once), and a pending top-up past `expires_at` with nothing confirming becomes `expired`. Other accounts' refs answer 404.
          */
         get: operations["getTopup"];
         put?: never;
@@ -1400,7 +1400,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountCreated"];
                 };
             };
-            /** @description The body was not empty or `{}`. Codes: `invalid_json`, `invalid_body`, `unknown_field`. */
+            /** @description The body was not empty or `{}`. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1519,7 +1519,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_login`, `invalid_totp_code`. */
+            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_login`, `invalid_totp_code`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1688,7 +1688,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginTokenRotated"];
                 };
             };
-            /** @description Bad body, or the TOTP code is missing, wrong or used. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `totp_required`, `invalid_totp_code`. */
+            /** @description Bad body, or the TOTP code is missing, wrong or used. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1798,7 +1798,7 @@ export interface operations {
                     "application/json": components["schemas"]["TotpState"];
                 };
             };
-            /** @description Wrong or used code. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_totp_code`. */
+            /** @description Wrong or used code. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_totp_code`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1864,7 +1864,7 @@ export interface operations {
                     "application/json": components["schemas"]["TotpState"];
                 };
             };
-            /** @description Wrong or used code. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_totp_code`. */
+            /** @description Wrong or used code. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_totp_code`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1974,7 +1974,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
-            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_name`. */
+            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_name`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2194,7 +2194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Topup"];
                 };
             };
-            /** @description Bad body or header. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `amount_too_low`, `amount_too_high`, `invalid_amount`, `invalid_coin`, `coin_unavailable`, `invalid_idempotency_key`, `invalid_payment`. */
+            /** @description Bad body or header. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `amount_too_low`, `amount_too_high`, `invalid_amount`, `invalid_coin`, `coin_unavailable`, `invalid_idempotency_key`, `invalid_payment`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2274,7 +2274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The rate source or the payment network is unreachable; nothing was charged. Retry (the same X-PAYMENT works). Codes: `rate_unavailable`, `payment_network_unavailable`, `service_unavailable`. */
+            /** @description The rate source or the payment network is unreachable, or a settlement was sent but is not yet seen on chain (`payment_pending`); nothing was charged or credited. Retry (the same X-PAYMENT works). Codes: `rate_unavailable`, `payment_network_unavailable`, `payment_pending`, `service_unavailable`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2491,7 +2491,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerCreated"];
                 };
             };
-            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_plan`, `invalid_location`, `invalid_os`, `invalid_cycle`, `invalid_hostname`, `invalid_root_password`, `invalid_auto_renew`, `invalid_ssh_key`, `invalid_idempotency_key`. */
+            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_plan`, `invalid_location`, `invalid_os`, `invalid_cycle`, `invalid_hostname`, `invalid_root_password`, `invalid_auto_renew`, `invalid_ssh_key`, `invalid_idempotency_key`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2717,7 +2717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Server"];
                 };
             };
-            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_auto_renew`. */
+            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_auto_renew`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2886,7 +2886,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The server is terminated. Codes: `server_terminated`. */
+            /** @description The server is terminated, or this renewal was already charged. Codes: `server_terminated`, `already_charged`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2937,7 +2937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Server"];
                 };
             };
-            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_action`. */
+            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_action`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3018,7 +3018,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerCreated"];
                 };
             };
-            /** @description Bad body, or `confirm` is not the hostname. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_confirm`, `confirmation_mismatch`, `invalid_os`, `invalid_root_password`, `invalid_ssh_key`, `invalid_idempotency_key`. */
+            /** @description Bad body, or `confirm` is not the hostname. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_confirm`, `confirmation_mismatch`, `invalid_os`, `invalid_root_password`, `invalid_ssh_key`, `invalid_idempotency_key`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3105,7 +3105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerCredentials"];
                 };
             };
-            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_root_password`. */
+            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_root_password`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3183,7 +3183,7 @@ export interface operations {
                     "application/json": components["schemas"]["Topup"];
                 };
             };
-            /** @description Bad amount. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_amount`. */
+            /** @description Bad amount. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_amount`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3260,6 +3260,15 @@ export interface operations {
                     "application/json": {
                         now: string;
                     };
+                };
+            };
+            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_advance`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The test clock is not enabled. Codes: `not_found`. */

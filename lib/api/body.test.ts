@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { parseJsonBody } from "./body";
+import { type FieldCodes, parseJsonBody } from "./body";
 import { ApiError } from "./errors";
 import { VALIDATION_MESSAGES } from "./validation-messages";
 
@@ -20,7 +20,10 @@ async function failure(promise: Promise<unknown>): Promise<ApiError> {
 }
 
 describe("parseJsonBody", () => {
-  const options = { maxBytes: 1024, fieldCodes: { plan: "invalid_plan" } };
+  const options = { maxBytes: 1024, fieldCodes: { plan: "invalid_plan" } } satisfies {
+    maxBytes: number;
+    fieldCodes: FieldCodes;
+  };
 
   it("parses a valid body", async () => {
     await expect(parseJsonBody(request('{"plan":"pup","count":2}'), schema, options)).resolves.toEqual({
@@ -43,7 +46,9 @@ describe("parseJsonBody", () => {
   });
 
   it("uses a route's own words for a field when it gives them", async () => {
-    const own = { fieldCodes: { plan: { code: "invalid_plan", message: "Send plan as a word." } } };
+    const own = {
+      fieldCodes: { plan: { code: "invalid_plan", message: "Send plan as a word." } } satisfies FieldCodes,
+    };
     const error = await failure(parseJsonBody(request('{"plan":5}'), schema, own));
     expect([error.code, error.message]).toEqual(["invalid_plan", "Send plan as a word."]);
   });

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { config } from "@/lib/config/env";
+import type { ErrorCode } from "./error-codes";
 import { ApiError, badRequest } from "./errors";
 import { validationMessage } from "./validation-messages";
 
@@ -9,7 +10,7 @@ import { validationMessage } from "./validation-messages";
  */
 export type FieldCodes = Record<
   string,
-  string | ((issue: z.core.$ZodIssue) => string) | { code: string; message: string }
+  ErrorCode | ((issue: z.core.$ZodIssue) => ErrorCode) | { code: ErrorCode; message: string }
 >;
 
 // The unread rest of the body is still on the wire, so the connection cannot carry another request.

@@ -7,6 +7,7 @@ import {
   TOPUP_MAX_CENTS,
   TOPUP_MIN_CENTS,
 } from "@/lib/catalog/catalog";
+import type { ErrorCode } from "./error-codes";
 
 const list = (items: readonly string[]) => items.join(", ");
 
@@ -33,7 +34,7 @@ export const VALIDATION_MESSAGES = {
   invalid_login: "Send login_token as the token shown when the account was created (four groups of four).",
   invalid_totp_code: "Send the 6-digit code your authenticator app shows now.",
   invalid_advance: "Send advance_seconds as a whole number of seconds, at least 1.",
-} satisfies Record<string, string>;
+} satisfies Partial<Record<ErrorCode, string>>;
 
 /** The plain message for a code, when it has one. */
 export const validationMessage = (code: string): string | undefined =>

@@ -5,6 +5,7 @@ import { expireDueTopups, settleOutstandingTopups, settleTopups } from "@/lib/de
 import { recordWatcherError } from "@/lib/deposits/cursor";
 import { depositRails } from "@/lib/deposits/setup";
 import { releaseWatcherLeasesOnShutdown, watchersStopping } from "@/lib/deposits/shutdown";
+import { firstLine } from "@/lib/log";
 import { processWide } from "@/lib/process-wide";
 import { runServerLifecycle } from "@/lib/servers/lifecycle";
 
@@ -20,7 +21,7 @@ function logThrottled(key: string, message: string) {
 /** A short reason for health and the top-up refusal: the first line, and the cause of a failed fetch. */
 function describeFailure(error: unknown): string {
   const failure = error as Error & { cause?: { code?: string; message?: string } };
-  const first = failure.message?.split("\n")[0] ?? String(error);
+  const first = firstLine(error);
   const cause = failure.cause?.code ?? failure.cause?.message;
   return cause ? `${first}: ${cause}` : first;
 }
@@ -60,14 +61,14 @@ export async function runWatcherPass(): Promise<void> {
       }
       await settleTopups(nextToSettle(touched));
     } catch (error) {
-      logThrottled(watcher.name, `watcher ${watcher.name}: ${(error as Error).message?.split("\n")[0]}`);
+      logThrottled(watcher.name, `watcher ${watcher.name}: ${firstLine(error)}`);
     }
   }
   try {
     await settleOutstandingTopups();
     await expireDueTopups();
   } catch (error) {
-    logThrottled("expiry", `top-up expiry: ${(error as Error).message?.split("\n")[0]}`);
+    logThrottled("expiry", `top-up expiry: ${firstLine(error)}`);
   }
 }
 
@@ -80,7 +81,7 @@ export async function runBackgroundPass(): Promise<void> {
   try {
     await runServerLifecycle();
   } catch (error) {
-    logThrottled("servers", `server lifecycle: ${(error as Error).message?.split("\n")[0]}`);
+    logThrottled("servers", `server lifecycle: ${firstLine(error)}`);
   }
 }
 

@@ -4,6 +4,9 @@
  */
 import { applyBasisPoints, type Cents } from "@/lib/money/cents";
 
+// The payment options live in the coin registry; the catalog lists them from there.
+export { COINS, type Coin, DEFAULT_COIN } from "@/lib/coins/registry";
+
 export type Plan = {
   id: string;
   name: string;
@@ -27,14 +30,6 @@ export type Location = {
 export type OsImage = { id: string; name: string; family: string; version: string };
 
 export type Cycle = "monthly" | "annual";
-
-export type Coin = {
-  code: string;
-  name: string;
-  network: string;
-  /** `deposit`: pay to an address; `x402`: a signed USDC authorization settled by the service. */
-  method: "deposit" | "x402";
-};
 
 export const CYCLES: readonly Cycle[] = ["monthly", "annual"];
 export const ANNUAL_MONTHS_CHARGED = 10;
@@ -168,30 +163,16 @@ export const OS_IMAGES: readonly OsImage[] = [
   { id: "freebsd-14", name: "FreeBSD 14", family: "freebsd", version: "14" },
 ];
 
-export const COINS: readonly Coin[] = [
-  { code: "BTC", name: "Bitcoin", network: "bitcoin", method: "deposit" },
-  { code: "XMR", name: "Monero", network: "monero", method: "deposit" },
-  { code: "ETH", name: "Ether", network: "ethereum", method: "deposit" },
-  { code: "LTC", name: "Litecoin", network: "litecoin", method: "deposit" },
-  { code: "USDTTRC", name: "Tether USD (TRC-20)", network: "tron", method: "deposit" },
-  { code: "USDT", name: "Tether USD (ERC-20)", network: "ethereum", method: "deposit" },
-  { code: "USDCBASE", name: "USD Coin on Base (x402)", network: "base", method: "x402" },
-];
-
-export const DEFAULT_COIN = "BTC";
 export const TOPUP_MIN_CENTS: Cents = 2500;
 export const TOPUP_MAX_CENTS: Cents = 200000;
 
 const planById = new Map(PLANS.map((plan) => [plan.id, plan]));
 const locationById = new Map(LOCATIONS.map((location) => [location.id, location]));
 const osById = new Map(OS_IMAGES.map((os) => [os.id, os]));
-const coinByCode = new Map(COINS.map((coin) => [coin.code, coin]));
 
 export const findPlan = (id: string): Plan | undefined => planById.get(id);
 export const findLocation = (id: string): Location | undefined => locationById.get(id);
 export const findOs = (id: string): OsImage | undefined => osById.get(id);
-export const findCoin = (code: string): Coin | undefined => coinByCode.get(code);
-export const isCycle = (value: string): value is Cycle => (CYCLES as readonly string[]).includes(value);
 
 /** Monthly price = plan base x location modifier, rounded half up to the cent. */
 export function monthlyPriceCents(plan: Plan, location: Location): Cents {

@@ -60,7 +60,7 @@ export function catalogBody(available: (os: string) => boolean = () => true): Ca
       topup_min_usd: centsToUsd(TOPUP_MIN_CENTS),
       topup_max_usd: centsToUsd(TOPUP_MAX_CENTS),
       default_coin: DEFAULT_COIN,
-      coins: COINS.map((coin) => ({ ...coin })),
+      coins: COINS.map(({ code, name, network, method }) => ({ code, name, network, method })),
       refundable: false,
     },
   };

@@ -13,6 +13,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import * as nodeModule from "node:module";
 import { createServer } from "node:net";
 import path from "node:path";
+import { firstLine } from "@/lib/log";
 import { processWide } from "@/lib/process-wide";
 
 export type LocalChain = { rpcUrl: string; chainId: number; port: number; stop(): Promise<void> };
@@ -46,7 +47,7 @@ export function anvilBinaryPath(): string {
     try {
       return nodeModule.createRequire(base).resolve(ANVIL_PACKAGE_BINARY);
     } catch (error) {
-      failures.push((error as Error).message.split("\n")[0] ?? String(error));
+      failures.push(firstLine(error));
     }
   }
   throw new Error(

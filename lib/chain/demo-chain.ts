@@ -17,10 +17,6 @@ export type DemoChainInfo = {
   demoWallet: `0x${string}`;
 };
 
-let started: DemoChainInfo | undefined;
-
-export const demoChainInfo = () => started;
-
 /**
  * Demo mode without X402_RPC_URL: runs a local chain with Base's chain id, places a test USDC with the
  * real contract's address and EIP-712 domain, gives the relayer gas and the demo wallet USDC. The chain's
@@ -51,7 +47,6 @@ export async function startDemoChain(): Promise<DemoChainInfo> {
   });
   if (balance < DEMO_WALLET_USDC)
     await mintTestToken(chain.rpcUrl, usdc, demoWallet, DEMO_WALLET_USDC - balance);
-  started = { rpcUrl: chain.rpcUrl, chainId: chain.chainId, usdc, demoWallet };
   provideX402RpcUrl(chain.rpcUrl);
-  return started;
+  return { rpcUrl: chain.rpcUrl, chainId: chain.chainId, usdc, demoWallet };
 }

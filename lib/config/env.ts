@@ -6,12 +6,12 @@ import { isAddress } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
 import { z } from "zod";
 import { LOCATIONS } from "@/lib/catalog/catalog";
+import { isDepositCoin, USDT_ERC20_MAINNET, USDT_TRC20 } from "@/lib/coins/registry";
 import {
   generateDemoWatchOnlyKeys,
   validateWatchOnlyKeys,
   type WatchOnlyKeys,
 } from "@/lib/deposits/addresses";
-import { USDT_ERC20_MAINNET, USDT_TRC20 } from "@/lib/topups/coins";
 import { PRODUCTION_TRIGGERS } from "./mode";
 
 /** A rate limit written as `count/window`, e.g. `10/1h` or `20/10m`. */
@@ -206,6 +206,9 @@ const envSchema = z.object({
     .regex(/^[a-z][a-z0-9-]{0,15}$/, "lower-case letters, digits and hyphens, starting with a letter")
     .default("vps-"),
 });
+
+/** The settings' values when unset: the documentation quotes these, so it cannot drift from the code. */
+export const envDefaults = () => envSchema.parse({});
 
 /** One hypervisor host of HYPERVISORS. */
 const hypervisorSchema = z.strictObject({
@@ -523,9 +526,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
   const anyKeyConfigured = Object.values(configuredKeys).some((key) => key !== undefined);
   const keyProblems = validateWatchOnlyKeys(configuredKeys);
   if (keyProblems.length > 0) throw new ConfigError(keyProblems);
-  const unknownCoins = Object.keys(values.DEPOSIT_CONFIRMATIONS).filter(
-    (coin) => !["BTC", "XMR", "ETH", "LTC", "USDTTRC", "USDT"].includes(coin),
-  );
+  const unknownCoins = Object.keys(values.DEPOSIT_CONFIRMATIONS).filter((coin) => !isDepositCoin(coin));
   if (unknownCoins.length > 0) {
     throw new ConfigError([`DEPOSIT_CONFIRMATIONS: unknown coin ${unknownCoins.join(", ")}`]);
   }

@@ -12,6 +12,12 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import type { Coin, Cycle } from "../catalog/catalog";
+import type { LedgerKind } from "../ledger/ledger";
+import type { Server } from "../schemas/servers";
+import type { JobKind } from "../servers/jobs";
+import type { PowerAction, PowerState } from "../servers/provisioner";
+import type { TopupStatus } from "../topups/status";
 
 export const accounts = pgTable(
   "accounts",
@@ -43,7 +49,7 @@ export const apiKeys = pgTable(
     prefix: text("prefix").notNull(),
     name: text("name"),
     /** api (made by the user, listed) | session (made by a dashboard sign-in, expires) */
-    kind: text("kind").notNull().default("api"),
+    kind: text("kind").$type<"api" | "session">().notNull().default("api"),
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }),
@@ -63,16 +69,16 @@ export const servers = pgTable(
     location: text("location").notNull(),
     os: text("os").notNull(),
     hostname: text("hostname").notNull(),
-    cycle: text("cycle").notNull(),
+    cycle: text("cycle").$type<Cycle>().notNull(),
     priceCents: bigint("price_cents", { mode: "number" }).notNull(),
     /** provisioning | active | suspended | terminated */
-    status: text("status").notNull().default("provisioning"),
+    status: text("status").$type<Server["status"]>().notNull().default("provisioning"),
     ip: text("ip"),
     /** AES-256-GCM of the root password, authenticated with the server id. */
     rootPasswordEnc: text("root_password_enc"),
     autoRenew: boolean("auto_renew").notNull().default(false),
     /** running | stopped; null until provisioned and after termination. */
-    powerState: text("power_state"),
+    powerState: text("power_state").$type<PowerState>(),
     /** Unused since builds are jobs (server_jobs.run_after); kept for rows written before. */
     provisionReadyAt: timestamp("provision_ready_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
@@ -123,11 +129,11 @@ export const serverJobs = pgTable(
       .notNull()
       .references(() => servers.id, { onDelete: "cascade" }),
     /** provision | power | destroy | reinstall */
-    kind: text("kind").notNull(),
+    kind: text("kind").$type<JobKind>().notNull(),
     /** start | stop | reboot for power jobs. */
-    action: text("action"),
+    action: text("action").$type<PowerAction>(),
     /** pending | running | done | failed */
-    state: text("state").notNull().default("pending"),
+    state: text("state").$type<"pending" | "running" | "done" | "failed">().notNull().default("pending"),
     /** A provision or reinstall job's step: create, then boot (waiting for SSH). */
     phase: text("phase"),
     attempts: integer("attempts").notNull().default(0),
@@ -172,7 +178,7 @@ export const ledgerEntries = pgTable(
       .references(() => accounts.id, { onDelete: "cascade" }),
     amountCents: bigint("amount_cents", { mode: "number" }).notNull(),
     balanceAfterCents: bigint("balance_after_cents", { mode: "number" }).notNull(),
-    kind: text("kind").notNull(),
+    kind: text("kind").$type<LedgerKind>().notNull(),
     reference: text("reference").notNull().unique(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
@@ -191,9 +197,9 @@ export const topups = pgTable(
       .notNull()
       .references(() => accounts.id, { onDelete: "cascade" }),
     /** pending | completed | expired | cancelled */
-    status: text("status").notNull().default("pending"),
+    status: text("status").$type<TopupStatus>().notNull().default("pending"),
     /** deposit (an address to pay) | x402 (a signed USDC authorization settled by us) */
-    method: text("method").notNull(),
+    method: text("method").$type<Coin["method"]>().notNull(),
     coin: text("coin").notNull(),
     network: text("network").notNull(),
     amountCents: bigint("amount_cents", { mode: "number" }).notNull(),
@@ -295,7 +301,7 @@ export const x402Authorizations = pgTable(
       .notNull()
       .references(() => accounts.id, { onDelete: "cascade" }),
     /** in_flight (being settled under a lease) | settled */
-    state: text("state").notNull(),
+    state: text("state").$type<"in_flight" | "settled">().notNull(),
     leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "date" }),
     topupId: integer("topup_id").references(() => topups.id, { onDelete: "set null" }),
     txHash: text("tx_hash"),
@@ -317,7 +323,7 @@ export const idempotencyKeys = pgTable(
     key: text("key").notNull(),
     fingerprint: text("fingerprint").notNull(),
     /** in_progress | completed */
-    state: text("state").notNull(),
+    state: text("state").$type<"in_progress" | "completed">().notNull(),
     statusCode: integer("status_code"),
     responseBody: text("response_body"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),

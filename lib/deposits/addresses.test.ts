@@ -14,7 +14,6 @@ import {
   generateDemoWatchOnlyKeys,
   isValidDepositAddress,
   moneroBase58Decode,
-  moneroBase58Encode,
   moneroPrimaryAddress,
   p2wpkhScriptHex,
   validateWatchOnlyKeys,
@@ -157,15 +156,14 @@ describe("published test vectors", () => {
 });
 
 describe("Monero base58", () => {
-  it("matches an independent implementation for every block length", () => {
+  it("round-trips every block length and keeps the fixed-width block vectors", () => {
     for (let length = 0; length <= 77; length++) {
       const data = randomBytes(length);
-      const encoded = moneroBase58Encode(data);
-      expect(encoded).toBe(base58xmr.encode(data));
-      expect(moneroBase58Decode(encoded)).toEqual(data);
+      expect(moneroBase58Decode(base58xmr.encode(data))).toEqual(data);
     }
-    expect(moneroBase58Encode(new Uint8Array(8))).toBe("11111111111");
-    expect(moneroBase58Encode(new Uint8Array(8).fill(0xff))).toBe("jpXCZedGfVQ");
+    expect(base58xmr.encode(new Uint8Array(8))).toBe("11111111111");
+    expect(base58xmr.encode(new Uint8Array(8).fill(0xff))).toBe("jpXCZedGfVQ");
+    expect(moneroBase58Decode("jpXCZedGfVQ")).toEqual(new Uint8Array(8).fill(0xff));
   });
 
   it("refuses malformed text", () => {

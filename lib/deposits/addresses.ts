@@ -6,7 +6,7 @@ import { ripemd160 } from "@noble/hashes/legacy.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex, concatBytes, hexToBytes, randomBytes } from "@noble/hashes/utils.js";
-import { bech32, createBase58check } from "@scure/base";
+import { base58xmr, bech32, createBase58check } from "@scure/base";
 import { HDKey } from "@scure/bip32";
 import { getAddress } from "viem";
 
@@ -261,7 +261,7 @@ function moneroSubaddress(keys: MoneroKeys, major: number, minor: number): strin
   // C = a·D
   const view = spend.multiply(keys.viewScalar);
   const body = concatBytes(varint(MONERO_MAINNET_SUBADDRESS_PREFIX), spend.toBytes(), view.toBytes());
-  return moneroBase58Encode(concatBytes(body, keccak_256(body).subarray(0, 4)));
+  return base58xmr.encode(concatBytes(body, keccak_256(body).subarray(0, 4)));
 }
 
 const MONERO_MAINNET_ADDRESS_PREFIX = 18;
@@ -275,7 +275,7 @@ export function moneroPrimaryAddress(keys: WatchOnlyKeys): string {
     parsed.spendPoint.toBytes(),
     view.toBytes(),
   );
-  return moneroBase58Encode(concatBytes(body, keccak_256(body).subarray(0, 4)));
+  return base58xmr.encode(concatBytes(body, keccak_256(body).subarray(0, 4)));
 }
 
 function varint(value: number): Uint8Array {
@@ -289,50 +289,13 @@ function varint(value: number): Uint8Array {
   return Uint8Array.from(out);
 }
 
-// Monero's base58: the Bitcoin alphabet applied to 8-byte blocks, each written as exactly 11
-// characters (big-endian, left-padded with "1"); a final partial block of n bytes takes
-// ENCODED_BLOCK_SIZES[n] characters. Unlike Bitcoin's base58 the length is fixed by the input length.
-const BASE58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-const ENCODED_BLOCK_SIZES = [0, 2, 3, 5, 6, 7, 9, 10, 11] as const;
-const FULL_BLOCK = 8;
-const FULL_ENCODED_BLOCK = 11;
-
-export function moneroBase58Encode(data: Uint8Array): string {
-  let out = "";
-  for (let start = 0; start < data.length; start += FULL_BLOCK) {
-    const block = data.subarray(start, start + FULL_BLOCK);
-    let value = 0n;
-    for (const byte of block) value = (value << 8n) | BigInt(byte);
-    const size = ENCODED_BLOCK_SIZES[block.length] ?? FULL_ENCODED_BLOCK;
-    const chars: string[] = new Array(size).fill(BASE58_ALPHABET[0]);
-    for (let position = size - 1; value > 0n; position--) {
-      chars[position] = BASE58_ALPHABET[Number(value % 58n)] as string;
-      value /= 58n;
-    }
-    out += chars.join("");
-  }
-  return out;
-}
-
-/** Decodes Monero base58; undefined when the text is not a valid encoding. */
+/** Decodes Monero's block-wise base58; undefined when the text is not a valid encoding. */
 export function moneroBase58Decode(text: string): Uint8Array | undefined {
-  const out: number[] = [];
-  for (let start = 0; start < text.length; start += FULL_ENCODED_BLOCK) {
-    const chunk = text.slice(start, start + FULL_ENCODED_BLOCK);
-    const byteCount = ENCODED_BLOCK_SIZES.indexOf(chunk.length as (typeof ENCODED_BLOCK_SIZES)[number]);
-    if (byteCount <= 0) return undefined;
-    let value = 0n;
-    for (const char of chunk) {
-      const digit = BASE58_ALPHABET.indexOf(char);
-      if (digit < 0) return undefined;
-      value = value * 58n + BigInt(digit);
-    }
-    if (value >> BigInt(8 * byteCount) !== 0n) return undefined; // overflows its block
-    for (let shift = byteCount - 1; shift >= 0; shift--) {
-      out.push(Number((value >> BigInt(8 * shift)) & 0xffn));
-    }
+  try {
+    return base58xmr.decode(text);
+  } catch {
+    return undefined;
   }
-  return Uint8Array.from(out);
 }
 
 function isValidMoneroSubaddress(address: string): boolean {

@@ -3,13 +3,14 @@ import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, lt, or, sql } from "
 import { pace } from "@/lib/background/pace";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
-import { db } from "@/lib/db/client";
+import { type Database, db } from "@/lib/db/client";
 import { depositPayments, topups } from "@/lib/db/schema";
 import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
+import { firstLine } from "@/lib/log";
 import { processWide } from "@/lib/process-wide";
 import { creditTargetCents, rateToE8 } from "@/lib/topups/amounts";
 import { type PaymentRow, paymentTotals, type TopupRow, unitsOf } from "@/lib/topups/present";
-import { nextTopupStatus, type TopupStatus } from "@/lib/topups/status";
+import { nextTopupStatus } from "@/lib/topups/status";
 
 /**
  * How a deposit top-up is credited, in one place. Watchers (real chains and the demo) only report what
@@ -270,7 +271,7 @@ function settlement(row: TopupRow, payments: PaymentRow[], at: Date) {
   const { confirmed, unconfirmed } = paymentTotals(row, payments);
   const requiredUnits = BigInt(row.depositUnits);
   const status = nextTopupStatus({
-    status: row.status as TopupStatus,
+    status: row.status,
     now: at,
     expiresAt: row.expiresAt,
     confirmedUnits: confirmed,
@@ -338,16 +339,20 @@ async function settleInTx(tx: Tx, topupId: number, at: Date): Promise<void> {
  * Settles the given top-ups, each in its own short transaction; one failure does not stop the others.
  * Between two top-ups, requests waiting on the database go first.
  */
-export async function settleTopups(topupIds: Iterable<number>): Promise<void> {
-  const database = await db();
+export async function settleTopups(
+  topupIds: Iterable<number>,
+  database?: Database,
+  clock: () => Date = now,
+): Promise<void> {
+  database ??= await db();
   let first = true;
   for (const id of new Set(topupIds)) {
     if (!first) await pace();
     first = false;
     try {
-      await database.transaction((tx) => settleInTx(tx, id, now()));
+      await database.transaction((tx) => settleInTx(tx, id, clock()));
     } catch (error) {
-      console.error(`top-up ${id}: settling failed: ${(error as Error).message?.split("\n")[0]}`);
+      console.error(`top-up ${id}: settling failed: ${firstLine(error)}`);
     }
   }
 }

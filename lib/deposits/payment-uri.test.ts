@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type PaymentRequest, paymentUri, qrDataUri } from "./payment-uri";
+import { qrDataUri } from "@/lib/qr";
+import { type PaymentRequest, paymentUri } from "./payment-uri";
 
 const BTC_ADDRESS = "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu";
 const LTC_ADDRESS = "ltc1qjmxnz78nmc8nq77wuxh25n2es7rzm5c2rkk4wh";

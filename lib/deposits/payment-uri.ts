@@ -1,9 +1,9 @@
 import "server-only";
-import QRCode from "qrcode";
+import type { DepositCoinCode } from "@/lib/coins/registry";
 
 /** What to ask a wallet to pay: one coin, one address, one exact amount. */
 export type PaymentRequest = {
-  coin: "BTC" | "XMR" | "ETH" | "LTC" | "USDTTRC" | "USDT";
+  coin: DepositCoinCode;
   address: string;
   /** Decimal string in whole coin units, e.g. "0.00150000". */
   amount: string;
@@ -98,12 +98,4 @@ export function paymentUri(request: PaymentRequest): string {
       // emit and accept. Wallets that do not understand it still pick up the address.
       return `tron:${address}?amount=${amount}&token=${tokenContractOf(request)}`;
   }
-}
-
-/**
- * A PNG QR code of `text` as a `data:image/png;base64,…` URI (error correction M, 2-module
- * quiet zone, 256 px wide), ready for an `<img src>`.
- */
-export async function qrDataUri(text: string): Promise<string> {
-  return QRCode.toDataURL(text, { type: "image/png", errorCorrectionLevel: "M", margin: 2, width: 256 });
 }

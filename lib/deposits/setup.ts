@@ -1,7 +1,7 @@
 import "server-only";
+import { DEPOSIT_COINS, type DepositCoinCode } from "@/lib/coins/registry";
 import { config } from "@/lib/config/env";
 import { processWide } from "@/lib/process-wide";
-import { DEPOSIT_COINS, type DepositCoinCode } from "@/lib/topups/coins";
 import { CoinGeckoRates, DemoFixedRates, type RateSource } from "@/lib/topups/rates";
 import { moneroPrimaryAddress } from "./addresses";
 import { readCursor } from "./cursor";

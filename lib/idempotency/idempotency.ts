@@ -2,7 +2,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { and, eq, lt, or } from "drizzle-orm";
 import { ApiError, badRequest } from "@/lib/api/errors";
-import { db } from "@/lib/db/client";
+import { type Database, db } from "@/lib/db/client";
 import { accounts, idempotencyKeys } from "@/lib/db/schema";
 import type { Tx } from "@/lib/ledger/ledger";
 
@@ -85,7 +85,7 @@ function answerForClaimed(existing: IdempotencyRow | undefined, requestFingerpri
 }
 
 const storedOutcome = (response: StoredResponse) => ({
-  state: "completed",
+  state: "completed" as const,
   statusCode: response.status,
   responseBody: JSON.stringify({ body: response.body, headers: response.headers }),
 });
@@ -99,10 +99,11 @@ const storedOutcome = (response: StoredResponse) => ({
 export async function withIdempotency(
   scope: { accountId: number; operation: string; key: string | undefined; fingerprint: string },
   execute: () => Promise<StoredResponse>,
+  database?: Database,
 ): Promise<StoredResponse> {
   const { accountId, operation, key } = scope;
   if (key === undefined) return execute();
-  const database = await db();
+  database ??= await db();
   const where = keyRow(accountId, operation, key);
   // Expired outcomes and abandoned claims make room for a fresh claim (one statement for both).
   await database
@@ -154,9 +155,10 @@ export async function withIdempotency(
 export async function withIdempotentTransaction(
   scope: { accountId: number; operation: string; key: string | undefined; fingerprint: string },
   execute: (tx: Tx) => Promise<StoredResponse>,
+  database?: Database,
 ): Promise<StoredResponse> {
   const { accountId, operation, key } = scope;
-  const database = await db();
+  database ??= await db();
   const response = await database.transaction(async (tx) => {
     await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
     if (key === undefined) return execute(tx);

@@ -1,3 +1,6 @@
+import { MAX_ACTIVE_KEYS } from "@/lib/schemas/keys";
+import { DEFAULTS, perWindow } from "./shared";
+
 export const API_VERSION_INFO = {
   title: "Prepaid VPS API",
   version: "1.0.0",
@@ -11,12 +14,12 @@ export const API_VERSION_INFO = {
     "`payload_too_large` (413), `unsupported_media_type` (415), `rate_limited` (429, with `Retry-After`),",
     "`internal_error` (500) and `service_unavailable` (503). Retry 5xx shortly.",
     "",
-    "**Limits.** Request bodies: 64 KiB. Account creation: 10 an hour per client address. Bad API keys: 20 per",
-    "10 minutes per client address; past that, bad keys from that address get 429 instead of 401 until the window",
+    `**Limits.** Request bodies: ${DEFAULTS.MAX_BODY_BYTES / 1024} KiB. Account creation: ${perWindow(DEFAULTS.RATE_LIMIT_ACCOUNT_CREATE)} per client address. Bad API keys: ${DEFAULTS.RATE_LIMIT_AUTH_FAILURES.limit} per`,
+    `${DEFAULTS.RATE_LIMIT_AUTH_FAILURES.windowSeconds / 60} minutes per client address; past that, bad keys from that address get 429 instead of 401 until the window`,
     "ends, while good keys keep working. An IPv6 client is counted by its /64. Counters are per app instance.",
     "No other request-rate limit applies today.",
     "",
     "**Keys.** `vpsk_` + 43 base62 characters (256 random bits) + a 6-character checksum. Keys do not expire,",
-    "have no scopes (full account access), and an account holds at most 20 active keys.",
+    `have no scopes (full account access), and an account holds at most ${MAX_ACTIVE_KEYS} active keys.`,
   ].join("\n"),
 };

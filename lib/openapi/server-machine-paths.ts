@@ -1,85 +1,74 @@
 /** The reinstall and root-password operations, spread into the document's paths. */
-import type { z } from "zod";
-import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponseObject } from "zod-openapi";
+import type { ZodOpenApiPathsObject } from "zod-openapi";
 import { ReinstallServerRequestSchema, RootPasswordRequestSchema } from "@/lib/schemas/server-machine";
 import { CredentialsSchema, ServerCreatedSchema } from "@/lib/schemas/servers";
+import { serverIdParam, serverNotFound } from "./servers";
+import { authed, BODY_ERRORS, errorResponse, idempotencyHeader, jsonContent } from "./shared";
 
-export type PathHelpers = {
-  authed: (operation: ZodOpenApiOperationObject) => ZodOpenApiOperationObject;
-  errorResponse: (description: string, codes: string[]) => ZodOpenApiResponseObject;
-  jsonContent: (schema: z.ZodType) => NonNullable<ZodOpenApiResponseObject["content"]>;
-  serverIdParam: z.ZodObject;
-  idempotencyHeader: z.ZodObject;
-  serverNotFound: ZodOpenApiResponseObject;
-  bodyErrors: string[];
+export const serverMachinePaths: ZodOpenApiPathsObject = {
+  "/servers/{id}/reinstall": {
+    post: authed({
+      tags: ["Servers"],
+      operationId: "reinstallServer",
+      summary: "Reinstall: wipe the disk and install an OS afresh",
+      description:
+        "`confirm` must be the server's hostname. The server turns `provisioning` (`status_reason` says it is " +
+        "reinstalling) and a job replaces its disk with a fresh one of `os` (default: the current OS), with a new " +
+        "root password (`root_password`, or generated and returned once here), root's SSH keys (`ssh_keys`, " +
+        "default: the current ones) and a new pinned SSH host key; it is `active` again once SSH answers. Id, " +
+        "address, plan and paid period stay; nothing is charged. A reinstall that fails after its retries leaves " +
+        "the server `active` and stopped, with `status_reason` saying why. The new password is also at " +
+        "/credentials. Accepts an Idempotency-Key (a replay omits `root_password`).",
+      requestParams: { path: serverIdParam, header: idempotencyHeader },
+      requestBody: { required: true, content: jsonContent(ReinstallServerRequestSchema) },
+      responses: {
+        "202": {
+          description: "The server, `provisioning` while it is reinstalled.",
+          content: jsonContent(ServerCreatedSchema),
+        },
+        "400": errorResponse("Bad body, or `confirm` is not the hostname.", [
+          ...BODY_ERRORS,
+          "invalid_confirm",
+          "confirmation_mismatch",
+          "invalid_os",
+          "invalid_root_password",
+          "invalid_ssh_key",
+          "invalid_idempotency_key",
+        ]),
+        "404": serverNotFound,
+        "409": errorResponse(
+          "`server_not_active`: only an active server can be reinstalled; `os_unavailable`: no image for the OS " +
+            "here; `idempotency_key_in_use`: the key's first request is still running. Nothing changes.",
+          ["server_not_active", "os_unavailable", "idempotency_key_in_use"],
+        ),
+        "422": errorResponse("The Idempotency-Key was used with a different body.", [
+          "idempotency_key_reused",
+        ]),
+      },
+    }),
+  },
+  "/servers/{id}/password": {
+    post: authed({
+      tags: ["Servers"],
+      operationId: "setServerRootPassword",
+      summary: "Set a new root password on the running machine",
+      description:
+        "Sets root's password inside the running machine through its QEMU guest agent (as a SHA-512 crypt hash), " +
+        "then stores it for /credentials. `root_password` is generated when omitted. The answer is the new " +
+        "login, as /credentials gives it, with `Cache-Control: no-store`. A stopped machine, or one whose image " +
+        "has no guest agent, is refused with 409 `guest_agent_unavailable` and keeps its password.",
+      requestParams: { path: serverIdParam },
+      requestBody: { required: false, content: jsonContent(RootPasswordRequestSchema) },
+      responses: {
+        "200": { description: "The new root login.", content: jsonContent(CredentialsSchema) },
+        "400": errorResponse("Bad body.", [...BODY_ERRORS, "invalid_root_password"]),
+        "404": serverNotFound,
+        "409": errorResponse(
+          "`server_not_active`: the server is not active; `guest_agent_unavailable`: the machine is stopped or " +
+            "its guest agent does not answer. The password is unchanged.",
+          ["server_not_active", "guest_agent_unavailable"],
+        ),
+      },
+    }),
+  },
 };
-
-export function serverMachinePaths(h: PathHelpers): ZodOpenApiPathsObject {
-  return {
-    "/servers/{id}/reinstall": {
-      post: h.authed({
-        tags: ["Servers"],
-        operationId: "reinstallServer",
-        summary: "Reinstall: wipe the disk and install an OS afresh",
-        description:
-          "`confirm` must be the server's hostname. The server turns `provisioning` (`status_reason` says it is " +
-          "reinstalling) and a job replaces its disk with a fresh one of `os` (default: the current OS), with a new " +
-          "root password (`root_password`, or generated and returned once here), root's SSH keys (`ssh_keys`, " +
-          "default: the current ones) and a new pinned SSH host key; it is `active` again once SSH answers. Id, " +
-          "address, plan and paid period stay; nothing is charged. A reinstall that fails after its retries leaves " +
-          "the server `active` and stopped, with `status_reason` saying why. The new password is also at " +
-          "/credentials. Accepts an Idempotency-Key (a replay omits `root_password`).",
-        requestParams: { path: h.serverIdParam, header: h.idempotencyHeader },
-        requestBody: { required: true, content: h.jsonContent(ReinstallServerRequestSchema) },
-        responses: {
-          "202": {
-            description: "The server, `provisioning` while it is reinstalled.",
-            content: h.jsonContent(ServerCreatedSchema),
-          },
-          "400": h.errorResponse("Bad body, or `confirm` is not the hostname.", [
-            ...h.bodyErrors,
-            "invalid_confirm",
-            "confirmation_mismatch",
-            "invalid_os",
-            "invalid_root_password",
-            "invalid_ssh_key",
-            "invalid_idempotency_key",
-          ]),
-          "404": h.serverNotFound,
-          "409": h.errorResponse(
-            "`server_not_active`: only an active server can be reinstalled; `os_unavailable`: no image for the OS " +
-              "here; `idempotency_key_in_use`: the key's first request is still running. Nothing changes.",
-            ["server_not_active", "os_unavailable", "idempotency_key_in_use"],
-          ),
-          "422": h.errorResponse("The Idempotency-Key was used with a different body.", [
-            "idempotency_key_reused",
-          ]),
-        },
-      }),
-    },
-    "/servers/{id}/password": {
-      post: h.authed({
-        tags: ["Servers"],
-        operationId: "setServerRootPassword",
-        summary: "Set a new root password on the running machine",
-        description:
-          "Sets root's password inside the running machine through its QEMU guest agent (as a SHA-512 crypt hash), " +
-          "then stores it for /credentials. `root_password` is generated when omitted. The answer is the new " +
-          "login, as /credentials gives it, with `Cache-Control: no-store`. A stopped machine, or one whose image " +
-          "has no guest agent, is refused with 409 `guest_agent_unavailable` and keeps its password.",
-        requestParams: { path: h.serverIdParam },
-        requestBody: { required: false, content: h.jsonContent(RootPasswordRequestSchema) },
-        responses: {
-          "200": { description: "The new root login.", content: h.jsonContent(CredentialsSchema) },
-          "400": h.errorResponse("Bad body.", [...h.bodyErrors, "invalid_root_password"]),
-          "404": h.serverNotFound,
-          "409": h.errorResponse(
-            "`server_not_active`: the server is not active; `guest_agent_unavailable`: the machine is stopped or " +
-              "its guest agent does not answer. The password is unchanged.",
-            ["server_not_active", "guest_agent_unavailable"],
-          ),
-        },
-      }),
-    },
-  };
-}

@@ -6,6 +6,7 @@ import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { accounts, serverJobs, servers } from "@/lib/db/schema";
 import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
+import { firstLine } from "@/lib/log";
 import { processWide } from "@/lib/process-wide";
 import type { ServerRow } from "./present";
 import { allocatePoolAddress, type PowerAction, provisioner, reserveHostAddress } from "./provisioner";
@@ -20,8 +21,8 @@ const LEASE_MS = 15 * 60_000;
 const BOOT_POLL_MS = 2_000;
 const backoffMs = (attempts: number) => Math.min(5_000 * 2 ** (attempts - 1), 120_000);
 
-const firstLine = (error: unknown) =>
-  ((error as Error)?.message ?? String(error)).split("\n")[0]?.slice(0, 300) ?? "failed";
+/** What a failed job records: the first line of the error, bounded. */
+const failureReason = (error: unknown) => firstLine(error).slice(0, 300) || "failed";
 
 /** Records host work for a server inside the caller's transaction; a worker performs it after commit. */
 export async function enqueueJob(
@@ -195,7 +196,8 @@ async function runPower(job: Job): Promise<void> {
     await database.transaction((tx) => finish(tx, job, "done"));
     return;
   }
-  const state = await provisioner().power(server, job.action as PowerAction);
+  if (!job.action) throw new Error(`power job ${job.id} has no action`);
+  const state = await provisioner().power(server, job.action);
   await database.transaction(async (tx) => {
     const row = await lockServer(tx, server.id);
     if (row.status !== "terminated") {
@@ -217,7 +219,7 @@ async function runDestroy(job: Job): Promise<void> {
  * fails for good ends the server `terminated` with its charge refunded and the reason given.
  */
 async function recordFailure(job: Job, error: unknown): Promise<void> {
-  const message = firstLine(error);
+  const message = failureReason(error);
   console.error(
     `server ${job.serverId}: ${job.kind} job ${job.id} attempt ${job.attempts} failed: ${message}`,
   );
@@ -319,7 +321,7 @@ export function kickJobs(): void {
         await runDueJobs();
       } while (state.again);
     } catch (error) {
-      console.error(`server jobs: ${firstLine(error)}`);
+      console.error(`server jobs: ${failureReason(error)}`);
     } finally {
       state.running = false;
     }

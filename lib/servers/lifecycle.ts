@@ -6,6 +6,7 @@ import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { accounts, servers } from "@/lib/db/schema";
 import type { Tx } from "@/lib/ledger/ledger";
+import { firstLine } from "@/lib/log";
 import { enqueueJob, runDueJobs, unfinishedJobServers } from "./jobs";
 import type { ServerRow } from "./present";
 import { provisioner } from "./provisioner";
@@ -40,7 +41,7 @@ async function forEachLocked(
         if (row && stillDue(row)) await step(tx, row);
       });
     } catch (error) {
-      console.error(`server ${id}: lifecycle step failed: ${(error as Error).message?.split("\n")[0]}`);
+      console.error(`server ${id}: lifecycle step failed: ${firstLine(error)}`);
     }
   }
 }
@@ -113,7 +114,7 @@ async function reconcileWithHosts() {
     try {
       states = await provisioner().hostStates(host.name);
     } catch (error) {
-      console.error(`hypervisor ${host.name}: ${(error as Error).message?.split("\n")[0]}`);
+      console.error(`hypervisor ${host.name}: ${firstLine(error)}`);
       continue;
     }
     if (!states) continue;
@@ -167,6 +168,6 @@ export async function runServerLifecycle(): Promise<void> {
   try {
     await reconcileWithHosts();
   } catch (error) {
-    console.error(`host reconciliation: ${(error as Error).message?.split("\n")[0]}`);
+    console.error(`host reconciliation: ${firstLine(error)}`);
   }
 }

@@ -214,8 +214,7 @@ async function withLockedServer<T>(
  * server (the time it was off is not billed). A suspended server comes back to `active`.
  * The ledger reference names the period, so one period is never charged twice.
  */
-export async function renewInTx(tx: Tx, row: ServerRow): Promise<ServerRow> {
-  const current = now();
+export async function renewInTx(tx: Tx, row: ServerRow, current: Date = now()): Promise<ServerRow> {
   const start = new Date(Math.max(row.expiresAt.getTime(), current.getTime()));
   await lockFunds(tx, row.accountId, row.priceCents);
   await debit(
@@ -228,7 +227,7 @@ export async function renewInTx(tx: Tx, row: ServerRow): Promise<ServerRow> {
   const [renewed] = await tx
     .update(servers)
     .set({
-      expiresAt: addCycle(start, row.cycle as "monthly" | "annual"),
+      expiresAt: addCycle(start, row.cycle),
       ...(row.status === "suspended" ? { status: "active", suspendedAt: null, powerState: "running" } : {}),
     })
     .where(eq(servers.id, row.id))

@@ -1,11 +1,10 @@
 import "server-only";
+import { DEPOSIT_COINS, isDepositCoin } from "@/lib/coins/registry";
 import { config } from "@/lib/config/env";
 import type { depositPayments, topups } from "@/lib/db/schema";
 import { centsToUsd } from "@/lib/money/cents";
 import type { Topup } from "@/lib/schemas/topups";
 import { formatCoinAmount } from "./amounts";
-import { DEPOSIT_COINS, isDepositCoin } from "./coins";
-import type { TopupStatus } from "./status";
 
 export type TopupRow = typeof topups.$inferSelect;
 export type PaymentRow = typeof depositPayments.$inferSelect;
@@ -48,7 +47,7 @@ export function presentTopup(row: TopupRow, payments: PaymentRow[], demo: boolea
   const { confirmed, unconfirmed } = paymentTotals(row, payments);
   return {
     ref: row.ref,
-    status: row.status as TopupStatus,
+    status: row.status,
     amount_usd: centsToUsd(row.amountCents),
     coin: row.coin,
     deposit_address: row.depositAddress,

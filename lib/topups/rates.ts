@@ -1,5 +1,5 @@
 import "server-only";
-import type { DepositCoinCode } from "./coins";
+import type { DepositCoinCode } from "@/lib/coins/registry";
 
 /** Where the USD price of a coin comes from when a top-up locks its rate. */
 export interface RateSource {

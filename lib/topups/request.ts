@@ -1,6 +1,7 @@
 import "server-only";
 import { ApiError, badRequest } from "@/lib/api/errors";
 import { VALIDATION_MESSAGES } from "@/lib/api/validation-messages";
+import { isDepositCoin } from "@/lib/coins/registry";
 import { config } from "@/lib/config/env";
 import { requestOrigin } from "@/lib/http/origin";
 import { fingerprint, type StoredResponse, withIdempotency } from "@/lib/idempotency/idempotency";
@@ -14,7 +15,6 @@ import {
   x402ChallengeHeaders,
   x402Requirement,
 } from "@/lib/x402/service";
-import { isDepositCoin } from "./coins";
 import { createDepositTopup } from "./service";
 
 /**

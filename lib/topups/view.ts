@@ -50,25 +50,7 @@ export function depositPhase(topup: TopupLike): { phase: DepositPhase; missing?:
   return { phase: "confirming" };
 }
 
-/** The network named as a wallet app names it. */
-export function networkLabel(network: string | null, coin: string): string {
-  switch (network) {
-    case "bitcoin":
-      return "Bitcoin";
-    case "litecoin":
-      return "Litecoin";
-    case "monero":
-      return "Monero";
-    case "ethereum":
-      return coin === "USDT" ? "Ethereum (ERC-20 token)" : "Ethereum mainnet";
-    case "tron":
-      return "Tron (TRC-20 token)";
-    case "base":
-      return "Base";
-    default:
-      return network ?? "—";
-  }
-}
+export { networkLabel } from "@/lib/coins/registry";
 
 /** Time left as m:ss (or h:mm:ss), never negative. */
 export function formatRemaining(milliseconds: number): string {

@@ -2,9 +2,11 @@
  * Decoding and the checks we make ourselves before any chain call: the payment must be exactly the one the
  * challenge asked for (amount, payee, network, time window), so a wrong payload costs no RPC and no gas.
  */
+
 import { decodePaymentSignatureHeader } from "@x402/core/http";
 import { getAddress, isAddress, isHex } from "viem";
 import { z } from "zod";
+import type { ErrorCode } from "@/lib/api/error-codes";
 import type { X402Requirement } from "@/lib/schemas/topups";
 import type { X402RequirementV2 } from "./requirements";
 
@@ -124,7 +126,7 @@ export function acceptedAsOffered(
   };
 }
 
-export type PaymentRejection = { code: string; message: string };
+export type PaymentRejection = { code: ErrorCode; message: string };
 
 /** Seconds of clock skew tolerated between the payer's clock and ours. */
 const CLOCK_SKEW_SECONDS = 30n;

@@ -3,6 +3,7 @@ import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/
 import type { PaymentRequired } from "@x402/core/types";
 import { and, eq, lt } from "drizzle-orm";
 import { getAddress } from "viem";
+import type { ErrorCode } from "@/lib/api/error-codes";
 import { ApiError, badRequest } from "@/lib/api/errors";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
@@ -19,6 +20,7 @@ import {
   decodePaymentSignatureV2,
   type ExactEvmPayloadV1,
   PaymentHeaderError,
+  type PaymentRejection,
 } from "./payload";
 import {
   type ChainSettlement,
@@ -63,7 +65,11 @@ export function x402Requirement(amountCents: number, resource: string): X402Requ
 }
 
 /** The 402 challenge body: the spec's X402Requirements plus the API's `error` and `message`. */
-export function x402Challenge(requirement: X402Requirement, code = "payment_required", message?: string) {
+export function x402Challenge(
+  requirement: X402Requirement,
+  code: ErrorCode = "payment_required",
+  message?: string,
+) {
   return {
     x402Version: 1 as const,
     error: code,
@@ -75,7 +81,7 @@ export function x402Challenge(requirement: X402Requirement, code = "payment_requ
 }
 
 /** The `PAYMENT-REQUIRED` header (v2) for the same offer as the v1 body. */
-export function x402ChallengeHeaders(requirement: X402Requirement, code = "payment_required") {
+export function x402ChallengeHeaders(requirement: X402Requirement, code: ErrorCode = "payment_required") {
   return {
     "PAYMENT-REQUIRED": encodePaymentRequiredHeader(
       paymentRequiredV2(requirement, config().x402.chainId, code) as unknown as PaymentRequired,
@@ -83,7 +89,7 @@ export function x402ChallengeHeaders(requirement: X402Requirement, code = "payme
   };
 }
 
-const rejection = (requirement: X402Requirement, code: string, message: string) => {
+const rejection = (requirement: X402Requirement, code: ErrorCode, message: string) => {
   const { error, message: text, ...rest } = x402Challenge(requirement, code, message);
   return new ApiError(402, error, text, rest, x402ChallengeHeaders(requirement, code));
 };
@@ -311,7 +317,7 @@ function expectedTransfer(payment: ExactEvmPayloadV1, requirement: X402Requireme
 }
 
 /** Maps the facilitator's verification reasons to the API's codes. */
-function verifyFailure(reason: string | undefined): { code: string; message: string } {
+function verifyFailure(reason: string | undefined): PaymentRejection {
   if (reason?.includes("insufficient_balance")) {
     return { code: "insufficient_funds", message: "The paying wallet does not hold enough USDC." };
   }

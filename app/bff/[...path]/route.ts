@@ -1,5 +1,5 @@
-import { bffRoute } from "@/lib/session/bff";
-import { forward } from "@/lib/session/forward";
+import { bffRoute } from "@/lib/bff-session/bff";
+import { forward } from "@/lib/bff-session/forward";
 
 /** Every dashboard call without a handler of its own: passed to the API when FORWARDED lists it, else 404/405. */
 const forwarded = bffRoute(forward, { signedIn: true });

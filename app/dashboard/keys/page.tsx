@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { KeysPanel } from "@/components/keys/keys-panel";
-import { signedInApi } from "@/lib/session/page-api";
+import { signedInApi } from "@/lib/bff-session/page-api";
 
 export const metadata: Metadata = { title: "API keys" };
 

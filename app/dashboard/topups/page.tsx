@@ -3,7 +3,7 @@ import { Balance } from "@/components/topups/balance";
 import { TopupForm } from "@/components/topups/topup-form";
 import { TopupHistory } from "@/components/topups/topup-history";
 import { TEXT_STYLES } from "@/components/ui/alert";
-import { signedInApi } from "@/lib/session/page-api";
+import { signedInApi } from "@/lib/bff-session/page-api";
 import { demoWalletAddress } from "@/lib/x402/demo-wallet";
 
 export const metadata: Metadata = { title: "Top up" };

@@ -1,10 +1,10 @@
 "use client";
 
 import { useConnect, useConnectors } from "wagmi";
-import { isUserRejection } from "@/lib/topups/wallet-failures";
 import { Alert } from "../../ui/alert";
 import { connectorLabel } from "./format";
 import { DEMO_CONNECTOR_ID } from "./wagmi-config";
+import { isUserRejection } from "./wallet-failures";
 
 /** The wallets this browser offers (and the demo wallet in demo mode), each a button that connects it. */
 export function ConnectWallet() {

@@ -9,12 +9,6 @@ import { bffFetch } from "@/lib/queries/bff-fetch";
 import { queryKeys } from "@/lib/queries/query-keys";
 import type { Topup } from "@/lib/queries/types";
 import {
-  isStillSettling,
-  isUserRejection,
-  settlementFailure,
-  type WalletFailure,
-} from "@/lib/topups/wallet-failures";
-import {
   authorizationTypedData,
   chainIdOf,
   type Hex,
@@ -23,6 +17,7 @@ import {
 } from "@/lib/x402/authorization";
 import { fetchChallenge } from "./challenge";
 import { networkName, usdc, walletErrorText } from "./format";
+import { isStillSettling, isUserRejection, settlementFailure, type WalletFailure } from "./wallet-failures";
 
 export type Stage =
   | { step: "ready" }

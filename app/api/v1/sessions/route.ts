@@ -1,7 +1,7 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, publicRoute } from "@/lib/api/route";
 import { SignInRequestSchema } from "@/lib/schemas/sessions";
-import { listSessions, signIn } from "@/lib/sessions/service";
+import { listSessions, signIn } from "@/lib/session-keys/service";
 
 /** Public: exchanges a login token (and a TOTP code when on) for a dashboard session key. */
 export const POST = publicRoute(async ({ request, client }) => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bffJson, bffRoute, jsonBody } from "@/lib/session/bff";
+import { bffJson, bffRoute, jsonBody } from "@/lib/bff-session/bff";
 import { signDemoAuthorization } from "@/lib/x402/demo-wallet";
 
 const uint = z.string().regex(/^\d{1,78}$/);

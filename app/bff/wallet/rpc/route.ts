@@ -1,6 +1,6 @@
+import { bffJson, bffRoute, jsonBody } from "@/lib/bff-session/bff";
 import { config } from "@/lib/config/env";
 import { clientAddress, consume, limiters } from "@/lib/rate-limit/limits";
-import { bffJson, bffRoute, jsonBody } from "@/lib/session/bff";
 import { x402RpcUrl } from "@/lib/x402/rail";
 import { checkWalletRpcBody, RpcBodySchema } from "@/lib/x402/wallet-rpc";
 

@@ -1,7 +1,7 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
 import { RotateLoginTokenRequestSchema } from "@/lib/schemas/sessions";
-import { rotateLoginToken } from "@/lib/sessions/service";
+import { rotateLoginToken } from "@/lib/session-keys/service";
 
 /** Replaces the login token; the new one is in this answer only. */
 export const POST = authedRoute(async ({ request, auth, client }) => {

@@ -7,7 +7,7 @@ import {
   notFound,
   numericId,
   relay,
-} from "@/lib/session/bff";
+} from "@/lib/bff-session/bff";
 
 const ReinstallBody = z.strictObject({ os: z.string().max(64), confirm: z.string().max(253) });
 

@@ -8,6 +8,7 @@ import {
   sha256Hex,
 } from "@/lib/accounts/credentials";
 import { spendTotpCode } from "@/lib/accounts/totp";
+import type { ErrorCode } from "@/lib/api/error-codes";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
@@ -15,11 +16,11 @@ import { type Database, db } from "@/lib/db/client";
 import { accounts, apiKeys } from "@/lib/db/schema";
 import { consume, limiters } from "@/lib/rate-limit/limits";
 import type { DashboardSession } from "@/lib/schemas/sessions";
+import { SESSION_KEY_TTL_SECONDS } from "./ttl";
 
 /** A dashboard session key lives this long; the dashboard's cookie lives no longer. */
-export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
 
-const failed = (code: string, message: string) => new ApiError(401, code, message);
+const failed = (code: ErrorCode, message: string) => new ApiError(401, code, message);
 
 type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
 
@@ -38,7 +39,7 @@ const liveSessions = (accountId: number) =>
  */
 async function createSession(tx: Transaction, accountId: number) {
   const key = generateApiKey();
-  const expiresAt = new Date(now().getTime() + SESSION_TTL_SECONDS * 1000);
+  const expiresAt = new Date(now().getTime() + SESSION_KEY_TTL_SECONDS * 1000);
   const [row] = await tx
     .insert(apiKeys)
     .values({
@@ -73,7 +74,7 @@ async function createSession(tx: Transaction, accountId: number) {
 
 /**
  * Exchanges a login token (plus a TOTP code when the account has it on) for a session key: an API key of
- * kind `session` that expires after SESSION_TTL_SECONDS, is not listed by GET /keys, and is revoked by
+ * kind `session` that expires after SESSION_KEY_TTL_SECONDS, is not listed by GET /keys, and is revoked by
  * sign-out. Failed attempts are limited per client address.
  */
 export async function signIn(input: { loginToken: string; totpCode: string | undefined; client: string }) {

@@ -2,12 +2,13 @@ import "server-only";
 import { getIronSession, type SessionOptions } from "iron-session";
 import { cookies } from "next/headers";
 import { config } from "@/lib/config/env";
+import { SESSION_KEY_TTL_SECONDS } from "@/lib/session-keys/ttl";
 
 /** What the encrypted cookie holds: the session key from POST /sessions, never shown to the browser. */
 export type DashboardSession = { apiKey?: string; expiresAt?: string };
 
-/** The cookie's lifetime matches the session key's (7 days), so neither outlives the other. */
-export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
+/** The cookie's lifetime matches the session key's, so neither outlives the other. */
+export const DASHBOARD_COOKIE_TTL_SECONDS = SESSION_KEY_TTL_SECONDS;
 
 export function sessionOptions(): SessionOptions {
   const production = config().mode === "production";
@@ -15,7 +16,7 @@ export function sessionOptions(): SessionOptions {
     password: config().sessionSecret,
     // `__Host-` binds the cookie to this exact origin over HTTPS; demo mode runs on plain http://127.0.0.1.
     cookieName: production ? "__Host-vps_session" : "vps_session",
-    ttl: SESSION_TTL_SECONDS,
+    ttl: DASHBOARD_COOKIE_TTL_SECONDS,
     cookieOptions: { httpOnly: true, sameSite: "lax", secure: production, path: "/" },
   };
 }

@@ -5,6 +5,7 @@ import { ApiError, badRequest } from "@/lib/api/errors";
 import { type ApiClient, apiClient } from "@/lib/api-client/client";
 import { config } from "@/lib/config/env";
 import { requestOrigin } from "@/lib/http/origin";
+import { firstLine } from "@/lib/log";
 import { clientAddress } from "@/lib/rate-limit/limits";
 import { type DashboardSession, dashboardSession } from "./session";
 
@@ -84,7 +85,7 @@ export function bffRoute(
         for (const [name, value] of Object.entries(error.headers)) response.headers.set(name, value);
         return response;
       }
-      console.error("bff:", (error as Error).message?.split("\n")[0]);
+      console.error("bff:", firstLine(error));
       return bffJson({ error: "api_unreachable", message: "The service did not answer; try again." }, 502);
     }
   };

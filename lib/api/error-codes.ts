@@ -1,0 +1,118 @@
+/**
+ * Every error code the API answers with: its usual HTTP status and a default sentence. ApiError takes only
+ * these codes (the compiler checks each throw site), and the OpenAPI document is tested to name every one,
+ * so a new code cannot go undocumented. A few codes also appear under a second status where the spec says so
+ * (e.g. `invalid_totp_code` is 401 at sign-in); the throw site passes that status itself.
+ */
+type Entry = { status: number; message: string };
+
+export const ERROR_CODES = {
+  // Request bodies and parameters
+  invalid_json: { status: 400, message: "The request body is not valid JSON." },
+  invalid_body: { status: 400, message: "The request body must be a JSON object." },
+  unknown_field: { status: 400, message: "The body has a field this operation does not take." },
+  invalid_request: { status: 400, message: "Invalid body." },
+  request_aborted: { status: 400, message: "The request body was not received in full." },
+  payload_too_large: { status: 413, message: "The request body exceeds the size limit." },
+  unsupported_media_type: {
+    status: 415,
+    message: "Send the body as JSON with Content-Type: application/json.",
+  },
+  invalid_limit: { status: 400, message: "Send limit as a whole number in range." },
+  invalid_cursor: { status: 400, message: "Send cursor as returned by the previous page." },
+  invalid_idempotency_key: {
+    status: 400,
+    message: "Send Idempotency-Key as 1 to 255 printable ASCII characters.",
+  },
+  // Authentication and sessions
+  unauthorized: { status: 401, message: "A valid API key is required: send Authorization: Bearer <key>." },
+  invalid_login: { status: 401, message: "The login token is not valid." },
+  totp_required: { status: 401, message: "This account signs in with a TOTP code too." },
+  invalid_totp_code: { status: 400, message: "The TOTP code is wrong or was already used." },
+  not_a_session: { status: 409, message: "The key is an API key, not a session key." },
+  totp_already_enabled: { status: 409, message: "Two-factor sign-in is already on." },
+  totp_not_enabled: { status: 409, message: "Two-factor sign-in is not on." },
+  totp_not_started: { status: 409, message: "Start two-factor setup first." },
+  invalid_name: { status: 400, message: "Invalid key name." },
+  key_limit_reached: { status: 409, message: "The account has as many active keys as it may." },
+  // Servers
+  invalid_plan: { status: 400, message: "Choose plan from the catalog." },
+  invalid_confirm: { status: 400, message: "Send confirm: the server's hostname." },
+  confirmation_mismatch: { status: 400, message: "The confirmation does not match the server's hostname." },
+  guest_agent_unavailable: {
+    status: 409,
+    message:
+      "The server's guest agent does not answer: start the server, or reinstall it to set a new password.",
+  },
+  invalid_location: { status: 400, message: "Choose location from the catalog." },
+  invalid_os: { status: 400, message: "Choose os from the catalog." },
+  invalid_cycle: { status: 400, message: "Send cycle as monthly or annual." },
+  invalid_hostname: { status: 400, message: "Invalid host name." },
+  invalid_root_password: { status: 400, message: "Invalid root password." },
+  invalid_ssh_key: { status: 400, message: "Invalid SSH public key." },
+  invalid_auto_renew: { status: 400, message: "Send auto_renew as true or false." },
+  invalid_action: { status: 400, message: "Send action as start, stop or reboot." },
+  insufficient_balance: { status: 402, message: "The balance does not cover the price." },
+  already_charged: { status: 409, message: "This cycle was already charged." },
+  os_unavailable: { status: 409, message: "This OS image is not available here." },
+  out_of_capacity: { status: 409, message: "No host has room for this server now." },
+  server_not_active: { status: 409, message: "Only an active server can do this." },
+  server_terminated: { status: 409, message: "The server is terminated." },
+  // Top-ups and payments
+  invalid_amount: {
+    status: 400,
+    message: "Send amount as a number of US dollars with at most two decimals.",
+  },
+  amount_too_low: { status: 400, message: "The amount is below the smallest top-up." },
+  amount_too_high: { status: 400, message: "The amount is above the largest top-up." },
+  invalid_coin: { status: 400, message: "Choose a coin from the catalog." },
+  coin_unavailable: { status: 400, message: "This coin is not accepted now." },
+  invalid_payment: { status: 400, message: "The payment header is not a valid payment." },
+  too_many_pending_topups: { status: 409, message: "Too many pending top-ups." },
+  topup_not_pending: { status: 409, message: "The top-up is not pending." },
+  payment_received: { status: 409, message: "A payment has arrived for this top-up." },
+  not_simulated: { status: 409, message: "This top-up's network is watched on a real chain." },
+  rate_unavailable: { status: 503, message: "No exchange rate is available now; retry shortly." },
+  payment_required: { status: 402, message: "Pay with USDC on Base and re-send the request." },
+  payment_amount_mismatch: { status: 402, message: "The authorization does not pay the asked amount." },
+  payment_recipient_mismatch: { status: 402, message: "The authorization pays someone else." },
+  payment_network_mismatch: { status: 402, message: "The authorization is for another network." },
+  payment_scheme_mismatch: { status: 402, message: "The payment uses another scheme." },
+  payment_requirements_mismatch: { status: 402, message: "The accepted terms differ from those offered." },
+  payment_expired: { status: 402, message: "The authorization has expired." },
+  payment_not_yet_valid: { status: 402, message: "The authorization is not valid yet." },
+  payment_validity_too_long: { status: 402, message: "The authorization is valid for too long." },
+  invalid_payment_signature: { status: 402, message: "The authorization's signature is not valid." },
+  insufficient_funds: { status: 402, message: "The paying wallet does not hold enough USDC." },
+  payment_rejected: { status: 402, message: "The payment was rejected." },
+  payment_failed: { status: 402, message: "The payment did not settle." },
+  payment_already_used: { status: 409, message: "This payment authorization has already been used." },
+  payment_in_progress: { status: 409, message: "This payment is being settled." },
+  payment_pending: { status: 503, message: "The payment is still settling; retry shortly." },
+  payment_network_unavailable: { status: 503, message: "The payment network is unreachable; retry shortly." },
+  // Idempotency, limits, demo and the service itself
+  idempotency_key_in_use: { status: 409, message: "A request with this Idempotency-Key is in progress." },
+  idempotency_key_reused: { status: 422, message: "The Idempotency-Key was used with a different body." },
+  invalid_advance: { status: 400, message: "Send advance_seconds as a whole number of seconds, at least 1." },
+  not_found: { status: 404, message: "No such resource." },
+  method_not_allowed: { status: 405, message: "This method is not supported here." },
+  rate_limited: { status: 429, message: "Too many requests." },
+  internal_error: { status: 500, message: "Something went wrong on our side; retry shortly." },
+  service_unavailable: { status: 503, message: "The database is briefly unreachable; retry shortly." },
+} as const satisfies Record<string, Entry>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const isErrorCode = (value: string): value is ErrorCode => Object.hasOwn(ERROR_CODES, value);
+
+/**
+ * Codes only the dashboard's /bff routes answer with (besides API codes they pass on). They are not part of
+ * the API and so not in its OpenAPI document.
+ */
+export const DASHBOARD_ERROR_CODES = {
+  signed_out: { status: 401, message: "Your session has ended; sign in again." },
+  cross_origin: { status: 403, message: "This request must come from the dashboard itself." },
+  api_unreachable: { status: 502, message: "The service did not answer; try again." },
+  chain_unavailable: { status: 503, message: "The payment network is not reachable." },
+  demo_wallet_refused: { status: 400, message: "The demo wallet does not sign this." },
+} as const satisfies Record<string, Entry>;

@@ -1,0 +1,38 @@
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/pglite";
+import { migrate } from "drizzle-orm/pglite/migrator";
+import type { Database } from "@/lib/db/client";
+import { accounts, ledgerEntries } from "@/lib/db/schema";
+
+/** A fresh in-memory PGlite with every migration applied: the real schema, its CHECKs and unique keys. */
+export async function openMemoryDatabase(): Promise<{ db: Database; close: () => Promise<void> }> {
+  const client = await PGlite.create();
+  const db = drizzle({ client, schema: await import("@/lib/db/schema") });
+  await migrate(db, { migrationsFolder: path.join(process.cwd(), "lib/db/migrations") });
+  return { db: db as unknown as Database, close: () => client.close() };
+}
+
+/** A new account holding nothing, as POST /account makes one. */
+export async function createAccount(db: Database): Promise<number> {
+  const [row] = await db
+    .insert(accounts)
+    .values({ loginTokenHash: `test-${Math.random()}` })
+    .returning({ id: accounts.id });
+  if (!row) throw new Error("account insert returned no row");
+  return row.id;
+}
+
+/** The money invariant: an account's balance is exactly the sum of its ledger rows. */
+export async function balanceAndLedgerSum(db: Database, accountId: number) {
+  const [account] = await db
+    .select({ balance: accounts.balanceCents })
+    .from(accounts)
+    .where(sql`${accounts.id} = ${accountId}`);
+  const [sum] = await db
+    .select({ total: sql<string>`coalesce(sum(${ledgerEntries.amountCents}), 0)` })
+    .from(ledgerEntries)
+    .where(sql`${ledgerEntries.accountId} = ${accountId}`);
+  return { balance: account?.balance ?? Number.NaN, ledgerSum: Number(sum?.total ?? Number.NaN) };
+}

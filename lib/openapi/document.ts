@@ -94,6 +94,8 @@ const authed = (operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject
     ...operation.responses,
     "401": responses.unauthorized,
     "429": operation.responses?.["429"] ?? responses.authRateLimited,
+    // The key lookup and the bad-key limit need the database: while it restarts, 503 with Retry-After.
+    "503": operation.responses?.["503"] ?? responses.unavailable,
   },
 });
 
@@ -214,7 +216,8 @@ export function buildOpenApiDocument() {
           summary: "Create an account",
           description:
             "Public. Send no body (or `{}`). Returns the first API key and the dashboard login token, each shown only " +
-            "this once. Limited per client address (default 10 an hour); successful responses carry `RateLimit` headers.",
+            "this once. Limited per client address (default 10 an hour; on PostgreSQL counted across every instance); " +
+            "successful responses carry `RateLimit` headers.",
           responses: {
             "201": {
               description: "The account was created.",

@@ -494,6 +494,8 @@ async function signPayment(chain: { payTo: `0x${string}` }, payer: PrivateKeyAcc
   return { header: Buffer.from(JSON.stringify(payload)).toString("base64"), nonce: message.nonce };
 }
 
+let minting: Promise<unknown> = Promise.resolve();
+
 async function x402Customer(chain: { base: LocalChain; payTo: `0x${string}` }) {
   while (running) {
     const account = await signUp();
@@ -502,7 +504,9 @@ async function x402Customer(chain: { base: LocalChain; payTo: `0x${string}` }) {
       continue;
     }
     const payer = privateKeyToAccount(generatePrivateKey());
-    await mintTestToken(chain.base.rpcUrl, BASE_USDC, payer.address, 30_000_000n);
+    // One minter account: its transactions go one at a time, or two clients race for its nonce.
+    minting = minting.then(() => mintTestToken(chain.base.rpcUrl, BASE_USDC, payer.address, 30_000_000n));
+    await minting;
     const { header, nonce } = await signPayment(chain, payer, 30_000_000n);
     const intent: X402Intent = { nonce };
     x402Payments.push(intent);
@@ -752,13 +756,16 @@ async function main() {
 
   const duration = SECONDS * 1000;
   const begin = Date.now();
+  // A client that breaks (its own fault, not the service's) is reported and stops; the run goes on.
   const clients = [
     ...Array.from({ length: 4 }, customer),
     ...Array.from({ length: 2 }, () => x402Customer(chain)),
     ...Array.from({ length: 2 }, dashboard),
     ...Array.from({ length: 2 }, reader),
     limitProbe(),
-  ];
+  ].map((client) =>
+    client.catch((error: Error) => violations.push(`a client stopped: ${error.message.split("\n")[0]}`)),
+  );
   const restartPostgres = async () => {
     database.stop();
     await sleep(2_000);

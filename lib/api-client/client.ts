@@ -38,8 +38,12 @@ export function apiClient(options: { apiKey?: string; clientAddress?: string } =
 
 export type ApiClient = ReturnType<typeof apiClient>;
 
+/** The platform's fetch, as it was before Next wrapped it with its render-time caching. */
+const unpatchedFetch = (): typeof fetch =>
+  (globalThis.fetch as typeof fetch & { _nextOriginalFetch?: typeof fetch })._nextOriginalFetch ?? fetch;
+
 /** Reads retried while the API answers a short 503 (its database restarting): at most this long in all. */
-const READ_RETRY_BUDGET_MS = 10_000;
+const READ_RETRY_BUDGET_MS = 20_000;
 
 /**
  * Fetch for the dashboard's API calls: a read (GET) answered 503 with a Retry-After of a few seconds is
@@ -50,7 +54,8 @@ async function riding503(request: Request): Promise<Response> {
   const deadline = Date.now() + READ_RETRY_BUDGET_MS;
   for (;;) {
     const attempt = request.method === "GET" ? request.clone() : request;
-    const response = await fetch(attempt);
+    // Past Next's fetch patch: inside a page render it would hand a retry the first (503) answer again.
+    const response = await unpatchedFetch()(attempt, { cache: "no-store" });
     const wait = Number(response.headers.get("retry-after")) * 1000;
     if (request.method !== "GET" || response.status !== 503 || !(wait > 0) || Date.now() + wait > deadline) {
       return response;

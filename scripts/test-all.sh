@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every suite, as CI runs it: lint, types, unit tests, the API suite over HTTP on PGlite and on
-# PostgreSQL, and the browser suite in Chromium, all against one production build.
+# PostgreSQL, the chaos run (several instances behind nginx, with faults), and the browser suite in
+# Chromium, all against one production build.
 # Ends with one line "N passed, N failed" summed over every suite; exits non-zero if anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +34,9 @@ command -v ssh-keygen >/dev/null || missing+=(openssh-client)
 [ -x /usr/sbin/dropbear ] || missing+=(dropbear-bin)
 command -v cpio >/dev/null || missing+=(cpio)
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
+# The chaos run: nginx in front of three instances, with a throwaway certificate from openssl.
+command -v nginx >/dev/null || missing+=(nginx)
+command -v openssl >/dev/null || missing+=(openssl)
 # Real coin nodes for the node suite (regtest, loopback), without their GUI extras.
 nodes=()
 [ -x /usr/lib/litecoin/litecoind ] || nodes+=(litecoind)
@@ -98,6 +102,9 @@ vitest_suite unit unit
 # The API suites end with a ledger check on their database, reported as one more test.
 vitest_suite api-pglite api API_TEST_DB=pglite LEDGER_CHECK_FILE="$reports/api-pglite-ledger.check"
 vitest_suite api-postgres api API_TEST_DB=postgres LEDGER_CHECK_FILE="$reports/api-postgres-ledger.check"
+# Three instances behind nginx (deploy/nginx/vps.conf) on a throwaway PostgreSQL, restarted twice, one
+# instance killed: no 500s, money and limits intact (scripts/chaos.ts; 60 s locally with `npm run chaos`).
+check chaos env CHAOS_SECONDS=20 npm run chaos --silent
 # Deposits read from real coin nodes in regtest (litecoind), on PostgreSQL, with the same ledger check.
 vitest_suite nodes nodes API_TEST_DB=postgres LEDGER_CHECK_FILE="$reports/nodes-ledger.check"
 

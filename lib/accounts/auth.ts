@@ -113,6 +113,6 @@ export async function authenticateRequest(request: Request, client: string): Pro
   if (presented === undefined) throw unauthorized();
   const auth = isWellFormedApiKey(presented) ? await lookupKey(presented) : undefined;
   if (auth) return auth;
-  consume(limiters().authFailures, client); // 429 instead of 401 once this address is past the limit
+  await consume(limiters().authFailures, client); // 429 instead of 401 once this address is past the limit
   throw unauthorized("The API key is missing, malformed, unknown or revoked.");
 }

@@ -35,19 +35,18 @@ function matchingStep(secret: Secret, accountId: number, code: string): number |
  * Takes one code attempt under both TOTP limits (429 past either) and returns how to give it back. Only
  * failures may keep it: a success, or an attempt refused by the other limit, costs nothing.
  */
-function takeTotpAttempt(accountId: number, client: string): () => void {
+async function takeTotpAttempt(accountId: number, client: string): Promise<() => Promise<void>> {
   const { totpFailures, totpAccountFailures } = limiters();
   const pair = `${accountId} ${client}`;
-  consume(totpFailures, pair);
+  await consume(totpFailures, pair);
   try {
-    consume(totpAccountFailures, String(accountId));
+    await consume(totpAccountFailures, String(accountId));
   } catch (error) {
-    totpFailures.refund(pair);
+    await totpFailures.refund(pair);
     throw error;
   }
-  return () => {
-    totpFailures.refund(pair);
-    totpAccountFailures.refund(String(accountId));
+  return async () => {
+    await Promise.all([totpFailures.refund(pair), totpAccountFailures.refund(String(accountId))]);
   };
 }
 
@@ -63,7 +62,7 @@ export async function spendTotpCode(
   sealedSecret: string,
   client: string,
 ): Promise<boolean> {
-  const giveBack = takeTotpAttempt(accountId, client);
+  const giveBack = await takeTotpAttempt(accountId, client);
   const secret = Secret.fromBase32(unseal(config().encryptionKey, purpose(accountId), sealedSecret));
   const step = matchingStep(secret, accountId, code);
   if (step === undefined) return false;
@@ -76,7 +75,7 @@ export async function spendTotpCode(
     )
     .returning({ id: accounts.id });
   if (spent === undefined) return false;
-  giveBack();
+  await giveBack();
   return true;
 }
 

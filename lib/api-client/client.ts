@@ -20,7 +20,7 @@ export function apiBaseUrl(): string {
  * browser never holds it.
  */
 export function apiClient(options: { apiKey?: string; clientAddress?: string } = {}) {
-  const client = createClient<paths>({ baseUrl: apiBaseUrl() });
+  const client = createClient<paths>({ baseUrl: apiBaseUrl(), fetch: riding503 });
   const headers: Middleware = {
     onRequest({ request }) {
       if (options.apiKey) request.headers.set("authorization", `Bearer ${options.apiKey}`);
@@ -37,3 +37,30 @@ export function apiClient(options: { apiKey?: string; clientAddress?: string } =
 }
 
 export type ApiClient = ReturnType<typeof apiClient>;
+
+/** The platform's fetch, as it was before Next wrapped it with its render-time caching. */
+const unpatchedFetch = (): typeof fetch =>
+  (globalThis.fetch as typeof fetch & { _nextOriginalFetch?: typeof fetch })._nextOriginalFetch ?? fetch;
+
+/** Reads retried while the API answers a short 503 (its database restarting): at most this long in all. */
+const READ_RETRY_BUDGET_MS = 20_000;
+
+/**
+ * Fetch for the dashboard's API calls: a read (GET) answered 503 with a Retry-After of a few seconds is
+ * sent again after it, within a small budget, so a page rides through a database restart instead of
+ * showing its error. Writes are never repeated here; their callers decide.
+ */
+async function riding503(request: Request): Promise<Response> {
+  const deadline = Date.now() + READ_RETRY_BUDGET_MS;
+  for (;;) {
+    const attempt = request.method === "GET" ? request.clone() : request;
+    // Past Next's fetch patch: inside a page render it would hand a retry the first (503) answer again.
+    const response = await unpatchedFetch()(attempt, { cache: "no-store" });
+    const wait = Number(response.headers.get("retry-after")) * 1000;
+    if (request.method !== "GET" || response.status !== 503 || !(wait > 0) || Date.now() + wait > deadline) {
+      return response;
+    }
+    await response.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}

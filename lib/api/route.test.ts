@@ -51,6 +51,27 @@ describe("what the API's route wrapper logs", () => {
     expect(log).not.toContain("params:");
   });
 
+  it.each([
+    ["a connection closed mid-query", "Connection terminated unexpectedly"],
+    [
+      "a client broken by an earlier lost connection",
+      "Client has encountered a connection error and is not queryable",
+    ],
+  ])("answers 503 with Retry-After for %s (PostgreSQL restarting)", async (_label, message) => {
+    const handler = publicRoute(async () => {
+      // As drizzle reports a node-postgres failure: its own error, the driver's as the cause.
+      throw Object.assign(new Error("Failed query: select 1\nparams: "), { cause: new Error(message) });
+    });
+    let response: Response | undefined;
+    const log = await logged(async () => {
+      response = await handler(new Request("http://127.0.0.1/api/v1/x"), route);
+    });
+    expect(response?.status).toBe(503);
+    expect(response?.headers.get("retry-after")).toBe("1");
+    expect(await response?.json()).toMatchObject({ error: "service_unavailable" });
+    expect(log).toContain("database unavailable");
+  });
+
   it("answers a client that aborted its upload with a 4xx and logs nothing", async () => {
     // How Node hands a route the body of a connection the client closed mid-upload.
     const aborted = Object.assign(new Error("aborted"), { code: "ECONNRESET" });

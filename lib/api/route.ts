@@ -41,7 +41,12 @@ function isDatabaseUnavailable(error: unknown): boolean {
   ) {
     const code = (current as Error & { code?: unknown }).code;
     if (typeof code === "string" && (/^(08|53|57P)/.test(code) || NETWORK_ERROR_CODES.has(code))) return true;
-    if (/Connection terminated|timeout exceeded when trying to connect/i.test(current.message)) return true;
+    // node-postgres says these in words only: a socket closed mid-query, a client broken by an earlier one.
+    if (
+      /Connection terminated|timeout exceeded when trying to connect|not queryable/i.test(current.message)
+    ) {
+      return true;
+    }
   }
   return false;
 }

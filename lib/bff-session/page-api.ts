@@ -22,7 +22,10 @@ export async function signedInApi(): Promise<ApiClient> {
  */
 export function pageData<T>(result: { data?: T; response: Response }): T {
   if (result.response.status === 401) redirect("/signin");
-  if (result.data === undefined) throw new Error(`the API answered ${result.response.status}`);
+  if (result.data === undefined) {
+    const { pathname } = new URL(result.response.url || "http://api/");
+    throw new Error(`the API answered ${result.response.status} to ${pathname}`);
+  }
   return result.data;
 }
 

@@ -210,6 +210,9 @@ const envSchema = z.object({
 /** The settings' values when unset: the documentation quotes these, so it cannot drift from the code. */
 export const envDefaults = () => envSchema.parse({});
 
+/** Every variable the configuration reads. */
+export const ENV_NAMES = Object.keys(envSchema.shape);
+
 /** One hypervisor host of HYPERVISORS. */
 const hypervisorSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "lower-case letters, digits and hyphens"),
@@ -313,7 +316,7 @@ function parseHypervisors(text: string | undefined): HypervisorHost[] | string[]
 }
 
 /** Variables a production deployment must set; in demo mode they are generated or simulated. */
-const PRODUCTION_REQUIRED = [
+export const PRODUCTION_REQUIRED = [
   ...PRODUCTION_TRIGGERS,
   "X402_RPC_URL",
   "X402_PAY_TO",

@@ -43,6 +43,11 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on("error", (error) => console.error("postgres pool error:", error.message));
+  // A client in use when its server goes away (a restart) reports on itself, not on the pool: without a
+  // listener that is an uncaught exception. Its query fails on its own and the pool discards it.
+  pool.on("connect", (client) => {
+    client.on("error", (error) => console.error("postgres connection lost:", error.message));
+  });
   const lockClient = await pool.connect();
   try {
     await lockClient.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);

@@ -330,3 +330,22 @@ export const idempotencyKeys = pgTable(
   },
   (table) => [primaryKey({ columns: [table.accountId, table.scope, table.key] })],
 );
+
+/**
+ * Rate-limit counters on PostgreSQL: one row per limit and client key holding its current fixed window,
+ * counted by an atomic upsert so every app instance enforces the same limit. Rows past `expires_at` are swept.
+ */
+export const rateLimitCounters = pgTable(
+  "rate_limit_counters",
+  {
+    name: text("name").notNull(),
+    key: text("key").notNull(),
+    windowStart: timestamp("window_start", { withTimezone: true, mode: "date" }).notNull(),
+    count: integer("count").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (table) => [
+    primaryKey({ name: "rate_limit_counters_pk", columns: [table.name, table.key] }),
+    index("rate_limit_counters_expires_idx").on(table.expiresAt),
+  ],
+);

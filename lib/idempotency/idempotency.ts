@@ -8,8 +8,13 @@ import type { Tx } from "@/lib/ledger/ledger";
 
 /** Stored outcomes are honoured for a day (as Stripe does); an older key starts afresh. */
 const RETENTION_MS = 24 * 60 * 60 * 1000;
-/** A claim older than this belongs to a request that died mid-way; a retry may take it over. */
-const STALE_CLAIM_MS = 5 * 60 * 1000;
+/**
+ * A claim older than this belongs to a request that died mid-way (its instance was killed); a retry may take
+ * it over. Longer than the slowest work under it can run (POST /topups: an x402 settlement waits at most 30 s
+ * for its receipt plus RPC timeouts, and keeps its own claim on the authorization), short enough that a
+ * client retrying after a crash is served within two minutes.
+ */
+const STALE_CLAIM_MS = 90 * 1000;
 
 export type StoredResponse = {
   status: number;
@@ -129,19 +134,46 @@ export async function withIdempotency(
     const [existing] = await database.select().from(idempotencyKeys).where(where);
     return answerForClaimed(existing, scope.fingerprint);
   }
+  const release = () =>
+    releaseClaim(() =>
+      database.delete(idempotencyKeys).where(and(where, eq(idempotencyKeys.state, "in_progress"))),
+    );
   let response: StoredResponse;
   try {
     response = await execute();
   } catch (error) {
-    await database.delete(idempotencyKeys).where(and(where, eq(idempotencyKeys.state, "in_progress")));
+    await release();
     throw error;
   }
   if (response.status >= 200 && response.status < 300) {
     await database.update(idempotencyKeys).set(storedOutcome(response)).where(where);
   } else {
-    await database.delete(idempotencyKeys).where(and(where, eq(idempotencyKeys.state, "in_progress")));
+    await release();
   }
   return response;
+}
+
+/** How long a claim that could not be released (the database was away) keeps being retried. */
+const RELEASE_RETRY_MS = [1_000, 2_000, 4_000, 8_000, 15_000, 30_000, 60_000];
+
+/**
+ * Gives a failed request's claim back, so the client's retry with the same key is not refused. When the
+ * database is unreachable (often the very reason the request failed), the release is retried in the
+ * background for about two minutes instead of leaving the key held until the claim goes stale.
+ */
+async function releaseClaim(remove: () => Promise<unknown>): Promise<void> {
+  try {
+    await remove();
+  } catch {
+    const retry = (attempt: number) => {
+      const delay = RELEASE_RETRY_MS[attempt];
+      if (delay === undefined) return;
+      setTimeout(() => {
+        remove().catch(() => retry(attempt + 1));
+      }, delay).unref();
+    };
+    retry(0);
+  }
 }
 
 /**

@@ -25,7 +25,7 @@ export const accountPaths: ZodOpenApiPathsObject = {
         "Public. Send no body (or `{}`). Returns the first API key and the dashboard login token, each shown only " +
         "this once. Limited per client address (default " +
         perWindow(DEFAULTS.RATE_LIMIT_ACCOUNT_CREATE) +
-        "); successful responses carry `RateLimit` headers.",
+        "; on PostgreSQL counted across every instance); successful responses carry `RateLimit` headers.",
       responses: {
         "201": {
           description: "The account was created.",

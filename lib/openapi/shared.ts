@@ -74,6 +74,8 @@ export const authed = (operation: ZodOpenApiOperationObject): ZodOpenApiOperatio
     ...operation.responses,
     "401": responses.unauthorized,
     "429": operation.responses?.["429"] ?? responses.authRateLimited,
+    // The key lookup and the bad-key limit need the database: while it restarts, 503 with Retry-After.
+    "503": operation.responses?.["503"] ?? responses.unavailable,
   },
 });
 

@@ -1,35 +1,148 @@
-import { describe, expect, it } from "vitest";
-import { FixedWindowLimiter } from "./limiter";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle } from "drizzle-orm/pglite";
+import { migrate } from "drizzle-orm/pglite/migrator";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { ApiError } from "@/lib/api/errors";
+import type { Database } from "@/lib/db/client";
+import * as schema from "@/lib/db/schema";
+import { DatabaseWindowLimiter, FixedWindowLimiter } from "./limiter";
 
 describe("FixedWindowLimiter", () => {
-  it("allows `limit` events per window per key, then refuses until the window ends", () => {
+  it("allows `limit` events per window per key, then refuses until the window ends", async () => {
     let now = 1_000_000;
     const limiter = new FixedWindowLimiter("test", { limit: 3, windowSeconds: 60 }, () => now);
-    expect([1, 2, 3].map(() => limiter.hit("a").allowed)).toEqual([true, true, true]);
-    const refused = limiter.hit("a");
-    expect(refused).toEqual({ allowed: false, remaining: 0, resetSeconds: 60 });
-    expect(limiter.hit("b").allowed).toBe(true);
+    const first = [];
+    for (let i = 0; i < 3; i++) first.push((await limiter.hit("a")).allowed);
+    expect(first).toEqual([true, true, true]);
+    expect(await limiter.hit("a")).toEqual({ allowed: false, remaining: 0, resetSeconds: 60 });
+    expect((await limiter.hit("b")).allowed).toBe(true);
     now += 30_000;
-    expect(limiter.hit("a").resetSeconds).toBe(30);
+    expect((await limiter.hit("a")).resetSeconds).toBe(30);
     now += 30_001;
-    expect(limiter.hit("a")).toEqual({ allowed: true, remaining: 2, resetSeconds: 60 });
+    expect(await limiter.hit("a")).toEqual({ allowed: true, remaining: 2, resetSeconds: 60 });
   });
 });
 
 describe("FixedWindowLimiter bounds and refunds", () => {
-  it("gives back a refunded event", () => {
+  it("gives back a refunded event", async () => {
     const limiter = new FixedWindowLimiter("test", { limit: 1, windowSeconds: 10 }, () => 0);
-    expect(limiter.hit("a").allowed).toBe(true);
-    limiter.refund("a");
-    expect(limiter.hit("a").allowed).toBe(true);
-    expect(limiter.hit("a").allowed).toBe(false);
+    expect((await limiter.hit("a")).allowed).toBe(true);
+    await limiter.refund("a");
+    expect((await limiter.hit("a")).allowed).toBe(true);
+    expect((await limiter.hit("a")).allowed).toBe(false);
   });
 
-  it("keeps at most maxKeys windows, dropping the oldest", () => {
+  it("keeps at most maxKeys windows, dropping the oldest", async () => {
     const limiter = new FixedWindowLimiter("test", { limit: 1, windowSeconds: 3600 }, () => 0, 3);
-    for (const key of ["a", "b", "c", "d"]) limiter.hit(key);
+    for (const key of ["a", "b", "c", "d"]) await limiter.hit(key);
     // "a" was dropped to make room, so it starts a fresh window; "d" is still counted.
-    expect(limiter.hit("a").allowed).toBe(true);
-    expect(limiter.hit("d").allowed).toBe(false);
+    expect((await limiter.hit("a")).allowed).toBe(true);
+    expect((await limiter.hit("d")).allowed).toBe(false);
+  });
+});
+
+describe("DatabaseWindowLimiter (the SQL store, here on an embedded PostgreSQL)", () => {
+  let client: PGlite;
+  let database: Database;
+  const open = async () => database;
+  const rows = async () =>
+    (
+      await client.query<{ name: string; key: string; count: number }>(
+        "SELECT name, key, count FROM rate_limit_counters ORDER BY name, key",
+      )
+    ).rows;
+
+  // Starting an embedded database is slow on a loaded machine.
+  beforeAll(async () => {
+    client = await PGlite.create();
+    const drizzleDb = drizzle({ client, schema });
+    await migrate(drizzleDb, { migrationsFolder: path.join(process.cwd(), "lib/db/migrations") });
+    database = drizzleDb as unknown as Database;
+  }, 120_000);
+
+  it("counts per key in fixed windows that start with a key's first event, then refuses", async () => {
+    let now = 1_000_000_000;
+    const limiter = new DatabaseWindowLimiter(
+      "window",
+      { limit: 2, windowSeconds: 60 },
+      open,
+      "closed",
+      () => now,
+    );
+    expect(await limiter.hit("a")).toEqual({ allowed: true, remaining: 1, resetSeconds: 60 });
+    now += 15_000;
+    expect(await limiter.hit("a")).toEqual({ allowed: true, remaining: 0, resetSeconds: 45 });
+    expect(await limiter.hit("a")).toEqual({ allowed: false, remaining: 0, resetSeconds: 45 });
+    expect((await limiter.hit("b")).allowed).toBe(true);
+    now += 45_000; // the window of "a" has ended: the next event starts a fresh one
+    expect(await limiter.hit("a")).toEqual({ allowed: true, remaining: 1, resetSeconds: 60 });
+    expect((await rows()).filter((row) => row.name === "window")).toEqual([
+      { name: "window", key: "a", count: 1 },
+      { name: "window", key: "b", count: 1 },
+    ]);
+  });
+
+  it("holds one limit for several instances hitting at once", async () => {
+    // Two limiter objects stand for two app processes: they share only the table.
+    const spec = { limit: 5, windowSeconds: 3600 };
+    const one = new DatabaseWindowLimiter("shared", spec, open, "closed");
+    const two = new DatabaseWindowLimiter("shared", spec, open, "closed");
+    const results = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => (i % 2 ? one : two).hit("203.0.113.9")),
+    );
+    expect(results.filter((result) => result.allowed)).toHaveLength(5);
+    const [row] = (await rows()).filter((r) => r.name === "shared");
+    expect(row?.count).toBe(16);
+  });
+
+  it("gives back refunded events, never below zero", async () => {
+    const limiter = new DatabaseWindowLimiter("refund", { limit: 1, windowSeconds: 3600 }, open, "closed");
+    expect((await limiter.hit("a")).allowed).toBe(true);
+    await limiter.refund("a");
+    await limiter.refund("a");
+    expect((await limiter.hit("a")).allowed).toBe(true);
+    expect((await limiter.hit("a")).allowed).toBe(false);
+  });
+
+  it("sweeps finished windows", async () => {
+    let now = 1_000_000_000;
+    const limiter = new DatabaseWindowLimiter(
+      "sweep",
+      { limit: 1, windowSeconds: 10 },
+      open,
+      "closed",
+      () => now,
+    );
+    await limiter.hit("old");
+    now += 120_000;
+    await limiter.hit("new");
+    await vi.waitFor(async () => {
+      expect((await rows()).filter((row) => row.name === "sweep").map((row) => row.key)).toEqual(["new"]);
+    });
+  });
+
+  it("fails closed with a 503, or open, when the counters cannot be reached", async () => {
+    const unreachable = async (): Promise<Database> => {
+      throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+    };
+    const quiet = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const spec = { limit: 1, windowSeconds: 60 };
+      const closed = new DatabaseWindowLimiter("closed", spec, unreachable, "closed");
+      const refused = await closed.hit("a").catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ApiError);
+      expect(refused).toMatchObject({
+        status: 503,
+        code: "service_unavailable",
+        headers: { "Retry-After": "1" },
+      });
+      const open = new DatabaseWindowLimiter("open", spec, unreachable, "open");
+      expect((await open.hit("a")).allowed).toBe(true);
+      expect((await open.hit("a")).allowed).toBe(true);
+      await expect(closed.refund("a")).resolves.toBeUndefined();
+    } finally {
+      quiet.mockRestore();
+    }
   });
 });

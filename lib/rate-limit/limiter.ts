@@ -1,14 +1,35 @@
+import { and, eq, gt, lt, sql } from "drizzle-orm";
+import { ApiError } from "@/lib/api/errors";
 import type { RateLimitSpec } from "@/lib/config/env";
+import type { Database } from "@/lib/db/client";
+import { rateLimitCounters } from "@/lib/db/schema";
 
 export type RateLimitResult = { allowed: boolean; remaining: number; resetSeconds: number };
+
+/**
+ * What a limit does when its counters cannot be reached: `closed` refuses with 503 (for guesses at secrets
+ * and for paths that move money, which need the database anyway), `open` lets the request through uncounted
+ * (for work that does not need the database, so an outage of ours does not break it).
+ */
+export type StoreFailure = "open" | "closed";
+
+/** A fixed-window limit: counts events per key and says whether each is within the limit. */
+export interface RateLimiter {
+  readonly name: string;
+  readonly spec: RateLimitSpec;
+  /** Counts one event for `key` and says whether it is within the limit. */
+  hit(key: string): Promise<RateLimitResult>;
+  /** Takes back one counted event, for work that failed on our side and should not cost the client. */
+  refund(key: string): Promise<void>;
+}
 
 type Window = { count: number; resetAt: number };
 
 /**
- * Fixed-window counters held in this process's memory, keyed per client.
- * Counts are per app instance; the documented limits are per instance.
+ * Fixed-window counters held in this process's memory, keyed per client: the store on PGlite, where one
+ * process owns the database, so the limits are per instance.
  */
-export class FixedWindowLimiter {
+export class FixedWindowLimiter implements RateLimiter {
   private readonly windows = new Map<string, Window>();
   private lastSweep = 0;
 
@@ -19,15 +40,13 @@ export class FixedWindowLimiter {
     private readonly maxKeys = 100_000,
   ) {}
 
-  /** Counts one event for `key` and says whether it is within the limit. */
-  hit(key: string): RateLimitResult {
+  async hit(key: string): Promise<RateLimitResult> {
     const window = this.current(key);
     window.count += 1;
     return this.result(window);
   }
 
-  /** Takes back one counted event, for work that failed on our side and should not cost the client. */
-  refund(key: string): void {
+  async refund(key: string): Promise<void> {
     const window = this.windows.get(key);
     if (window && window.count > 0) window.count -= 1;
   }
@@ -65,4 +84,116 @@ export class FixedWindowLimiter {
       this.windows.delete(key);
     }
   }
+}
+
+/** How often one process deletes finished windows from the counters table. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+/**
+ * Fixed-window counters in the database, for PostgreSQL deployments: every app instance counts in the same
+ * row, so a limit holds for the deployment, not per instance. One atomic upsert per event; as in memory, a
+ * key's window starts with its first event, and an event after the window's end starts the next one.
+ */
+export class DatabaseWindowLimiter implements RateLimiter {
+  private nextSweep = 0;
+
+  constructor(
+    readonly name: string,
+    readonly spec: RateLimitSpec,
+    private readonly database: () => Promise<Database>,
+    readonly onStoreFailure: StoreFailure,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async hit(key: string): Promise<RateLimitResult> {
+    const now = this.now();
+    const at = new Date(now);
+    const end = new Date(now + this.spec.windowSeconds * 1000);
+    let row: { count: number; expiresAt: Date } | undefined;
+    try {
+      const database = await this.database();
+      const c = rateLimitCounters;
+      const finished = sql`${c.expiresAt} <= ${at.toISOString()}`;
+      [row] = await database
+        .insert(c)
+        .values({ name: this.name, key, windowStart: at, count: 1, expiresAt: end })
+        .onConflictDoUpdate({
+          target: [c.name, c.key],
+          set: {
+            count: sql`CASE WHEN ${finished} THEN 1 ELSE ${c.count} + 1 END`,
+            windowStart: sql`CASE WHEN ${finished} THEN excluded.window_start ELSE ${c.windowStart} END`,
+            expiresAt: sql`CASE WHEN ${finished} THEN excluded.expires_at ELSE ${c.expiresAt} END`,
+          },
+        })
+        .returning({ count: c.count, expiresAt: c.expiresAt });
+    } catch (error) {
+      return this.storeFailed(error, end.getTime() - now);
+    }
+    this.sweep(now);
+    const count = row?.count ?? 1;
+    const resetAt = row?.expiresAt.getTime() ?? end.getTime();
+    return {
+      allowed: count <= this.spec.limit,
+      remaining: Math.max(0, this.spec.limit - count),
+      resetSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)),
+    };
+  }
+
+  async refund(key: string): Promise<void> {
+    const c = rateLimitCounters;
+    try {
+      const database = await this.database();
+      await database
+        .update(c)
+        .set({ count: sql`${c.count} - 1` })
+        .where(
+          and(eq(c.name, this.name), eq(c.key, key), gt(c.expiresAt, new Date(this.now())), gt(c.count, 0)),
+        );
+    } catch (error) {
+      // A refund lost to an outage costs the client one event of a window that ends anyway.
+      console.error(`rate limit ${this.name}: refund not recorded:`, errorNames(error));
+    }
+  }
+
+  private storeFailed(error: unknown, msLeft: number): RateLimitResult {
+    console.error(
+      `rate limit ${this.name}: counters unreachable, failing ${this.onStoreFailure}:`,
+      errorNames(error),
+    );
+    if (this.onStoreFailure === "open") {
+      return {
+        allowed: true,
+        remaining: this.spec.limit,
+        resetSeconds: Math.max(1, Math.ceil(msLeft / 1000)),
+      };
+    }
+    throw new ApiError(
+      503,
+      "service_unavailable",
+      "The service is briefly unavailable; retry shortly.",
+      {},
+      { "Retry-After": "1" },
+    );
+  }
+
+  /** Deletes finished windows at most once a minute per limit, in the background of a hit. */
+  private sweep(now: number) {
+    if (now < this.nextSweep) return;
+    this.nextSweep = now + SWEEP_INTERVAL_MS;
+    void this.database()
+      .then((database) =>
+        database.delete(rateLimitCounters).where(lt(rateLimitCounters.expiresAt, new Date(now))),
+      )
+      .catch((error: unknown) => console.error(`rate limit ${this.name}: sweep failed:`, errorNames(error)));
+  }
+}
+
+/** Names and codes only: a failed query's message carries its parameters (client addresses). */
+function errorNames(error: unknown): string {
+  const parts: string[] = [];
+  for (let current = error; current instanceof Error; current = (current as { cause?: unknown }).cause) {
+    const code = (current as { code?: unknown }).code;
+    parts.push(`${current.name}${typeof code === "string" ? ` [${code}]` : ""}`);
+  }
+  return parts.join(" <- ") || "unknown error";
 }

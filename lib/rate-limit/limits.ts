@@ -1,38 +1,49 @@
 import "server-only";
 import { isIPv4, isIPv6 } from "node:net";
 import { tooManyRequests } from "@/lib/api/errors";
+import type { RateLimitSpec } from "@/lib/config/env";
 import { config } from "@/lib/config/env";
+import { db } from "@/lib/db/client";
 import { processWide } from "@/lib/process-wide";
 import { clientFromChain, forwardedClient, socketAddress } from "./client-address";
-import { FixedWindowLimiter } from "./limiter";
+import { DatabaseWindowLimiter, FixedWindowLimiter, type RateLimiter, type StoreFailure } from "./limiter";
 
 type Limiters = {
-  accountCreate: FixedWindowLimiter;
-  authFailures: FixedWindowLimiter;
+  accountCreate: RateLimiter;
+  authFailures: RateLimiter;
   /** Failed dashboard sign-ins, per client address. */
-  loginFailures: FixedWindowLimiter;
+  loginFailures: RateLimiter;
   /** Wrong TOTP codes per account and client address: one address cannot lock the owner out. */
-  totpFailures: FixedWindowLimiter;
+  totpFailures: RateLimiter;
   /** Wrong TOTP codes per account from all addresses, looser: the code stays unguessable from many. */
-  totpAccountFailures: FixedWindowLimiter;
+  totpAccountFailures: RateLimiter;
   /** Reads through the dashboard's wallet RPC, per client address: they spend the settlement node's quota. */
-  walletRpc: FixedWindowLimiter;
+  walletRpc: RateLimiter;
   /** x402 payment attempts, per account (`account:ID`) and per client address (`address:ADDR`). */
-  x402Attempts: FixedWindowLimiter;
+  x402Attempts: RateLimiter;
 };
 
-/** One set of counters per process, shared by every route bundle. */
+/**
+ * One set of limits per process, shared by every route bundle. On PostgreSQL the counters live in the
+ * database, so the limits hold for the whole deployment; on PGlite (one process) they live in memory.
+ * When the counters cannot be reached, guesses at secrets and money paths fail closed (503: they need the
+ * database anyway) and the wallet's chain reads, which do not, fail open.
+ */
 export function limiters(): Limiters {
   return processWide("rate-limiters", (): Limiters => {
-    const { rateLimits } = config();
+    const { rateLimits, databaseUrl } = config();
+    const make = (name: string, spec: RateLimitSpec, onStoreFailure: StoreFailure): RateLimiter =>
+      databaseUrl
+        ? new DatabaseWindowLimiter(name, spec, db, onStoreFailure)
+        : new FixedWindowLimiter(name, spec);
     return {
-      accountCreate: new FixedWindowLimiter("account-create", rateLimits.accountCreate),
-      authFailures: new FixedWindowLimiter("auth-failures", rateLimits.authFailures),
-      loginFailures: new FixedWindowLimiter("login-failures", rateLimits.loginFailures),
-      totpFailures: new FixedWindowLimiter("totp-failures", rateLimits.totpFailures),
-      totpAccountFailures: new FixedWindowLimiter("totp-account-failures", rateLimits.totpAccountFailures),
-      walletRpc: new FixedWindowLimiter("wallet-rpc", rateLimits.walletRpc),
-      x402Attempts: new FixedWindowLimiter("x402-attempts", rateLimits.x402Attempts),
+      accountCreate: make("account-create", rateLimits.accountCreate, "closed"),
+      authFailures: make("auth-failures", rateLimits.authFailures, "closed"),
+      loginFailures: make("login-failures", rateLimits.loginFailures, "closed"),
+      totpFailures: make("totp-failures", rateLimits.totpFailures, "closed"),
+      totpAccountFailures: make("totp-account-failures", rateLimits.totpAccountFailures, "closed"),
+      walletRpc: make("wallet-rpc", rateLimits.walletRpc, "open"),
+      x402Attempts: make("x402-attempts", rateLimits.x402Attempts, "closed"),
     };
   });
 }
@@ -78,22 +89,22 @@ export function limitKeyForAddress(address: string): string {
  * fails, and returns the result with the RateLimit headers to send.
  */
 export async function withQuota<T>(
-  limiter: FixedWindowLimiter,
+  limiter: RateLimiter,
   key: string,
   work: () => Promise<T>,
 ): Promise<{ result: T; headers: Record<string, string> }> {
-  const headers = consume(limiter, key);
+  const headers = await consume(limiter, key);
   try {
     return { result: await work(), headers };
   } catch (error) {
-    limiter.refund(key);
+    await limiter.refund(key);
     throw error;
   }
 }
 
 /** Counts one event for `key`; past the limit throws 429 with Retry-After, else returns the RateLimit headers. */
-export function consume(limiter: FixedWindowLimiter, key: string): Record<string, string> {
-  const result = limiter.hit(key);
+export async function consume(limiter: RateLimiter, key: string): Promise<Record<string, string>> {
+  const result = await limiter.hit(key);
   const { limit, windowSeconds } = limiter.spec;
   const headers = {
     "RateLimit-Policy": `"${limiter.name}";q=${limit};w=${windowSeconds}`,
@@ -111,17 +122,28 @@ export type QuotaOutcome<T> = { result: T } | { error: unknown };
  * whether its outcome uses the quota; when it does not, the events are given back.
  */
 export async function withQuotas<T>(
-  limiter: FixedWindowLimiter,
+  limiter: RateLimiter,
   keys: string[],
   work: () => Promise<T>,
   counts: (outcome: QuotaOutcome<T>) => boolean,
 ): Promise<T> {
-  const giveBack = () => {
-    for (const key of keys) limiter.refund(key);
+  const giveBack = async () => {
+    await Promise.all(keys.map((key) => limiter.refund(key)));
   };
-  const refused = keys.map((key) => limiter.hit(key)).filter((result) => !result.allowed);
+  const results = await Promise.allSettled(keys.map((key) => limiter.hit(key)));
+  const failed = results.find((outcome) => outcome.status === "rejected");
+  if (failed) {
+    // A store failing closed: give back the events that were counted, then answer as it said.
+    await Promise.all(
+      keys.filter((_, i) => results[i]?.status === "fulfilled").map((key) => limiter.refund(key)),
+    );
+    throw failed.reason;
+  }
+  const refused = results.flatMap((outcome) =>
+    outcome.status === "fulfilled" && !outcome.value.allowed ? [outcome.value] : [],
+  );
   if (refused.length > 0) {
-    giveBack();
+    await giveBack();
     const { limit, windowSeconds } = limiter.spec;
     throw tooManyRequests(Math.max(...refused.map((result) => result.resetSeconds)), {
       "RateLimit-Policy": `"${limiter.name}";q=${limit};w=${windowSeconds}`,
@@ -131,9 +153,9 @@ export async function withQuotas<T>(
   try {
     result = await work();
   } catch (error) {
-    if (!counts({ error })) giveBack();
+    if (!counts({ error })) await giveBack();
     throw error;
   }
-  if (!counts({ result })) giveBack();
+  if (!counts({ result })) await giveBack();
   return result;
 }

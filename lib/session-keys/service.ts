@@ -87,17 +87,17 @@ export async function signIn(input: { loginToken: string; totpCode: string | und
         .from(accounts)
         .where(eq(accounts.loginTokenHash, tokenHash))
     : [];
-  const invalidLogin = () => {
-    consume(limiters().loginFailures, input.client);
+  const invalidLogin = async () => {
+    await consume(limiters().loginFailures, input.client);
     return failed("invalid_login", "That login token is not valid.");
   };
-  if (!account || !tokenHash) throw invalidLogin();
+  if (!account || !tokenHash) throw await invalidLogin();
   if (account.totpEnabled && account.totpSecretEnc) {
     if (!input.totpCode) {
       throw failed("totp_required", "This account uses two-factor sign-in: send totp_code from your app.");
     }
     if (!(await spendTotpCode(account.id, input.totpCode, account.totpSecretEnc, input.client))) {
-      consume(limiters().loginFailures, input.client);
+      await consume(limiters().loginFailures, input.client);
       throw failed("invalid_totp_code", "That code is not valid (or was already used).");
     }
   }
@@ -110,7 +110,7 @@ export async function signIn(input: { loginToken: string; totpCode: string | und
       .for("update");
     return locked ? await createSession(tx, account.id) : undefined;
   });
-  if (!session) throw invalidLogin();
+  if (!session) throw await invalidLogin();
   return session;
 }
 

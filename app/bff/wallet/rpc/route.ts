@@ -15,7 +15,7 @@ const MAX_BODY_BYTES = 16 * 1024;
 
 export const POST = bffRoute(
   async ({ request }) => {
-    consume(limiters().walletRpc, clientAddress(request.headers));
+    await consume(limiters().walletRpc, clientAddress(request.headers));
     const parsed = RpcBodySchema.safeParse(await jsonBody(request, MAX_BODY_BYTES));
     if (!parsed.success) {
       return bffJson({ error: "invalid_body", message: "Send a JSON-RPC 2.0 request." }, 400);

@@ -1,0 +1,9 @@
+CREATE TABLE "rate_limit_counters" (
+	"name" text NOT NULL,
+	"key" text NOT NULL,
+	"window_start" timestamp with time zone NOT NULL,
+	"count" integer NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "rate_limit_counters_pk" PRIMARY KEY("name","key")
+);--> statement-breakpoint
+CREATE INDEX "rate_limit_counters_expires_idx" ON "rate_limit_counters" USING btree ("expires_at");

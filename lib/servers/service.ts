@@ -7,7 +7,7 @@ import { VALIDATION_MESSAGES } from "@/lib/api/validation-messages";
 import { findLocation, findOs, findPlan, priceFor } from "@/lib/catalog/catalog";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
-import { db } from "@/lib/db/client";
+import { type Database, db } from "@/lib/db/client";
 import { accounts, servers } from "@/lib/db/schema";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
 import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
@@ -66,11 +66,14 @@ async function debit(
  * Orders a server: validates against the catalog, then in ONE transaction locks the account, checks the
  * balance, inserts the server, stores its encrypted password and debits the price with its ledger row. The
  * account lock serialises concurrent orders, and the balance CHECK would refuse an overdraft anyway.
+ * `database` and `clock` default to the process ones; the job worker is kicked only for the process database.
  */
 export async function orderServer(
   accountId: number,
   request: CreateServerRequest,
   idempotencyKey: string | undefined,
+  database?: Database,
+  clock: () => Date = now,
 ): Promise<StoredResponse> {
   const plan = findPlan(request.plan);
   const location = findLocation(request.location);
@@ -104,7 +107,7 @@ export async function orderServer(
       await lockFunds(tx, accountId, priceCents);
       // Placed before anything is charged: no room means 409 and an unchanged balance.
       const hypervisor = await placeServer(tx, location.id, size);
-      const created = now();
+      const created = clock();
       const [row] = await tx
         .insert(servers)
         .values({
@@ -145,8 +148,9 @@ export async function orderServer(
         unstored: request.root_password === undefined ? { root_password: password } : undefined,
       };
     },
+    database,
   );
-  kickJobs();
+  if (database === undefined) kickJobs();
   return response;
 }
 
@@ -294,10 +298,10 @@ export async function terminateServer(accountId: number, serverId: number): Prom
  * Ends the server in the caller's transaction: address, capacity and credentials released at once; the
  * machine itself is removed by a destroy job after commit.
  */
-export async function terminateInTx(tx: Tx, row: ServerRow): Promise<ServerRow> {
+export async function terminateInTx(tx: Tx, row: ServerRow, current: Date = now()): Promise<ServerRow> {
   const [updated] = await tx
     .update(servers)
-    .set({ status: "terminated", terminatedAt: now(), powerState: null, ip: null, rootPasswordEnc: null })
+    .set({ status: "terminated", terminatedAt: current, powerState: null, ip: null, rootPasswordEnc: null })
     .where(eq(servers.id, row.id))
     .returning();
   if (!updated) throw new Error("server update returned no row");

@@ -3,7 +3,7 @@ import { and, asc, eq, gt, gte, inArray, isNotNull, lte, or } from "drizzle-orm"
 import { pace } from "@/lib/background/pace";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
-import { db } from "@/lib/db/client";
+import { type Database, db } from "@/lib/db/client";
 import { accounts, servers } from "@/lib/db/schema";
 import type { Tx } from "@/lib/ledger/ledger";
 import { firstLine } from "@/lib/log";
@@ -23,11 +23,11 @@ type Due = { id: number; accountId: number };
  * another app instance's worker, is left for the next pass. One server's failure does not stop the others.
  */
 async function forEachLocked(
+  database: Database,
   due: Due[],
   stillDue: (row: ServerRow) => boolean,
   step: (tx: Tx, row: ServerRow) => Promise<void>,
 ): Promise<void> {
-  const database = await db();
   for (const { id, accountId } of due) {
     await pace();
     try {
@@ -51,9 +51,8 @@ async function forEachLocked(
  * a suspended server back), otherwise suspend (a stop job). Past the grace period, a suspended server is
  * terminated. Only servers with something to do are selected, so waiting ones never crowd out due ones.
  */
-async function handleExpiries() {
-  const database = await db();
-  const current = now();
+async function handleExpiries(database: Database, clock: () => Date) {
+  const current = clock();
   const graceMs = config().servers.graceDays * 86_400_000;
   const graceStart = new Date(current.getTime() - graceMs);
   const due = await database
@@ -75,6 +74,7 @@ async function handleExpiries() {
     .orderBy(asc(servers.expiresAt))
     .limit(BATCH);
   await forEachLocked(
+    database,
     due,
     (row) => (row.status === "active" || row.status === "suspended") && row.expiresAt <= current,
     async (tx, row) => {
@@ -84,7 +84,7 @@ async function handleExpiries() {
           .from(accounts)
           .where(eq(accounts.id, row.accountId));
         if ((account?.balanceCents ?? 0) >= row.priceCents) {
-          await renewInTx(tx, row);
+          await renewInTx(tx, row, clock());
           return;
         }
       }
@@ -95,7 +95,7 @@ async function handleExpiries() {
           .where(eq(servers.id, row.id));
         await enqueueJob(tx, row.id, "power", { action: "stop" });
       } else if (row.expiresAt.getTime() + graceMs <= current.getTime()) {
-        await terminateInTx(tx, row);
+        await terminateInTx(tx, row, clock());
       }
     },
   );
@@ -161,9 +161,14 @@ async function reconcileWithHosts() {
   }
 }
 
-/** One pass of the server lifecycle; called by the background runner. */
-export async function runServerLifecycle(): Promise<void> {
-  await handleExpiries();
+/**
+ * One pass of the server lifecycle; called by the background runner. `database` and `clock` default to the
+ * process ones; the job worker and host reconciliation serve the process database only, so with another
+ * database passed the pass handles expiries alone.
+ */
+export async function runServerLifecycle(database?: Database, clock: () => Date = now): Promise<void> {
+  await handleExpiries(database ?? (await db()), clock);
+  if (database !== undefined) return;
   await runDueJobs();
   try {
     await reconcileWithHosts();

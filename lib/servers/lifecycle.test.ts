@@ -1,0 +1,191 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { asc, eq } from "drizzle-orm";
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Database } from "@/lib/db/client";
+import { ledgerEntries, serverJobs, servers } from "@/lib/db/schema";
+import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { balanceAndLedgerSum, createAccount, openMemoryDatabase } from "@/lib/testing/memory-db";
+import { runServerLifecycle } from "./lifecycle";
+
+// The process pace asks the process database whether it is embedded; a test's pass needs no resting.
+vi.mock("@/lib/background/pace", () => ({ pace: async () => undefined }));
+
+// config() is read on first use: demo secrets go to a scratch DATA_DIR; the grace period is 7 days.
+const dataDir = mkdtempSync(path.join(tmpdir(), "lifecycle-test-"));
+process.env.DATA_DIR = dataDir;
+process.env.SERVER_GRACE_DAYS = "7";
+delete process.env.PROVISIONER;
+delete process.env.HYPERVISORS;
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const PRICE = 400;
+const EXPIRY = new Date("2026-03-01T00:00:00Z");
+const at = (ms: number) => () => new Date(EXPIRY.getTime() + ms);
+
+describe("the lifecycle pass, directly against the real schema with the clock moved", () => {
+  let db: Database;
+  let close: () => Promise<void>;
+  // A database of its own per test: a pass looks at every server, not one account's.
+  beforeEach(async () => ({ db, close } = await openMemoryDatabase()), 120_000);
+  afterEach(async () => close());
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  async function serverWith(options: {
+    balanceCents: number;
+    autoRenew: boolean;
+    status?: "active" | "suspended";
+    expiresAt?: Date;
+  }) {
+    const accountId = await createAccount(db);
+    await db.transaction((tx) =>
+      postLedgerEntry(tx, {
+        accountId,
+        amountCents: options.balanceCents,
+        kind: "topup",
+        reference: `topup:${accountId}`,
+      }),
+    );
+    const [row] = await db
+      .insert(servers)
+      .values({
+        accountId,
+        plan: "pup",
+        location: "nl",
+        os: "debian-13",
+        hostname: `h${accountId}`,
+        cycle: "monthly",
+        priceCents: PRICE,
+        autoRenew: options.autoRenew,
+        status: options.status ?? "active",
+        powerState: options.status === "suspended" ? "stopped" : "running",
+        suspendedAt: options.status === "suspended" ? (options.expiresAt ?? EXPIRY) : null,
+        expiresAt: options.expiresAt ?? EXPIRY,
+      })
+      .returning();
+    if (!row) throw new Error("no server row");
+    return { accountId, serverId: row.id };
+  }
+
+  /** Everything a pass may change for one server and its account. */
+  async function state(accountId: number, serverId: number) {
+    const [server] = await db.select().from(servers).where(eq(servers.id, serverId));
+    const jobs = await db
+      .select({ kind: serverJobs.kind, action: serverJobs.action })
+      .from(serverJobs)
+      .where(eq(serverJobs.serverId, serverId))
+      .orderBy(asc(serverJobs.id));
+    const ledger = await db
+      .select({
+        amount: ledgerEntries.amountCents,
+        kind: ledgerEntries.kind,
+        reference: ledgerEntries.reference,
+      })
+      .from(ledgerEntries)
+      .where(eq(ledgerEntries.accountId, accountId))
+      .orderBy(asc(ledgerEntries.id));
+    return { server, jobs, ledger, money: await balanceAndLedgerSum(db, accountId) };
+  }
+
+  it("renews from the balance once per period when auto-renew is on", async () => {
+    const { accountId, serverId } = await serverWith({ balanceCents: 1000, autoRenew: true });
+
+    // Not yet due: nothing happens.
+    await runServerLifecycle(db, at(-HOUR));
+    expect((await state(accountId, serverId)).money).toEqual({ balance: 1000, ledgerSum: 1000 });
+
+    // At the expiry instant (renewInTx starts a late renewal from the pass's time, not the old expiry).
+    const firstPass = at(0);
+    await runServerLifecycle(db, firstPass);
+    const renewed = await state(accountId, serverId);
+    expect(renewed.server?.status).toBe("active");
+    expect(renewed.server?.expiresAt.toISOString()).toBe("2026-04-01T00:00:00.000Z");
+    expect(renewed.ledger.filter((entry) => entry.kind === "renewal")).toEqual([
+      { amount: -PRICE, kind: "renewal", reference: `renewal:server:${serverId}:${EXPIRY.toISOString()}` },
+    ]);
+    expect(renewed.money).toEqual({ balance: 600, ledgerSum: 600 });
+
+    // A second pass at the same instant: the period is paid, nothing moves.
+    await runServerLifecycle(db, firstPass);
+    expect(await state(accountId, serverId)).toEqual(renewed);
+
+    // The next period is charged once more at its own expiry.
+    await runServerLifecycle(db, () => new Date("2026-04-01T00:00:00Z"));
+    const next = await state(accountId, serverId);
+    expect(next.server?.expiresAt.toISOString()).toBe("2026-05-01T00:00:00.000Z");
+    expect(next.ledger.filter((entry) => entry.kind === "renewal")).toHaveLength(2);
+    expect(next.money).toEqual({ balance: 200, ledgerSum: 200 });
+  });
+
+  it("suspends without charging when the balance is short, and queues the stop once", async () => {
+    const { accountId, serverId } = await serverWith({ balanceCents: PRICE - 1, autoRenew: true });
+    const pass = at(HOUR);
+    await runServerLifecycle(db, pass);
+    const suspended = await state(accountId, serverId);
+    expect(suspended.server?.status).toBe("suspended");
+    expect(suspended.server?.powerState).toBe("stopped");
+    expect(suspended.server?.suspendedAt?.toISOString()).toBe(pass().toISOString());
+    expect(suspended.server?.expiresAt.toISOString()).toBe(EXPIRY.toISOString());
+    expect(suspended.jobs).toEqual([{ kind: "power", action: "stop" }]);
+    expect(suspended.ledger.map((entry) => entry.kind)).toEqual(["topup"]);
+    expect(suspended.money).toEqual({ balance: PRICE - 1, ledgerSum: PRICE - 1 });
+
+    await runServerLifecycle(db, pass);
+    expect(await state(accountId, serverId)).toEqual(suspended);
+  });
+
+  it("suspends without charging when auto-renew is off, however large the balance", async () => {
+    const { accountId, serverId } = await serverWith({ balanceCents: 10 * PRICE, autoRenew: false });
+    await runServerLifecycle(db, at(HOUR));
+    const after = await state(accountId, serverId);
+    expect(after.server?.status).toBe("suspended");
+    expect(after.money).toEqual({ balance: 10 * PRICE, ledgerSum: 10 * PRICE });
+  });
+
+  it("terminates a suspended server past the grace period with no charge", async () => {
+    const { accountId, serverId } = await serverWith({
+      balanceCents: PRICE - 1,
+      autoRenew: true,
+      status: "suspended",
+    });
+
+    // Inside the grace period: still suspended.
+    await runServerLifecycle(db, at(7 * DAY - HOUR));
+    expect((await state(accountId, serverId)).server?.status).toBe("suspended");
+
+    const pass = at(7 * DAY + HOUR);
+    await runServerLifecycle(db, pass);
+    const ended = await state(accountId, serverId);
+    expect(ended.server?.status).toBe("terminated");
+    expect(ended.server?.terminatedAt?.toISOString()).toBe(pass().toISOString());
+    expect(ended.server?.ip).toBeNull();
+    expect(ended.server?.rootPasswordEnc).toBeNull();
+    expect(ended.jobs).toEqual([{ kind: "destroy", action: null }]);
+    expect(ended.ledger.map((entry) => entry.kind)).toEqual(["topup"]);
+    expect(ended.money).toEqual({ balance: PRICE - 1, ledgerSum: PRICE - 1 });
+
+    await runServerLifecycle(db, pass);
+    expect(await state(accountId, serverId)).toEqual(ended);
+  });
+
+  it("brings a suspended auto-renew server back once its balance covers a cycle, inside the grace period", async () => {
+    const { accountId, serverId } = await serverWith({
+      balanceCents: PRICE,
+      autoRenew: true,
+      status: "suspended",
+    });
+    const pass = at(2 * DAY);
+    await runServerLifecycle(db, pass);
+    const back = await state(accountId, serverId);
+    expect(back.server?.status).toBe("active");
+    // The period starts now: the suspended days are not billed.
+    expect(back.server?.expiresAt.toISOString()).toBe("2026-04-03T00:00:00.000Z");
+    expect(back.jobs).toEqual([{ kind: "power", action: "start" }]);
+    expect(back.money).toEqual({ balance: 0, ledgerSum: 0 });
+
+    await runServerLifecycle(db, pass);
+    expect(await state(accountId, serverId)).toEqual(back);
+  });
+});

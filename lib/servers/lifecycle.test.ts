@@ -1,23 +1,21 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { asc, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Database } from "@/lib/db/client";
 import { ledgerEntries, serverJobs, servers } from "@/lib/db/schema";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
-import { balanceAndLedgerSum, createAccount, openMemoryDatabase } from "@/lib/testing/memory-db";
+import {
+  balanceAndLedgerSum,
+  createAccount,
+  openMemoryDatabase,
+  scratchConfigEnv,
+} from "@/lib/testing/memory-db";
 import { runServerLifecycle } from "./lifecycle";
 
 // The process pace asks the process database whether it is embedded; a test's pass needs no resting.
 vi.mock("@/lib/background/pace", () => ({ pace: async () => undefined }));
 
 // config() is read on first use: demo secrets go to a scratch DATA_DIR; the grace period is 7 days.
-const dataDir = mkdtempSync(path.join(tmpdir(), "lifecycle-test-"));
-process.env.DATA_DIR = dataDir;
-process.env.SERVER_GRACE_DAYS = "7";
-delete process.env.PROVISIONER;
-delete process.env.HYPERVISORS;
+const restoreEnv = scratchConfigEnv({ SERVER_GRACE_DAYS: "7" });
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -31,7 +29,7 @@ describe("the lifecycle pass, directly against the real schema with the clock mo
   // A database of its own per test: a pass looks at every server, not one account's.
   beforeEach(async () => ({ db, close } = await openMemoryDatabase()), 120_000);
   afterEach(async () => close());
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  afterAll(() => restoreEnv());
 
   async function serverWith(options: {
     balanceCents: number;

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "@/lib/api/errors";
@@ -9,15 +6,17 @@ import type { Database } from "@/lib/db/client";
 import { ledgerEntries, serverJobs, servers } from "@/lib/db/schema";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import type { CreateServerRequest } from "@/lib/schemas/servers";
-import { balanceAndLedgerSum, createAccount, openMemoryDatabase } from "@/lib/testing/memory-db";
+import {
+  balanceAndLedgerSum,
+  createAccount,
+  openMemoryDatabase,
+  scratchConfigEnv,
+} from "@/lib/testing/memory-db";
 import { orderServer } from "./service";
 
 // config() is read on first use: demo secrets go to a scratch DATA_DIR, and the simulated provisioner
 // with no hypervisors (nothing to place) is the one in use.
-const dataDir = mkdtempSync(path.join(tmpdir(), "order-test-"));
-process.env.DATA_DIR = dataDir;
-delete process.env.PROVISIONER;
-delete process.env.HYPERVISORS;
+const restoreEnv = scratchConfigEnv();
 
 const CLOCK = new Date("2026-04-01T10:00:00Z");
 const clock = () => CLOCK;
@@ -39,7 +38,7 @@ describe("ordering, directly against the real schema", () => {
   beforeAll(async () => ({ db, close } = await openMemoryDatabase()), 120_000);
   afterAll(async () => {
     await close();
-    rmSync(dataDir, { recursive: true, force: true });
+    restoreEnv();
   });
 
   async function fundedAccount(balanceCents: number) {

@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
@@ -35,4 +37,32 @@ export async function balanceAndLedgerSum(db: Database, accountId: number) {
     .from(ledgerEntries)
     .where(sql`${ledgerEntries.accountId} = ${accountId}`);
   return { balance: account?.balance ?? Number.NaN, ledgerSum: Number(sum?.total ?? Number.NaN) };
+}
+
+/**
+ * Prepares process.env for config(), which reads it once on first use: demo secrets in a scratch
+ * DATA_DIR, the simulated provisioner, no hypervisors unless `overrides` names some. Call it at module
+ * load, before anything reads config(); the returned function restores the environment and removes the
+ * scratch directory.
+ */
+export function scratchConfigEnv(overrides: Record<string, string> = {}): () => void {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "memory-db-config-"));
+  const values: Record<string, string | undefined> = {
+    DATA_DIR: dataDir,
+    PROVISIONER: undefined,
+    HYPERVISORS: undefined,
+    ...overrides,
+  };
+  const saved = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]));
+  const apply = (env: Record<string, string | undefined>) => {
+    for (const [name, value] of Object.entries(env)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+  apply(values);
+  return () => {
+    apply(saved);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
 }

@@ -1,5 +1,5 @@
 import { asc, eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "@/lib/db/client";
 import { ledgerEntries, serverJobs, servers } from "@/lib/db/schema";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
@@ -10,9 +10,6 @@ import {
   scratchConfigEnv,
 } from "@/lib/testing/memory-db";
 import { runServerLifecycle } from "./lifecycle";
-
-// The process pace asks the process database whether it is embedded; a test's pass needs no resting.
-vi.mock("@/lib/background/pace", () => ({ pace: async () => undefined }));
 
 // config() is read on first use: demo secrets go to a scratch DATA_DIR; the grace period is 7 days.
 const restoreEnv = scratchConfigEnv({ SERVER_GRACE_DAYS: "7" });

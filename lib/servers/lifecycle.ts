@@ -1,4 +1,5 @@
 import "server-only";
+import { setImmediate } from "node:timers/promises";
 import { and, asc, eq, gt, gte, inArray, isNotNull, lte, or } from "drizzle-orm";
 import { pace } from "@/lib/background/pace";
 import { now } from "@/lib/clock";
@@ -24,12 +25,13 @@ type Due = { id: number; accountId: number };
  */
 async function forEachLocked(
   database: Database,
+  rest: () => Promise<unknown>,
   due: Due[],
   stillDue: (row: ServerRow) => boolean,
   step: (tx: Tx, row: ServerRow) => Promise<void>,
 ): Promise<void> {
   for (const { id, accountId } of due) {
-    await pace();
+    await rest();
     try {
       await database.transaction(async (tx) => {
         await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
@@ -51,7 +53,7 @@ async function forEachLocked(
  * a suspended server back), otherwise suspend (a stop job). Past the grace period, a suspended server is
  * terminated. Only servers with something to do are selected, so waiting ones never crowd out due ones.
  */
-async function handleExpiries(database: Database, clock: () => Date) {
+async function handleExpiries(database: Database, clock: () => Date, rest: () => Promise<unknown>) {
   const current = clock();
   const graceMs = config().servers.graceDays * 86_400_000;
   const graceStart = new Date(current.getTime() - graceMs);
@@ -75,6 +77,7 @@ async function handleExpiries(database: Database, clock: () => Date) {
     .limit(BATCH);
   await forEachLocked(
     database,
+    rest,
     due,
     (row) => (row.status === "active" || row.status === "suspended") && row.expiresAt <= current,
     async (tx, row) => {
@@ -167,7 +170,8 @@ async function reconcileWithHosts() {
  * database passed the pass handles expiries alone.
  */
 export async function runServerLifecycle(database?: Database, clock: () => Date = now): Promise<void> {
-  await handleExpiries(database ?? (await db()), clock);
+  // The process pace rests by the process database's kind; another database only needs a turn between rows.
+  await handleExpiries(database ?? (await db()), clock, database === undefined ? pace : () => setImmediate());
   if (database !== undefined) return;
   await runDueJobs();
   try {

@@ -54,8 +54,13 @@ async function riding503(request: Request): Promise<Response> {
   const deadline = Date.now() + READ_RETRY_BUDGET_MS;
   for (;;) {
     const attempt = request.method === "GET" ? request.clone() : request;
-    // Past Next's fetch patch: inside a page render it would hand a retry the first (503) answer again.
-    const response = await unpatchedFetch()(attempt, { cache: "no-store" });
+    // Past Next's fetch patch, and with a signal of its own: within one page render, the fetch Next keeps as
+    // "original" still deduplicates GETs by URL and would hand every retry the first (503) answer again; a
+    // caller-owned signal is its documented opt-out.
+    const response = await unpatchedFetch()(attempt, {
+      cache: "no-store",
+      signal: new AbortController().signal,
+    });
     const wait = Number(response.headers.get("retry-after")) * 1000;
     if (request.method !== "GET" || response.status !== 503 || !(wait > 0) || Date.now() + wait > deadline) {
       return response;

@@ -25,7 +25,10 @@ if [ ! -f "$built/tiny.initrd" ]; then
   chmod 0755 "$work" # apt-get download writes as _apt
   trap 'rm -rf "$work"' EXIT
   # Debian's own kernel: the package the cloud kernel metapackage points at, downloaded (not installed).
-  kernel_pkg=$(apt-cache depends linux-image-cloud-amd64 | awk '/Depends: linux-image-/ {print $2; exit}')
+  kernel_of() { apt-cache depends linux-image-cloud-amd64 2>/dev/null | awk '/Depends: linux-image-/ {print $2; exit}'; }
+  kernel_pkg=$(kernel_of)
+  # A machine whose package lists were never fetched knows no kernel package yet.
+  [ -n "$kernel_pkg" ] || { apt-get update -qq && kernel_pkg=$(kernel_of); }
   (cd "$work" && apt-get download -qq "$kernel_pkg")
   dpkg-deb -x "$work"/"$kernel_pkg"_*.deb "$work/kernel"
   release=${kernel_pkg#linux-image-}

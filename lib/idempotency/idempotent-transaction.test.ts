@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/lib/db/client";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
-import { balanceAndLedgerSum, createAccount, openMemoryDatabase } from "@/lib/testing/memory-db";
+import { balanceAndLedgerSum, createFundedAccount, openMemoryDatabase } from "@/lib/testing/memory-db";
 import { fingerprint, withIdempotentTransaction } from "./idempotency";
 
 describe("idempotent money-moving work, directly against the real schema", () => {
@@ -27,10 +27,7 @@ describe("idempotent money-moving work, directly against the real schema", () =>
     );
 
   it("does the work once per key: a retry replays the stored answer and moves no money", async () => {
-    const accountId = await createAccount(db);
-    await db.transaction((tx) =>
-      postLedgerEntry(tx, { accountId, amountCents: 1000, kind: "topup", reference: `topup:${accountId}` }),
-    );
+    const accountId = await createFundedAccount(db, 1000);
     const first = await charge(accountId, "k1", 300, `order:${accountId}:1`);
     expect(first).toMatchObject({ status: 201, body: { balance: 700, secret: "once" } });
     expect(await balanceAndLedgerSum(db, accountId)).toEqual({ balance: 700, ledgerSum: 700 });
@@ -43,10 +40,7 @@ describe("idempotent money-moving work, directly against the real schema", () =>
   });
 
   it("refuses the key with another body (422) and forgets a failed attempt", async () => {
-    const accountId = await createAccount(db);
-    await db.transaction((tx) =>
-      postLedgerEntry(tx, { accountId, amountCents: 500, kind: "topup", reference: `topup:${accountId}` }),
-    );
+    const accountId = await createFundedAccount(db, 500);
     await charge(accountId, "k2", 100, `order:${accountId}:1`);
     await expect(charge(accountId, "k2", 200, `order:${accountId}:2`)).rejects.toMatchObject({
       status: 422,

@@ -2,10 +2,9 @@ import { asc, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "@/lib/db/client";
 import { ledgerEntries, serverJobs, servers } from "@/lib/db/schema";
-import { postLedgerEntry } from "@/lib/ledger/ledger";
 import {
   balanceAndLedgerSum,
-  createAccount,
+  createFundedAccount,
   openMemoryDatabase,
   scratchConfigEnv,
 } from "@/lib/testing/memory-db";
@@ -34,15 +33,7 @@ describe("the lifecycle pass, directly against the real schema with the clock mo
     status?: "active" | "suspended";
     expiresAt?: Date;
   }) {
-    const accountId = await createAccount(db);
-    await db.transaction((tx) =>
-      postLedgerEntry(tx, {
-        accountId,
-        amountCents: options.balanceCents,
-        kind: "topup",
-        reference: `topup:${accountId}`,
-      }),
-    );
+    const accountId = await createFundedAccount(db, options.balanceCents);
     const [row] = await db
       .insert(servers)
       .values({

@@ -3,11 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findLocation, findPlan, priceFor } from "@/lib/catalog/catalog";
 import type { Database } from "@/lib/db/client";
 import { servers } from "@/lib/db/schema";
-import { postLedgerEntry } from "@/lib/ledger/ledger";
 import type { CreateServerRequest } from "@/lib/schemas/servers";
 import {
   balanceAndLedgerSum,
-  createAccount,
+  createFundedAccount,
   openMemoryDatabase,
   scratchConfigEnv,
 } from "@/lib/testing/memory-db";
@@ -44,15 +43,7 @@ describe("ordering with a full host, directly against the real schema", () => {
   });
 
   it("places the first order on the host and refuses the next with out_of_capacity before charging", async () => {
-    const accountId = await createAccount(db);
-    await db.transaction((tx) =>
-      postLedgerEntry(tx, {
-        accountId,
-        amountCents: PRICE * 2,
-        kind: "topup",
-        reference: `topup:${accountId}`,
-      }),
-    );
+    const accountId = await createFundedAccount(db, PRICE * 2);
     const first = await orderServer(accountId, request, undefined, db, clock);
     expect(first.status).toBe(201);
     const [placed] = await db.select().from(servers).where(eq(servers.accountId, accountId));

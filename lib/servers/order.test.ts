@@ -8,7 +8,7 @@ import { postLedgerEntry } from "@/lib/ledger/ledger";
 import type { CreateServerRequest } from "@/lib/schemas/servers";
 import {
   balanceAndLedgerSum,
-  createAccount,
+  createFundedAccount,
   openMemoryDatabase,
   scratchConfigEnv,
 } from "@/lib/testing/memory-db";
@@ -41,18 +41,7 @@ describe("ordering, directly against the real schema", () => {
     restoreEnv();
   });
 
-  async function fundedAccount(balanceCents: number) {
-    const accountId = await createAccount(db);
-    await db.transaction((tx) =>
-      postLedgerEntry(tx, {
-        accountId,
-        amountCents: balanceCents,
-        kind: "topup",
-        reference: `topup:${accountId}`,
-      }),
-    );
-    return accountId;
-  }
+  const fundedAccount = (balanceCents: number) => createFundedAccount(db, balanceCents);
 
   const order = (accountId: number, body: CreateServerRequest, key?: string) =>
     orderServer(accountId, body, key, db, clock);

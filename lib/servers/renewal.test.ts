@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "@/lib/api/errors";
 import type { Database } from "@/lib/db/client";
 import { serverJobs, servers } from "@/lib/db/schema";
-import { postLedgerEntry } from "@/lib/ledger/ledger";
-import { balanceAndLedgerSum, createAccount, openMemoryDatabase } from "@/lib/testing/memory-db";
+import { balanceAndLedgerSum, createFundedAccount, openMemoryDatabase } from "@/lib/testing/memory-db";
 import { renewInTx } from "./service";
 
 const DAY = 86_400_000;
@@ -16,15 +15,7 @@ describe("renewal, directly against the real schema", () => {
   afterAll(async () => close());
 
   async function fundedServer(balanceCents: number, status: "active" | "suspended", expiresAt: Date) {
-    const accountId = await createAccount(db);
-    await db.transaction((tx) =>
-      postLedgerEntry(tx, {
-        accountId,
-        amountCents: balanceCents,
-        kind: "topup",
-        reference: `topup:${accountId}`,
-      }),
-    );
+    const accountId = await createFundedAccount(db, balanceCents);
     const [row] = await db
       .insert(servers)
       .values({

@@ -7,6 +7,7 @@ import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import type { Database } from "@/lib/db/client";
 import { accounts, ledgerEntries } from "@/lib/db/schema";
+import { postLedgerEntry } from "@/lib/ledger/ledger";
 
 /** A fresh in-memory PGlite with every migration applied: the real schema, its CHECKs and unique keys. */
 export async function openMemoryDatabase(): Promise<{ db: Database; close: () => Promise<void> }> {
@@ -24,6 +25,20 @@ export async function createAccount(db: Database): Promise<number> {
     .returning({ id: accounts.id });
   if (!row) throw new Error("account insert returned no row");
   return row.id;
+}
+
+/** A new account holding `balanceCents`, credited as a top-up through the ledger like a real one. */
+export async function createFundedAccount(db: Database, balanceCents: number): Promise<number> {
+  const accountId = await createAccount(db);
+  await db.transaction((tx) =>
+    postLedgerEntry(tx, {
+      accountId,
+      amountCents: balanceCents,
+      kind: "topup",
+      reference: `topup:${accountId}`,
+    }),
+  );
+  return accountId;
 }
 
 /** The money invariant: an account's balance is exactly the sum of its ledger rows. */

@@ -7,6 +7,7 @@ import { accounts, apiKeys, servers } from "@/lib/db/schema";
 import { currentWriteEpoch } from "@/lib/db/write-epoch";
 import { processWide } from "@/lib/process-wide";
 import { consume, limiters } from "@/lib/rate-limit/limits";
+import { accountServersRevision } from "@/lib/servers/read-cache";
 import { isWellFormedApiKey, sha256Hex } from "./credentials";
 
 /** The authenticated caller: the key used, and a summary of its account read in the same statement. */
@@ -15,7 +16,14 @@ export type AuthContext = {
   /** `api` for keys the user made, `session` for a dashboard sign-in's key. */
   keyKind: string;
   accountId: number;
-  account: { balanceCents: number; totpEnabled: boolean; createdAt: Date; serverCount: number };
+  account: {
+    balanceCents: number;
+    totpEnabled: boolean;
+    createdAt: Date;
+    serverCount: number;
+    /** Changes with every committed change to the account's servers (lib/servers/read-cache.ts). */
+    serversRevision: number;
+  };
 };
 
 /** last_used_at is refreshed at most this often per key, so reads do not turn into writes. */
@@ -40,6 +48,7 @@ function prepareKeyLookup(database: Database) {
         sql<number>`(SELECT count(*) FROM ${servers} WHERE ${servers.accountId} = ${accounts.id} AND ${servers.status} <> 'terminated')`.mapWith(
           Number,
         ),
+      serversRevision: accountServersRevision(),
     })
     .from(apiKeys)
     .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
@@ -81,8 +90,10 @@ async function lookupKey(key: string): Promise<AuthContext | undefined> {
   if (!row) return undefined;
   const expiresAt = row.keyExpiresAt?.getTime();
   if (expired(expiresAt)) return undefined;
-  const { keyId, keyKind, accountId, balanceCents, totpEnabled, createdAt, serverCount } = row;
-  const auth = { keyId, keyKind, accountId, account: { balanceCents, totpEnabled, createdAt, serverCount } };
+  const { keyId, keyKind, accountId, balanceCents, totpEnabled, createdAt, serverCount, serversRevision } =
+    row;
+  const account = { balanceCents, totpEnabled, createdAt, serverCount, serversRevision };
+  const auth = { keyId, keyKind, accountId, account };
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     await handle.db.update(apiKeys).set({ lastUsedAt: new Date() }).where(eq(apiKeys.id, row.keyId));
     return auth; // that update was a write: the value read before it is not cached

@@ -31,7 +31,7 @@ export async function createAccount(): Promise<AccountCreated> {
     return inserted;
   });
   return {
-    ...presentAccount(row.id, { ...row, serverCount: 0 }),
+    ...presentAccount(row.id, { ...row, serverCount: 0, serversRevision: 0 }),
     api_key: key.key,
     login_token: token.token,
   };

@@ -98,6 +98,8 @@ export const servers = pgTable(
     sshKeys: text("ssh_keys"),
     /** Why the server is in its state when that is not the usual path (a failed build, a vanished domain). */
     statusReason: text("status_reason"),
+    /** Raised by a trigger on every update (migration 0012); see lib/servers/read-cache.ts. */
+    revision: integer("revision").notNull().default(1),
   },
   (table) => [
     index("servers_account_id_idx").on(table.accountId, table.id),

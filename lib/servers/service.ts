@@ -1,6 +1,7 @@
 import "server-only";
 import { createHmac } from "node:crypto";
 import { and, desc, eq, lt } from "drizzle-orm";
+import type { AuthContext } from "@/lib/accounts/auth";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
 import { type Page, type PageRequest, toPage } from "@/lib/api/pagination";
 import { VALIDATION_MESSAGES } from "@/lib/api/validation-messages";
@@ -19,6 +20,7 @@ import { enqueueJob, kickJobs, runJobNow } from "./jobs";
 import { placeServer, sizeFor } from "./placement";
 import { presentServer, type ServerRow } from "./present";
 import { type PowerAction, provisioner } from "./provisioner";
+import { cachedServerRead } from "./read-cache";
 import { decryptRootPassword, encryptRootPassword, generateRootPassword } from "./secrets";
 import { normalizeSshKeys } from "./ssh-keys";
 
@@ -154,7 +156,7 @@ export async function orderServer(
   return response;
 }
 
-async function ownedRow(accountId: number, serverId: number): Promise<ServerRow> {
+async function freshOwnedRow(accountId: number, serverId: number): Promise<ServerRow> {
   const database = await db();
   const [row] = await database
     .select()
@@ -164,25 +166,50 @@ async function ownedRow(accountId: number, serverId: number): Promise<ServerRow>
   return row;
 }
 
-/** One page of the account's servers, newest first, terminated ones included. */
-export async function listServers(accountId: number, page: PageRequest): Promise<Page<Server>> {
-  const database = await db();
-  const rows = await database
-    .select()
-    .from(servers)
-    .where(and(eq(servers.accountId, accountId), page.beforeId ? lt(servers.id, page.beforeId) : undefined))
-    .orderBy(desc(servers.id))
-    .limit(page.limit + 1);
-  return toPage(rows, page.limit, present);
+/** Whose servers a read is for, and their revision as authentication read it (see read-cache.ts). */
+export type ServerReader = { accountId: number; serversRevision: number };
+
+export const serverReader = (auth: AuthContext): ServerReader => ({
+  accountId: auth.accountId,
+  serversRevision: auth.account.serversRevision,
+});
+
+function ownedRow(reader: ServerReader, serverId: number): Promise<ServerRow> {
+  const { accountId, serversRevision } = reader;
+  return cachedServerRead(accountId, serversRevision, `row:${serverId}`, () =>
+    freshOwnedRow(accountId, serverId),
+  );
 }
 
-export async function getServer(accountId: number, serverId: number): Promise<Server> {
-  return present(await ownedRow(accountId, serverId));
+/** One page of the account's servers, newest first, terminated ones included. */
+export async function listServers(reader: ServerReader, page: PageRequest): Promise<Page<Server>> {
+  const { accountId, serversRevision } = reader;
+  return cachedServerRead(
+    accountId,
+    serversRevision,
+    `page:${page.beforeId ?? ""}:${page.limit}`,
+    async () => {
+      const database = await db();
+      const rows = await database
+        .select()
+        .from(servers)
+        .where(
+          and(eq(servers.accountId, accountId), page.beforeId ? lt(servers.id, page.beforeId) : undefined),
+        )
+        .orderBy(desc(servers.id))
+        .limit(page.limit + 1);
+      return toPage(rows, page.limit, present);
+    },
+  );
+}
+
+export async function getServer(reader: ServerReader, serverId: number): Promise<Server> {
+  return present(await ownedRow(reader, serverId));
 }
 
 /** The root login, decrypted on request. Terminated servers have none. */
-export async function getCredentials(accountId: number, serverId: number) {
-  const row = await ownedRow(accountId, serverId);
+export async function getCredentials(reader: ServerReader, serverId: number) {
+  const row = await ownedRow(reader, serverId);
   if (row.status === "terminated" || !row.rootPasswordEnc) {
     throw conflict("server_terminated", "This server is terminated; its credentials are gone.");
   }
@@ -280,7 +307,7 @@ export async function powerAction(accountId: number, serverId: number, action: P
     return enqueueJob(tx, row.id, "power", { action });
   });
   await runJobNow(jobId, (config().servers.stopTimeoutSeconds + 30) * 1000);
-  return present(await ownedRow(accountId, serverId));
+  return present(await freshOwnedRow(accountId, serverId));
 }
 
 /** The owner ends the server now: destroyed, address released, no refund of the unused time. */

@@ -3,10 +3,13 @@ import { readPageRequest } from "@/lib/api/pagination";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
 import { CreateServerRequestSchema, SERVER_PAGE_DEFAULT } from "@/lib/schemas/servers";
-import { listServers, orderServer } from "@/lib/servers/service";
+import { listServers, orderServer, serverReader } from "@/lib/servers/service";
 
 export const GET = authedRoute(async ({ request, auth }) => {
-  const page = await listServers(auth.accountId, readPageRequest(new URL(request.url), SERVER_PAGE_DEFAULT));
+  const page = await listServers(
+    serverReader(auth),
+    readPageRequest(new URL(request.url), SERVER_PAGE_DEFAULT),
+  );
   return json({ servers: page.items, next_cursor: page.nextCursor });
 });
 

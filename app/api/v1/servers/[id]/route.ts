@@ -1,10 +1,10 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { UpdateServerRequestSchema } from "@/lib/schemas/servers";
-import { getServer, setAutoRenew, terminateServer } from "@/lib/servers/service";
+import { getServer, serverReader, setAutoRenew, terminateServer } from "@/lib/servers/service";
 
 export const GET = authedRoute(async ({ auth, params }) =>
-  json(await getServer(auth.accountId, pathId(params, "id", "server"))),
+  json(await getServer(serverReader(auth), pathId(params, "id", "server"))),
 );
 
 export const PATCH = authedRoute(async ({ request, auth, params }) => {

@@ -1,8 +1,8 @@
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { getCredentials } from "@/lib/servers/service";
+import { getCredentials, serverReader } from "@/lib/servers/service";
 
 export const GET = authedRoute(async ({ auth, params }) =>
-  json(await getCredentials(auth.accountId, pathId(params, "id", "server")), 200, {
+  json(await getCredentials(serverReader(auth), pathId(params, "id", "server")), 200, {
     "cache-control": "no-store",
     pragma: "no-cache",
   }),

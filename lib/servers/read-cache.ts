@@ -1,0 +1,50 @@
+import "server-only";
+import { type SQL, sql } from "drizzle-orm";
+import { processWide } from "@/lib/process-wide";
+
+/**
+ * Server reads, kept per account and reused while the account's server revision is unchanged.
+ *
+ * The revision is the sum of the `revision` column over the account's servers, read in the same statement
+ * that authenticates the request. A trigger raises a row's revision on every update and a new row adds at
+ * least 1, so every committed change raises the sum: a different sum means different data, on every
+ * instance, whoever wrote it. A value is loaded after its revision was read, so it is never older than
+ * that revision; at worst it is newer, which is what a read at that moment could have returned anyway.
+ */
+const MAX_ENTRIES = 5_000;
+
+/**
+ * The account's server revision, as a subquery for a statement that selects from `accounts` (the statement
+ * that authenticates the request). Written out in full: drizzle leaves columns unqualified in a one-table
+ * select, and an unqualified `id` inside the subquery would mean the server's.
+ */
+export function accountServersRevision(): SQL<number> {
+  return sql<number>`(SELECT coalesce(sum(s.revision), 0) FROM servers AS s WHERE s.account_id = "accounts"."id")`.mapWith(
+    Number,
+  );
+}
+
+type Entry = { revision: number; value: unknown };
+
+const entries = () => processWide("servers.read-cache", () => new Map<string, Entry>());
+
+export async function cachedServerRead<T>(
+  accountId: number,
+  revision: number,
+  key: string,
+  load: () => Promise<T>,
+): Promise<T> {
+  const cache = entries();
+  const name = `${accountId}:${key}`;
+  const hit = cache.get(name);
+  if (hit && hit.revision === revision) return hit.value as T;
+  const value = await load();
+  // Oldest first out: a Map iterates in insertion order, and a refreshed entry is re-inserted at the end.
+  cache.delete(name);
+  if (cache.size >= MAX_ENTRIES) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+  cache.set(name, { revision, value });
+  return value;
+}

@@ -1,6 +1,8 @@
 import "server-only";
 import { config } from "@/lib/config/env";
+import { databaseHandle } from "@/lib/db/client";
 import { acquireLease } from "@/lib/db/lease";
+import { maintainEmbeddedDatabase } from "@/lib/db/maintenance";
 import { expireDueTopups, settleOutstandingTopups, settleTopups } from "@/lib/deposits/crediting";
 import { recordWatcherError } from "@/lib/deposits/cursor";
 import { depositRails } from "@/lib/deposits/setup";
@@ -8,6 +10,7 @@ import { releaseWatcherLeasesOnShutdown, watchersStopping } from "@/lib/deposits
 import { firstLine } from "@/lib/log";
 import { processWide } from "@/lib/process-wide";
 import { runServerLifecycle } from "@/lib/servers/lifecycle";
+import { pace } from "./pace";
 
 /** One message per problem per minute: a chain that is down must not flood the log. */
 const lastLogged = new Map<string, number>();
@@ -72,11 +75,22 @@ export async function runWatcherPass(): Promise<void> {
   }
 }
 
+/** Stands in for autovacuum on PGlite (lib/db/maintenance.ts); PostgreSQL runs its own. */
+async function maintainIfEmbedded(): Promise<void> {
+  try {
+    const handle = await databaseHandle();
+    if (handle.kind === "pglite") await maintainEmbeddedDatabase(handle.db, pace);
+  } catch (error) {
+    logThrottled("maintenance", `database maintenance: ${firstLine(error)}`);
+  }
+}
+
 /**
- * One pass of background work: the deposit watchers and top-up expiry, then the server lifecycle
- * (provisioning, renewals, suspensions, terminations).
+ * One pass of background work: upkeep of the embedded database, the deposit watchers and top-up expiry,
+ * then the server lifecycle (provisioning, renewals, suspensions, terminations).
  */
 export async function runBackgroundPass(): Promise<void> {
+  await maintainIfEmbedded();
   await runWatcherPass();
   try {
     await runServerLifecycle();

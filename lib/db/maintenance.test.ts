@@ -1,0 +1,59 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "@/lib/db/client";
+import { createAccount, openMemoryDatabase } from "@/lib/testing/memory-db";
+import { maintainTables } from "./maintenance";
+
+/** The worker's query for its next job (lib/servers/jobs.ts), as the plan to check. */
+const NEXT_JOB = `EXPLAIN SELECT * FROM server_jobs
+  WHERE ((state = 'pending' AND run_after <= now()) OR (state = 'running' AND lease_until < now()))
+    AND NOT EXISTS (SELECT 1 FROM server_jobs earlier WHERE earlier.server_id = server_jobs.server_id
+      AND earlier.id < server_jobs.id AND earlier.state IN ('pending', 'running'))
+  ORDER BY run_after, id LIMIT 1 FOR UPDATE SKIP LOCKED`;
+
+describe("maintenance of the embedded database (no autovacuum)", () => {
+  let db: Database;
+  let close: () => Promise<void>;
+  beforeAll(async () => ({ db, close } = await openMemoryDatabase()), 120_000);
+  afterAll(async () => close());
+
+  const plan = async () =>
+    ((await db.execute(sql.raw(NEXT_JOB))) as unknown as { rows: { "QUERY PLAN": string }[] }).rows
+      .map((row) => row["QUERY PLAN"])
+      .join("\n");
+
+  it("analyses a table that grew, so the planner stops planning for an empty one", async () => {
+    await maintainTables(db, { sweep: true }); // statistics of the empty tables, as at start-up
+    const accountId = await createAccount(db);
+    await db.execute(sql`
+      INSERT INTO servers (account_id, plan, location, os, hostname, cycle, price_cents, expires_at)
+      SELECT ${accountId}, 'pup', 'nl', 'debian-13', 'h' || g, 'monthly', 400, now() + interval '30 days'
+      FROM generate_series(1, 520) g`);
+    await db.execute(sql`
+      INSERT INTO server_jobs (server_id, kind, state, max_attempts, run_after)
+      SELECT id, 'provision', 'pending', 3, now() - interval '1 second' FROM servers`);
+    // Planned for an empty table: all open jobs are read again for each candidate.
+    expect(await plan()).toContain("Seq Scan on server_jobs earlier");
+
+    const done = await maintainTables(db, { sweep: false });
+    expect(done).toEqual(expect.arrayContaining(["server_jobs", "servers"]));
+    expect(done).not.toContain("hypervisors");
+    const analysed = await plan();
+    expect(analysed).toContain("Index Scan using server_jobs_open_server_idx on server_jobs earlier");
+    expect(analysed).not.toContain("Seq Scan on server_jobs earlier");
+
+    expect(await maintainTables(db, { sweep: false })).toEqual([]); // nothing grew since
+  });
+
+  it("a sweep does every table, pausing after each", async () => {
+    let pauses = 0;
+    const done = await maintainTables(db, {
+      sweep: true,
+      between: async () => {
+        pauses++;
+      },
+    });
+    expect(done).toEqual(expect.arrayContaining(["accounts", "server_jobs", "servers", "topups"]));
+    expect(pauses).toBe(done.length);
+  });
+});

@@ -5,6 +5,7 @@ import { ledgerEntries, serverJobs, servers } from "@/lib/db/schema";
 import {
   balanceAndLedgerSum,
   createFundedAccount,
+  insertServer,
   openMemoryDatabase,
   scratchConfigEnv,
 } from "@/lib/testing/memory-db";
@@ -34,24 +35,14 @@ describe("the lifecycle pass, directly against the real schema with the clock mo
     expiresAt?: Date;
   }) {
     const accountId = await createFundedAccount(db, options.balanceCents);
-    const [row] = await db
-      .insert(servers)
-      .values({
-        accountId,
-        plan: "pup",
-        location: "nl",
-        os: "debian-13",
-        hostname: `h${accountId}`,
-        cycle: "monthly",
-        priceCents: PRICE,
-        autoRenew: options.autoRenew,
-        status: options.status ?? "active",
-        powerState: options.status === "suspended" ? "stopped" : "running",
-        suspendedAt: options.status === "suspended" ? (options.expiresAt ?? EXPIRY) : null,
-        expiresAt: options.expiresAt ?? EXPIRY,
-      })
-      .returning();
-    if (!row) throw new Error("no server row");
+    const row = await insertServer(db, accountId, {
+      priceCents: PRICE,
+      autoRenew: options.autoRenew,
+      status: options.status ?? "active",
+      powerState: options.status === "suspended" ? "stopped" : "running",
+      suspendedAt: options.status === "suspended" ? (options.expiresAt ?? EXPIRY) : null,
+      expiresAt: options.expiresAt ?? EXPIRY,
+    });
     return { accountId, serverId: row.id };
   }
 

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/lib/db/client";
 import { accounts, servers } from "@/lib/db/schema";
-import { createAccount, openMemoryDatabase } from "@/lib/testing/memory-db";
+import { createAccount, insertServer, openMemoryDatabase } from "@/lib/testing/memory-db";
 import { accountServersRevision, cachedServerRead } from "./read-cache";
 
 describe("the account's server revision, against the real schema", () => {
@@ -20,23 +20,7 @@ describe("the account's server revision, against the real schema", () => {
     return row.revision;
   }
 
-  async function addServer(accountId: number): Promise<number> {
-    const [row] = await db
-      .insert(servers)
-      .values({
-        accountId,
-        plan: "pup",
-        location: "nl",
-        os: "debian-13",
-        hostname: `h${accountId}-${Math.random().toString(36).slice(2, 8)}`,
-        cycle: "monthly",
-        priceCents: 400,
-        expiresAt: new Date(Date.now() + 86_400_000),
-      })
-      .returning({ id: servers.id });
-    if (!row) throw new Error("server insert returned no row");
-    return row.id;
-  }
+  const addServer = async (accountId: number) => (await insertServer(db, accountId)).id;
 
   it("rises with every insert and every update, even one that changes nothing, and only for its account", async () => {
     const owner = await createAccount(db);

@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "@/lib/api/errors";
 import type { Database } from "@/lib/db/client";
 import { serverJobs, servers } from "@/lib/db/schema";
-import { balanceAndLedgerSum, createFundedAccount, openMemoryDatabase } from "@/lib/testing/memory-db";
+import {
+  balanceAndLedgerSum,
+  createFundedAccount,
+  insertServer,
+  openMemoryDatabase,
+} from "@/lib/testing/memory-db";
 import { renewInTx } from "./service";
 
 const DAY = 86_400_000;
@@ -16,21 +21,7 @@ describe("renewal, directly against the real schema", () => {
 
   async function fundedServer(balanceCents: number, status: "active" | "suspended", expiresAt: Date) {
     const accountId = await createFundedAccount(db, balanceCents);
-    const [row] = await db
-      .insert(servers)
-      .values({
-        accountId,
-        plan: "pup",
-        location: "nl",
-        os: "debian-13",
-        hostname: `h${accountId}`,
-        cycle: "monthly",
-        priceCents: 400,
-        status,
-        expiresAt,
-      })
-      .returning();
-    if (!row) throw new Error("no server row");
+    const row = await insertServer(db, accountId, { status, expiresAt });
     return { accountId, row };
   }
 

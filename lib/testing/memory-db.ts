@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import type { Database } from "@/lib/db/client";
-import { accounts, ledgerEntries } from "@/lib/db/schema";
+import { accounts, ledgerEntries, servers } from "@/lib/db/schema";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 
 /** A fresh in-memory PGlite with every migration applied: the real schema, its CHECKs and unique keys. */
@@ -25,6 +25,32 @@ export async function createAccount(db: Database): Promise<number> {
     .returning({ id: accounts.id });
   if (!row) throw new Error("account insert returned no row");
   return row.id;
+}
+
+let hostnames = 0;
+
+/** A monthly pup server in nl for `accountId`, as ordering stores it; `values` overrides any column. */
+export async function insertServer(
+  db: Database,
+  accountId: number,
+  values: Partial<typeof servers.$inferInsert> = {},
+) {
+  const [row] = await db
+    .insert(servers)
+    .values({
+      accountId,
+      plan: "pup",
+      location: "nl",
+      os: "debian-13",
+      hostname: `h${accountId}-${++hostnames}`,
+      cycle: "monthly",
+      priceCents: 400,
+      expiresAt: new Date(Date.now() + 30 * 86_400_000),
+      ...values,
+    })
+    .returning();
+  if (!row) throw new Error("server insert returned no row");
+  return row;
 }
 
 /** A new account holding `balanceCents`, credited as a top-up through the ledger like a real one. */

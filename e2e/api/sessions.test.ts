@@ -65,11 +65,15 @@ describe("sign-in with the login token", () => {
     const account = await createAccount();
     const key = (await signIn({ login_token: account.loginToken })).body.api_key as string;
     expect((await api("/account", { key })).status).toBe(200);
+    const listed = await api("/sessions", { key: account.apiKey });
+    expect((listed.body.sessions as unknown[]).length).toBe(1);
     expect(
       (await api("/demo/clock", { method: "POST", body: { advance_seconds: 7 * 86_400 + 60 } })).status,
     ).toBe(200);
     expect((await api("/account", { key })).status).toBe(401);
     expect((await api("/account", { key: account.apiKey })).status).toBe(200);
+    // Expiry is no write: a list read before it must not be served again after it.
+    expect((await api("/sessions", { key: account.apiKey })).body.sessions).toEqual([]);
   });
 });
 

@@ -270,6 +270,15 @@ describe("cancel and expiry", () => {
     expect(errorCode(refused)).toBe("payment_received");
   });
 
+  it("a top-up read just before its deadline reads expired right after it", async () => {
+    const { apiKey } = await createAccount();
+    const topup = (await createTopup(apiKey, { amount: 25, coin: "LTC" })).body as unknown as Topup;
+    expect((await api(`/topups/${topup.ref}`, { key: apiKey })).body.status).toBe("pending");
+    const moved = await api("/demo/clock", { method: "POST", body: { advance_seconds: 31 * 60 } });
+    expect(moved.status).toBe(200);
+    expect((await api(`/topups/${topup.ref}`, { key: apiKey })).body.status).toBe("expired");
+  });
+
   it("pending -> expired at expires_at with nothing received; a late payment is still credited", async () => {
     const { apiKey } = await createAccount();
     const unpaid = (await createTopup(apiKey, { amount: 40, coin: "LTC" })).body as unknown as Topup;

@@ -5,9 +5,9 @@ import { databaseHandle } from "@/lib/db/client";
 import { processWide } from "@/lib/process-wide";
 
 /** Background work may run this long without a pause on the embedded database... */
-export const SLICE_MS = 20;
-/** ...then rests this long, so it never takes more than about half of the process. */
-export const REST_MS = 20;
+export const SLICE_MS = 10;
+/** ...then rests this long, so it never takes more than about a quarter of the process. */
+export const REST_MS = 30;
 /** A longer gap between two calls was waiting (a pause between passes, a host call), not work. */
 export const IDLE_MS = 1_000;
 

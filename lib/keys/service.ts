@@ -4,6 +4,7 @@ import { generateApiKey } from "@/lib/accounts/credentials";
 import { conflict, notFound } from "@/lib/api/errors";
 import { db } from "@/lib/db/client";
 import { accounts, apiKeys } from "@/lib/db/schema";
+import { reuseUntilWrite } from "@/lib/db/until-write";
 import { type ApiKey, type ApiKeyCreated, MAX_ACTIVE_KEYS, type RevokedKey } from "@/lib/schemas/keys";
 
 type KeyRow = typeof apiKeys.$inferSelect;
@@ -19,14 +20,16 @@ function presentKey(row: KeyRow): ApiKey {
 }
 
 /** The account's active keys, oldest first, by prefix only. */
-export async function listKeys(accountId: number): Promise<ApiKey[]> {
-  const database = await db();
-  const rows = await database
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.kind, "api"), isNull(apiKeys.revokedAt)))
-    .orderBy(asc(apiKeys.id));
-  return rows.map(presentKey);
+export function listKeys(accountId: number): Promise<ApiKey[]> {
+  return reuseUntilWrite(`keys:${accountId}`, async () => {
+    const database = await db();
+    const rows = await database
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.kind, "api"), isNull(apiKeys.revokedAt)))
+      .orderBy(asc(apiKeys.id));
+    return rows.map(presentKey);
+  });
 }
 
 /** Mints a key; the account row is locked so two parallel requests cannot both pass the key cap. */

@@ -14,6 +14,7 @@ import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
 import { type Database, db } from "@/lib/db/client";
 import { accounts, apiKeys } from "@/lib/db/schema";
+import { firstAhead, reuseUntilWrite } from "@/lib/db/until-write";
 import { consume, limiters } from "@/lib/rate-limit/limits";
 import type { DashboardSession } from "@/lib/schemas/sessions";
 import { SESSION_KEY_TTL_SECONDS } from "./ttl";
@@ -128,25 +129,30 @@ export async function signOut(auth: AuthContext) {
 }
 
 /** The account's live dashboard sessions, newest first, the caller's own marked. */
-export async function listSessions(auth: AuthContext): Promise<DashboardSession[]> {
-  const database = await db();
-  const rows = await database
-    .select({
-      id: apiKeys.id,
-      createdAt: apiKeys.createdAt,
-      lastUsedAt: apiKeys.lastUsedAt,
-      expiresAt: apiKeys.expiresAt,
-    })
-    .from(apiKeys)
-    .where(liveSessions(auth.accountId))
-    .orderBy(desc(apiKeys.id));
-  return rows.map((row) => ({
-    id: row.id,
-    created_at: row.createdAt.toISOString(),
-    last_used_at: row.lastUsedAt?.toISOString() ?? null,
-    expires_at: (row.expiresAt ?? row.createdAt).toISOString(),
-    current: auth.keyKind === "session" && row.id === auth.keyId,
-  }));
+export function listSessions(auth: AuthContext): Promise<DashboardSession[]> {
+  const load = async () => {
+    const database = await db();
+    const rows = await database
+      .select({
+        id: apiKeys.id,
+        createdAt: apiKeys.createdAt,
+        lastUsedAt: apiKeys.lastUsedAt,
+        expiresAt: apiKeys.expiresAt,
+      })
+      .from(apiKeys)
+      .where(liveSessions(auth.accountId))
+      .orderBy(desc(apiKeys.id));
+    return rows.map((row) => ({
+      id: row.id,
+      created_at: row.createdAt.toISOString(),
+      last_used_at: row.lastUsedAt?.toISOString() ?? null,
+      expires_at: (row.expiresAt ?? row.createdAt).toISOString(),
+      current: auth.keyKind === "session" && row.id === auth.keyId,
+    }));
+  };
+  // The list drops a session at its expiry, which is no write: the reused list goes stale then.
+  const key = `sessions:${auth.accountId}:${auth.keyKind === "session" ? auth.keyId : "api"}`;
+  return reuseUntilWrite(key, load, (sessions) => firstAhead(sessions.map((session) => session.expires_at)));
 }
 
 /** Revokes one of the account's live sessions at once; another account's, an API key, or a dead one is 404. */

@@ -10,6 +10,7 @@ import { DEPOSIT_COINS, type DepositCoinCode } from "@/lib/coins/registry";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { depositIndexes, depositPayments, topups } from "@/lib/db/schema";
+import { firstAhead, reuseUntilWrite } from "@/lib/db/until-write";
 import { deriveDepositAddress } from "@/lib/deposits/addresses";
 import { isSettled, paymentsOf, settleTopups } from "@/lib/deposits/crediting";
 import { MoneroWatcher } from "@/lib/deposits/monero-watcher";
@@ -168,7 +169,14 @@ async function findOwned(accountId: number, ref: string): Promise<TopupRow> {
  * The top-up as it stands now. Reading settles it first when its payments or the clock call for it,
  * so a poll is what credits a confirmed payment, at most once whatever the number of concurrent polls.
  */
-export async function getTopup(accountId: number, ref: string): Promise<Topup> {
+export function getTopup(accountId: number, ref: string): Promise<Topup> {
+  return reuseUntilWrite(`topup:${accountId}:${ref}`, () => loadTopup(accountId, ref), staleAtDeadline);
+}
+
+/** A pending top-up expires at its deadline without any write until the next pass: reuse stops there. */
+const staleAtDeadline = (topup: Topup) => firstAhead([topup.expires_at]);
+
+async function loadTopup(accountId: number, ref: string): Promise<Topup> {
   let row = await findOwned(accountId, ref);
   let payments = (await paymentsOf([row.id])).get(row.id) ?? [];
   if (!isSettled(row, payments, now())) {
@@ -180,16 +188,25 @@ export async function getTopup(accountId: number, ref: string): Promise<Topup> {
 }
 
 /** One page of the account's top-ups, newest first. */
-export async function listTopups(accountId: number, page: PageRequest): Promise<Page<Topup>> {
-  const database = await db();
-  const rows = await database
-    .select()
-    .from(topups)
-    .where(and(eq(topups.accountId, accountId), page.beforeId ? lt(topups.id, page.beforeId) : undefined))
-    .orderBy(desc(topups.id))
-    .limit(page.limit + 1);
-  const payments = await paymentsOf(rows.slice(0, page.limit).map((row) => row.id));
-  return toPage(rows, page.limit, (row) => presentTopup(row, payments.get(row.id) ?? [], isDemoTopup(row)));
+export function listTopups(accountId: number, page: PageRequest): Promise<Page<Topup>> {
+  const key = `topups:${accountId}:${page.beforeId ?? ""}:${page.limit}`;
+  return reuseUntilWrite(
+    key,
+    async () => {
+      const database = await db();
+      const rows = await database
+        .select()
+        .from(topups)
+        .where(and(eq(topups.accountId, accountId), page.beforeId ? lt(topups.id, page.beforeId) : undefined))
+        .orderBy(desc(topups.id))
+        .limit(page.limit + 1);
+      const payments = await paymentsOf(rows.slice(0, page.limit).map((row) => row.id));
+      return toPage(rows, page.limit, (row) =>
+        presentTopup(row, payments.get(row.id) ?? [], isDemoTopup(row)),
+      );
+    },
+    (list) => firstAhead(list.items.map((topup) => topup.expires_at)),
+  );
 }
 
 /**

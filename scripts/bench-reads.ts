@@ -19,6 +19,7 @@ import { existsSync } from "node:fs";
 import autocannon from "autocannon";
 import pg from "pg";
 import { startApp } from "../e2e/support/app-server";
+import { percentile } from "./percentile";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -112,12 +113,6 @@ async function orderServers(key: string, count: number): Promise<number[]> {
   return ids;
 }
 
-/** The p-th percentile (0-100) of `values`, nearest rank. */
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-}
-
 async function load(path: string, key: string | undefined, duration: number): Promise<Sample> {
   const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
   const run = autocannon({ url: `${base}${path}`, connections, duration, headers, pipelining: 1 });
@@ -137,7 +132,7 @@ async function load(path: string, key: string | undefined, duration: number): Pr
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    p99Open: Math.round(percentile(later, 99)),
+    p99Open: later.length ? Math.round(percentile(later, 99)) : 0,
     failures: result.errors + result.non2xx + result.timeouts,
   };
 }

@@ -13,6 +13,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { startApp } from "../e2e/support/app-server";
 import { sshWhenUp } from "../e2e/vm/host";
+import { percentile } from "./percentile";
 
 const ORDERS = Number(process.env.BENCH_VM_ORDERS ?? 5);
 const AT_ONCE = Number(process.env.BENCH_VM_PARALLEL ?? 2);
@@ -53,11 +54,6 @@ const rssMb = (pid: number) =>
 const cpuTicks = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
   return Number(fields[11]) + Number(fields[12]);
-};
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 };
 
 /** Seconds from kernel start to the first userspace process, from the guest's console log. */

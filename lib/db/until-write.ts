@@ -2,6 +2,7 @@ import "server-only";
 import { now } from "@/lib/clock";
 import { processWide } from "@/lib/process-wide";
 import { databaseHandle } from "./client";
+import { createVersionedCache } from "./versioned-cache";
 import { currentWriteEpoch } from "./write-epoch";
 
 /**
@@ -12,8 +13,6 @@ import { currentWriteEpoch } from "./write-epoch";
  * the value depends on the clock: such a value also names the moment it goes stale (a session's expiry, a
  * top-up's deadline). On PostgreSQL another instance may write at any time, so every read loads.
  */
-type Entry = { epoch: number; staleAt: number; value: unknown };
-
 type Deps = {
   enabled: () => Promise<boolean>;
   epoch: () => number;
@@ -28,7 +27,7 @@ export type ReuseUntilWrite = <T>(
 ) => Promise<T>;
 
 export function createUntilWriteCache(deps: Deps): ReuseUntilWrite {
-  const entries = new Map<string, Entry>();
+  const entries = createVersionedCache(deps.maxEntries);
   return async function reuse<T>(
     key: string,
     load: () => Promise<T>,
@@ -37,16 +36,10 @@ export function createUntilWriteCache(deps: Deps): ReuseUntilWrite {
     if (!(await deps.enabled())) return load();
     // Read before loading: a write that lands while the load runs leaves the stored value already stale.
     const epoch = deps.epoch();
-    const hit = entries.get(key);
-    if (hit && hit.epoch === epoch && deps.clock() < hit.staleAt) return hit.value as T;
+    const hit = entries.get<T>(key, epoch, deps.clock());
+    if (hit) return hit.value;
     const value = await load();
-    // Oldest first out: a Map iterates in insertion order, and a refreshed entry is re-inserted at the end.
-    entries.delete(key);
-    if (entries.size >= deps.maxEntries) {
-      const oldest = entries.keys().next().value;
-      if (oldest !== undefined) entries.delete(oldest);
-    }
-    entries.set(key, { epoch, staleAt: staleAt(value), value });
+    entries.set(key, epoch, value, staleAt(value));
     return value;
   };
 }

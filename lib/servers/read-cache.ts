@@ -1,5 +1,6 @@
 import "server-only";
 import { type SQL, sql } from "drizzle-orm";
+import { createVersionedCache } from "@/lib/db/versioned-cache";
 import { processWide } from "@/lib/process-wide";
 
 /**
@@ -24,9 +25,7 @@ export function accountServersRevision(): SQL<number> {
   );
 }
 
-type Entry = { revision: number; value: unknown };
-
-const entries = () => processWide("servers.read-cache", () => new Map<string, Entry>());
+const entries = () => processWide("servers.read-cache", () => createVersionedCache(MAX_ENTRIES));
 
 export async function cachedServerRead<T>(
   accountId: number,
@@ -36,15 +35,9 @@ export async function cachedServerRead<T>(
 ): Promise<T> {
   const cache = entries();
   const name = `${accountId}:${key}`;
-  const hit = cache.get(name);
-  if (hit && hit.revision === revision) return hit.value as T;
+  const hit = cache.get<T>(name, revision);
+  if (hit) return hit.value;
   const value = await load();
-  // Oldest first out: a Map iterates in insertion order, and a refreshed entry is re-inserted at the end.
-  cache.delete(name);
-  if (cache.size >= MAX_ENTRIES) {
-    const oldest = cache.keys().next().value;
-    if (oldest !== undefined) cache.delete(oldest);
-  }
-  cache.set(name, { revision, value });
+  cache.set(name, revision, value);
   return value;
 }

@@ -37,7 +37,16 @@ const PROVISION_DELAY = 600;
 const P99_TARGET_MS = 150;
 const SHARE_TARGET = 0.7;
 
-type Sample = { rps: number; p50: number; p99: number; p99Open: number; failures: number };
+type Sample = {
+  rps: number;
+  p50: number;
+  p99: number;
+  p99Open: number;
+  failures: number;
+  /** Every answer's latency in ms, and those on connections already open. */
+  all: number[];
+  later: number[];
+};
 
 let base = "";
 let ipCounter = 0;
@@ -119,10 +128,12 @@ async function load(path: string, key: string | undefined, duration: number): Pr
   // Each window opens its connections anew; their first answers wait for the server to take on 32 new
   // connections at full load, so they are kept apart to show the latency of connections already open.
   const opened = new Set<unknown>();
+  const all: number[] = [];
   const later: number[] = [];
   (run as unknown as NodeJS.EventEmitter).on(
     "response",
     (client: unknown, _s: number, _b: number, ms: number) => {
+      all.push(ms);
       if (opened.has(client)) later.push(ms);
       else opened.add(client);
     },
@@ -134,6 +145,8 @@ async function load(path: string, key: string | undefined, duration: number): Pr
     p99: result.latency.p99,
     p99Open: later.length ? Math.round(percentile(later, 99)) : 0,
     failures: result.errors + result.non2xx + result.timeouts,
+    all,
+    later,
   };
 }
 
@@ -230,6 +243,19 @@ async function main() {
       p50: Math.max(...list.map((s) => s.p50)),
       p99: Math.max(...list.map((s) => s.p99)),
       p99Open: Math.max(...list.map((s) => s.p99Open)),
+      // The run's p99: every answer of the route across its rounds, not the worst window.
+      p99Run: Math.round(
+        percentile(
+          list.flatMap((s) => s.all),
+          99,
+        ),
+      ),
+      p99RunOpen: Math.round(
+        percentile(
+          list.flatMap((s) => s.later),
+          99,
+        ),
+      ),
       failures: list.reduce((sum, s) => sum + s.failures, 0),
     }));
     const health = summary.find((s) => s.name === "/health")?.rps ?? 1;
@@ -237,26 +263,42 @@ async function main() {
       `\n${target === "postgres" ? "PostgreSQL" : "PGlite"}, ${connections} connections, ${rounds} x ${seconds} s per route, ` +
         `production build; ${measureSeconds.toFixed(0)} s of measuring, ${left} of 520 servers still provisioning at the end`,
     );
-    console.log("| route | req/s | p50 ms | p99 ms | p99 ms, open connections | share of /health | failed |");
-    console.log("|---|---:|---:|---:|---:|---:|---:|");
+    console.log(
+      "| route | req/s | p50 ms | p99 ms, worst window | same, open connections | p99 ms, whole run | same, open connections | share of /health | failed |",
+    );
+    console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (const s of summary) {
       console.log(
-        `| GET ${s.name} | ${s.rps.toFixed(0)} | ${s.p50} | ${s.p99} | ${s.p99Open} | ${((s.rps / health) * 100).toFixed(0)}% | ${s.failures} |`,
+        `| GET ${s.name} | ${s.rps.toFixed(0)} | ${s.p50} | ${s.p99} | ${s.p99Open} | ${s.p99Run} | ${s.p99RunOpen} | ${((s.rps / health) * 100).toFixed(0)}% | ${s.failures} |`,
       );
     }
     const slow = summary.filter((s) => s.p99 > P99_TARGET_MS).map((s) => s.name);
     const slowOpen = summary.filter((s) => s.p99Open > P99_TARGET_MS).map((s) => s.name);
+    const slowRun = summary.filter((s) => s.p99Run > P99_TARGET_MS).map((s) => s.name);
+    const slowRunOpen = summary.filter((s) => s.p99RunOpen > P99_TARGET_MS).map((s) => s.name);
     const behind = summary
       .filter((s) => (s.name === "/servers" || s.name === "/servers/{id}") && s.rps < SHARE_TARGET * health)
       .map((s) => s.name);
     const failed = summary.filter((s) => s.failures > 0).map((s) => s.name);
     console.log(
-      slow.length ? `p99 above ${P99_TARGET_MS} ms: ${slow.join(", ")}` : `every p99 <= ${P99_TARGET_MS} ms`,
+      slow.length
+        ? `worst-window p99 above ${P99_TARGET_MS} ms: ${slow.join(", ")}`
+        : `every worst-window p99 <= ${P99_TARGET_MS} ms`,
+    );
+    console.log(
+      slowRun.length
+        ? `whole-run p99 above ${P99_TARGET_MS} ms: ${slowRun.join(", ")}`
+        : `every whole-run p99 <= ${P99_TARGET_MS} ms`,
+    );
+    console.log(
+      slowRunOpen.length
+        ? `whole-run p99 on open connections above ${P99_TARGET_MS} ms: ${slowRunOpen.join(", ")}`
+        : `every whole-run p99 on open connections <= ${P99_TARGET_MS} ms`,
     );
     console.log(
       slowOpen.length
-        ? `p99 on open connections above ${P99_TARGET_MS} ms: ${slowOpen.join(", ")}`
-        : `every p99 on open connections <= ${P99_TARGET_MS} ms`,
+        ? `worst-window p99 on open connections above ${P99_TARGET_MS} ms: ${slowOpen.join(", ")}`
+        : `every worst-window p99 on open connections <= ${P99_TARGET_MS} ms`,
     );
     console.log(
       behind.length

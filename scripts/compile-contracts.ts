@@ -9,8 +9,8 @@
  *
  *   npm run contracts:compile
  *
- * The contracts: TestToken (ERC-20 + EIP-3009) and AuthorizationBatch (several authorizations in one
- * transaction). Unit tests beside them compile the sources again and fail when a committed artifact has drifted.
+ * The contracts: TestToken (ERC-20 + EIP-3009), AuthorizationBatch (several authorizations in one
+ * transaction) and Forwarder (ether passed on by an internal call, as contract wallets pay). Unit tests beside them compile the sources again and fail when a committed artifact has drifted.
  */
 
 import { execFileSync } from "node:child_process";
@@ -47,7 +47,15 @@ export const AUTHORIZATION_BATCH: ContractBuild = {
   abiExport: "authorizationBatchAbi",
 };
 
-const CONTRACTS = [TEST_TOKEN, AUTHORIZATION_BATCH];
+export const FORWARDER: ContractBuild = {
+  contract: "Forwarder",
+  sourcePath: path.join(ROOT, "lib/chain/contracts/Forwarder.sol"),
+  artifactPath: path.join(ROOT, "lib/chain/contracts/forwarder.json"),
+  abiModulePath: path.join(ROOT, "lib/chain/forwarder-abi.ts"),
+  abiExport: "forwarderAbi",
+};
+
+const CONTRACTS = [TEST_TOKEN, AUTHORIZATION_BATCH, FORWARDER];
 
 export type AbiItem = Record<string, unknown>;
 

@@ -87,6 +87,7 @@ export async function setup(project: TestProject) {
     payerUrl: monero.payerUrl,
     payerAddress: monero.payerAddress,
     serviceWalletUrl: monero.serviceWalletUrl,
+    serviceWallet: monero.serviceWallet,
   });
 }
 
@@ -121,6 +122,12 @@ export async function teardown() {
 declare module "vitest" {
   export interface ProvidedContext {
     nodes: { litecoin: UtxoScenarioNode; bitcoin: UtxoScenarioNode };
-    monero: { daemonUrl: string; payerUrl: string; payerAddress: string; serviceWalletUrl: string };
+    monero: {
+      daemonUrl: string;
+      payerUrl: string;
+      payerAddress: string;
+      serviceWalletUrl: string;
+      serviceWallet: { pid: number; args: string[] };
+    };
   }
 }

@@ -66,7 +66,7 @@ export function coreRpc(node: CoreNodeAddress) {
   };
 }
 
-async function stopChild(child: ChildProcess, timeoutMs = 10_000): Promise<void> {
+export async function stopChild(child: ChildProcess, timeoutMs = 10_000): Promise<void> {
   if (child.exitCode !== null || child.pid === undefined) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));
   child.kill("SIGTERM");
@@ -179,6 +179,8 @@ export type MoneroNodes = {
   payer: (method: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
   /** The service's view-only wallet RPC, as the app uses it. */
   serviceWalletUrl: string;
+  /** Its process and the arguments it was started with, so a test can kill it and start it again. */
+  serviceWallet: { pid: number; args: string[] };
   service: (method: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
   /** Mines `blocks` blocks to the payer's address. */
   mine: (blocks: number) => Promise<void>;
@@ -259,21 +261,18 @@ export async function startMonero(keys: { address: string; viewKey: string }): P
     children.push(daemon);
     const daemonUrl = `http://127.0.0.1:${rpcPort}`;
     await waitForRpc(daemonUrl, "get_info", daemon, "monerod", 90_000);
+    const walletArgs = (port: number, name: string) => [
+      `--daemon-address=127.0.0.1:${rpcPort}`,
+      "--trusted-daemon",
+      `--wallet-dir=${dir}`,
+      `--rpc-bind-port=${port}`,
+      "--disable-rpc-login",
+      "--non-interactive",
+      `--log-file=${path.join(dir, `${name}.log`)}`,
+      "--max-concurrency=1",
+    ];
     const wallet = (port: number, name: string) => {
-      const child = spawn(
-        "/usr/bin/monero-wallet-rpc",
-        [
-          `--daemon-address=127.0.0.1:${rpcPort}`,
-          "--trusted-daemon",
-          `--wallet-dir=${dir}`,
-          `--rpc-bind-port=${port}`,
-          "--disable-rpc-login",
-          "--non-interactive",
-          `--log-file=${path.join(dir, `${name}.log`)}`,
-          "--max-concurrency=1",
-        ],
-        quiet,
-      );
+      const child = spawnWalletRpc(walletArgs(port, name));
       children.push(child);
       return child;
     };
@@ -306,9 +305,20 @@ export async function startMonero(keys: { address: string; viewKey: string }): P
       password: "",
       restore_height: 0,
     });
-    return { daemonUrl, payerUrl, payerAddress, payer, serviceWalletUrl, service, mine, stop };
+    const serviceWallet = { pid: serviceChild.pid ?? 0, args: walletArgs(servicePort, "service") };
+    return { daemonUrl, payerUrl, payerAddress, payer, serviceWalletUrl, serviceWallet, service, mine, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** Starts monero-wallet-rpc with these arguments (quiet); the caller waits for its RPC and stops it. */
+export function spawnWalletRpc(args: string[]): ChildProcess {
+  return spawn("/usr/bin/monero-wallet-rpc", args, { stdio: ["ignore", "ignore", "ignore"] });
+}
+
+/** Resolves once the monero-wallet-rpc at `url` answers, or throws after `timeoutMs`. */
+export async function waitForWalletRpc(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  await waitForRpc(url, "get_version", child, "wallet-rpc", timeoutMs);
 }

@@ -1,6 +1,7 @@
 import "server-only";
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { db } from "@/lib/db/client";
+import { instanceId } from "@/lib/db/lease";
 import { chainCursors } from "@/lib/db/schema";
 
 export type WatcherCursor = typeof chainCursors.$inferSelect;
@@ -23,17 +24,38 @@ export async function readCursors(names: string[]): Promise<Map<string, WatcherC
   return new Map(rows.map((row) => [row.network, row]));
 }
 
-/** A successful poll: the new scan position and the node's tip. */
+/** The watcher's lease went to another instance during its poll: that instance's cursor stands. */
+export class LeaseLostError extends Error {
+  constructor(name: string) {
+    super(`${name}: the lease passed to another instance during this poll; its position was not saved`);
+    this.name = "LeaseLostError";
+  }
+}
+
+/**
+ * A successful poll: the new scan position and the node's tip. Saved only while this instance still holds
+ * the lease and the row still shows the position the poll started from (`readFrom`): a poll that outlived
+ * its lease, while another instance scanned further, must not put the cursor back where it began.
+ */
 export async function saveCursor(
   name: string,
   position: { scannedBlock: number; scannedHash: string | null; headBlock: number },
+  readFrom: Pick<WatcherCursor, "scannedBlock"> | undefined,
 ): Promise<void> {
   const database = await db();
   const at = new Date();
-  await database
+  const saved = await database
     .update(chainCursors)
     .set({ ...position, checkedAt: at, lastError: null, updatedAt: at })
-    .where(eq(chainCursors.network, name));
+    .where(
+      and(
+        eq(chainCursors.network, name),
+        eq(chainCursors.leaseOwner, instanceId()),
+        eq(chainCursors.scannedBlock, readFrom?.scannedBlock ?? -1),
+      ),
+    )
+    .returning({ network: chainCursors.network });
+  if (saved.length === 0) throw new LeaseLostError(name);
 }
 
 /** A failed poll: the node is reported down with this reason until a poll succeeds again. */
@@ -42,5 +64,5 @@ export async function recordWatcherError(name: string, message: string): Promise
   await database
     .update(chainCursors)
     .set({ checkedAt: new Date(), lastError: message.slice(0, 500) })
-    .where(eq(chainCursors.network, name));
+    .where(and(eq(chainCursors.network, name), eq(chainCursors.leaseOwner, instanceId())));
 }

@@ -1,0 +1,196 @@
+import "server-only";
+import { and, eq, gt, gte, inArray } from "drizzle-orm";
+import { now } from "@/lib/clock";
+import { config } from "@/lib/config/env";
+import { db } from "@/lib/db/client";
+import { topups } from "@/lib/db/schema";
+import { watchedTopups } from "./crediting";
+
+/** A watched top-up as a watcher matches payments against it. */
+export type WatchedEntry = {
+  topupId: number;
+  coin: string;
+  derivationIndex: number | null;
+  confirmationsRequired: number;
+  /** When the top-up closed (business time, ms), or null while pending; it is watched until the window ends. */
+  closedAtMs: number | null;
+};
+
+type Row = {
+  id: number;
+  coin: string;
+  address: string;
+  derivationIndex: number | null;
+  confirmationsRequired: number;
+  closedAt: Date | null;
+  createdAt: Date;
+};
+
+/**
+ * Rows created less than this long ago are read again on every sync: a top-up's transaction may commit
+ * after one with a higher id was already read, and it must not be skipped for that.
+ */
+const RECENT_MS = 5 * 60_000;
+/** The whole set is read again this often, a safety net behind the incremental reads (one read an hour). */
+const FULL_RELOAD_MS = 60 * 60_000;
+
+const columns = {
+  id: topups.id,
+  coin: topups.coin,
+  address: topups.depositAddress,
+  derivationIndex: topups.derivationIndex,
+  confirmationsRequired: topups.confirmationsRequired,
+  closedAt: topups.closedAt,
+  createdAt: topups.createdAt,
+};
+
+/**
+ * The deposit addresses a watcher looks for, held in memory and keyed the way the watcher meets them on
+ * chain (an EVM address in lower case, an output script, a Monero subaddress index), so matching a
+ * transfer is one map lookup whatever the number watched. It stays current without reading every row
+ * each pass: a sync reads only the top-ups created since the last one (ids above what was read a few
+ * minutes ago) and those that closed since (an index on `closed_at`); a closed top-up is dropped once its
+ * late-payment window has passed. Once an hour the whole set is read again. A match is still confirmed
+ * against the database (`stillWatched`), so the set may hold a top-up a little past its window, never
+ * lack one that is watched.
+ */
+export class WatchedAddresses<K> {
+  private byKey = new Map<K, WatchedEntry>();
+  private perCoin = new Map<string, number>();
+  /** Every id at or below this was read at least RECENT_MS after its row was created. */
+  private idFloor = 0;
+  /** Rows read while still recent (id -> creation time): they raise idFloor once they are RECENT_MS old. */
+  private recent = new Map<number, number>();
+  /** Rows created at or after this (ms) count as recent during the current sync. */
+  private recentSinceMs = 0;
+  private closingsSince: Date | undefined;
+  private loadedAtMs = Number.NEGATIVE_INFINITY;
+  private earliestClosingMs = Number.POSITIVE_INFINITY;
+  /** The highest derivation index ever added since the last full read (Monero creates subaddresses up to it). */
+  highestDerivationIndex = -1;
+
+  /**
+   * @param networks the `deposit_network` values watched
+   * @param keyOf the key a top-up is matched by; undefined for an address this chain can never pay
+   */
+  constructor(
+    private readonly networks: readonly string[],
+    private readonly keyOf: (row: { address: string; derivationIndex: number | null }) => K | undefined,
+  ) {}
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  get(key: K): WatchedEntry | undefined {
+    return this.byKey.get(key);
+  }
+
+  /** How many watched top-ups are in `coin`. */
+  count(coin: string): number {
+    return this.perCoin.get(coin) ?? 0;
+  }
+
+  /** Brings the set up to date: new top-ups, closings, and top-ups whose late-payment window ended. */
+  async sync(): Promise<void> {
+    const database = await db();
+    const businessNow = now();
+    this.recentSinceMs = Date.now() - RECENT_MS;
+    const network = inArray(topups.network, [...this.networks]);
+    if (Date.now() - this.loadedAtMs > FULL_RELOAD_MS) {
+      const rows = await database.select(columns).from(topups).where(and(watchedTopups(), network));
+      this.replaceAll(rows);
+      this.loadedAtMs = Date.now();
+    } else {
+      const created = await database
+        .select(columns)
+        .from(topups)
+        .where(and(watchedTopups(), network, gt(topups.id, this.idFloor)));
+      for (const row of created) this.put(row);
+      const closings = await database
+        .select(columns)
+        .from(topups)
+        .where(
+          and(eq(topups.method, "deposit"), network, gte(topups.closedAt, this.closingsSince ?? new Date(0))),
+        );
+      for (const row of closings) this.put(row);
+    }
+    this.closingsSince = new Date(businessNow.getTime() - RECENT_MS);
+    this.raiseIdFloor();
+    this.dropClosedBefore(businessNow.getTime() - config().deposits.latePaymentWindowHours * 3_600_000);
+  }
+
+  /** A full read: keys already computed are reused (deriving an output script or a TRON hex costs µs each). */
+  private replaceAll(rows: Row[]) {
+    const keyById = new Map<number, K>();
+    for (const [key, entry] of this.byKey) keyById.set(entry.topupId, key);
+    this.byKey = new Map();
+    this.perCoin = new Map();
+    this.recent = new Map();
+    this.idFloor = 0;
+    this.highestDerivationIndex = -1;
+    this.earliestClosingMs = Number.POSITIVE_INFINITY;
+    for (const row of rows) this.put(row, keyById.get(row.id));
+  }
+
+  private put(row: Row, knownKey?: K) {
+    const key = knownKey ?? this.keyOf(row);
+    if (key === undefined) return;
+    const closedAtMs = row.closedAt?.getTime() ?? null;
+    const existing = this.byKey.get(key);
+    if (existing?.topupId === row.id) {
+      existing.closedAtMs = closedAtMs;
+    } else {
+      if (existing) this.perCoin.set(existing.coin, this.count(existing.coin) - 1);
+      this.byKey.set(key, {
+        topupId: row.id,
+        coin: row.coin,
+        derivationIndex: row.derivationIndex,
+        confirmationsRequired: row.confirmationsRequired,
+        closedAtMs,
+      });
+      this.perCoin.set(row.coin, this.count(row.coin) + 1);
+    }
+    if (closedAtMs !== null && closedAtMs < this.earliestClosingMs) this.earliestClosingMs = closedAtMs;
+    if (row.derivationIndex !== null && row.derivationIndex > this.highestDerivationIndex) {
+      this.highestDerivationIndex = row.derivationIndex;
+    }
+    const createdAtMs = row.createdAt.getTime();
+    if (createdAtMs >= this.recentSinceMs) this.recent.set(row.id, createdAtMs);
+    else if (row.id > this.idFloor) this.idFloor = row.id;
+  }
+
+  private raiseIdFloor() {
+    for (const [id, createdAtMs] of this.recent) {
+      if (createdAtMs < this.recentSinceMs && id > this.idFloor) this.idFloor = id;
+    }
+    for (const id of this.recent.keys()) if (id <= this.idFloor) this.recent.delete(id);
+  }
+
+  /** Drops top-ups closed before `cutoffMs`; a loop over the set only when one of them is due. */
+  private dropClosedBefore(cutoffMs: number) {
+    if (this.earliestClosingMs >= cutoffMs) return;
+    this.earliestClosingMs = Number.POSITIVE_INFINITY;
+    for (const [key, entry] of this.byKey) {
+      if (entry.closedAtMs === null) continue;
+      if (entry.closedAtMs < cutoffMs) {
+        this.byKey.delete(key);
+        this.perCoin.set(entry.coin, this.count(entry.coin) - 1);
+      } else if (entry.closedAtMs < this.earliestClosingMs) {
+        this.earliestClosingMs = entry.closedAtMs;
+      }
+    }
+  }
+}
+
+/** Of the given top-ups, those still watched now (the set may lag the database by one sync). */
+export async function stillWatched(topupIds: Iterable<number>): Promise<Set<number>> {
+  const ids = [...new Set(topupIds)];
+  if (ids.length === 0) return new Set();
+  const database = await db();
+  const rows = await database
+    .select({ id: topups.id })
+    .from(topups)
+    .where(and(watchedTopups(), inArray(topups.id, ids)));
+  return new Set(rows.map((row) => row.id));
+}

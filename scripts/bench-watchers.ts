@@ -18,12 +18,9 @@
  *   BENCH_DB=postgres BENCH_DATABASE_URL=postgres://… flock /tmp/vps-bench.lock npm run bench:watchers
  *   BENCH_WATCHED=100000 BENCH_PASSES=10 BENCH_XMR_SUBADDRESSES=100000 (defaults)
  */
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { bech32 } from "@scure/base";
-import pg from "pg";
 import { createWalletClient, http, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { startAnvil } from "@/lib/chain/anvil";
@@ -33,35 +30,25 @@ import {
   deriveDepositAddress,
   generateDemoWatchOnlyKeys,
   moneroPrimaryAddress,
+  watchOnlyKeyEnv,
 } from "@/lib/deposits/addresses";
 import { evmHexToTron } from "@/lib/deposits/tron";
-import { startBcoin, startLitecoind, startMonero } from "../e2e/support/coin-nodes";
+import { startFundedBcoin, startFundedLitecoind, startMonero } from "../e2e/support/coin-nodes";
+import { openBenchDatabase } from "./bench-database";
 
 const WATCHED = Number(process.env.BENCH_WATCHED ?? 100_000);
 const PASSES = Number(process.env.BENCH_PASSES ?? 10);
 const XMR_SUBADDRESSES = Number(process.env.BENCH_XMR_SUBADDRESSES ?? WATCHED);
-const target = process.env.BENCH_DB ?? "pglite";
 /** The watched address that gets paid, somewhere in the middle of the set. */
 const PAID = Math.floor(WATCHED * 0.77);
 
 if (typeof global.gc !== "function")
   throw new Error("run with node --expose-gc (npm run bench:watchers does)");
 const gc = global.gc;
-
-if (target === "postgres") {
-  const url =
-    process.env.BENCH_DATABASE_URL ?? "postgres://vps_test:vps_test@127.0.0.1:5432/vps_test_watchers";
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query(
-    "DROP SCHEMA IF EXISTS public CASCADE; DROP SCHEMA IF EXISTS drizzle CASCADE; CREATE SCHEMA public;",
-  );
-  await client.end();
-  process.env.DATABASE_URL = url;
-} else {
-  delete process.env.DATABASE_URL;
-}
-process.env.DATA_DIR = mkdtempSync(path.join(tmpdir(), "vps-bench-watchers-"));
+const target = await openBenchDatabase(
+  "postgres://vps_test:vps_test@127.0.0.1:5432/vps_test_watchers",
+  "vps-bench-watchers-",
+);
 
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 const ms = (value: number) => `${value.toFixed(0)} ms`;
@@ -78,8 +65,8 @@ const keys = generateDemoWatchOnlyKeys();
 let started = performance.now();
 const [ethereum, litecoin, bitcoin, monero] = await Promise.all([
   startAnvil({ chainId: 1 }),
-  startLitecoind(),
-  startBcoin(),
+  startFundedLitecoind(),
+  startFundedBcoin(),
   startMonero({ address: moneroPrimaryAddress(keys), viewKey: keys.monero.viewKey }),
 ]);
 const stops = [() => ethereum.stop(), () => litecoin.stop(), () => bitcoin.stop(), () => monero.stop()];
@@ -91,14 +78,6 @@ try {
     symbol: "USDT",
     decimals: 6,
   });
-  await litecoin.rpc("createwallet", ["payer"]);
-  const ltcMiner = await litecoin.rpc<string>("getnewaddress", ["", "bech32"], "payer");
-  await litecoin.rpc("generatetoaddress", [150, ltcMiner], "payer");
-  const btcMiner = await bitcoin.rpc<string>("getnewaddress", [""], "payer");
-  await bitcoin.rpc("generatetoaddress", [120, btcMiner]);
-  while ((await bitcoin.rpc<number>("getbalance", [], "payer")) < 100) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 
   // 100,000 real subaddresses in the view-only wallet, made in batches as the watcher makes them.
   started = performance.now();
@@ -119,12 +98,7 @@ try {
   );
 
   Object.assign(process.env, {
-    DEPOSIT_XPUB_BTC: keys.bitcoin,
-    DEPOSIT_XPUB_LTC: keys.litecoin,
-    DEPOSIT_XPUB_ETH: keys.ethereum,
-    DEPOSIT_XPUB_TRX: keys.tron,
-    DEPOSIT_XMR_VIEW_KEY: keys.monero.viewKey,
-    DEPOSIT_XMR_SPEND_PUBLIC_KEY: keys.monero.spendPublicKey,
+    ...watchOnlyKeyEnv(keys),
     EVM_RPC_URL: ethereum.rpcUrl,
     EVM_USDT_ADDRESS: usdt,
     TRON_RPC_URL: ethereum.rpcUrl,
@@ -204,8 +178,8 @@ try {
   const nextBlock: Record<string, () => Promise<unknown>> = {
     "evm:ethereum": () => new Promise((resolve) => setTimeout(resolve, 1_100)), // anvil mines every second
     "tron:usdt": () => new Promise((resolve) => setTimeout(resolve, 1_100)),
-    "utxo:litecoin": () => litecoin.rpc("generatetoaddress", [1, ltcMiner], "payer"),
-    "utxo:bitcoin": () => bitcoin.rpc("generatetoaddress", [1, btcMiner]),
+    "utxo:litecoin": () => litecoin.rpc("generatetoaddress", [1, litecoin.miner], "payer"),
+    "utxo:bitcoin": () => bitcoin.rpc("generatetoaddress", [1, bitcoin.miner]),
     "xmr:monero": () => monero.mine(1),
   };
 

@@ -8,7 +8,7 @@ import artifact from "@/lib/chain/contracts/forwarder.json";
 import { forwarderAbi } from "@/lib/chain/forwarder-abi";
 import { fundNativeBalance, mintTestToken } from "@/lib/chain/test-token";
 import { testTokenAbi } from "@/lib/chain/test-token-abi";
-import { startApp } from "../support/app-server";
+import { callApp, startApp } from "../support/app-server";
 import { GETH_MAX_PER_POSITION } from "../support/rpc-proxy";
 import { seedWatchedTopups } from "../support/watched-topups";
 import { api, createAccount, errorCode } from "./helpers";
@@ -212,16 +212,7 @@ describe("the EVM watcher with more watched addresses than geth accepts in one l
       EVM_RPC_URL: chains.ethereumWatcherRpc,
     });
     try {
-      const call = async (route: string, init: { method?: string; key?: string; body?: unknown } = {}) => {
-        const headers: Record<string, string> = { "content-type": "application/json" };
-        if (init.key) headers.authorization = `Bearer ${init.key}`;
-        const response = await fetch(`${app.url}/api/v1${route}`, {
-          method: init.method ?? "GET",
-          headers,
-          body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        });
-        return (await response.json()) as Record<string, unknown>;
-      };
+      const call = (route: string, init?: Parameters<typeof callApp>[2]) => callApp(app, route, init);
       const { api_key: key } = (await call("/account", { method: "POST" })) as { api_key: string };
       const topup = (await call("/topups", {
         method: "POST",

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { fundNativeBalance, mintTestToken } from "@/lib/chain/test-token";
 import { testTokenAbi } from "@/lib/chain/test-token-abi";
 import { evmHexToTron, tronToEvmHex } from "@/lib/deposits/tron";
-import { type RunningApp, startApp } from "../support/app-server";
+import { callApp, type RunningApp, startApp } from "../support/app-server";
 import { type RpcProxy, startRpcProxy } from "../support/rpc-proxy";
 import { seedWatchedTopups } from "../support/watched-topups";
 
@@ -25,16 +25,7 @@ const wallet = createWalletClient({ account: sender, transport: http(chains.ethe
 let app: RunningApp;
 let proxy: RpcProxy;
 
-const call = async (path: string, init: { method?: string; key?: string; body?: unknown } = {}) => {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (init.key) headers.authorization = `Bearer ${init.key}`;
-  const response = await fetch(`${app.url}/api/v1${path}`, {
-    method: init.method ?? "GET",
-    headers,
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  return (await response.json()) as Record<string, unknown>;
-};
+const call = (path: string, init?: Parameters<typeof callApp>[2]) => callApp(app, path, init);
 
 beforeAll(async () => {
   console.log("USDTTRC: no real TRON node was used; anvil stands in for java-tron's Ethereum-style JSON-RPC");

@@ -1,5 +1,12 @@
 import "server-only";
-import { BaseError, type PublicClient, parseAbiItem, RpcError, RpcRequestError } from "viem";
+import {
+  BaseError,
+  BlockNotFoundError,
+  type PublicClient,
+  parseAbiItem,
+  RpcError,
+  RpcRequestError,
+} from "viem";
 import {
   forgetPayment,
   type ObservedPayment,
@@ -8,7 +15,7 @@ import {
   trackedPayments,
 } from "./crediting";
 import { readCursor, saveCursor } from "./cursor";
-import { stillWatched } from "./watched-set";
+import { stillWatched, type WatchedEntry } from "./watched-set";
 
 const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
 /** Blocks read per poll at most, so a watcher that was down catches up in bounded steps. */
@@ -21,7 +28,7 @@ const LOG_RANGE = 50n;
 const PARALLEL_READS = 16;
 
 /** A token `Transfer` log: the recipient in lower-case hex. */
-export type TokenTransfer = {
+type TokenTransfer = {
   to: string;
   value: bigint;
   txHash: string;
@@ -44,7 +51,7 @@ const refusedByNode = (error: unknown) =>
  * USDT transfers per Ethereum block), each matched by one map lookup. A range the node refuses (too many
  * results for a busy token) is halved until it passes.
  */
-export async function tokenTransfers(
+async function tokenTransfers(
   client: PublicClient,
   token: `0x${string}`,
   from: bigint,
@@ -84,16 +91,65 @@ export async function tokenTransfers(
   return found;
 }
 
+/** What a payment in `blockNumber` counts as at `head`, for a top-up that needs `required`. */
+type ConfirmationsOf = (blockNumber: number, required: number, head: bigint) => number;
+
+/**
+ * The token transfers in blocks [from, to] that pay a watched top-up, as payments: `payee` gives the watched
+ * top-up an address (lower-case hex) belongs to, if any.
+ */
+export async function tokenPayments(range: {
+  client: PublicClient;
+  token: `0x${string}`;
+  from: bigint;
+  to: bigint;
+  head: bigint;
+  payee: (address: string) => WatchedEntry | undefined;
+  confirmationsOf: ConfirmationsOf;
+  signal?: AbortSignal;
+}): Promise<ObservedPayment[]> {
+  const observed: ObservedPayment[] = [];
+  for (const transfer of await tokenTransfers(
+    range.client,
+    range.token,
+    range.from,
+    range.to,
+    range.signal,
+  )) {
+    const entry = range.payee(transfer.to);
+    if (!entry) continue;
+    observed.push({
+      topupId: entry.topupId,
+      txHash: transfer.txHash,
+      logIndex: transfer.logIndex,
+      amountUnits: transfer.value,
+      blockNumber: transfer.blockNumber,
+      blockHash: transfer.blockHash,
+      confirmations: range.confirmationsOf(transfer.blockNumber, entry.confirmationsRequired, range.head),
+    });
+  }
+  return observed;
+}
+
 const getTransferLogs = (client: PublicClient, token: `0x${string}`, fromBlock: bigint, toBlock: bigint) =>
   client.getLogs({ address: token, event: TRANSFER, fromBlock, toBlock, strict: true });
 
-/** The hashes of these blocks on the node's best chain now (absent: the chain is shorter). */
+/**
+ * The hashes of these blocks on the node's best chain now. A block the node does not have (its chain is
+ * shorter for now, or a node behind a load balancer lags) is left out: unknown, not reorganised. Any
+ * other failure is thrown, so a node that cannot be reached never makes payments look reorganised.
+ */
 async function blockHashes(client: PublicClient, numbers: number[]): Promise<Map<number, string>> {
   const hashes = new Map<number, string>();
   for (let i = 0; i < numbers.length; i += PARALLEL_READS) {
     const batch = numbers.slice(i, i + PARALLEL_READS);
     const blocks = await Promise.all(
-      batch.map((number) => client.getBlock({ blockNumber: BigInt(number) }).catch(() => null)),
+      batch.map((number) =>
+        client.getBlock({ blockNumber: BigInt(number) }).catch((error: unknown) => {
+          if (error instanceof BlockNotFoundError) return null;
+          throw error;
+        }),
+      ),
     );
     for (const block of blocks) {
       if (block?.number != null && block.hash) hashes.set(Number(block.number), block.hash);
@@ -111,8 +167,7 @@ export type EvmChainPoll = {
   reorgWindow: number;
   /** Payments to watched addresses in blocks [from, to], with their confirmations at `head`. */
   scan: (from: bigint, to: bigint, head: bigint) => Promise<ObservedPayment[]>;
-  /** What a payment in `blockNumber` counts as at `head`. */
-  confirmationsOf: (blockNumber: number, required: number, head: bigint) => number;
+  confirmationsOf: ConfirmationsOf;
   signal?: AbortSignal;
 };
 
@@ -142,7 +197,9 @@ export async function pollEvmChain(poll: EvmChainPoll): Promise<number[]> {
   ]);
   for (const payment of placed) {
     const blockNumber = payment.blockNumber as number;
-    if (hashes.get(blockNumber) !== payment.blockHash) {
+    const hash = hashes.get(blockNumber);
+    if (hash === undefined) continue;
+    if (hash !== payment.blockHash) {
       await forgetPayment(payment.id);
       if (BigInt(blockNumber) - 1n < scanned) scanned = BigInt(blockNumber) - 1n;
     } else {
@@ -155,7 +212,7 @@ export async function pollEvmChain(poll: EvmChainPoll): Promise<number[]> {
 
   if (cursor?.scannedHash && cursor.scannedBlock >= 0 && cursor.scannedBlock <= head) {
     const [hash] = (await blockHashes(client, [cursor.scannedBlock])).values();
-    if (hash !== cursor.scannedHash) {
+    if (hash !== undefined && hash !== cursor.scannedHash) {
       const back = BigInt(cursor.scannedBlock) - window;
       if (back < scanned) scanned = back < -1n ? -1n : back;
     }

@@ -1,7 +1,7 @@
 import "server-only";
 import { createPublicClient, http, type PublicClient } from "viem";
 import type { ObservedPayment } from "./crediting";
-import { pollEvmChain, tokenTransfers } from "./evm-chain";
+import { pollEvmChain, tokenPayments } from "./evm-chain";
 import { WatchedAddresses } from "./watched-set";
 import type { DepositWatcher, WatcherNode } from "./watcher";
 
@@ -78,48 +78,42 @@ export class EvmWatcher implements DepositWatcher {
 
   async poll(signal?: AbortSignal): Promise<number[]> {
     await this.watched.sync();
+    const confirmationsOf = (blockNumber: number, _required: number, head: bigint) =>
+      Number(head - BigInt(blockNumber) + 1n);
     return pollEvmChain({
       name: this.name,
       network: "ethereum",
       client: this.client,
       reorgWindow: REORG_WINDOW,
       signal,
-      confirmationsOf: (blockNumber, _required, head) => Number(head - BigInt(blockNumber) + 1n),
+      confirmationsOf,
       scan: async (from, to, head) => {
         const observed: ObservedPayment[] = [];
         if (this.watched.count("ETH") > 0) {
           for (const payment of await this.etherPayments(from, to, head, signal)) observed.push(payment);
         }
         if (this.watched.count("USDT") > 0) {
-          for (const transfer of await tokenTransfers(
-            this.client,
-            this.options.usdtAddress,
+          const usdt = await tokenPayments({
+            client: this.client,
+            token: this.options.usdtAddress,
             from,
             to,
+            head,
             signal,
-          )) {
-            const entry = this.watched.get(transfer.to);
-            if (entry?.coin !== "USDT") continue;
-            observed.push({
-              topupId: entry.topupId,
-              txHash: transfer.txHash,
-              logIndex: transfer.logIndex,
-              amountUnits: transfer.value,
-              blockNumber: transfer.blockNumber,
-              blockHash: transfer.blockHash,
-              confirmations: Number(head) - transfer.blockNumber + 1,
-            });
-          }
+            confirmationsOf,
+            payee: (address) => this.topupFor(address, "USDT"),
+          });
+          for (const payment of usdt) observed.push(payment);
         }
         return observed;
       },
     });
   }
 
-  /** The watched ETH address `to` belongs to, if any. */
-  private ethTopup(to: string | null | undefined) {
-    const entry = to ? this.watched.get(to.toLowerCase()) : undefined;
-    return entry?.coin === "ETH" ? entry : undefined;
+  /** The watched top-up in `coin` that `address` belongs to, if any. */
+  private topupFor(address: string | null | undefined, coin: "ETH" | "USDT") {
+    const entry = address ? this.watched.get(address.toLowerCase()) : undefined;
+    return entry?.coin === coin ? entry : undefined;
   }
 
   private async etherPayments(from: bigint, to: bigint, head: bigint, signal?: AbortSignal) {
@@ -138,7 +132,7 @@ export class EvmWatcher implements DepositWatcher {
           const txHash = trace.txHash ?? block.transactions[i];
           if (!txHash) return;
           for (const transfer of etherTransfers(trace.result)) {
-            const entry = this.ethTopup(transfer.to);
+            const entry = this.topupFor(transfer.to, "ETH");
             if (!entry) continue;
             observed.push({
               topupId: entry.topupId,
@@ -155,7 +149,7 @@ export class EvmWatcher implements DepositWatcher {
       }
       const block = await this.client.getBlock({ blockNumber: number, includeTransactions: true });
       for (const tx of block.transactions) {
-        const entry = this.ethTopup(tx.to);
+        const entry = this.topupFor(tx.to, "ETH");
         if (!entry || tx.value === 0n) continue;
         // A reverted transaction keeps its value; only a successful one moved the ether.
         const receipt = await this.client.getTransactionReceipt({ hash: tx.hash });

@@ -1,7 +1,6 @@
 import "server-only";
 import { createPublicClient, getAddress, http, type PublicClient } from "viem";
-import type { ObservedPayment } from "./crediting";
-import { pollEvmChain, tokenTransfers } from "./evm-chain";
+import { pollEvmChain, tokenPayments } from "./evm-chain";
 import { tronConfirmations, tronToEvmHex } from "./tron";
 import { WatchedAddresses } from "./watched-set";
 import type { DepositWatcher, WatcherNode } from "./watcher";
@@ -63,24 +62,19 @@ export class TronWatcher implements DepositWatcher {
       reorgWindow: REORG_WINDOW,
       signal,
       confirmationsOf,
-      scan: async (from, to, head) => {
-        const observed: ObservedPayment[] = [];
-        if (this.watched.size === 0) return observed;
-        for (const transfer of await tokenTransfers(this.client, this.token, from, to, signal)) {
-          const entry = this.watched.get(transfer.to);
-          if (!entry) continue;
-          observed.push({
-            topupId: entry.topupId,
-            txHash: transfer.txHash,
-            logIndex: transfer.logIndex,
-            amountUnits: transfer.value,
-            blockNumber: transfer.blockNumber,
-            blockHash: transfer.blockHash,
-            confirmations: confirmationsOf(transfer.blockNumber, entry.confirmationsRequired, head),
-          });
-        }
-        return observed;
-      },
+      scan: async (from, to, head) =>
+        this.watched.size === 0
+          ? []
+          : tokenPayments({
+              client: this.client,
+              token: this.token,
+              from,
+              to,
+              head,
+              signal,
+              confirmationsOf,
+              payee: (address) => this.watched.get(address),
+            }),
     });
   }
 }

@@ -63,6 +63,21 @@ describe("watcher leases during long polls", () => {
     expect(cursor?.leaseOwner).toBe("other-instance");
   }, 60_000);
 
+  it("deposit rails that cannot be built do not stop the pass (the server lifecycle runs after it)", async () => {
+    const rails = processWide("deposits.rails", () => ({ watchers: [] as DepositWatcher[] }));
+    Object.defineProperty(rails, "watchers", {
+      configurable: true,
+      get: () => {
+        throw new RangeError("not a TRON address (bad base58check): TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u");
+      },
+    });
+    try {
+      await expect(runner.runWatcherPass()).resolves.toBeUndefined();
+    } finally {
+      Object.defineProperty(rails, "watchers", { configurable: true, writable: true, value: [] });
+    }
+  }, 60_000);
+
   it("the lease is renewed while a poll runs longer than it lasts, so no other instance takes the chain", async () => {
     const name = "test:long-poll";
     let taken = false;

@@ -27,10 +27,11 @@ type Row = {
 };
 
 /**
- * Rows created less than this long ago are read again on every sync: a top-up's transaction may commit
- * after one with a higher id was already read, and it must not be skipped for that.
+ * Rows created (or closed) less than this long ago are read again on every sync: a top-up's transaction
+ * may commit after one with a higher id (or a later closing) was already read, and it must not be skipped
+ * for that. Creating or closing a top-up is one short transaction; PostgreSQL ends one left idle after 60 s.
  */
-const RECENT_MS = 5 * 60_000;
+const RECENT_MS = 2 * 60_000;
 /** The whole set is read again this often, a safety net behind the incremental reads (one read an hour). */
 const FULL_RELOAD_MS = 60 * 60_000;
 

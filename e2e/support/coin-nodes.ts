@@ -177,23 +177,33 @@ export async function startBcoin(): Promise<CoreNode> {
  */
 export async function startFundedLitecoind(): Promise<CoreNode & { cookieFile: string; miner: string }> {
   const node = await startLitecoind();
-  await node.rpc("createwallet", ["payer"]);
-  const miner = await node.rpc<string>("getnewaddress", ["", "bech32"], "payer");
-  await node.rpc("generatetoaddress", [150, miner], "payer");
-  return { ...node, miner };
+  try {
+    await node.rpc("createwallet", ["payer"]);
+    const miner = await node.rpc<string>("getnewaddress", ["", "bech32"], "payer");
+    await node.rpc("generatetoaddress", [150, miner], "payer");
+    return { ...node, miner };
+  } catch (error) {
+    await node.stop();
+    throw error;
+  }
 }
 
 /** bcoin whose wallet holds 20 mature coinbases: 120 blocks mined to `miner`, once the wallet has seen them. */
 export async function startFundedBcoin(): Promise<CoreNode & { miner: string }> {
   const node = await startBcoin();
-  const miner = await node.rpc<string>("getnewaddress", [""], "payer");
-  await node.rpc("generatetoaddress", [120, miner]);
-  // bcoin's wallet follows the chain asynchronously.
-  for (let i = 0; (await node.rpc<number>("getbalance", [], "payer")) < 100; i++) {
-    if (i > 100) throw new Error("bcoin's wallet did not see its mined coins");
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    const miner = await node.rpc<string>("getnewaddress", [""], "payer");
+    await node.rpc("generatetoaddress", [120, miner]);
+    // bcoin's wallet follows the chain asynchronously.
+    for (let i = 0; (await node.rpc<number>("getbalance", [], "payer")) < 100; i++) {
+      if (i > 100) throw new Error("bcoin's wallet did not see its mined coins");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return { ...node, miner };
+  } catch (error) {
+    await node.stop();
+    throw error;
   }
-  return { ...node, miner };
 }
 
 export type MoneroNodes = {

@@ -64,13 +64,19 @@ console.log(
 );
 const keys = generateDemoWatchOnlyKeys();
 let started = performance.now();
-const [ethereum, litecoin, bitcoin, monero] = await Promise.all([
+const starting = [
   startAnvil({ chainId: 1 }),
   startFundedLitecoind(),
   startFundedBcoin(),
   startMonero({ address: moneroPrimaryAddress(keys), viewKey: keys.monero.viewKey }),
-]);
-const stops = [() => ethereum.stop(), () => litecoin.stop(), () => bitcoin.stop(), () => monero.stop()];
+] as const;
+const nodesStarted = await Promise.allSettled(starting);
+const stopAll = () =>
+  Promise.all(nodesStarted.map((node) => (node.status === "fulfilled" ? node.value.stop() : undefined)));
+const [ethereum, litecoin, bitcoin, monero] = await Promise.all(starting).catch(async (error) => {
+  await stopAll();
+  throw error;
+});
 try {
   console.log(`nodes up in ${ms(performance.now() - started)}`);
   const usdt = await installTestToken(ethereum.rpcUrl, {
@@ -241,6 +247,6 @@ try {
   for (const row of rows) console.log(line(row));
   console.log(`rss ${mb(process.memoryUsage().rss)}; target ${allMet ? "met" : "MISSED"} on every watcher`);
 } finally {
-  for (const stop of stops) await stop().catch(() => undefined);
+  await stopAll();
 }
 process.exit(0);

@@ -35,6 +35,15 @@ const RECENT_MS = 2 * 60_000;
 /** The whole set is read again this often, a safety net behind the incremental reads (one read an hour). */
 const FULL_RELOAD_MS = 60 * 60_000;
 
+/**
+ * A string key made by concatenation (hex digits appended one byte at a time) is kept by V8 as a tree of
+ * small pieces, about 550 bytes for an output script; copied through a Buffer it is one flat string of a
+ * tenth of that (measured: 55 MB against 10 MB for 100,000 keys). Other keys are kept as they are.
+ */
+function compact<K>(key: K): K {
+  return typeof key === "string" ? (Buffer.from(key, "latin1").toString("latin1") as K) : key;
+}
+
 const columns = {
   id: topups.id,
   coin: topups.coin,
@@ -135,7 +144,7 @@ export class WatchedAddresses<K> {
   }
 
   private put(row: Row, knownKey?: K) {
-    const key = knownKey ?? this.keyOf(row);
+    const key = knownKey ?? compact(this.keyOf(row));
     if (key === undefined) return;
     const closedAtMs = row.closedAt?.getTime() ?? null;
     const existing = this.byKey.get(key);

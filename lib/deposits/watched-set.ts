@@ -58,8 +58,8 @@ const columns = {
  * The deposit addresses a watcher looks for, held in memory and keyed the way the watcher meets them on
  * chain (an EVM address in lower case, an output script, a Monero subaddress index), so matching a
  * transfer is one map lookup whatever the number watched. It stays current without reading every row
- * each pass: a sync reads only the top-ups created since the last one (ids above what was read a few
- * minutes ago) and those that closed since (an index on `closed_at`); a closed top-up is dropped once its
+ * each pass: a sync reads only the top-ups created since the last one (ids above those read two
+ * minutes ago or more) and those that closed since (an index on `closed_at`); a closed top-up is dropped once its
  * late-payment window has passed. Once an hour the whole set is read again. A match is still confirmed
  * against the database (`stillWatched`), so the set may hold a top-up a little past its window, never
  * lack one that is watched.

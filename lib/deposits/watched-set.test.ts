@@ -65,4 +65,20 @@ describe("the watched addresses a watcher holds in memory", () => {
     expect(set.size).toBe(2);
     expect(await stillWatched([100, 105])).toEqual(new Set([105]));
   }, 60_000);
+
+  it("its sweep adds a row the incremental reads passed over and drops one that is gone", async () => {
+    const set = new WatchedAddresses<string>(["net-c"], (row) => row.address);
+    await topup(300, "net-c", "c-300", 10 * 60_000);
+    await topup(310, "net-c", "c-310", 10 * 60_000);
+    await set.sync();
+    expect(set.size).toBe(2);
+    // Committed long after its id was taken (ids up to 310 were read): the reads of new rows skip it.
+    await topup(305, "net-c", "c-305", 10 * 60_000);
+    const database = await db();
+    await database.execute(sql`DELETE FROM topups WHERE id = 300`);
+    await set.sync();
+    expect(set.get("c-305")?.topupId).toBe(305);
+    expect(set.get("c-300")).toBeUndefined();
+    expect(set.size).toBe(2);
+  }, 60_000);
 });

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, eq, gt, gte, inArray } from "drizzle-orm";
+import { and, asc, eq, gt, gte, inArray } from "drizzle-orm";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
@@ -32,8 +32,12 @@ type Row = {
  * for that. Creating or closing a top-up is one short transaction; PostgreSQL ends one left idle after 60 s.
  */
 const RECENT_MS = 2 * 60_000;
-/** The whole set is read again this often, a safety net behind the incremental reads (one read an hour). */
-const FULL_RELOAD_MS = 60 * 60_000;
+/**
+ * Watched rows read again per sync, in id order and wrapping around: a check behind the incremental reads
+ * that adds what they missed and drops what is no longer watched, a few milliseconds a pass instead of
+ * reading the whole set at once (100,000 rows: about a second and a half on the embedded database).
+ */
+const SWEEP_ROWS = 2_000;
 
 /**
  * A string key made by concatenation (hex digits appended one byte at a time) is kept by V8 as a tree of
@@ -57,15 +61,17 @@ const columns = {
 /**
  * The deposit addresses a watcher looks for, held in memory and keyed the way the watcher meets them on
  * chain (an EVM address in lower case, an output script, a Monero subaddress index), so matching a
- * transfer is one map lookup whatever the number watched. It stays current without reading every row
- * each pass: a sync reads only the top-ups created since the last one (ids above those read two
- * minutes ago or more) and those that closed since (an index on `closed_at`); a closed top-up is dropped once its
- * late-payment window has passed. Once an hour the whole set is read again. A match is still confirmed
- * against the database (`stillWatched`), so the set may hold a top-up a little past its window, never
- * lack one that is watched.
+ * transfer is one map lookup whatever the number watched. The whole set is read once, at the first sync;
+ * after that a sync reads only the top-ups created since the last one (ids above those read two minutes
+ * ago or more) and those that closed since (an index on `closed_at`), drops closed ones once their
+ * late-payment window has passed, and re-reads the next SWEEP_ROWS watched rows in id order to mend
+ * anything the incremental reads could have missed. A match is still confirmed against the database
+ * (`stillWatched`), so the set may hold a top-up a little past its window, never lack one that is watched.
  */
 export class WatchedAddresses<K> {
   private byKey = new Map<K, WatchedEntry>();
+  /** Top-up id -> its key, so a re-read row finds its entry without deriving the key again. */
+  private keyById = new Map<number, K>();
   private perCoin = new Map<string, number>();
   /** Every id at or below this was read at least RECENT_MS after its row was created. */
   private idFloor = 0;
@@ -74,9 +80,10 @@ export class WatchedAddresses<K> {
   /** Rows created at or after this (ms) count as recent during the current sync. */
   private recentSinceMs = 0;
   private closingsSince: Date | undefined;
-  private loadedAtMs = Number.NEGATIVE_INFINITY;
+  private loaded = false;
+  private sweepAfterId = 0;
   private earliestClosingMs = Number.POSITIVE_INFINITY;
-  /** The highest derivation index ever added since the last full read (Monero creates subaddresses up to it). */
+  /** The highest derivation index ever added (Monero creates subaddresses up to it). */
   highestDerivationIndex = -1;
 
   /**
@@ -106,52 +113,65 @@ export class WatchedAddresses<K> {
     const database = await db();
     const businessNow = now();
     this.recentSinceMs = Date.now() - RECENT_MS;
-    const network = inArray(topups.network, [...this.networks]);
-    if (Date.now() - this.loadedAtMs > FULL_RELOAD_MS) {
-      const rows = await database.select(columns).from(topups).where(and(watchedTopups(), network));
-      this.replaceAll(rows);
-      this.loadedAtMs = Date.now();
+    const watched = and(watchedTopups(), inArray(topups.network, [...this.networks]));
+    if (!this.loaded) {
+      for (const row of await database.select(columns).from(topups).where(watched)) this.put(row);
+      this.loaded = true;
     } else {
-      const created = await database
+      for (const row of await database
         .select(columns)
         .from(topups)
-        .where(and(watchedTopups(), network, gt(topups.id, this.idFloor)));
-      for (const row of created) this.put(row);
+        .where(and(watched, gt(topups.id, this.idFloor)))) {
+        this.put(row);
+      }
       const closings = await database
         .select(columns)
         .from(topups)
         .where(
-          and(eq(topups.method, "deposit"), network, gte(topups.closedAt, this.closingsSince ?? new Date(0))),
+          and(
+            eq(topups.method, "deposit"),
+            inArray(topups.network, [...this.networks]),
+            gte(topups.closedAt, this.closingsSince ?? new Date(0)),
+          ),
         );
       for (const row of closings) this.put(row);
+      const swept = await database
+        .select(columns)
+        .from(topups)
+        .where(and(watched, gt(topups.id, this.sweepAfterId)))
+        .orderBy(asc(topups.id))
+        .limit(SWEEP_ROWS);
+      this.mend(swept);
     }
     this.closingsSince = new Date(businessNow.getTime() - RECENT_MS);
     this.raiseIdFloor();
     this.dropClosedBefore(businessNow.getTime() - config().deposits.latePaymentWindowHours * 3_600_000);
   }
 
-  /** A full read: keys already computed are reused (deriving an output script or a TRON hex costs µs each). */
-  private replaceAll(rows: Row[]) {
-    const keyById = new Map<number, K>();
-    for (const [key, entry] of this.byKey) keyById.set(entry.topupId, key);
-    this.byKey = new Map();
-    this.perCoin = new Map();
-    this.recent = new Map();
-    this.idFloor = 0;
-    this.highestDerivationIndex = -1;
-    this.earliestClosingMs = Number.POSITIVE_INFINITY;
-    for (const row of rows) this.put(row, keyById.get(row.id));
+  /** The swept rows are the watched ids in their range: entries there that are not among them go. */
+  private mend(swept: Row[]) {
+    const from = this.sweepAfterId;
+    const last = swept.length < SWEEP_ROWS ? Number.POSITIVE_INFINITY : (swept[swept.length - 1]?.id ?? 0);
+    const present = new Set<number>();
+    for (const row of swept) {
+      present.add(row.id);
+      this.put(row);
+    }
+    for (const id of this.keyById.keys()) {
+      if (id > from && id <= last && !present.has(id)) this.remove(id);
+    }
+    this.sweepAfterId = last === Number.POSITIVE_INFINITY ? 0 : last;
   }
 
-  private put(row: Row, knownKey?: K) {
-    const key = knownKey ?? compact(this.keyOf(row));
+  private put(row: Row) {
+    const key = this.keyById.get(row.id) ?? compact(this.keyOf(row));
     if (key === undefined) return;
     const closedAtMs = row.closedAt?.getTime() ?? null;
     const existing = this.byKey.get(key);
     if (existing?.topupId === row.id) {
       existing.closedAtMs = closedAtMs;
     } else {
-      if (existing) this.perCoin.set(existing.coin, this.count(existing.coin) - 1);
+      if (existing) this.remove(existing.topupId);
       this.byKey.set(key, {
         topupId: row.id,
         coin: row.coin,
@@ -159,6 +179,7 @@ export class WatchedAddresses<K> {
         confirmationsRequired: row.confirmationsRequired,
         closedAtMs,
       });
+      this.keyById.set(row.id, key);
       this.perCoin.set(row.coin, this.count(row.coin) + 1);
     }
     if (closedAtMs !== null && closedAtMs < this.earliestClosingMs) this.earliestClosingMs = closedAtMs;
@@ -168,6 +189,17 @@ export class WatchedAddresses<K> {
     const createdAtMs = row.createdAt.getTime();
     if (createdAtMs >= this.recentSinceMs) this.recent.set(row.id, createdAtMs);
     else if (row.id > this.idFloor) this.idFloor = row.id;
+  }
+
+  private remove(topupId: number) {
+    const key = this.keyById.get(topupId);
+    if (key === undefined) return;
+    const entry = this.byKey.get(key);
+    if (entry?.topupId === topupId) {
+      this.byKey.delete(key);
+      this.perCoin.set(entry.coin, this.count(entry.coin) - 1);
+    }
+    this.keyById.delete(topupId);
   }
 
   private raiseIdFloor() {
@@ -181,14 +213,10 @@ export class WatchedAddresses<K> {
   private dropClosedBefore(cutoffMs: number) {
     if (this.earliestClosingMs >= cutoffMs) return;
     this.earliestClosingMs = Number.POSITIVE_INFINITY;
-    for (const [key, entry] of this.byKey) {
+    for (const entry of this.byKey.values()) {
       if (entry.closedAtMs === null) continue;
-      if (entry.closedAtMs < cutoffMs) {
-        this.byKey.delete(key);
-        this.perCoin.set(entry.coin, this.count(entry.coin) - 1);
-      } else if (entry.closedAtMs < this.earliestClosingMs) {
-        this.earliestClosingMs = entry.closedAtMs;
-      }
+      if (entry.closedAtMs < cutoffMs) this.remove(entry.topupId);
+      else if (entry.closedAtMs < this.earliestClosingMs) this.earliestClosingMs = entry.closedAtMs;
     }
   }
 }

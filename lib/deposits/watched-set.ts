@@ -37,7 +37,7 @@ const RECENT_MS = 2 * 60_000;
  * that adds what they missed and drops what is no longer watched, a few milliseconds a pass instead of
  * reading the whole set at once (100,000 rows: about a second and a half on the embedded database).
  */
-const SWEEP_ROWS = 2_000;
+const SWEEP_ROWS = 1_000;
 
 /**
  * A string key made by concatenation (hex digits appended one byte at a time) is kept by V8 as a tree of

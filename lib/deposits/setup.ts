@@ -2,7 +2,7 @@ import "server-only";
 import { DEPOSIT_COINS, type DepositCoinCode } from "@/lib/coins/registry";
 import { config } from "@/lib/config/env";
 import { processWide } from "@/lib/process-wide";
-import { CoinGeckoRates, DemoFixedRates, type RateSource } from "@/lib/topups/rates";
+import { type RateSource, rateSource } from "@/lib/topups/rates";
 import { moneroPrimaryAddress } from "./addresses";
 import { readCursor } from "./cursor";
 import { DemoWatcher } from "./demo-watcher";
@@ -63,12 +63,8 @@ export function depositRails(): DepositRails {
     const demoWatcher =
       settings.mode === "demo" ? new DemoWatcher(ALL_NETWORKS.filter((n) => !covered.has(n))) : undefined;
     if (demoWatcher) watchers.push(demoWatcher);
-    const rates =
-      settings.deposits.rateSource.kind === "demo-fixed"
-        ? new DemoFixedRates()
-        : new CoinGeckoRates(settings.deposits.rateSource.url);
     return {
-      rates,
+      rates: rateSource(),
       watchers,
       demoWatcher,
       watcherFor: (network) => watchers.find((watcher) => watcher.networks.includes(network)),

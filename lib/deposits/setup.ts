@@ -86,11 +86,10 @@ export async function coinUnavailableReason(code: DepositCoinCode): Promise<stri
   if (!watcher) return `${code} deposits are not watched on this service yet.`;
   if (watcher.demo) return undefined;
   const cursor = await readCursor(watcher.name);
-  if (cursor?.lastError) {
-    return `${code} deposits are paused: the ${coin.network} node is unavailable (${cursor.lastError}).`;
-  }
-  if (cursor?.checkedAt && Date.now() - cursor.checkedAt.getTime() > staleAfterMs()) {
-    return `${code} deposits are paused: the ${coin.network} watcher has not polled its node recently.`;
+  // Plain words for customers: what is wrong with the node is for the operator (health and the log).
+  const stale = cursor?.checkedAt && Date.now() - cursor.checkedAt.getTime() > staleAfterMs();
+  if (cursor?.lastError || stale) {
+    return `${code} deposits are paused: the ${coin.network} network cannot be watched right now. Top-ups already open are credited once it is back; try again later or use another coin.`;
   }
   return undefined;
 }

@@ -43,6 +43,8 @@ export type Topup = {
     confirmations: number;
     explorer_url?: string | null;
     dropped?: boolean;
+    credited_usd?: number | null;
+    credited_parts?: { kind: string; amount: string; rate_usd: string; usd: number }[];
   }[];
   demo: boolean;
 };
@@ -102,6 +104,8 @@ export function describeUtxoDeposits(options: UtxoScenarioOptions) {
           confirmations: 0,
           explorer_url: options.explorer.replace("{tx}", txid),
           dropped: false,
+          credited_usd: null,
+          credited_parts: [],
         },
       ]);
       await mine(required - 1);
@@ -113,6 +117,11 @@ export function describeUtxoDeposits(options: UtxoScenarioOptions) {
       await mine(1);
       const done = await waitFor(readTopup(apiKey, topup.ref), (t) => t.status === "completed");
       expect(done.credited_usd).toBe(worth(1));
+      // Paid as asked, in time: all of it at the locked rate, exactly the amount.
+      expect(done.payments[0]).toMatchObject({
+        credited_usd: worth(1),
+        credited_parts: [{ kind: "quote", amount: coins(1).toFixed(8), usd: worth(1) }],
+      });
       expect(await balanceOf(apiKey)).toBe(worth(1));
     });
 

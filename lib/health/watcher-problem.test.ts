@@ -10,6 +10,7 @@ describe("watcherProblem", () => {
   it.each([
     ["fetch failed: ECONNREFUSED", "The node does not accept connections."],
     ["fetch failed: ENOTFOUND", "The node's host name does not resolve."],
+    ["fetch failed: bad port", "The node's URL names a port HTTP clients refuse to call: configure another."],
     ["The operation was aborted due to timeout", "The node does not answer in time."],
     ["getblockcount: the node refused our credentials (HTTP 401)", "The node refuses our credentials."],
     ["getblockcount: not a JSON-RPC answer (HTTP 502)", "The node answers with HTTP errors (502)."],

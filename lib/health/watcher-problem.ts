@@ -9,6 +9,8 @@ export type WatcherStatus = "ok" | "unreachable" | "stale" | "starting";
 const KINDS: [RegExp, string | ((match: RegExpExecArray) => string)][] = [
   [/credentials|HTTP 40[13]\b|Status: 40[13]\b/i, "The node refuses our credentials."],
   [/ENOTFOUND|EAI_AGAIN/, "The node's host name does not resolve."],
+  // Node's fetch refuses ports such as 9 or 25 before connecting.
+  [/bad port/, "The node's URL names a port HTTP clients refuse to call: configure another."],
   [
     /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|EPIPE|UND_ERR_SOCKET|socket hang up/,
     "The node does not accept connections.",

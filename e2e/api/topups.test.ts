@@ -50,11 +50,11 @@ async function waitForTopup(
   ref: string,
   done: (topup: Topup) => boolean,
   timeoutMs = 15_000,
-  read = (path: string) => api(path, { key }),
+  base?: string,
 ) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const result = await read(`/topups/${ref}`);
+    const result = await api(`/topups/${ref}`, { key, base });
     expect(result.status).toBe(200);
     const topup = result.body as unknown as Topup;
     if (done(topup)) return topup;
@@ -456,16 +456,8 @@ async function startRateStub(): Promise<{
 describe("late and extra payments against a moving price", () => {
   let rates: Awaited<ReturnType<typeof startRateStub>>;
   let app: RunningApp;
-  const call = async (route: string, init: { method?: string; key?: string; body?: unknown } = {}) => {
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (init.key) headers.authorization = `Bearer ${init.key}`;
-    const response = await fetch(`${app.url}/api/v1${route}`, {
-      method: init.method ?? "GET",
-      headers,
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-    });
-    return { status: response.status, headers: response.headers, body: await response.json() };
-  };
+  const call = (route: string, init: { method?: string; key?: string; body?: unknown } = {}) =>
+    api(route, { ...init, base: app.url });
 
   beforeAll(async () => {
     rates = await startRateStub();
@@ -502,7 +494,7 @@ describe("late and extra payments against a moving price", () => {
         ref,
         (t) => t.payments.every((p) => p.credited_usd !== null) && t.credited_usd > 0,
         15_000,
-        (route) => call(route, { key }).then((r) => ({ ...r, body: r.body as Record<string, unknown> })),
+        app.url,
       );
 
     // All quoted at 100,000 USD/BTC: 0.00025 BTC for 25 USD.

@@ -55,13 +55,16 @@ async function lockRate(coin: DepositCoinCode): Promise<{ rate: string; source: 
   }
 }
 
-/** "168 hours", "10 minutes": a window as the refusal names it. */
-const windowText = (seconds: number) =>
-  seconds % 3600 === 0
-    ? `${seconds / 3600} hours`
-    : seconds % 60 === 0
-      ? `${seconds / 60} minutes`
-      : `${seconds} seconds`;
+/** "168 hours", "1 minute": a window as the refusal names it. */
+function windowText(seconds: number): string {
+  const [count, unit] =
+    seconds % 3600 === 0
+      ? [seconds / 3600, "hour"]
+      : seconds % 60 === 0
+        ? [seconds / 60, "minute"]
+        : [seconds, "second"];
+  return `${count} ${unit}${count === 1 ? "" : "s"}`;
+}
 
 /**
  * Every deposit top-up keeps an address watched for days, whatever becomes of it (cancelled and expired ones

@@ -20,6 +20,8 @@ type CallOptions = {
   body?: unknown;
   rawBody?: string | Uint8Array;
   headers?: Record<string, string>;
+  /** Another app's origin than the suite's, for a test that starts its own. */
+  base?: string;
 };
 
 export type ApiResult = {
@@ -37,7 +39,8 @@ export async function api(path: string, options: CallOptions = {}): Promise<ApiR
     body = JSON.stringify(options.body);
     headers["content-type"] ??= "application/json";
   }
-  const response = await fetch(`${baseUrl()}${path}`, {
+  const root = options.base ? `${options.base}/api/v1` : baseUrl();
+  const response = await fetch(`${root}${path}`, {
     method: options.method ?? "GET",
     headers,
     body: body as BodyInit | undefined,

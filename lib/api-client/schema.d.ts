@@ -218,7 +218,7 @@ export interface paths {
         put?: never;
         /**
          * Start a top-up
-         * @description `coin` defaults to `BTC`. A classic coin answers 201 with a pending Topup. `USDCBASE`, or the header `X-Payment-Mode: x402`, answers 402 with the x402 challenge in both wire versions: the v1 body (`X402Requirements`) and the v2 `PAYMENT-REQUIRED` header (base64 JSON `{x402Version: 2, error, resource: {url, description, mimeType}, accepts: [{scheme, network: "eip155:8453", amount, asset, payTo, maxTimeoutSeconds, extra}]}`). Re-send the same request with `X-PAYMENT` (v1: base64 of `{x402Version: 1, scheme, network, payload}`) or `PAYMENT-SIGNATURE` (v2: base64 of `{x402Version: 2, accepted, payload}`, where `accepted` must equal the offered requirement) to pay: the authorization must be for exactly the asked amount, to `payTo`, valid for at most `maxTimeoutSeconds`. The settled request answers 201 with the completed Topup and the settlement header of its version (`X-PAYMENT-RESPONSE` for v1, `PAYMENT-RESPONSE` for v2: base64 JSON `{success, transaction, network, payer}`); the same authorization sent again by the same account, in either version, answers 200 with the same top-up. One authorization credits at most once, whichever header carried it, exactly its own transfer's value, also when one transaction used several authorizations. Refused payment attempts are limited per account and per client address (`RATE_LIMIT_X402_ATTEMPTS`, default 30 per 10 minutes; paid ones do not count). At most 10 pending deposit top-ups per account.
+         * @description `coin` defaults to `BTC`. A classic coin answers 201 with a pending Topup. `USDCBASE`, or the header `X-Payment-Mode: x402`, answers 402 with the x402 challenge in both wire versions: the v1 body (`X402Requirements`) and the v2 `PAYMENT-REQUIRED` header (base64 JSON `{x402Version: 2, error, resource: {url, description, mimeType}, accepts: [{scheme, network: "eip155:8453", amount, asset, payTo, maxTimeoutSeconds, extra}]}`). Re-send the same request with `X-PAYMENT` (v1: base64 of `{x402Version: 1, scheme, network, payload}`) or `PAYMENT-SIGNATURE` (v2: base64 of `{x402Version: 2, accepted, payload}`, where `accepted` must equal the offered requirement) to pay: the authorization must be for exactly the asked amount, to `payTo`, valid for at most `maxTimeoutSeconds`. The settled request answers 201 with the completed Topup and the settlement header of its version (`X-PAYMENT-RESPONSE` for v1, `PAYMENT-RESPONSE` for v2: base64 JSON `{success, transaction, network, payer}`); the same authorization sent again by the same account, in either version, answers 200 with the same top-up. One authorization credits at most once, whichever header carried it, exactly its own transfer's value, also when one transaction used several authorizations. Refused payment attempts are limited per account and per client address (`RATE_LIMIT_X402_ATTEMPTS`, default 30 per 10 minutes; paid ones do not count). At most 10 pending deposit top-ups per account (409), and at most 100 deposit top-ups created per account in any 168 hours, whatever became of them (`RATE_LIMIT_DEPOSIT_TOPUPS`; 429 `too_many_topups` with `Retry-After` until the oldest of them leaves the window): each one keeps its address watched for late payments.
          */
         post: operations["createTopup"];
         delete?: never;
@@ -236,7 +236,7 @@ export interface paths {
         };
         /**
          * Poll a top-up
-         * @description The current state. Reading settles the top-up: a payment that reached its confirmations is credited to the balance here (exactly once, however many polls run at once), and a pending top-up past `expires_at` with nothing confirming becomes `expired`. Other accounts' refs answer 404.
+         * @description The current state. Reading settles the top-up: a payment that reached its confirmations is credited to the balance here (exactly once, however many polls run at once; its `credited_usd` and `credited_parts` say how), and a pending top-up past `expires_at` with nothing confirming becomes `expired`. Other accounts' refs answer 404.
          */
         get: operations["getTopup"];
         put?: never;
@@ -258,7 +258,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a pending top-up
-         * @description Only while nothing has been received. The address stays watched: a payment sent anyway is still credited.
+         * @description Only while nothing has been received. The quote ends (`expires_at` becomes now); the address stays watched: a payment sent anyway is still credited, as a late one.
          */
         post: operations["cancelTopup"];
         delete?: never;
@@ -479,7 +479,7 @@ export interface paths {
         };
         /**
          * Service health
-         * @description Public. 200 when the service and its database answer; 503 with the same body when not. `watchers` shows each deposit watcher's node (reachable, tip, cursor, lag); a coin whose node is unreachable answers `coin_unavailable` to new top-ups until it is back.
+         * @description Public. 200 when the service and its database answer; 503 with the same body when not. `watchers` shows the state of each deposit watcher's node (reachable, tip, cursor, lag, and what is wrong in plain words; never the node's address or its raw errors); a coin whose node is unreachable answers `coin_unavailable` to new top-ups until it is back.
          */
         get: operations["getHealth"];
         put?: never;
@@ -876,7 +876,7 @@ export interface components {
             deposit_network: string | null;
             /** @description PNG data URI of a QR code of `payment_uri` (null for x402 top-ups). */
             qr_data_uri: string | null;
-            /** @description When the quoted amount stops being valid; null for x402 top-ups. */
+            /** @description When the quoted amount stops being valid (cancelling ends it then); null for x402 top-ups. */
             expires_at: string | null;
             /**
              * @description A URI wallets understand (BIP21, EIP-681, monero:), the content of the QR code.
@@ -884,7 +884,7 @@ export interface components {
              */
             payment_uri: string | null;
             /**
-             * @description USD per deposit coin, locked for this top-up.
+             * @description USD per deposit coin, locked for this top-up: the asked amount is paid at it, and no coin of it is credited above it.
              * @example 97000
              */
             rate_usd: string;
@@ -896,7 +896,7 @@ export interface components {
             received_amount: string;
             /** @description Total with enough confirmations, in the deposit coin. */
             confirmed_amount: string;
-            /** @description USD credited to the balance by this top-up. Equals amount_usd when paid as asked; partial, late and extra payments are credited at the locked rate. */
+            /** @description USD credited to the balance by this top-up. Equals amount_usd when paid as asked in time; a partial payment in time is credited at the locked rate; coins beyond the asked amount or paid after the quote ended at the lower of the locked rate and the market rate when credited (see each payment's `credited_parts`). */
             credited_usd: number;
             payments: components["schemas"]["TopupPayment"][];
             /** @description For x402 top-ups, the wallet that paid. */
@@ -924,6 +924,35 @@ export interface components {
             explorer_url: string | null;
             /** @description True when the transaction left the mempool without being mined (replaced by a double spend or evicted): it is not counted and will not be credited unless it is seen again. */
             dropped: boolean;
+            /**
+             * @description USD this payment added to the balance, the sum of `credited_parts`; null until it has its confirmations.
+             * @example 37.5
+             */
+            credited_usd: number | null;
+            /** @description How this payment was credited, part by part; empty until it has its confirmations. */
+            credited_parts: components["schemas"]["CreditedPart"][];
+        };
+        CreditedPart: {
+            /**
+             * @description `quote`: paid the asked amount while the quote held, at the locked rate (the asked amount in full credits exactly `amount_usd`). `excess`: beyond the asked amount, paid while the quote held. `late`: paid after the quote ended (`expires_at` passed, or the top-up was cancelled). `excess` and `late` coins are valued at the lower of the locked rate and the market rate when they were credited.
+             * @enum {string}
+             */
+            kind: "quote" | "excess" | "late";
+            /**
+             * @description Coins in this part, in the deposit coin.
+             * @example 0.00025000
+             */
+            amount: string;
+            /**
+             * @description USD per coin this part was valued at.
+             * @example 50000
+             */
+            rate_usd: string;
+            /**
+             * @description USD credited for this part, rounded down to the cent.
+             * @example 12.5
+             */
+            usd: number;
         };
         /** @description The x402 (v1) challenge. Sign an EIP-3009 TransferWithAuthorization for exactly `maxAmountRequired` and re-send the same request with the `X-PAYMENT` header. */
         X402Requirements: {
@@ -1278,7 +1307,7 @@ export interface components {
                  */
                 checked_at: string;
             };
-            /** @description Each deposit watcher and the node it reads. */
+            /** @description Each deposit watcher and the state of the node it reads. */
             watchers: {
                 /** @description The watcher, e.g. `utxo:litecoin`, `evm:ethereum`, `demo`. */
                 name: string;
@@ -1291,8 +1320,11 @@ export interface components {
                  * @enum {string}
                  */
                 status: "ok" | "unreachable" | "stale" | "starting";
-                /** @description The node's RPC URL, without credentials. */
-                node: string | null;
+                /**
+                 * @description What is wrong, in plain words (no node address or raw error: those go to the service's log, once each time they change); null when the status is `ok` or `starting`.
+                 * @example The node does not accept connections.
+                 */
+                problem: string | null;
                 /** @description The node's best block height. */
                 tip: number | null;
                 /** @description The last block scanned. */
@@ -1301,8 +1333,6 @@ export interface components {
                 lag: number | null;
                 /** @description When it last polled its node. */
                 checked_at: string | null;
-                /** @description Why the last poll failed. */
-                error: string | null;
                 /** @description Payments credited and later reorged out of the chain: the operator must check them. */
                 flagged_payments: number;
             }[];
@@ -2367,7 +2397,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This client address sent too many bad API keys, or this account or client address made too many refused x402 attempts (`RATE_LIMIT_X402_ATTEMPTS`); nothing was read on chain, charged or credited. Retry after `Retry-After` seconds with the same X-PAYMENT. Codes: `rate_limited`. */
+            /** @description This client address sent too many bad API keys, or this account or client address made too many refused x402 attempts (`RATE_LIMIT_X402_ATTEMPTS`; nothing was read on chain, charged or credited: retry after `Retry-After` seconds with the same X-PAYMENT), or this account made as many deposit top-ups in the window as it may (`too_many_topups`, `RATE_LIMIT_DEPOSIT_TOPUPS`; nothing was created). Codes: `rate_limited`, `too_many_topups`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */

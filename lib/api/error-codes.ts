@@ -69,6 +69,10 @@ export const ERROR_CODES = {
   coin_unavailable: { status: 400, message: "This coin is not accepted now." },
   invalid_payment: { status: 400, message: "The payment header is not a valid payment." },
   too_many_pending_topups: { status: 409, message: "Too many pending top-ups." },
+  too_many_topups: {
+    status: 429,
+    message: "This account made as many deposit top-ups lately as it may; retry after Retry-After seconds.",
+  },
   topup_not_pending: { status: 409, message: "The top-up is not pending." },
   payment_received: { status: 409, message: "A payment has arrived for this top-up." },
   not_simulated: { status: 409, message: "This top-up's network is watched on a real chain." },

@@ -57,9 +57,8 @@ export async function runWatcherPass(): Promise<void> {
       try {
         touched = await watcher.poll();
       } catch (error) {
-        const reason = describeFailure(error);
-        await recordWatcherError(watcher.name, reason);
-        logThrottled(watcher.name, `watcher ${watcher.name}: ${reason}`);
+        // Logged by recordWatcherError when the reason changes.
+        await recordWatcherError(watcher.name, describeFailure(error));
         continue;
       }
       await settleTopups(nextToSettle(touched));

@@ -140,6 +140,7 @@ const envSchema = z.object({
   RATE_LIMIT_WALLET_RPC: rateLimitSpec.prefault("120/1m"),
   MAX_SESSIONS_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(20),
   RATE_LIMIT_X402_ATTEMPTS: rateLimitSpec.prefault("30/10m"),
+  RATE_LIMIT_DEPOSIT_TOPUPS: rateLimitSpec.prefault("100/168h"),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
   PUBLIC_BASE_URL: httpUrl,
   X402_NETWORK: z.enum(["base", "base-sepolia"]).default("base"),
@@ -188,6 +189,7 @@ const envSchema = z.object({
   WATCHER_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   RATE_SOURCE: z.enum(["demo-fixed", "coingecko"]).optional(),
   RATE_SOURCE_URL: httpUrl,
+  RATE_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   DEMO_CHAIN_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   ENABLE_TEST_CLOCK: z.enum(["0", "1"]).default("0"),
   PROVISION_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(15),
@@ -375,7 +377,8 @@ export type DepositConfig = {
   tron: { rpcUrl: string | undefined; solidityRpcUrl: string | undefined; usdtContract: string };
   /** Per coin: a public explorer's transaction page, `{tx}` standing for the transaction id. */
   explorerTxUrls: Record<string, string>;
-  rateSource: { kind: "demo-fixed" | "coingecko"; url: string };
+  /** `cacheSeconds`: how long one snapshot of market prices is reused (0: asked afresh every time). */
+  rateSource: { kind: "demo-fixed" | "coingecko"; url: string; cacheSeconds: number };
 };
 
 export type RateLimitSpec = { limit: number; windowSeconds: number };
@@ -398,6 +401,8 @@ export type AppConfig = {
     totpAccountFailures: RateLimitSpec;
     walletRpc: RateLimitSpec;
     x402Attempts: RateLimitSpec;
+    /** Deposit top-ups an account may create per window, whatever became of them (each is an address watched). */
+    depositTopups: RateLimitSpec;
   };
   /** Live dashboard sessions an account may hold; a sign-in past it revokes the oldest. */
   maxSessionsPerAccount: number;
@@ -573,6 +578,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       totpAccountFailures: values.RATE_LIMIT_TOTP_ACCOUNT_FAILURES,
       walletRpc: values.RATE_LIMIT_WALLET_RPC,
       x402Attempts: values.RATE_LIMIT_X402_ATTEMPTS,
+      depositTopups: values.RATE_LIMIT_DEPOSIT_TOPUPS,
     },
     maxSessionsPerAccount: values.MAX_SESSIONS_PER_ACCOUNT,
     maxBodyBytes: values.MAX_BODY_BYTES,
@@ -637,6 +643,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       rateSource: {
         kind: values.RATE_SOURCE ?? (mode === "demo" ? "demo-fixed" : "coingecko"),
         url: values.RATE_SOURCE_URL ?? "https://api.coingecko.com/api/v3",
+        cacheSeconds: values.RATE_CACHE_SECONDS,
       },
     },
     demo: demoValues,

@@ -209,7 +209,10 @@ export const topups = pgTable(
     derivationIndex: integer("derivation_index"),
     /** The amount asked for, in the coin's smallest unit (wei, satoshi, piconero...): may exceed int64. */
     depositUnits: numeric("deposit_units", { precision: 78, scale: 0 }).notNull(),
-    /** The USD price of one coin locked when the top-up was created; partial and late payments use it. */
+    /**
+     * The USD price of one coin locked when the top-up was created: the asked amount is paid at it, and
+     * coins outside the quote are credited at no more than it.
+     */
     rateUsd: numeric("rate_usd", { precision: 30, scale: 8 }).notNull(),
     rateSource: text("rate_source").notNull(),
     confirmationsRequired: integer("confirmations_required").notNull(),
@@ -224,6 +227,7 @@ export const topups = pgTable(
   },
   (table) => [
     index("topups_account_idx").on(table.accountId, table.id),
+    index("topups_account_created_idx").on(table.accountId, table.createdAt).where(sql`method = 'deposit'`),
     index("topups_network_status_idx").on(table.network, table.status),
     index("topups_pending_expiry_idx")
       .on(table.expiresAt)
@@ -252,6 +256,7 @@ export const depositPayments = pgTable(
     blockNumber: bigint("block_number", { mode: "number" }),
     blockHash: text("block_hash"),
     confirmations: integer("confirmations").notNull().default(0),
+    /** When a watcher first saw the payment (business time): before the top-up's expires_at, it pays the quote. */
     seenAt: timestamp("seen_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     /** When the payment first counted toward its top-up's credit. */
     confirmedAt: timestamp("confirmed_at", { withTimezone: true, mode: "date" }),
@@ -259,10 +264,20 @@ export const depositPayments = pgTable(
     reorgedAt: timestamp("reorged_at", { withTimezone: true, mode: "date" }),
     /** When the transaction left the mempool unmined (replaced or evicted): not counted unless seen again. */
     droppedAt: timestamp("dropped_at", { withTimezone: true, mode: "date" }),
+    /**
+     * What the payment credited when it counted (all null before): `quoteUnits` paid the asked amount and
+     * credited `quoteCents` at the quote; the rest credited `extraCents` at `extraRateUsd`, the lower of the
+     * locked rate and the market's then (null when nothing was left over).
+     */
+    quoteUnits: numeric("quote_units", { precision: 78, scale: 0 }),
+    quoteCents: bigint("quote_cents", { mode: "number" }),
+    extraRateUsd: numeric("extra_rate_usd", { precision: 30, scale: 8 }),
+    extraCents: bigint("extra_cents", { mode: "number" }),
   },
   (table) => [
     uniqueIndex("deposit_payments_tx_idx").on(table.network, table.txHash, table.logIndex),
     index("deposit_payments_topup_idx").on(table.topupId),
+    check("deposit_payments_credit_non_negative", sql`${table.quoteCents} >= 0 AND ${table.extraCents} >= 0`),
   ],
 );
 

@@ -22,6 +22,12 @@ export type BuildSpec = {
 /** The running machine cannot take a new password: it is stopped, or has no (answering) guest agent. */
 export class GuestAgentUnavailableError extends Error {}
 
+/** The machine's host could not be reached: nothing was changed on it. */
+export class HostUnreachableError extends Error {}
+
+/** The host did not say whether the new password was set (cut off, or an unexpected failure): it may be either. */
+export class PasswordUnconfirmedError extends Error {}
+
 /** A built machine: `ip` undefined means "take the next address of the location's pool". */
 export type Built = { ip: string | undefined; sshPort: number; hostKeyFingerprint: string | null };
 
@@ -44,7 +50,10 @@ export interface Provisioner {
   ready(server: ServerRow): Promise<boolean>;
   /** Applies a power action and returns the resulting state as the host reports it. */
   power(server: ServerRow, action: PowerAction): Promise<PowerState>;
-  /** Sets root's password on the running machine (guest agent), or throws GuestAgentUnavailableError. */
+  /**
+   * Sets root's password on the running machine (guest agent). Throws GuestAgentUnavailableError or
+   * HostUnreachableError when nothing changed, PasswordUnconfirmedError when the host did not say.
+   */
   setRootPassword(server: ServerRow, password: string): Promise<void>;
   /** Removes the machine and its disks; a machine already gone is not an error. */
   destroy(server: ServerRow): Promise<void>;

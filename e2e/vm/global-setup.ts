@@ -40,6 +40,8 @@ export async function setup(project: TestProject) {
   await cleanUpTestMachines();
   app = await startApp({
     PROVISIONER: "libvirt",
+    // A test machine only this run reaches: demo payments fund its real machines.
+    ALLOW_DEMO_LIBVIRT: "1",
     HYPERVISORS: JSON.stringify([
       // Room for one capped server (1 GiB, 1 vCPU, 4 GB): a second order in nl is out of capacity.
       { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 6 },
@@ -68,6 +70,8 @@ export async function setup(project: TestProject) {
   sshd = await startLocalSshd(LOCAL_SSHD_PORT);
   tinyApp = await startApp({
     PROVISIONER: "libvirt",
+    // A test machine only this run reaches: demo payments fund its real machines.
+    ALLOW_DEMO_LIBVIRT: "1",
     HYPERVISORS: JSON.stringify([
       { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 6 },
       { name: "remote-1", location: "se", uri: sshd.uri, memory_mb: 1536, vcpus: 2, disk_gb: 6 },

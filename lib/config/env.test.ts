@@ -135,14 +135,22 @@ describe("configuration", () => {
       true,
     ]);
     // Production takes libvirt without the switch, and refuses the switch, which means nothing there.
-    const production = { DATA_DIR: dataDir(), SESSION_SECRET: SECRET, ENCRYPTION_KEY: KEY, ...X402, ...libvirt };
+    const production = {
+      DATA_DIR: dataDir(),
+      SESSION_SECRET: SECRET,
+      ENCRYPTION_KEY: KEY,
+      ...X402,
+      ...libvirt,
+    };
     expect(parseConfig(production).servers).toMatchObject({ provisioner: "libvirt", demoLibvirt: false });
     expect(() => parseConfig({ ...production, ALLOW_DEMO_LIBVIRT: "1" })).toThrow(
       /ALLOW_DEMO_LIBVIRT: only for demo mode/,
     );
     // The switch alone changes nothing for the simulated provisioner.
     expect(parseConfig({ DATA_DIR: dataDir(), ALLOW_DEMO_LIBVIRT: "1" }).servers.demoLibvirt).toBe(false);
-    expect(() => parseConfig({ DATA_DIR: dataDir(), ALLOW_DEMO_LIBVIRT: "yes" })).toThrow(/ALLOW_DEMO_LIBVIRT/);
+    expect(() => parseConfig({ DATA_DIR: dataDir(), ALLOW_DEMO_LIBVIRT: "yes" })).toThrow(
+      /ALLOW_DEMO_LIBVIRT/,
+    );
   });
 
   it("reads rate limits written as COUNT/WINDOW", () => {

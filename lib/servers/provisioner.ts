@@ -61,6 +61,13 @@ export interface Provisioner {
   hostStates(hypervisor: string): Promise<Map<number, PowerState> | undefined>;
 }
 
+/**
+ * How long a simulated machine takes to change its power state or its password: a real one takes seconds,
+ * and for that time the server refuses other host operations (409 server_busy), as the demo should show.
+ */
+const SIMULATED_HOST_CALL_MS = 1_000;
+const simulatedHostCall = () => new Promise((resolve) => setTimeout(resolve, SIMULATED_HOST_CALL_MS));
+
 /** Pretends to build servers: up at once (the job's start is delayed by PROVISION_DELAY_SECONDS). */
 export class SimulatedProvisioner implements Provisioner {
   readonly name = "simulated";
@@ -78,11 +85,16 @@ export class SimulatedProvisioner implements Provisioner {
     return true;
   }
 
-  async power(_server: ServerRow, action: PowerAction): Promise<PowerState> {
-    return action === "stop" ? "stopped" : "running";
+  async power(server: ServerRow, action: PowerAction): Promise<PowerState> {
+    const after = action === "stop" ? "stopped" : "running";
+    // Already in the state asked for (a suspension's stop, a renewal's start): nothing to wait for.
+    if (action === "reboot" || server.powerState !== after) await simulatedHostCall();
+    return after;
   }
 
-  async setRootPassword(): Promise<void> {}
+  async setRootPassword(): Promise<void> {
+    await simulatedHostCall();
+  }
 
   async destroy(): Promise<void> {}
 

@@ -19,6 +19,8 @@ export const TEST_LIMITS = {
   totpAccountFailures: 8,
   sessionsPerAccount: 4,
   x402Attempts: 25,
+  /** Above the 5 requests the suite sends to one server at once, which all count until refused. */
+  hostOperations: 8,
 };
 
 async function resetPostgres(url: string) {
@@ -48,6 +50,7 @@ export async function setup(project: TestProject) {
     RATE_LIMIT_TOTP_ACCOUNT_FAILURES: `${TEST_LIMITS.totpAccountFailures}/10m`,
     MAX_SESSIONS_PER_ACCOUNT: String(TEST_LIMITS.sessionsPerAccount),
     RATE_LIMIT_X402_ATTEMPTS: `${TEST_LIMITS.x402Attempts}/10m`,
+    RATE_LIMIT_HOST_OPERATIONS: `${TEST_LIMITS.hostOperations}/10m`,
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;

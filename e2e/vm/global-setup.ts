@@ -2,7 +2,8 @@
  * The real-VM suite: one app with the libvirt provisioner on this machine's libvirtd (TCG here), a
  * hypervisor with room for exactly one capped server, and the Debian 12 image built by `npm run guest:build`.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { type RunningApp, startApp } from "../support/app-server";
@@ -21,6 +22,18 @@ import { type LocalSshd, startLocalSshd } from "./sshd";
 let app: RunningApp | undefined;
 let tinyApp: RunningApp | undefined;
 let sshd: LocalSshd | undefined;
+let scratch: string | undefined;
+
+/**
+ * A HOME nothing can be written in, as under the shipped systemd unit (ProtectHome=yes), even for root: its
+ * parent is a regular file. virsh's interactive mode, which sets root passwords, must not need it.
+ */
+function unwritableHome(): string {
+  scratch = mkdtempSync(path.join(tmpdir(), "vps-vm-home-"));
+  const file = path.join(scratch, "not-a-directory");
+  writeFileSync(file, "");
+  return path.join(file, "home");
+}
 
 const UNREACHABLE_URI = "qemu+ssh://nobody@127.0.0.1:1/system?no_tty=1";
 
@@ -39,6 +52,9 @@ export async function setup(project: TestProject) {
   }
   await cleanUpTestMachines();
   app = await startApp({
+    // No cache folder of its own either: virsh would fall back to HOME/.cache.
+    HOME: unwritableHome(),
+    XDG_CACHE_HOME: "",
     PROVISIONER: "libvirt",
     // A test machine only this run reaches: demo payments fund its real machines.
     ALLOW_DEMO_LIBVIRT: "1",
@@ -103,4 +119,5 @@ export async function teardown() {
   await tinyApp?.stop();
   await sshd?.stop();
   await cleanUpTestMachines();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
 }

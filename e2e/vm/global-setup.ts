@@ -2,7 +2,8 @@
  * The real-VM suite: one app with the libvirt provisioner on this machine's libvirtd (TCG here), a
  * hypervisor with room for exactly one capped server, and the Debian 12 image built by `npm run guest:build`.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { type RunningApp, startApp } from "../support/app-server";
@@ -21,6 +22,18 @@ import { type LocalSshd, startLocalSshd } from "./sshd";
 let app: RunningApp | undefined;
 let tinyApp: RunningApp | undefined;
 let sshd: LocalSshd | undefined;
+let scratch: string | undefined;
+
+/**
+ * A HOME nothing can be written in, as under the shipped systemd unit (ProtectHome=yes), even for root: its
+ * parent is a regular file. virsh's interactive mode, which sets root passwords, must not need it.
+ */
+function unwritableHome(): string {
+  scratch = mkdtempSync(path.join(tmpdir(), "vps-vm-home-"));
+  const file = path.join(scratch, "not-a-directory");
+  writeFileSync(file, "");
+  return path.join(file, "home");
+}
 
 const UNREACHABLE_URI = "qemu+ssh://nobody@127.0.0.1:1/system?no_tty=1";
 
@@ -39,7 +52,12 @@ export async function setup(project: TestProject) {
   }
   await cleanUpTestMachines();
   app = await startApp({
+    // No cache folder of its own either: virsh would fall back to HOME/.cache.
+    HOME: unwritableHome(),
+    XDG_CACHE_HOME: "",
     PROVISIONER: "libvirt",
+    // A test machine only this run reaches: demo payments fund its real machines.
+    ALLOW_DEMO_LIBVIRT: "1",
     HYPERVISORS: JSON.stringify([
       // Room for one capped server (1 GiB, 1 vCPU, 4 GB): a second order in nl is out of capacity.
       { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 6 },
@@ -68,6 +86,8 @@ export async function setup(project: TestProject) {
   sshd = await startLocalSshd(LOCAL_SSHD_PORT);
   tinyApp = await startApp({
     PROVISIONER: "libvirt",
+    // A test machine only this run reaches: demo payments fund its real machines.
+    ALLOW_DEMO_LIBVIRT: "1",
     HYPERVISORS: JSON.stringify([
       { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 6 },
       { name: "remote-1", location: "se", uri: sshd.uri, memory_mb: 1536, vcpus: 2, disk_gb: 6 },
@@ -99,4 +119,5 @@ export async function teardown() {
   await tinyApp?.stop();
   await sshd?.stop();
   await cleanUpTestMachines();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
 }

@@ -364,7 +364,7 @@ export interface paths {
         put?: never;
         /**
          * Start, stop or reboot
-         * @description Performed on the host before the answer: `stop` is an ACPI shutdown, forced off after the stop timeout; `power_state` is what the host then reports.
+         * @description Performed on the host before the answer: `stop` is an ACPI shutdown, forced off after the stop timeout; `power_state` is what the host then reports. One host operation runs per server at a time, and each account has a limit on them (see 429).
          */
         post: operations["serverPowerAction"];
         delete?: never;
@@ -404,7 +404,7 @@ export interface paths {
         put?: never;
         /**
          * Set a new root password on the running machine
-         * @description Sets root's password inside the running machine through its QEMU guest agent (as a SHA-512 crypt hash), then stores it for /credentials. `root_password` is generated when omitted. The answer is the new login, as /credentials gives it, with `Cache-Control: no-store`. A stopped machine, or one whose image has no guest agent, is refused with 409 `guest_agent_unavailable` and keeps its password.
+         * @description Sets root's password inside the running machine through its QEMU guest agent (as a SHA-512 crypt hash), then stores it for /credentials. `root_password` is generated when omitted. The answer is the new login, as /credentials gives it, with `Cache-Control: no-store`. A stopped machine, or one whose image has no guest agent, is refused with 409 `guest_agent_unavailable` and keeps its password. The password counts as set only when the host confirms it: a change the host confirmed is always stored and returned, and one it did not confirm (cut off, an unexpected host error) is 502 `password_unconfirmed` with /credentials unchanged. It is recorded as the server's host operation while it runs.
          */
         post: operations["setServerRootPassword"];
         delete?: never;
@@ -1184,6 +1184,22 @@ export interface components {
             username: "root";
             password: string;
         };
+        ServerBusy: {
+            /** @constant */
+            error: "server_busy";
+            /** @example This server is busy with a stop (since 2026-11-24T10:00:00.000Z); try again once it has finished. */
+            message: string;
+            /**
+             * @description What the server is doing: a power action, a root password change, a reinstall, ...
+             * @enum {string}
+             */
+            operation: "start" | "stop" | "reboot" | "password" | "reinstall" | "provision" | "destroy";
+            /**
+             * Format: date-time
+             * @description When that operation was asked for.
+             */
+            since: string;
+        };
         Catalog: {
             /** @constant */
             currency: "USD";
@@ -1341,6 +1357,8 @@ export interface components {
              * @enum {string}
              */
             provisioner: "simulated" | "libvirt";
+            /** @description True when demo mode builds real machines (`ALLOW_DEMO_LIBVIRT=1`, for test machines only): simulated payments then fund real servers. */
+            demo_libvirt: boolean;
             /**
              * Format: date-time
              * @description The server's clock.
@@ -3183,16 +3201,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Only an active server can be powered. Codes: `server_not_active`. */
+            /** @description `server_not_active`: only an active server can be powered. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_not_active`, `server_busy`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ServerBusy"] | components["schemas"]["Error"];
                 };
             };
-            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            /** @description Too many host operations for this account (power actions, root password changes and reinstalls together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3273,13 +3291,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `server_not_active`: only an active server can be reinstalled; `os_unavailable`: no image for the OS here; `idempotency_key_in_use`: the key's first request is still running. Nothing changes. Codes: `server_not_active`, `os_unavailable`, `idempotency_key_in_use`. */
+            /** @description `server_not_active`: only an active server can be reinstalled; `os_unavailable`: no image for the OS here; `idempotency_key_in_use`: the key's first request is still running. Nothing changes. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_not_active`, `os_unavailable`, `idempotency_key_in_use`, `server_busy`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ServerBusy"] | components["schemas"]["Error"];
                 };
             };
             /** @description The Idempotency-Key was used with a different body. Codes: `idempotency_key_reused`. */
@@ -3291,7 +3309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            /** @description Too many host operations for this account (power actions, root password changes and reinstalls together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3369,16 +3387,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `server_not_active`: the server is not active; `guest_agent_unavailable`: the machine is stopped or its guest agent does not answer. The password is unchanged. Codes: `server_not_active`, `guest_agent_unavailable`. */
+            /** @description `server_not_active`: the server is not active; `guest_agent_unavailable`: the machine is stopped or its guest agent does not answer. The password is unchanged. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_not_active`, `guest_agent_unavailable`, `server_busy`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ServerBusy"] | components["schemas"]["Error"];
                 };
             };
-            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            /** @description Too many host operations for this account (power actions, root password changes and reinstalls together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3393,9 +3411,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            /** @description The host did not confirm the change: the machine may have the old or the new password. /credentials keeps the old one; set a password again (a confirmed change makes both agree). Codes: `password_unconfirmed`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `host_unreachable`: the server's host cannot be reached, nothing was changed (with `Retry-After`); `service_unavailable`: the database is briefly unreachable. Codes: `host_unreachable`, `service_unavailable`. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

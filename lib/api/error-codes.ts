@@ -58,6 +58,20 @@ export const ERROR_CODES = {
   out_of_capacity: { status: 409, message: "No host has room for this server now." },
   server_not_active: { status: 409, message: "Only an active server can do this." },
   server_terminated: { status: 409, message: "The server is terminated." },
+  server_busy: {
+    status: 409,
+    message:
+      "The server is busy with another operation (named with its start time); try again once it has finished.",
+  },
+  password_unconfirmed: {
+    status: 502,
+    message:
+      "The host did not confirm the new root password, so it may or may not be set; /credentials keeps the last confirmed one. Set a password again.",
+  },
+  host_unreachable: {
+    status: 503,
+    message: "The server's host cannot be reached right now; nothing was changed. Retry shortly.",
+  },
   // Top-ups and payments
   invalid_amount: {
     status: 400,

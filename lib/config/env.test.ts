@@ -86,6 +86,7 @@ describe("configuration", () => {
     const parsed = parseConfig({
       DATA_DIR: dataDir(),
       PROVISIONER: "libvirt",
+      ALLOW_DEMO_LIBVIRT: "1",
       HYPERVISORS: JSON.stringify(hosts),
       SERVER_MEMORY_CAP_MB: "1024",
     });
@@ -113,17 +114,62 @@ describe("configuration", () => {
     ).toThrow(/unique/);
   });
 
+  it("refuses real machines in demo mode unless ALLOW_DEMO_LIBVIRT=1 marks a test machine", () => {
+    const libvirt = {
+      PROVISIONER: "libvirt",
+      HYPERVISORS: JSON.stringify([
+        { name: "nl-1", location: "nl", uri: "qemu:///system", memory_mb: 8192, vcpus: 4, disk_gb: 200 },
+      ]),
+    };
+    // Demo payments would buy real machines: a clear refusal naming the way out.
+    const demo = () => parseConfig({ DATA_DIR: dataDir(), ...libvirt });
+    expect(demo).toThrow(ConfigError);
+    expect(demo).toThrow(/PROVISIONER: libvirt builds real machines.*production mode.*ALLOW_DEMO_LIBVIRT=1/);
+    expect(() => parseConfig({ DATA_DIR: dataDir(), ...libvirt, ALLOW_DEMO_LIBVIRT: "0" })).toThrow(
+      /ALLOW_DEMO_LIBVIRT=1/,
+    );
+    const allowed = parseConfig({ DATA_DIR: dataDir(), ...libvirt, ALLOW_DEMO_LIBVIRT: "1" });
+    expect([allowed.mode, allowed.servers.provisioner, allowed.servers.demoLibvirt]).toEqual([
+      "demo",
+      "libvirt",
+      true,
+    ]);
+    // Production takes libvirt without the switch, and refuses the switch, which means nothing there.
+    const production = {
+      DATA_DIR: dataDir(),
+      SESSION_SECRET: SECRET,
+      ENCRYPTION_KEY: KEY,
+      ...X402,
+      ...libvirt,
+    };
+    expect(parseConfig(production).servers).toMatchObject({ provisioner: "libvirt", demoLibvirt: false });
+    expect(() => parseConfig({ ...production, ALLOW_DEMO_LIBVIRT: "1" })).toThrow(
+      /ALLOW_DEMO_LIBVIRT: only for demo mode/,
+    );
+    // The switch alone changes nothing for the simulated provisioner.
+    expect(parseConfig({ DATA_DIR: dataDir(), ALLOW_DEMO_LIBVIRT: "1" }).servers.demoLibvirt).toBe(false);
+    expect(() => parseConfig({ DATA_DIR: dataDir(), ALLOW_DEMO_LIBVIRT: "yes" })).toThrow(
+      /ALLOW_DEMO_LIBVIRT/,
+    );
+  });
+
   it("reads rate limits written as COUNT/WINDOW", () => {
     const config = parseConfig({
       DATA_DIR: dataDir(),
       RATE_LIMIT_ACCOUNT_CREATE: "3/30s",
       RATE_LIMIT_AUTH_FAILURES: "7/2h",
       RATE_LIMIT_X402_ATTEMPTS: "5/1m",
+      RATE_LIMIT_HOST_OPERATIONS: "4/2m",
     });
+    expect(config.rateLimits.hostOperations).toEqual({ limit: 4, windowSeconds: 120 });
     expect(config.rateLimits.accountCreate).toEqual({ limit: 3, windowSeconds: 30 });
     expect(config.rateLimits.authFailures).toEqual({ limit: 7, windowSeconds: 7200 });
     expect(config.rateLimits.x402Attempts).toEqual({ limit: 5, windowSeconds: 60 });
     expect(parseConfig({ DATA_DIR: dataDir() }).rateLimits.x402Attempts).toEqual({
+      limit: 30,
+      windowSeconds: 600,
+    });
+    expect(parseConfig({ DATA_DIR: dataDir() }).rateLimits.hostOperations).toEqual({
       limit: 30,
       windowSeconds: 600,
     });

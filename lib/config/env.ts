@@ -141,6 +141,7 @@ const envSchema = z.object({
   MAX_SESSIONS_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(20),
   RATE_LIMIT_X402_ATTEMPTS: rateLimitSpec.prefault("30/10m"),
   RATE_LIMIT_DEPOSIT_TOPUPS: rateLimitSpec.prefault("100/168h"),
+  RATE_LIMIT_HOST_OPERATIONS: rateLimitSpec.prefault("30/10m"),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
   PUBLIC_BASE_URL: httpUrl,
   X402_NETWORK: z.enum(["base", "base-sepolia"]).default("base"),
@@ -195,6 +196,7 @@ const envSchema = z.object({
   PROVISION_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(15),
   SERVER_GRACE_DAYS: z.coerce.number().int().min(0).max(90).default(7),
   PROVISIONER: z.enum(["simulated", "libvirt"]).default("simulated"),
+  ALLOW_DEMO_LIBVIRT: z.enum(["0", "1"]).default("0"),
   HYPERVISORS: optionalText,
   GUEST_IMAGES_DIR: z.string().min(1).default("/var/lib/vps/images"),
   SERVER_DISKS_DIR: z.string().min(1).default("/var/lib/vps/servers"),
@@ -403,6 +405,7 @@ export type AppConfig = {
     x402Attempts: RateLimitSpec;
     /** Deposit top-ups an account may create per window, whatever became of them (each is an address watched). */
     depositTopups: RateLimitSpec;
+    hostOperations: RateLimitSpec;
   };
   /** Live dashboard sessions an account may hold; a sign-in past it revokes the oldest. */
   maxSessionsPerAccount: number;
@@ -422,6 +425,8 @@ export type ServerSettings = {
   provisionDelaySeconds: number;
   graceDays: number;
   provisioner: "simulated" | "libvirt";
+  /** Real machines in demo mode, allowed by ALLOW_DEMO_LIBVIRT=1 for test machines: /health shows it. */
+  demoLibvirt: boolean;
   /** Empty: no placement (the simulated provisioner's default); otherwise every order is placed on one. */
   hypervisors: HypervisorHost[];
   guestImagesDir: string;
@@ -489,6 +494,25 @@ function loadOrCreateDemoSecrets(dataDir: string): Required<DemoSecrets> {
   return complete;
 }
 
+/**
+ * Demo mode gives balance away (`POST /demo/topups/{ref}/pay`) and may let anyone move the clock, so real
+ * machines are refused there unless ALLOW_DEMO_LIBVIRT=1 says this is a test machine only its owner can
+ * reach. The switch means nothing in production and is refused there. Returns whether it is in effect.
+ */
+function checkDemoLibvirt(mode: AppConfig["mode"], provisioner: "simulated" | "libvirt", allowed: boolean) {
+  if (mode === "production" && allowed) {
+    throw new ConfigError(["ALLOW_DEMO_LIBVIRT: only for demo mode; unset it in production"]);
+  }
+  if (mode === "demo" && provisioner === "libvirt" && !allowed) {
+    throw new ConfigError([
+      "PROVISIONER: libvirt builds real machines, and demo mode hands out balance for simulated payments: " +
+        "run in production mode (SESSION_SECRET, ENCRYPTION_KEY and the x402 settings), or set " +
+        "ALLOW_DEMO_LIBVIRT=1 on a test machine that only you can reach",
+    ]);
+  }
+  return mode === "demo" && provisioner === "libvirt";
+}
+
 /** Parses an environment into the app's configuration; throws ConfigError listing every bad value. */
 export function parseConfig(env: Record<string, string | undefined>): AppConfig {
   const parsed = envSchema.safeParse(env);
@@ -553,6 +577,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
   if (values.PROVISIONER === "libvirt" && hosts.length === 0) {
     throw new ConfigError(["HYPERVISORS: required when PROVISIONER=libvirt"]);
   }
+  const demoLibvirt = checkDemoLibvirt(mode, values.PROVISIONER, values.ALLOW_DEMO_LIBVIRT === "1");
   const usdc = USDC_BY_NETWORK[values.X402_NETWORK];
   const demoValues: DemoValues | undefined = demo && {
     chainRelayerKey: demo.chainRelayerKey as `0x${string}`,
@@ -579,6 +604,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       walletRpc: values.RATE_LIMIT_WALLET_RPC,
       x402Attempts: values.RATE_LIMIT_X402_ATTEMPTS,
       depositTopups: values.RATE_LIMIT_DEPOSIT_TOPUPS,
+      hostOperations: values.RATE_LIMIT_HOST_OPERATIONS,
     },
     maxSessionsPerAccount: values.MAX_SESSIONS_PER_ACCOUNT,
     maxBodyBytes: values.MAX_BODY_BYTES,
@@ -653,6 +679,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       provisionDelaySeconds: values.PROVISION_DELAY_SECONDS,
       graceDays: values.SERVER_GRACE_DAYS,
       provisioner: values.PROVISIONER,
+      demoLibvirt,
       hypervisors: hosts,
       guestImagesDir: path.resolve(values.GUEST_IMAGES_DIR),
       serverDisksDir: path.resolve(values.SERVER_DISKS_DIR),

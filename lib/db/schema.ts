@@ -130,7 +130,7 @@ export const serverJobs = pgTable(
     serverId: integer("server_id")
       .notNull()
       .references(() => servers.id, { onDelete: "cascade" }),
-    /** provision | power | destroy | reinstall */
+    /** provision | power | destroy | reinstall | password (run by the request itself, never by the worker) */
     kind: text("kind").$type<JobKind>().notNull(),
     /** start | stop | reboot for power jobs. */
     action: text("action").$type<PowerAction>(),
@@ -156,7 +156,11 @@ export const serverJobs = pgTable(
     index("server_jobs_open_server_idx")
       .on(table.serverId, table.id)
       .where(sql`state IN ('pending', 'running')`),
-    check("server_jobs_kind_check", sql`${table.kind} IN ('provision', 'power', 'destroy', 'reinstall')`),
+    index("server_jobs_finished_idx").on(table.finishedAt).where(sql`state IN ('done', 'failed')`),
+    check(
+      "server_jobs_kind_check",
+      sql`${table.kind} IN ('provision', 'power', 'destroy', 'reinstall', 'password')`,
+    ),
     check("server_jobs_state_check", sql`${table.state} IN ('pending', 'running', 'done', 'failed')`),
   ],
 );
@@ -345,7 +349,10 @@ export const idempotencyKeys = pgTable(
     responseBody: text("response_body"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (table) => [primaryKey({ columns: [table.accountId, table.scope, table.key] })],
+  (table) => [
+    primaryKey({ columns: [table.accountId, table.scope, table.key] }),
+    index("idempotency_keys_created_idx").on(table.createdAt),
+  ],
 );
 
 /**

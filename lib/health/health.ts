@@ -86,6 +86,7 @@ export async function health(): Promise<Health> {
     },
     watchers: probe.watchers,
     provisioner: provisioner().name,
+    demo_libvirt: config().servers.demoLibvirt,
     time: new Date().toISOString(),
     // A 503 is an error like any other: it carries the error code and a message too.
     ...(probe.ok

@@ -21,6 +21,8 @@ type Limiters = {
   walletRpc: RateLimiter;
   /** x402 payment attempts, per account (`account:ID`) and per client address (`address:ADDR`). */
   x402Attempts: RateLimiter;
+  /** Power actions, password changes and reinstalls, per account: each runs virsh and openssl on a host. */
+  hostOperations: RateLimiter;
 };
 
 /**
@@ -44,6 +46,7 @@ export function limiters(): Limiters {
       totpAccountFailures: make("totp-account-failures", rateLimits.totpAccountFailures, "closed"),
       walletRpc: make("wallet-rpc", rateLimits.walletRpc, "open"),
       x402Attempts: make("x402-attempts", rateLimits.x402Attempts, "closed"),
+      hostOperations: make("host-operations", rateLimits.hostOperations, "closed"),
     };
   });
 }

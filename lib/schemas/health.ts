@@ -52,6 +52,11 @@ export const HealthSchema = z
       description:
         "What builds servers: `simulated` (demo, no machine exists) or `libvirt` (real virtual machines).",
     }),
+    demo_libvirt: z.boolean().meta({
+      description:
+        "True when demo mode builds real machines (`ALLOW_DEMO_LIBVIRT=1`, for test machines only): simulated " +
+        "payments then fund real servers.",
+    }),
     time: timestamp().meta({ description: "The server's clock." }),
     error: z
       .literal("service_unavailable")

@@ -22,6 +22,12 @@ export type BuildSpec = {
 /** The running machine cannot take a new password: it is stopped, or has no (answering) guest agent. */
 export class GuestAgentUnavailableError extends Error {}
 
+/** The machine's host could not be reached: nothing was changed on it. */
+export class HostUnreachableError extends Error {}
+
+/** The host did not say whether the new password was set (cut off, or an unexpected failure): it may be either. */
+export class PasswordUnconfirmedError extends Error {}
+
 /** A built machine: `ip` undefined means "take the next address of the location's pool". */
 export type Built = { ip: string | undefined; sshPort: number; hostKeyFingerprint: string | null };
 
@@ -44,13 +50,23 @@ export interface Provisioner {
   ready(server: ServerRow): Promise<boolean>;
   /** Applies a power action and returns the resulting state as the host reports it. */
   power(server: ServerRow, action: PowerAction): Promise<PowerState>;
-  /** Sets root's password on the running machine (guest agent), or throws GuestAgentUnavailableError. */
+  /**
+   * Sets root's password on the running machine (guest agent). Throws GuestAgentUnavailableError or
+   * HostUnreachableError when nothing changed, PasswordUnconfirmedError when the host did not say.
+   */
   setRootPassword(server: ServerRow, password: string): Promise<void>;
   /** Removes the machine and its disks; a machine already gone is not an error. */
   destroy(server: ServerRow): Promise<void>;
   /** Power state per server id of the machines on the hosts, or undefined when the host cannot tell. */
   hostStates(hypervisor: string): Promise<Map<number, PowerState> | undefined>;
 }
+
+/**
+ * How long a simulated machine takes to change its power state or its password: a real one takes seconds,
+ * and for that time the server refuses other host operations (409 server_busy), as the demo should show.
+ */
+const SIMULATED_HOST_CALL_MS = 1_000;
+const simulatedHostCall = () => new Promise((resolve) => setTimeout(resolve, SIMULATED_HOST_CALL_MS));
 
 /** Pretends to build servers: up at once (the job's start is delayed by PROVISION_DELAY_SECONDS). */
 export class SimulatedProvisioner implements Provisioner {
@@ -69,11 +85,16 @@ export class SimulatedProvisioner implements Provisioner {
     return true;
   }
 
-  async power(_server: ServerRow, action: PowerAction): Promise<PowerState> {
-    return action === "stop" ? "stopped" : "running";
+  async power(server: ServerRow, action: PowerAction): Promise<PowerState> {
+    const after = action === "stop" ? "stopped" : "running";
+    // Already in the state asked for (a suspension's stop, a renewal's start): nothing to wait for.
+    if (action === "reboot" || server.powerState !== after) await simulatedHostCall();
+    return after;
   }
 
-  async setRootPassword(): Promise<void> {}
+  async setRootPassword(): Promise<void> {
+    await simulatedHostCall();
+  }
 
   async destroy(): Promise<void> {}
 

@@ -15,6 +15,7 @@ import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
 import { centsToUsd, formatUsd } from "@/lib/money/cents";
 import type { CreateServerRequest, Server, ServerCreated } from "@/lib/schemas/servers";
 import { addCycle } from "./cycle";
+import { refuseWhileBusy, withHostQuota } from "./host-operations";
 import { defaultHostname, isValidHostname } from "./hostname";
 import { enqueueJob, kickJobs, runJobNow } from "./jobs";
 import { placeServer, sizeFor } from "./placement";
@@ -297,17 +298,24 @@ export async function setAutoRenew(accountId: number, serverId: number, autoRene
 /**
  * Records the power action as a job, then performs it outside the transaction (or waits for the worker
  * that took it). The answer shows the state the host reported, or the last known one while the action is
- * still running (a guest slow to shut down is forced off after SERVER_STOP_TIMEOUT_SECONDS).
+ * still running (a guest slow to shut down is forced off after SERVER_STOP_TIMEOUT_SECONDS). A server with
+ * host work in flight refuses with 409 server_busy, and the account's host-operation limit applies.
  */
-export async function powerAction(accountId: number, serverId: number, action: PowerAction): Promise<Server> {
-  const jobId = await withLockedServer(accountId, serverId, async (tx, row) => {
-    if (row.status !== "active") {
-      throw conflict("server_not_active", `Power actions need an active server; this one is ${row.status}.`);
-    }
-    return enqueueJob(tx, row.id, "power", { action });
+export function powerAction(accountId: number, serverId: number, action: PowerAction): Promise<Server> {
+  return withHostQuota(accountId, async () => {
+    const jobId = await withLockedServer(accountId, serverId, async (tx, row) => {
+      if (row.status !== "active") {
+        throw conflict(
+          "server_not_active",
+          `Power actions need an active server; this one is ${row.status}.`,
+        );
+      }
+      await refuseWhileBusy(tx, row.id);
+      return enqueueJob(tx, row.id, "power", { action });
+    });
+    await runJobNow(jobId, (config().servers.stopTimeoutSeconds + 30) * 1000);
+    return present(await freshOwnedRow(accountId, serverId));
   });
-  await runJobNow(jobId, (config().servers.stopTimeoutSeconds + 30) * 1000);
-  return present(await freshOwnedRow(accountId, serverId));
 }
 
 /** The owner ends the server now: destroyed, address released, no refund of the unused time. */

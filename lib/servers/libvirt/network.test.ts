@@ -85,6 +85,7 @@ describe("guest networking", () => {
       parseConfig({
         DATA_DIR: mkdtempSync(path.join(tmpdir(), "vps-network-")),
         PROVISIONER: "libvirt",
+        ALLOW_DEMO_LIBVIRT: "1",
         HYPERVISORS: JSON.stringify(hosts),
       });
     expect(parse([bridged]).servers.hypervisors[0]?.network).toEqual({

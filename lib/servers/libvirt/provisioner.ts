@@ -9,6 +9,8 @@ import {
   type BuildSpec,
   type Built,
   GuestAgentUnavailableError,
+  HostUnreachableError,
+  PasswordUnconfirmedError,
   type PowerAction,
   type PowerState,
   type Provisioner,
@@ -39,6 +41,26 @@ const isMissing = (error: unknown) =>
 /** virsh's words for a machine that cannot take guest-agent commands: not running, or no agent answering. */
 export function isAgentUnavailable(stderr: string): boolean {
   return /guest agent|agent is not|domain is not running|failed to get domain|Domain not found/i.test(stderr);
+}
+
+/** virsh's words for a connection to the host that was never made: nothing was asked of the host. */
+export function isHostUnreachable(stderr: string): boolean {
+  return /failed to connect to the hypervisor|no valid connection/i.test(stderr);
+}
+
+export type PasswordOutcome = "set" | "agent_unavailable" | "host_unreachable" | "unconfirmed";
+
+/**
+ * What a `set-user-password` run did, from virsh's output: set once virsh confirmed it (whatever it printed
+ * after), unchanged when the host or the guest agent refused before acting, and unconfirmed otherwise (cut off
+ * at the timeout, or an error that may have come after the agent acted).
+ */
+export function passwordOutcome(stdout: string, stderr: string, timedOut: boolean): PasswordOutcome {
+  if (/^Password set successfully for /m.test(stdout)) return "set";
+  if (timedOut) return "unconfirmed";
+  if (isHostUnreachable(stderr)) return "host_unreachable";
+  if (isAgentUnavailable(stderr)) return "agent_unavailable";
+  return "unconfirmed";
 }
 
 /** Whether a host has hardware virtualisation: the CPU flags, never the mere presence of /dev/kvm. */
@@ -293,7 +315,8 @@ export class LibvirtProvisioner implements Provisioner {
 
   /**
    * Through the QEMU guest agent, as a SHA-512 crypt hash (`--encrypted`): the clear text never leaves this
-   * process but to openssl's stdin, and the hash reaches virsh on its stdin, never in an argument list.
+   * process but to openssl's stdin, and the hash reaches virsh on its stdin, never in an argument list (and
+   * never in virsh's history: see virshScript). Only virsh's confirmation counts as set.
    */
   async setRootPassword(server: ServerRow, password: string): Promise<void> {
     const host = this.host(server);
@@ -308,14 +331,20 @@ export class LibvirtProvisioner implements Provisioner {
       virshShellArg(hash),
       "--encrypted",
     ].join(" ");
-    try {
-      await virshScript(host.uri, `${command}\n`, { name: "set-user-password" });
-    } catch (error) {
-      if (error instanceof VirshError && isAgentUnavailable(error.stderr)) {
-        throw new GuestAgentUnavailableError(error.stderr.replace(/^error:\s*/gm, "").trim());
-      }
-      throw error;
-    }
+    const { outcome, detail } = await virshScript(host.uri, `${command}\n`, {
+      name: "set-user-password",
+    }).then(
+      (stdout) => ({ outcome: passwordOutcome(stdout, "", false), detail: "no confirmation from virsh" }),
+      (error: unknown) => {
+        if (!(error instanceof VirshError)) throw error;
+        const detail = error.stderr.replace(/^error:\s*/gm, "").trim();
+        return { outcome: passwordOutcome(error.stdout, error.stderr, error.timedOut), detail };
+      },
+    );
+    if (outcome === "set") return;
+    if (outcome === "agent_unavailable") throw new GuestAgentUnavailableError(detail);
+    if (outcome === "host_unreachable") throw new HostUnreachableError(detail);
+    throw new PasswordUnconfirmedError(detail);
   }
 
   async destroy(server: ServerRow): Promise<void> {

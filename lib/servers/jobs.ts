@@ -9,7 +9,13 @@ import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
 import { firstLine } from "@/lib/log";
 import { processWide } from "@/lib/process-wide";
 import type { ServerRow } from "./present";
-import { allocatePoolAddress, type PowerAction, provisioner, reserveHostAddress } from "./provisioner";
+import {
+  allocatePoolAddress,
+  type PowerAction,
+  provisioner,
+  releaseAddress,
+  reserveHostAddress,
+} from "./provisioner";
 import { decryptRootPassword } from "./secrets";
 
 export type JobKind = "provision" | "power" | "destroy" | "reinstall";
@@ -207,11 +213,15 @@ async function runPower(job: Job): Promise<void> {
   });
 }
 
+/** Removes the machine; only then are its address and port free for another server (a failure keeps them). */
 async function runDestroy(job: Job): Promise<void> {
   const server = await serverRow(job.serverId);
   if (server.hypervisor || provisioner().simulated) await provisioner().destroy(server);
   const database = await db();
-  await database.transaction((tx) => finish(tx, job, "done"));
+  await database.transaction(async (tx) => {
+    await finish(tx, job, "done");
+    await releaseAddress(tx, server.id);
+  });
 }
 
 /**
@@ -257,7 +267,6 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
         status: "terminated",
         terminatedAt: now(),
         statusReason: `The build failed after ${job.attempts} attempts (${message}); the charge was refunded.`,
-        ip: null,
         powerState: null,
         rootPasswordEnc: null,
       })

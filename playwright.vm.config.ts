@@ -47,6 +47,8 @@ export default defineConfig({
       SERVER_MEMORY_CAP_MB: "512",
       SERVER_DISK_CAP_GB: "2",
       SSH_FORWARD_PORT_BASE: String(BROWSER_VM.sshPortBase),
+      // Ends before the app's own port (sshPortBase + 200).
+      SSH_FORWARD_PORT_COUNT: "100",
       SERVER_BOOT_TIMEOUT_SECONDS: "120",
     },
   },

@@ -95,6 +95,7 @@ async function bench(kind: string, images: string): Promise<Result> {
     SERVER_MEMORY_CAP_MB: "1024",
     SERVER_DISK_CAP_GB: "8",
     SSH_FORWARD_PORT_BASE: String(SSH_PORT_BASE),
+    SSH_FORWARD_PORT_COUNT: "100",
     WATCHER_INTERVAL_MS: "500",
     SERVER_BOOT_TIMEOUT_SECONDS: "900",
   });

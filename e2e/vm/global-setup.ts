@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { type RunningApp, startApp } from "../support/app-server";
+import { TEST_BRIDGE } from "./bridge";
 import {
   cleanUpTestMachines,
   DISKS_DIR,
@@ -44,6 +45,8 @@ export const VM_LIMITS = {
 };
 /** The tiny guest's app forwards SSH from its own range; the local sshd listens just below it. */
 export const TINY_SSH_PORT_BASE = VM_LIMITS.sshPortBase + 500;
+/** Each app's range of forwarded ports ends before the next one's, and before the local sshd's port. */
+const SSH_FORWARD_PORT_COUNT = "400";
 export const LOCAL_SSHD_PORT = TINY_SSH_PORT_BASE - 1;
 
 export async function setup(project: TestProject) {
@@ -70,6 +73,7 @@ export async function setup(project: TestProject) {
     SERVER_MEMORY_CAP_MB: String(VM_LIMITS.memoryMb),
     SERVER_DISK_CAP_GB: String(VM_LIMITS.diskGb),
     SSH_FORWARD_PORT_BASE: String(VM_LIMITS.sshPortBase),
+    SSH_FORWARD_PORT_COUNT,
     SERVER_STOP_TIMEOUT_SECONDS: "60",
     SERVER_BOOT_TIMEOUT_SECONDS: String(
       Math.round(Number(process.env.VM_TEST_BOOT_MS ?? 420_000) / 1000) - 20,
@@ -91,6 +95,19 @@ export async function setup(project: TestProject) {
     HYPERVISORS: JSON.stringify([
       { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 6 },
       { name: "remote-1", location: "se", uri: sshd.uri, memory_mb: 1536, vcpus: 2, disk_gb: 6 },
+      // Two guests on the isolation test's own bridge (guest-isolation.test.ts creates it).
+      {
+        name: "bridged-1",
+        location: "ro",
+        uri: URI,
+        memory_mb: 2048,
+        vcpus: 2,
+        disk_gb: 8,
+        bridge: TEST_BRIDGE.name,
+        ipv4_pool: TEST_BRIDGE.pool,
+        ipv4_prefix: TEST_BRIDGE.prefix,
+        ipv4_gateway: TEST_BRIDGE.gateway,
+      },
       { name: "unreachable-1", location: "fr", uri: UNREACHABLE_URI, memory_mb: 4096, vcpus: 4, disk_gb: 40 },
     ]),
     GUEST_IMAGES_DIR: TINY_IMAGES_DIR,
@@ -99,6 +116,7 @@ export async function setup(project: TestProject) {
     SERVER_MEMORY_CAP_MB: String(VM_LIMITS.memoryMb),
     SERVER_DISK_CAP_GB: String(VM_LIMITS.diskGb),
     SSH_FORWARD_PORT_BASE: String(TINY_SSH_PORT_BASE),
+    SSH_FORWARD_PORT_COUNT,
     SERVER_STOP_TIMEOUT_SECONDS: "30",
     SERVER_BOOT_TIMEOUT_SECONDS: "120",
     WATCHER_INTERVAL_MS: "1000",

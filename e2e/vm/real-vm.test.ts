@@ -105,6 +105,11 @@ describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
     expect(await sshRun(port, pinned, { privateKey: clientKey.private }, "id -u")).toBe("0");
     // A wrong host key is never accepted.
     await expect(sshRun(port, "SHA256:not-the-pinned-key", byPassword, "true")).rejects.toThrow();
+    // No IPv6 router advertisement is taken (ifupdown writes nothing for accept-ra: the seed's bootcmd does).
+    const raSettings = ["default", "eth0"].flatMap((scope) =>
+      ["accept_ra", "autoconf"].map((name) => `/proc/sys/net/ipv6/conf/${scope}/${name}`),
+    );
+    expect(await sshRun(port, pinned, byPassword, `cat ${raSettings.join(" ")}`)).toBe("0\n0\n0\n0");
 
     // A new root password through the guest agent (which may start a little after SSH). The app runs with a
     // HOME it cannot write (see global-setup): virsh keeps no history there, and its absence fails nothing.

@@ -114,6 +114,49 @@ describe("configuration", () => {
     ).toThrow(/unique/);
   });
 
+  it("refuses hosts whose guests would be unreachable or whose host key would go unchecked", () => {
+    const host = { name: "nl-1", location: "nl", memory_mb: 8192, vcpus: 4, disk_gb: 200 };
+    const bridge = {
+      bridge: "br0",
+      ipv4_pool: "203.0.113.10-203.0.113.40",
+      ipv4_prefix: 24,
+      ipv4_gateway: "203.0.113.1",
+    };
+    const parse = (uri: string, extra: object = {}) =>
+      parseConfig({
+        DATA_DIR: dataDir(),
+        PROVISIONER: "libvirt",
+        ALLOW_DEMO_LIBVIRT: "1",
+        HYPERVISORS: JSON.stringify([{ ...host, uri, ...extra }]),
+      }).servers.hypervisors[0]?.uri;
+    // A host that is not this machine needs a bridge: forwarded ports would be on its own loopback.
+    for (const uri of ["qemu+ssh://root@hv2.example.net/system", "qemu+libssh://root@10.0.0.2:2222/system"]) {
+      expect(() => parse(uri)).toThrow(ConfigError);
+      expect(() => parse(uri)).toThrow(/nl-1 needs a bridge .*only works for a host on this machine/);
+      expect(parse(uri, bridge)).toBe(uri);
+    }
+    // This machine, also through an SSH transport to its own loopback, may forward ports.
+    for (const uri of [
+      "qemu:///system",
+      "qemu+ssh://root@127.0.0.1:2222/system",
+      "qemu+ssh://localhost/system",
+    ]) {
+      expect(parse(uri)).toBe(uri);
+    }
+    // A URI that turns the SSH host-key check off is refused, bridge or not.
+    for (const query of [
+      "no_verify=1",
+      "No_Verify=yes",
+      "known_hosts_verify=ignore",
+      "known_hosts_verify=Auto",
+    ]) {
+      const uri = `qemu+libssh://root@hv2.example.net/system?keyfile=/etc/vps/hv-key&${query}`;
+      expect(() => parse(uri, bridge)).toThrow(/nl-1 turns SSH host-key checking off/);
+    }
+    const checked = "qemu+libssh://root@hv2.example.net/system?no_verify=0&known_hosts_verify=normal";
+    expect(parse(checked, bridge)).toBe(checked);
+  });
+
   it("refuses real machines in demo mode unless ALLOW_DEMO_LIBVIRT=1 marks a test machine", () => {
     const libvirt = {
       PROVISIONER: "libvirt",

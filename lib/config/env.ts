@@ -203,6 +203,7 @@ const envSchema = z.object({
   SERVER_MEMORY_CAP_MB: z.coerce.number().int().min(128).optional(),
   SERVER_DISK_CAP_GB: z.coerce.number().int().min(1).optional(),
   SSH_FORWARD_PORT_BASE: z.coerce.number().int().min(1024).max(60000).default(22000),
+  SSH_FORWARD_PORT_COUNT: z.coerce.number().int().min(1).max(64512).default(1000),
   SERVER_BOOT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
   SERVER_STOP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
   LIBVIRT_DOMAIN_PREFIX: z
@@ -291,6 +292,41 @@ function hostNetwork(host: z.infer<typeof hypervisorSchema>): HostNetwork | stri
   };
 }
 
+const LOOPBACK_HOSTS = new Set(["", "localhost", "[::1]"]);
+
+/**
+ * What makes a host unsafe to use: a URI that turns the SSH host-key check off (libvirt's `no_verify` for
+ * every SSH transport, `known_hosts_verify` for libssh), or no bridge on a host that is not this machine (its
+ * guests' forwarded ports would be on ITS loopback, and the readiness probe would check this machine's).
+ */
+function hostProblems(host: z.infer<typeof hypervisorSchema>, network: HostNetwork | undefined): string[] {
+  const problems: string[] = [];
+  let uri: URL;
+  try {
+    uri = new URL(host.uri);
+  } catch {
+    return [`HYPERVISORS: ${host.name} has an invalid uri`];
+  }
+  for (const [name, value] of uri.searchParams) {
+    const param = name.toLowerCase();
+    if (
+      (param === "no_verify" && value !== "0") ||
+      (param === "known_hosts_verify" && value.toLowerCase() !== "normal")
+    ) {
+      problems.push(
+        `HYPERVISORS: ${host.name} turns SSH host-key checking off (${name}=${value}); pin the host's key in known_hosts instead`,
+      );
+    }
+  }
+  const loopback = LOOPBACK_HOSTS.has(uri.hostname) || /^127(\.\d{1,3}){3}$/.test(uri.hostname);
+  if (!network && !loopback) {
+    problems.push(
+      `HYPERVISORS: ${host.name} needs a bridge (with ipv4_pool, ipv4_prefix, ipv4_gateway): without one its guests' SSH is forwarded from the loopback of ${uri.hostname}, which only works for a host on this machine`,
+    );
+  }
+  return problems;
+}
+
 function parseHypervisors(text: string | undefined): HypervisorHost[] | string[] {
   if (text === undefined) return [];
   let raw: unknown;
@@ -308,6 +344,10 @@ function parseHypervisors(text: string | undefined): HypervisorHost[] | string[]
   const networks = parsed.data.map(hostNetwork);
   const problems = networks.filter((network): network is string => typeof network === "string");
   if (problems.length > 0) return problems;
+  const unsafe = parsed.data.flatMap((host, index) =>
+    hostProblems(host, networks[index] as HostNetwork | undefined),
+  );
+  if (unsafe.length > 0) return unsafe;
   return parsed.data.map((host, index) => ({
     name: host.name,
     location: host.location,
@@ -434,6 +474,8 @@ export type ServerSettings = {
   memoryCapMb: number | undefined;
   diskCapGb: number | undefined;
   sshForwardPortBase: number;
+  /** How many ports from the base may be forwarded: one per server on a host without a bridge. */
+  sshForwardPortCount: number;
   bootTimeoutSeconds: number;
   stopTimeoutSeconds: number;
   domainPrefix: string;
@@ -578,6 +620,12 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
     throw new ConfigError(["HYPERVISORS: required when PROVISIONER=libvirt"]);
   }
   const demoLibvirt = checkDemoLibvirt(mode, values.PROVISIONER, values.ALLOW_DEMO_LIBVIRT === "1");
+  const lastForwardedPort = values.SSH_FORWARD_PORT_BASE + values.SSH_FORWARD_PORT_COUNT - 1;
+  if (lastForwardedPort > 65535) {
+    throw new ConfigError([
+      `SSH_FORWARD_PORT_COUNT: the range SSH_FORWARD_PORT_BASE..${lastForwardedPort} passes port 65535`,
+    ]);
+  }
   const usdc = USDC_BY_NETWORK[values.X402_NETWORK];
   const demoValues: DemoValues | undefined = demo && {
     chainRelayerKey: demo.chainRelayerKey as `0x${string}`,
@@ -686,6 +734,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       memoryCapMb: values.SERVER_MEMORY_CAP_MB,
       diskCapGb: values.SERVER_DISK_CAP_GB,
       sshForwardPortBase: values.SSH_FORWARD_PORT_BASE,
+      sshForwardPortCount: values.SSH_FORWARD_PORT_COUNT,
       bootTimeoutSeconds: values.SERVER_BOOT_TIMEOUT_SECONDS,
       stopTimeoutSeconds: values.SERVER_STOP_TIMEOUT_SECONDS,
       domainPrefix: values.LIBVIRT_DOMAIN_PREFIX,

@@ -10,7 +10,13 @@ import { firstLine } from "@/lib/log";
 import { processWide } from "@/lib/process-wide";
 import { CustomerFacingError, customerReason } from "./failure-reasons";
 import type { ServerRow } from "./present";
-import { allocatePoolAddress, type PowerAction, provisioner, reserveHostAddress } from "./provisioner";
+import {
+  allocatePoolAddress,
+  type PowerAction,
+  provisioner,
+  releaseAddress,
+  reserveHostAddress,
+} from "./provisioner";
 import { decryptRootPassword } from "./secrets";
 
 /** Host work for a server. A password change is run by its request, and recorded here while it runs. */
@@ -215,11 +221,15 @@ async function runPower(job: Job): Promise<void> {
   });
 }
 
+/** Removes the machine; only then are its address and port free for another server (a failure keeps them). */
 async function runDestroy(job: Job): Promise<void> {
   const server = await serverRow(job.serverId);
   if (server.hypervisor || provisioner().simulated) await provisioner().destroy(server);
   const database = await db();
-  await database.transaction((tx) => finish(tx, job, "done"));
+  await database.transaction(async (tx) => {
+    await finish(tx, job, "done");
+    await releaseAddress(tx, server.id);
+  });
 }
 
 /**
@@ -267,7 +277,6 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
         status: "terminated",
         terminatedAt: now(),
         statusReason: `The build failed after ${job.attempts} attempts (${reason}); the charge was refunded.`,
-        ip: null,
         powerState: null,
         rootPasswordEnc: null,
       })

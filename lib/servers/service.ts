@@ -20,7 +20,7 @@ import { defaultHostname, isValidHostname } from "./hostname";
 import { enqueueJob, kickJobs, runJobNow } from "./jobs";
 import { placeServer, sizeFor } from "./placement";
 import { presentServer, type ServerRow } from "./present";
-import { type PowerAction, provisioner } from "./provisioner";
+import { type PowerAction, provisioner, reserveForwardedPort } from "./provisioner";
 import { cachedServerRead } from "./read-cache";
 import { decryptRootPassword, encryptRootPassword, generateRootPassword } from "./secrets";
 import { normalizeSshKeys } from "./ssh-keys";
@@ -108,8 +108,9 @@ export async function orderServer(
     },
     async (tx) => {
       await lockFunds(tx, accountId, priceCents);
-      // Placed before anything is charged: no room means 409 and an unchanged balance.
+      // Placed before anything is charged: no room (nor a forwarded port) means 409 and an unchanged balance.
       const hypervisor = await placeServer(tx, location.id, size);
+      const forwarded = await reserveForwardedPort(tx, location.id, hypervisor);
       const created = clock();
       const [row] = await tx
         .insert(servers)
@@ -129,6 +130,7 @@ export async function orderServer(
           vcpus: size.vcpus,
           diskGb: size.diskGb,
           sshKeys: sshKeys.length > 0 ? JSON.stringify(sshKeys) : null,
+          ...forwarded,
         })
         .returning();
       if (!row) throw new Error("server insert returned no row");
@@ -318,7 +320,7 @@ export function powerAction(accountId: number, serverId: number, action: PowerAc
   });
 }
 
-/** The owner ends the server now: destroyed, address released, no refund of the unused time. */
+/** The owner ends the server now: destroyed (then its address released), no refund of the unused time. */
 export async function terminateServer(accountId: number, serverId: number): Promise<Server> {
   const server = await withLockedServer(accountId, serverId, async (tx, row) => {
     if (row.status === "terminated")
@@ -330,13 +332,13 @@ export async function terminateServer(accountId: number, serverId: number): Prom
 }
 
 /**
- * Ends the server in the caller's transaction: address, capacity and credentials released at once; the
- * machine itself is removed by a destroy job after commit.
+ * Ends the server in the caller's transaction: capacity and credentials released at once; the machine itself
+ * is removed by a destroy job after commit, and its address is released only when that has succeeded.
  */
 export async function terminateInTx(tx: Tx, row: ServerRow, current: Date = now()): Promise<ServerRow> {
   const [updated] = await tx
     .update(servers)
-    .set({ status: "terminated", terminatedAt: current, powerState: null, ip: null, rootPasswordEnc: null })
+    .set({ status: "terminated", terminatedAt: current, powerState: null, rootPasswordEnc: null })
     .where(eq(servers.id, row.id))
     .returning();
   if (!updated) throw new Error("server update returned no row");

@@ -24,7 +24,7 @@ import {
   userData,
 } from "./cloud-init";
 import { domainXml, overlayVolumeXml } from "./domain";
-import { macFor, networkConfig } from "./network";
+import { FORWARDED_SSH_ADDRESS, macFor, networkConfig } from "./network";
 import { run, VirshError, virsh, virshScript, virshShellArg } from "./virsh";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -68,19 +68,31 @@ export function hasHardwareVirt(cpuinfoOrCapabilities: string): boolean {
   return /\b(vmx|svm)\b/.test(cpuinfoOrCapabilities);
 }
 
-/** Waits for an SSH server's identification line ("SSH-2.0-...") at host:port. */
-export function sshAnswers(host: string, port: number, timeoutMs = 3_000): Promise<boolean> {
+/** How much of a guest's answer the readiness probe reads: an SSH identification line fits in 255 bytes. */
+export const SSH_PROBE_MAX_BYTES = 512;
+
+/**
+ * Waits for an SSH server's identification line ("SSH-2.0-...") at host:port. A guest decides what its port
+ * 22 sends: the probe reads at most SSH_PROBE_MAX_BYTES and gives up after `deadlineMs` in all, however the
+ * bytes trickle in.
+ */
+export function sshAnswers(host: string, port: number, deadlineMs = 3_000): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host, port });
     let received = "";
+    let settled = false;
     const done = (ok: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
       socket.destroy();
       resolve(ok);
     };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.on("data", (chunk) => {
-      received += chunk.toString("latin1");
+    const deadline = setTimeout(() => done(false), deadlineMs);
+    socket.on("data", (chunk: Buffer) => {
+      received += chunk.subarray(0, SSH_PROBE_MAX_BYTES - received.length).toString("latin1");
       if (received.includes("SSH-")) done(true);
+      else if (received.length >= SSH_PROBE_MAX_BYTES) done(false);
     });
     socket.on("error", () => done(false));
     socket.on("close", () => done(received.includes("SSH-")));
@@ -116,10 +128,12 @@ export class LibvirtProvisioner implements Provisioner {
     return `${this.domainName(server)}-seed.iso`;
   }
 
-  /** 22 on a bridged host (the guest has its own address), else the port forwarded from 127.0.0.1. */
-  sshPort(server: Pick<ServerRow, "id" | "hypervisor">): number {
+  /** 22 on a bridged host (the guest has its own address), else the port reserved for it on 127.0.0.1. */
+  sshPort(server: Pick<ServerRow, "id" | "hypervisor" | "sshPort">): number {
     const bridged = this.settings.hypervisors.find((h) => h.name === server.hypervisor)?.network;
-    return bridged ? 22 : this.settings.sshForwardPortBase + server.id;
+    if (bridged) return 22;
+    if (server.sshPort === null) throw new Error(`server ${server.id} has no forwarded SSH port reserved`);
+    return server.sshPort;
   }
 
   imageAvailable(os: string): boolean {
@@ -207,7 +221,9 @@ export class LibvirtProvisioner implements Provisioner {
       kernel: existsSync(kernel) && existsSync(initrd) ? { kernel, initrd } : undefined,
       sshForwardPort: this.sshPort(server),
       mac: host.network ? macFor(server.id) : USER_NETWORK_MAC,
-      bridge: host.network?.bridge,
+      bridge: host.network
+        ? { name: host.network.bridge, address: this.reservedAddress(server, host) }
+        : undefined,
     });
     await this.withXmlFile(xml, (file) => virsh(host.uri, ["define", file]));
   }
@@ -263,20 +279,25 @@ export class LibvirtProvisioner implements Provisioner {
     }
     await this.define(server, host);
     await virsh(host.uri, ["start", name]);
-    const ip = host.network ? (server.ip as string) : "127.0.0.1";
+    const ip = host.network ? this.reservedAddress(server, host) : FORWARDED_SSH_ADDRESS;
     return { ip, sshPort: this.sshPort(server), hostKeyFingerprint: hostKey.fingerprint };
+  }
+
+  private reservedAddress(server: ServerRow, host: HypervisorHost): string {
+    if (!server.ip) throw new Error(`server ${server.id} has no reserved address on ${host.name}`);
+    return server.ip;
   }
 
   /** The seed's network-config: the reserved public address on a bridged host, user-mode addressing else. */
   private networkConfigOf(server: ServerRow, host: HypervisorHost): string {
     if (!host.network) return USER_NETWORK_CONFIG;
-    if (!server.ip) throw new Error(`server ${server.id} has no reserved address on ${host.name}`);
     const { prefix, gateway, nameservers } = host.network;
-    return networkConfig({ mac: macFor(server.id), address: server.ip, prefix, gateway, nameservers });
+    const address = this.reservedAddress(server, host);
+    return networkConfig({ mac: macFor(server.id), address, prefix, gateway, nameservers });
   }
 
   async ready(server: ServerRow): Promise<boolean> {
-    return sshAnswers(server.ip ?? "127.0.0.1", server.sshPort ?? this.sshPort(server));
+    return sshAnswers(server.ip ?? FORWARDED_SSH_ADDRESS, server.sshPort ?? this.sshPort(server));
   }
 
   async state(server: ServerRow): Promise<PowerState | "missing"> {

@@ -1,3 +1,4 @@
+import { Secret, TOTP } from "otpauth";
 import { describe, expect, it } from "vitest";
 import { api, createAccount, errorCode } from "./helpers";
 
@@ -137,5 +138,36 @@ describe("API keys", () => {
     expect((await api("/keys")).status).toBe(401);
     expect((await api("/keys", { method: "POST" })).status).toBe(401);
     expect((await api("/keys/1", { method: "DELETE" })).status).toBe(401);
+  });
+
+  it("with TOTP on, a dashboard session mints a key only with a current code; an API key needs none", async () => {
+    const remaining = TOTP.remaining({ period: 30 });
+    if (remaining < 12_000) await new Promise((resolve) => setTimeout(resolve, remaining + 500));
+    const account = await createAccount();
+    const secret = (await api("/account/totp", { method: "POST", key: account.apiKey })).body
+      .secret as string;
+    const code = (offset: number) =>
+      TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + offset * 30_000 });
+    await api("/account/totp/confirm", { method: "POST", key: account.apiKey, body: { code: code(-1) } });
+    const session = (
+      await api("/sessions", { method: "POST", body: { login_token: account.loginToken, totp_code: code(0) } })
+    ).body.api_key as string;
+    const mint = (key: string, body: unknown) => api("/keys", { method: "POST", key, body });
+
+    const missing = await mint(session, { name: "from a cookie" });
+    expect(missing.status).toBe(400);
+    expect(errorCode(missing)).toBe("totp_required");
+    const wrong = await mint(session, { name: "from a cookie", totp_code: code(5) });
+    expect(wrong.status).toBe(400);
+    expect(errorCode(wrong)).toBe("invalid_totp_code");
+    const names = async () =>
+      ((await api("/keys", { key: account.apiKey })).body.keys as { name: string }[]).map((k) => k.name);
+    expect(await names()).toEqual(["default"]);
+    const minted = await mint(session, { name: "from a cookie", totp_code: code(1) });
+    expect(minted.status).toBe(201);
+
+    // A key already is lasting access with every power a new key would have: no code asked.
+    expect((await mint(account.apiKey, { name: "ci" })).status).toBe(201);
+    expect(await names()).toEqual(["default", "from a cookie", "ci"]);
   });
 });

@@ -137,7 +137,8 @@ describe("the dashboard's forwarding route", () => {
 
 describe("the dashboard's keys and the login token", () => {
   const works = async (key: string) =>
-    (await fetch(`${appUrl()}/api/v1/account`, { headers: { authorization: `Bearer ${key}` } })).status === 200;
+    (await fetch(`${appUrl()}/api/v1/account`, { headers: { authorization: `Bearer ${key}` } })).status ===
+    200;
 
   it("a cookie alone mints no key once TOTP is on, and keys it minted die with the login token if asked", async () => {
     const remaining = TOTP.remaining({ period: 30 });
@@ -154,7 +155,11 @@ describe("the dashboard's keys and the login token", () => {
     expect(bare.status).toBe(400);
     expect(bare.body.error).toBe("totp_required");
     expect((await bff("/keys", { cookie })).body.keys).toHaveLength(1);
-    const minted = await bff("/keys", { method: "POST", cookie, body: { name: "cookie", totp_code: code(0) } });
+    const minted = await bff("/keys", {
+      method: "POST",
+      cookie,
+      body: { name: "cookie", totp_code: code(0) },
+    });
     expect(minted.status).toBe(201);
     const mintedKey = minted.body.api_key as string;
 

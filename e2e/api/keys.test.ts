@@ -150,7 +150,10 @@ describe("API keys", () => {
       TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + offset * 30_000 });
     await api("/account/totp/confirm", { method: "POST", key: account.apiKey, body: { code: code(-1) } });
     const session = (
-      await api("/sessions", { method: "POST", body: { login_token: account.loginToken, totp_code: code(0) } })
+      await api("/sessions", {
+        method: "POST",
+        body: { login_token: account.loginToken, totp_code: code(0) },
+      })
     ).body.api_key as string;
     const mint = (key: string, body: unknown) => api("/keys", { method: "POST", key, body });
 

@@ -255,7 +255,8 @@ describe("recovery codes", () => {
   it("turning TOTP on shows ten codes of 60 random bits once; the API tells only how many are left", async () => {
     const account = await accountWithRecoveryCodes();
     expect(account.codes).toHaveLength(10);
-    for (const code of account.codes) expect(code).toMatch(/^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/);
+    for (const code of account.codes)
+      expect(code).toMatch(/^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/);
     expect(new Set(account.codes).size).toBe(10);
     const status = await api("/account/recovery-codes", { key: account.apiKey });
     expect(status.body).toEqual({ remaining: 10, created_at: expect.any(String) });
@@ -267,7 +268,10 @@ describe("recovery codes", () => {
     await lockOutWithWrongCodes(account);
     // The lockout: the owner's right code, from an address of their own, is refused.
     const owner = randomIp();
-    const refused = await signIn({ login_token: account.loginToken, totp_code: codeAt(account.secret, 0) }, owner);
+    const refused = await signIn(
+      { login_token: account.loginToken, totp_code: codeAt(account.secret, 0) },
+      owner,
+    );
     expect(refused.status).toBe(429);
     const rotateWithCode = await api("/account/login-token", {
       method: "POST",
@@ -379,9 +383,9 @@ describe("recovery codes", () => {
       expect(limited.headers.get("retry-after")).toBeTruthy();
     }
     // Without a code TOTP is untouched: the app's budget is its own.
-    expect((await signIn({ login_token: account.loginToken, totp_code: codeAt(account.secret, 0) })).status).toBe(
-      201,
-    );
+    expect(
+      (await signIn({ login_token: account.loginToken, totp_code: codeAt(account.secret, 0) })).status,
+    ).toBe(201);
     // The owner, from an address of their own, with a code the guesses never reached.
     expect((await guess(randomIp(), account.codes[0])).status).toBe(201);
     expect(await recoveryCodeCount(account.apiKey)).toBe(9);
@@ -420,7 +424,9 @@ describe("recovery codes", () => {
 
   it.runIf(inject("dbTarget") === "postgres")("are stored only as salted hashes", async () => {
     const account = await accountWithRecoveryCodes();
-    expect((await signIn({ login_token: account.loginToken, recovery_code: account.codes[0] })).status).toBe(201);
+    expect((await signIn({ login_token: account.loginToken, recovery_code: account.codes[0] })).status).toBe(
+      201,
+    );
     const client = new pg.Client({ connectionString: inject("testDatabaseUrl") });
     await client.connect();
     try {
@@ -440,7 +446,9 @@ describe("recovery codes", () => {
         expect(everything).not.toContain(code.replaceAll("-", ""));
       }
       const salts = new Set(rows.map((row) => row.code_hash.split("$")[4]));
-      expect(rows.every((row) => /^scrypt\$\d+\$\d+\$\d+\$[\w-]{22}\$[\w-]{43}$/.test(row.code_hash))).toBe(true);
+      expect(rows.every((row) => /^scrypt\$\d+\$\d+\$\d+\$[\w-]{22}\$[\w-]{43}$/.test(row.code_hash))).toBe(
+        true,
+      );
       expect(salts.size).toBe(1);
     } finally {
       await client.end();

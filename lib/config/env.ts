@@ -7,6 +7,7 @@ import { privateKeyToAddress } from "viem/accounts";
 import { z } from "zod";
 import { LOCATIONS } from "@/lib/catalog/catalog";
 import { isDepositCoin, USDT_ERC20_MAINNET, USDT_TRC20 } from "@/lib/coins/registry";
+import { deriveSecrets } from "@/lib/crypto/subkeys";
 import {
   generateDemoWatchOnlyKeys,
   validateWatchOnlyKeys,
@@ -137,6 +138,7 @@ const envSchema = z.object({
   RATE_LIMIT_LOGIN_FAILURES: rateLimitSpec.prefault("10/15m"),
   RATE_LIMIT_TOTP_FAILURES: rateLimitSpec.prefault("5/10m"),
   RATE_LIMIT_TOTP_ACCOUNT_FAILURES: rateLimitSpec.prefault("30/1h"),
+  RATE_LIMIT_RECOVERY_FAILURES: rateLimitSpec.prefault("5/1h"),
   RATE_LIMIT_WALLET_RPC: rateLimitSpec.prefault("120/1m"),
   MAX_SESSIONS_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(20),
   RATE_LIMIT_X402_ATTEMPTS: rateLimitSpec.prefault("30/10m"),
@@ -386,8 +388,14 @@ export type AppConfig = {
   dataDir: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
-  sessionSecret: string;
+  /** iron-session's passwords by id (derived from SESSION_SECRET; see lib/crypto/subkeys.ts). */
+  sessionPasswords: Record<string, string>;
+  /** Signs the client address the dashboard passes to the API (derived from SESSION_SECRET). */
+  clientAddressKey: Buffer;
+  /** ENCRYPTION_KEY as given: the AES-256-GCM key of sealed secrets (root passwords, TOTP secrets), only that. */
   encryptionKey: Buffer;
+  /** Keys the secrets kept in stored request fingerprints (derived from ENCRYPTION_KEY). */
+  requestFingerprintKey: Buffer;
   apiBaseUrl: string | undefined;
   trustProxyHops: number;
   rateLimits: {
@@ -396,6 +404,7 @@ export type AppConfig = {
     loginFailures: RateLimitSpec;
     totpFailures: RateLimitSpec;
     totpAccountFailures: RateLimitSpec;
+    recoveryFailures: RateLimitSpec;
     walletRpc: RateLimitSpec;
     x402Attempts: RateLimitSpec;
   };
@@ -561,7 +570,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
     dataDir,
     databaseUrl: values.DATABASE_URL,
     databasePoolSize: values.DATABASE_POOL_SIZE,
-    sessionSecret,
+    ...deriveSecrets(sessionSecret, Buffer.from(encryptionKey, "hex")),
     encryptionKey: Buffer.from(encryptionKey, "hex"),
     apiBaseUrl: values.API_BASE_URL,
     trustProxyHops: values.TRUST_PROXY_HOPS,
@@ -571,6 +580,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       loginFailures: values.RATE_LIMIT_LOGIN_FAILURES,
       totpFailures: values.RATE_LIMIT_TOTP_FAILURES,
       totpAccountFailures: values.RATE_LIMIT_TOTP_ACCOUNT_FAILURES,
+      recoveryFailures: values.RATE_LIMIT_RECOVERY_FAILURES,
       walletRpc: values.RATE_LIMIT_WALLET_RPC,
       x402Attempts: values.RATE_LIMIT_X402_ATTEMPTS,
     },

@@ -137,7 +137,7 @@ const envSchema = z.object({
   RATE_LIMIT_AUTH_FAILURES: rateLimitSpec.prefault("20/10m"),
   RATE_LIMIT_LOGIN_FAILURES: rateLimitSpec.prefault("10/15m"),
   RATE_LIMIT_TOTP_FAILURES: rateLimitSpec.prefault("5/10m"),
-  RATE_LIMIT_TOTP_ACCOUNT_FAILURES: rateLimitSpec.prefault("30/1h"),
+  RATE_LIMIT_TOTP_ACCOUNT_FAILURES: rateLimitSpec.prefault("30/24h"),
   RATE_LIMIT_RECOVERY_FAILURES: rateLimitSpec.prefault("5/1h"),
   RATE_LIMIT_WALLET_RPC: rateLimitSpec.prefault("120/1m"),
   MAX_SESSIONS_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(20),

@@ -18,11 +18,9 @@ export const recoveryCodeField = z
     example: "4K9Q-XW2M-T7HD",
   });
 
-const RecoveryCodeListSchema = z
-  .array(z.string().meta({ example: "4K9Q-XW2M-T7HD" }))
-  .meta({
-    description: "Ten recovery codes, each usable once in place of a TOTP code. Shown only here: save them.",
-  });
+const RecoveryCodeListSchema = z.array(z.string().meta({ example: "4K9Q-XW2M-T7HD" })).meta({
+  description: "Ten recovery codes, each usable once in place of a TOTP code. Shown only here: save them.",
+});
 
 export const SignInRequestSchema = z
   .strictObject({

@@ -36,9 +36,9 @@ function matchingStep(secret: Secret, accountId: number, code: string): number |
  * failures may keep it: a success, or an attempt refused by the other limit, costs nothing. The pair limit
  * comes first, so an address past its own limit never reaches the account's count.
  *
- * A right code is refused too once the account is past its limit: if it were let through, each refusal
- * would still tell a guess right from wrong, and the per-address limit alone (which many addresses defeat)
- * would bound the guessing. The owner's way past that refusal is a recovery code (lib/accounts/recovery-codes.ts).
+ * A right code is refused too once the account is past its limit: if it were let through, the answers would
+ * still tell a right guess from a wrong one, and only the per-address limit (which many addresses defeat)
+ * would bound the guessing. The owner's way past that refusal is a recovery code (recovery-codes.ts).
  */
 async function takeTotpAttempt(accountId: number, client: string): Promise<() => Promise<void>> {
   const { totpFailures, totpAccountFailures } = limiters();

@@ -37,8 +37,9 @@ export function listKeys(accountId: number): Promise<ApiKey[]> {
 /**
  * Mints a key; the account row is locked so two parallel requests cannot both pass the key cap.
  *
- * From a dashboard session on an account with TOTP on, it takes a current code (or a recovery code): a session lasts 7 days and
- * dies with the login token, a key lasts until revoked, so a copied cookie must not turn itself into a key.
+ * From a dashboard session on an account with TOTP on, it takes a current code (or a recovery code): a
+ * session lasts 7 days and dies with the login token, a key lasts until revoked, so a copied cookie must not
+ * turn itself into a key.
  * A caller with an API key is asked nothing: it already holds lasting access with every power a new key would
  * have (keys have no scopes), and scripts that mint keys keep working.
  */

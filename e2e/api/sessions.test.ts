@@ -100,7 +100,7 @@ describe("two-factor sign-in (TOTP)", () => {
       key: account.apiKey,
       body: { code: codeAt(secret, -1) },
     });
-    expect(confirmed.body).toEqual({ totp_enabled: true });
+    expect(confirmed.body).toEqual({ totp_enabled: true, recovery_codes: expect.any(Array) });
     expect((await api("/account", { key: account.apiKey })).body.totp_enabled).toBe(true);
 
     const missing = await signIn({ login_token: account.loginToken });
@@ -153,7 +153,7 @@ describe("TOTP attempt limits", () => {
       key: account.apiKey,
       body: { code: codeAt(secret, -1) },
     });
-    expect(confirmed.body).toEqual({ totp_enabled: true });
+    expect(confirmed.body).toEqual({ totp_enabled: true, recovery_codes: expect.any(Array) });
     return { ...account, secret };
   }
   const wrongCode = (secret: string) => codeAt(secret, 5);

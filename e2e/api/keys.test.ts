@@ -1,6 +1,5 @@
-import { Secret, TOTP } from "otpauth";
 import { describe, expect, it } from "vitest";
-import { api, createAccount, errorCode } from "./helpers";
+import { accountWithTotp, api, codeAt, createAccount, errorCode } from "./helpers";
 
 describe("API keys", () => {
   it("lists the first key by prefix only", async () => {
@@ -141,14 +140,8 @@ describe("API keys", () => {
   });
 
   it("with TOTP on, a dashboard session mints a key only with a current code; an API key needs none", async () => {
-    const remaining = TOTP.remaining({ period: 30 });
-    if (remaining < 12_000) await new Promise((resolve) => setTimeout(resolve, remaining + 500));
-    const account = await createAccount();
-    const secret = (await api("/account/totp", { method: "POST", key: account.apiKey })).body
-      .secret as string;
-    const code = (offset: number) =>
-      TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + offset * 30_000 });
-    await api("/account/totp/confirm", { method: "POST", key: account.apiKey, body: { code: code(-1) } });
+    const account = await accountWithTotp();
+    const code = (offset: number) => codeAt(account.secret, offset);
     const session = (
       await api("/sessions", {
         method: "POST",

@@ -1,7 +1,6 @@
-import { Secret, TOTP } from "otpauth";
 import { describe, expect, it } from "vitest";
 import { TEST_LIMITS } from "./global-setup";
-import { api, createAccount, errorCode, randomIp } from "./helpers";
+import { accountWithTotp, api, codeAt, createAccount, errorCode, randomIp } from "./helpers";
 
 const signIn = async (loginToken: string, totpCode?: string) => {
   const result = await api("/sessions", {
@@ -184,14 +183,8 @@ describe("rotating the login token", () => {
   });
 
   it("with TOTP on needs a current code; a missing or wrong one, or a bad body, changes nothing", async () => {
-    const remaining = TOTP.remaining({ period: 30 });
-    if (remaining < 12_000) await new Promise((resolve) => setTimeout(resolve, remaining + 500));
-    const account = await createAccount();
-    const secret = (await api("/account/totp", { method: "POST", key: account.apiKey })).body
-      .secret as string;
-    const code = (offset: number) =>
-      TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + offset * 30_000 });
-    await api("/account/totp/confirm", { method: "POST", key: account.apiKey, body: { code: code(-1) } });
+    const account = await accountWithTotp();
+    const code = (offset: number) => codeAt(account.secret, offset);
     expect(errorCode(await signIn(account.loginToken))).toBe("totp_required");
     const signedIn = await signIn(account.loginToken, code(0));
     expect(signedIn.status).toBe(201);

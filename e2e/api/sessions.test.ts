@@ -1,20 +1,17 @@
-import { Secret, TOTP } from "otpauth";
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
 import { TEST_LIMITS } from "./global-setup";
-import { api, createAccount, errorCode, randomIp } from "./helpers";
+import {
+  accountWithTotp,
+  api,
+  awayFromStepBoundary,
+  codeAt,
+  createAccount,
+  errorCode,
+  randomIp,
+} from "./helpers";
 
 const signIn = (body: unknown, ip = randomIp()) => api("/sessions", { method: "POST", body, ip });
-
-/** A code for the step `offset` steps away from now, as an authenticator app with a drifting clock shows. */
-const codeAt = (secret: string, offset: number) =>
-  TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + offset * 30_000 });
-
-/** Codes are judged on 30-second steps: start far enough from a step boundary that "now" cannot move. */
-async function awayFromStepBoundary() {
-  const remaining = TOTP.remaining({ period: 30 });
-  if (remaining < 12_000) await new Promise((resolve) => setTimeout(resolve, remaining + 500));
-}
 
 describe("sign-in with the login token", () => {
   it("exchanges the token, in any spelling, for an expiring session key that is not listed", async () => {
@@ -142,20 +139,6 @@ describe("two-factor sign-in (TOTP)", () => {
 });
 
 describe("TOTP attempt limits", () => {
-  /** An account with TOTP on; the code of the current step is still unspent. */
-  async function accountWithTotp() {
-    await awayFromStepBoundary();
-    const account = await createAccount();
-    const secret = (await api("/account/totp", { method: "POST", key: account.apiKey })).body
-      .secret as string;
-    const confirmed = await api("/account/totp/confirm", {
-      method: "POST",
-      key: account.apiKey,
-      body: { code: codeAt(secret, -1) },
-    });
-    expect(confirmed.body).toEqual({ totp_enabled: true, recovery_codes: expect.any(Array) });
-    return { ...account, secret };
-  }
   const wrongCode = (secret: string) => codeAt(secret, 5);
 
   it("someone with the login token cannot lock the owner out from their own address", async () => {
@@ -216,17 +199,8 @@ describe("TOTP attempt limits", () => {
 describe("recovery codes", () => {
   /** An account with TOTP on and the recovery codes its confirmation showed; the current step is unspent. */
   async function accountWithRecoveryCodes() {
-    await awayFromStepBoundary();
-    const account = await createAccount();
-    const secret = (await api("/account/totp", { method: "POST", key: account.apiKey })).body
-      .secret as string;
-    const confirmed = await api("/account/totp/confirm", {
-      method: "POST",
-      key: account.apiKey,
-      body: { code: codeAt(secret, -1) },
-    });
-    expect(confirmed.status).toBe(200);
-    return { ...account, secret, codes: confirmed.body.recovery_codes as string[] };
+    const account = await accountWithTotp();
+    return { ...account, codes: account.recoveryCodes };
   }
 
   /**

@@ -1827,7 +1827,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginTokenRotated"];
                 };
             };
-            /** @description Bad body, or the second factor is missing, wrong or used. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
+            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2030,7 +2030,7 @@ export interface operations {
                     "application/json": components["schemas"]["TotpState"];
                 };
             };
-            /** @description Second factor missing, wrong or used, or both sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
+            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2158,7 +2158,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecoveryCodes"];
                 };
             };
-            /** @description Second factor missing, wrong or used, or both sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
+            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
             400: {
                 headers: {
                     [name: string]: unknown;

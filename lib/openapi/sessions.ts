@@ -42,6 +42,12 @@ export const sessionsTag = {
     `(default ${perWindow(DEFAULTS.RATE_LIMIT_RECOVERY_FAILURES)}), so nobody can use up the owner's.`,
 };
 
+/** A second factor (where one is asked for) refused, or a bad body. */
+const secondFactorRefused = errorResponse(
+  "Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent.",
+  [...BODY_ERRORS, "totp_required", "invalid_totp_code", "invalid_recovery_code"],
+);
+
 const recoveryRateLimited = errorResponse(
   "Too many wrong codes: TOTP codes from this address or on this account, or recovery codes from this address.",
   ["rate_limited"],
@@ -142,12 +148,7 @@ export const sessionsPaths: ZodOpenApiPathsObject = {
       requestBody: { required: false, content: jsonContent(RotateLoginTokenRequestSchema) },
       responses: {
         "200": { description: "The new login token.", content: jsonContent(LoginTokenRotatedSchema) },
-        "400": errorResponse("Bad body, or the second factor is missing, wrong or used.", [
-          ...BODY_ERRORS,
-          "totp_required",
-          "invalid_totp_code",
-          "invalid_recovery_code",
-        ]),
+        "400": secondFactorRefused,
         "429": recoveryRateLimited,
       },
     }),
@@ -193,12 +194,7 @@ export const sessionsPaths: ZodOpenApiPathsObject = {
       requestBody: { required: true, content: jsonContent(DisableTotpRequestSchema) },
       responses: {
         "200": { description: "Off.", content: jsonContent(TotpStateSchema) },
-        "400": errorResponse("Second factor missing, wrong or used, or both sent.", [
-          ...BODY_ERRORS,
-          "totp_required",
-          "invalid_totp_code",
-          "invalid_recovery_code",
-        ]),
+        "400": secondFactorRefused,
         "409": errorResponse("Not on.", ["totp_not_enabled"]),
         "429": recoveryRateLimited,
       },
@@ -222,12 +218,7 @@ export const sessionsPaths: ZodOpenApiPathsObject = {
       requestBody: { required: true, content: jsonContent(SecondFactorRequestSchema) },
       responses: {
         "200": { description: "The new codes.", content: jsonContent(RecoveryCodesSchema) },
-        "400": errorResponse("Second factor missing, wrong or used, or both sent.", [
-          ...BODY_ERRORS,
-          "totp_required",
-          "invalid_totp_code",
-          "invalid_recovery_code",
-        ]),
+        "400": secondFactorRefused,
         "409": errorResponse("Two-factor sign-in is not on.", ["totp_not_enabled"]),
         "429": recoveryRateLimited,
       },

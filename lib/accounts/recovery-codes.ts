@@ -43,13 +43,11 @@ export async function spendRecoveryCode(accountId: number, typed: string, client
     .select({ id: recoveryCodes.id, codeHash: recoveryCodes.codeHash })
     .from(recoveryCodes)
     .where(and(eq(recoveryCodes.accountId, accountId), isNull(recoveryCodes.usedAt)));
-  const match =
-    unused[
-      await matchRecoveryCode(
-        code,
-        unused.map((row) => row.codeHash),
-      )
-    ];
+  const index = await matchRecoveryCode(
+    code,
+    unused.map((row) => row.codeHash),
+  );
+  const match = unused[index];
   if (match === undefined) return false;
   const [spent] = await database
     .update(recoveryCodes)

@@ -146,4 +146,3 @@ export const LoginTokenRotatedSchema = z
   .meta({ id: "LoginTokenRotated" });
 
 export type DashboardSession = z.infer<typeof DashboardSessionSchema>;
-export type SecondFactorRequest = z.infer<typeof SecondFactorRequestSchema>;

@@ -96,7 +96,7 @@ export interface paths {
         put?: never;
         /**
          * Replace the login token
-         * @description For a login token that leaked: returns a new one, shown only in this response; the old one stops working at once and every dashboard session is revoked. With two-factor sign-in on, send a current `totp_code`. Called with a session key (revoked too), the answer carries a new `session` to go on with.
+         * @description For a login token that leaked: returns a new one, shown only in this response; the old one stops working at once and every dashboard session is revoked. With two-factor sign-in on, send a current `totp_code` or a `recovery_code` (which works while TOTP codes are throttled; afterwards the account-wide TOTP throttle is lifted). Called with a session key (revoked too), the answer carries a new `session` to go on with. With `revoke_api_keys: true` the account's API keys are revoked too, except the key making the request (from a session: every API key); by default they are kept.
          */
         post: operations["rotateLoginToken"];
         delete?: never;
@@ -134,7 +134,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm and turn on two-factor sign-in */
+        /**
+         * Confirm and turn on two-factor sign-in
+         * @description The answer holds the account's 10 recovery codes, shown only here (stored as salted scrypt hashes): save them.
+         */
         post: operations["confirmTotp"];
         delete?: never;
         options?: never;
@@ -151,8 +154,35 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn off two-factor sign-in (needs a current code) */
+        /**
+         * Turn off two-factor sign-in (needs a current code or a recovery code)
+         * @description Send `code` or `recovery_code`. The recovery codes are deleted with the secret.
+         */
         post: operations["disableTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How many recovery codes are left
+         * @description Never the codes themselves: they are shown only when made.
+         */
+        get: operations["getRecoveryCodeStatus"];
+        put?: never;
+        /**
+         * Replace the recovery codes
+         * @description A new set of 10 codes, shown only in this response; the old set stops working at once. Takes a current `totp_code` or one of the old `recovery_code`s.
+         */
+        post: operations["regenerateRecoveryCodes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -174,7 +204,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description The body is optional. The full key is in this response only. At most 20 active keys per account.
+         * @description The body is optional. The full key is in this response only. At most 20 active keys per account. Made with a dashboard session key on an account with two-factor sign-in on, it takes a current `totp_code` (or a `recovery_code`): a session expires and dies with the login token, a key does not. API keys are asked for no code: they already hold every power a new key would have.
          */
         post: operations["createKey"];
         delete?: never;
@@ -522,13 +552,28 @@ export interface components {
              * @example 492039
              */
             totp_code?: string;
+            /**
+             * @description One of the recovery codes shown when two-factor sign-in was turned on, in place of `totp_code` (send one of the two). Each works once; case, spaces and hyphens do not matter. Accepted while TOTP codes are throttled.
+             * @example 4K9Q-XW2M-T7HD
+             */
+            recovery_code?: string;
         };
         RotateLoginTokenRequest: {
             /**
-             * @description A current code, required when two-factor sign-in is on.
+             * @description A current code, required (or `recovery_code`) when two-factor sign-in is on.
              * @example 492039
              */
             totp_code?: string;
+            /**
+             * @description One of the recovery codes shown when two-factor sign-in was turned on, in place of `totp_code` (send one of the two). Each works once; case, spaces and hyphens do not matter. Accepted while TOTP codes are throttled.
+             * @example 4K9Q-XW2M-T7HD
+             */
+            recovery_code?: string;
+            /**
+             * @description Also revoke the account's API keys (default false). The key making this request is kept; called with a session key, every API key is revoked.
+             * @example true
+             */
+            revoke_api_keys?: boolean;
         };
         TotpCodeRequest: {
             /**
@@ -537,12 +582,48 @@ export interface components {
              */
             code: string;
         };
+        /** @description Send `code` or `recovery_code`. */
+        DisableTotpRequest: {
+            /**
+             * @description A current 6-digit code.
+             * @example 492039
+             */
+            code?: string;
+            /**
+             * @description One of the recovery codes shown when two-factor sign-in was turned on, in place of `totp_code` (send one of the two). Each works once; case, spaces and hyphens do not matter. Accepted while TOTP codes are throttled.
+             * @example 4K9Q-XW2M-T7HD
+             */
+            recovery_code?: string;
+        };
+        /** @description Send `totp_code` or `recovery_code`. */
+        SecondFactorRequest: {
+            /**
+             * @description A current 6-digit code.
+             * @example 492039
+             */
+            totp_code?: string;
+            /**
+             * @description One of the recovery codes shown when two-factor sign-in was turned on, in place of `totp_code` (send one of the two). Each works once; case, spaces and hyphens do not matter. Accepted while TOTP codes are throttled.
+             * @example 4K9Q-XW2M-T7HD
+             */
+            recovery_code?: string;
+        };
         CreateKeyRequest: {
             /**
              * @description Optional label, 1 to 64 characters.
              * @example ci
              */
             name?: string;
+            /**
+             * @description A current code: required when the request is made with a dashboard session key and two-factor sign-in is on (or send `recovery_code`). Not asked of API keys.
+             * @example 492039
+             */
+            totp_code?: string;
+            /**
+             * @description One of the recovery codes shown when two-factor sign-in was turned on, in place of `totp_code` (send one of the two). Each works once; case, spaces and hyphens do not matter. Accepted while TOTP codes are throttled.
+             * @example 4K9Q-XW2M-T7HD
+             */
+            recovery_code?: string;
         };
         CreateTopupRequest: {
             /**
@@ -762,6 +843,8 @@ export interface components {
             login_token: string;
             /** @description How many sessions of the old token were revoked. */
             sessions_revoked: number;
+            /** @description How many API keys were revoked (0 unless `revoke_api_keys`). */
+            api_keys_revoked: number;
             /** @description Only when the request was made with a session key (which is revoked too): a new session to go on with. */
             session?: components["schemas"]["Session"];
         };
@@ -773,8 +856,28 @@ export interface components {
             /** @description PNG data URI of a QR code of otpauth_uri. */
             qr_data_uri: string;
         };
+        TotpEnabled: {
+            /** @constant */
+            totp_enabled: true;
+            /** @description Ten recovery codes, each usable once in place of a TOTP code. Shown only here: save them. */
+            recovery_codes: string[];
+        };
         TotpState: {
             totp_enabled: boolean;
+        };
+        /** @description How many recovery codes are left, never the codes. */
+        RecoveryCodeStatus: {
+            /**
+             * @description Unused recovery codes left (0 with two-factor sign-in off).
+             * @example 9
+             */
+            remaining: number;
+            /** @description When the current set was made; null when none is left. */
+            created_at: string | null;
+        };
+        RecoveryCodes: {
+            /** @description Ten recovery codes, each usable once in place of a TOTP code. Shown only here: save them. */
+            recovery_codes: string[];
         };
         ApiKeyList: {
             /** @description Active keys, oldest first. */
@@ -1585,7 +1688,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_login`, `invalid_totp_code`. */
+            /** @description Bad body, or both a TOTP code and a recovery code. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_login`, `invalid_totp_code`, `invalid_recovery_code`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1594,7 +1697,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Wrong token, TOTP code missing, or wrong/used code. Codes: `invalid_login`, `totp_required`, `invalid_totp_code`. */
+            /** @description Wrong token, second factor missing, or a wrong/used TOTP or recovery code. Codes: `invalid_login`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1603,7 +1706,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed sign-ins from this address, or wrong TOTP codes for this account from this address (or from all addresses). Codes: `rate_limited`. */
+            /** @description Too many failed sign-ins from this address, wrong TOTP codes for this account from this address (or from all addresses), or wrong recovery codes for this account from this address. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1772,7 +1875,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginTokenRotated"];
                 };
             };
-            /** @description Bad body, or the TOTP code is missing, wrong or used. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`. */
+            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1790,7 +1893,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            /** @description Too many wrong codes: TOTP codes from this address or on this account, or recovery codes from this address. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1891,13 +1994,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description On. */
+            /** @description On, with the recovery codes. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TotpState"];
+                    "application/json": components["schemas"]["TotpEnabled"];
                 };
             };
             /** @description Wrong or used code. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_totp_code`. */
@@ -1962,7 +2065,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TotpCodeRequest"];
+                "application/json": components["schemas"]["DisableTotpRequest"];
             };
         };
         responses: {
@@ -1975,7 +2078,7 @@ export interface operations {
                     "application/json": components["schemas"]["TotpState"];
                 };
             };
-            /** @description Wrong or used code. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_totp_code`. */
+            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2002,7 +2105,135 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many code attempts on this account. Codes: `rate_limited`. */
+            /** @description Too many wrong codes: TOTP codes from this address or on this account, or recovery codes from this address. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRecoveryCodeStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The count. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodeStatus"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    regenerateRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecondFactorRequest"];
+            };
+        };
+        responses: {
+            /** @description The new codes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodes"];
+                };
+            };
+            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Two-factor sign-in is not on. Codes: `totp_not_enabled`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many wrong codes: TOTP codes from this address or on this account, or recovery codes from this address. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2103,7 +2334,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
-            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_name`. */
+            /** @description Bad body, or (from a session, with TOTP on) the code is missing, wrong or used. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_name`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2148,7 +2379,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            /** @description Too many wrong codes (from a session), or too many bad API keys from this address. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */

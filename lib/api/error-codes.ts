@@ -2,7 +2,8 @@
  * Every error code the API answers with: its usual HTTP status and a default sentence. ApiError takes only
  * these codes (the compiler checks each throw site), and the OpenAPI document is tested to name every one,
  * so a new code cannot go undocumented. A few codes also appear under a second status where the spec says so
- * (e.g. `invalid_totp_code` is 401 at sign-in); the throw site passes that status itself.
+ * (e.g. `invalid_totp_code` and `invalid_recovery_code` are 401 at sign-in); the throw site passes that
+ * status itself.
  */
 type Entry = { status: number; message: string };
 
@@ -29,6 +30,7 @@ export const ERROR_CODES = {
   invalid_login: { status: 401, message: "The login token is not valid." },
   totp_required: { status: 401, message: "This account signs in with a TOTP code too." },
   invalid_totp_code: { status: 400, message: "The TOTP code is wrong or was already used." },
+  invalid_recovery_code: { status: 400, message: "The recovery code is wrong or was already used." },
   not_a_session: { status: 409, message: "The key is an API key, not a session key." },
   totp_already_enabled: { status: 409, message: "Two-factor sign-in is already on." },
   totp_not_enabled: { status: 409, message: "Two-factor sign-in is not on." },

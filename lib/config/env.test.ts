@@ -25,8 +25,9 @@ describe("configuration", () => {
     expect(existsSync(file)).toBe(true);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const second = parseConfig({ DATA_DIR: dir });
-    expect(second.sessionSecret).toBe(first.sessionSecret);
-    expect(JSON.parse(readFileSync(file, "utf8")).sessionSecret).toBe(first.sessionSecret);
+    expect(second.sessionPasswords).toEqual(first.sessionPasswords);
+    expect(second.clientAddressKey.equals(first.clientAddressKey)).toBe(true);
+    expect(JSON.parse(readFileSync(file, "utf8")).sessionSecret).toBe(first.sessionPasswords["1"]);
   });
 
   it("switches to production when production secrets are given, generating nothing", () => {

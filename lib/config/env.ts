@@ -7,6 +7,7 @@ import { privateKeyToAddress } from "viem/accounts";
 import { z } from "zod";
 import { LOCATIONS } from "@/lib/catalog/catalog";
 import { isDepositCoin, USDT_ERC20_MAINNET, USDT_TRC20 } from "@/lib/coins/registry";
+import { deriveSecrets } from "@/lib/crypto/subkeys";
 import {
   generateDemoWatchOnlyKeys,
   validateWatchOnlyKeys,
@@ -136,7 +137,8 @@ const envSchema = z.object({
   RATE_LIMIT_AUTH_FAILURES: rateLimitSpec.prefault("20/10m"),
   RATE_LIMIT_LOGIN_FAILURES: rateLimitSpec.prefault("10/15m"),
   RATE_LIMIT_TOTP_FAILURES: rateLimitSpec.prefault("5/10m"),
-  RATE_LIMIT_TOTP_ACCOUNT_FAILURES: rateLimitSpec.prefault("30/1h"),
+  RATE_LIMIT_TOTP_ACCOUNT_FAILURES: rateLimitSpec.prefault("30/24h"),
+  RATE_LIMIT_RECOVERY_FAILURES: rateLimitSpec.prefault("5/1h"),
   RATE_LIMIT_WALLET_RPC: rateLimitSpec.prefault("120/1m"),
   MAX_SESSIONS_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(20),
   RATE_LIMIT_X402_ATTEMPTS: rateLimitSpec.prefault("30/10m"),
@@ -431,8 +433,14 @@ export type AppConfig = {
   dataDir: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
-  sessionSecret: string;
+  /** iron-session's passwords by id (derived from SESSION_SECRET; see lib/crypto/subkeys.ts). */
+  sessionPasswords: Record<string, string>;
+  /** Signs the client address the dashboard passes to the API (derived from SESSION_SECRET). */
+  clientAddressKey: Buffer;
+  /** ENCRYPTION_KEY as given: the AES-256-GCM key of sealed secrets (root passwords, TOTP secrets), only that. */
   encryptionKey: Buffer;
+  /** Keys the secrets kept in stored request fingerprints (derived from ENCRYPTION_KEY). */
+  requestFingerprintKey: Buffer;
   apiBaseUrl: string | undefined;
   trustProxyHops: number;
   rateLimits: {
@@ -441,6 +449,7 @@ export type AppConfig = {
     loginFailures: RateLimitSpec;
     totpFailures: RateLimitSpec;
     totpAccountFailures: RateLimitSpec;
+    recoveryFailures: RateLimitSpec;
     walletRpc: RateLimitSpec;
     x402Attempts: RateLimitSpec;
     /** Deposit top-ups an account may create per window, whatever became of them (each is an address watched). */
@@ -639,7 +648,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
     dataDir,
     databaseUrl: values.DATABASE_URL,
     databasePoolSize: values.DATABASE_POOL_SIZE,
-    sessionSecret,
+    ...deriveSecrets(sessionSecret, Buffer.from(encryptionKey, "hex")),
     encryptionKey: Buffer.from(encryptionKey, "hex"),
     apiBaseUrl: values.API_BASE_URL,
     trustProxyHops: values.TRUST_PROXY_HOPS,
@@ -649,6 +658,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       loginFailures: values.RATE_LIMIT_LOGIN_FAILURES,
       totpFailures: values.RATE_LIMIT_TOTP_FAILURES,
       totpAccountFailures: values.RATE_LIMIT_TOTP_ACCOUNT_FAILURES,
+      recoveryFailures: values.RATE_LIMIT_RECOVERY_FAILURES,
       walletRpc: values.RATE_LIMIT_WALLET_RPC,
       x402Attempts: values.RATE_LIMIT_X402_ATTEMPTS,
       depositTopups: values.RATE_LIMIT_DEPOSIT_TOPUPS,

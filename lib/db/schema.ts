@@ -58,6 +58,24 @@ export const apiKeys = pgTable(
   (table) => [index("api_keys_account_idx").on(table.accountId)],
 );
 
+/**
+ * Recovery codes of an account with TOTP on: each a salted scrypt hash (never the code), usable once. The set
+ * is replaced as a whole when TOTP is turned on or the owner asks for new codes, and goes when TOTP is off.
+ */
+export const recoveryCodes = pgTable(
+  "recovery_codes",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    usedAt: timestamp("used_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [index("recovery_codes_account_idx").on(table.accountId)],
+);
+
 export const servers = pgTable(
   "servers",
   {

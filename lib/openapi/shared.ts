@@ -9,9 +9,13 @@ import { ErrorSchema } from "@/lib/schemas/common";
 /** The configuration's defaults: the descriptions quote them rather than retype them. */
 export const DEFAULTS = envDefaults();
 
-/** A rate limit as the descriptions write it: `10 an hour`, `10 per 15 minutes`. */
+/** A rate limit as the descriptions write it: `10 an hour`, `100 a day`, `10 per 15 minutes`. */
 export const perWindow = ({ limit, windowSeconds }: RateLimitSpec) =>
-  windowSeconds === 3600 ? `${limit} an hour` : `${limit} per ${windowSeconds / 60} minutes`;
+  windowSeconds === 3600
+    ? `${limit} an hour`
+    : windowSeconds === 86_400
+      ? `${limit} a day`
+      : `${limit} per ${windowSeconds / 60} minutes`;
 
 export const jsonContent = (schema: z.ZodType) => ({ "application/json": { schema } });
 

@@ -28,7 +28,9 @@ const present = (row: ServerRow) => presentServer(row, config().servers.graceDay
 
 /** A chosen password enters a stored request fingerprint only as a keyed hash. */
 const keyedHash = (password: string | undefined) =>
-  password === undefined ? null : createHmac("sha256", config().encryptionKey).update(password).digest("hex");
+  password === undefined
+    ? null
+    : createHmac("sha256", config().requestFingerprintKey).update(password).digest("hex");
 
 const notActive = (row: ServerRow) =>
   conflict("server_not_active", `This needs an active server; this one is ${row.status}.`);

@@ -103,7 +103,9 @@ export async function orderServer(
         root_password:
           request.root_password === undefined
             ? null
-            : createHmac("sha256", settings.encryptionKey).update(request.root_password).digest("hex"),
+            : createHmac("sha256", settings.requestFingerprintKey)
+                .update(request.root_password)
+                .digest("hex"),
       }),
     },
     async (tx) => {

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { authorizationTypes } from "@x402/evm";
-import { createPublicClient, http, type PrivateKeyAccount, toHex } from "viem";
+import { createPublicClient, createWalletClient, type Hex, http, type PrivateKeyAccount, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { inject } from "vitest";
-import { mintTestToken } from "@/lib/chain/test-token";
+import { expect, inject } from "vitest";
+import { fundNativeBalance, mintTestToken } from "@/lib/chain/test-token";
 import { testTokenAbi } from "@/lib/chain/test-token-abi";
 import { api } from "./helpers";
 
@@ -28,12 +28,24 @@ export async function fundedWallet(usdc: bigint): Promise<PrivateKeyAccount> {
 }
 
 export type AuthorizationOverrides = Partial<{
+  /** The paying address when it is not the signer's own: a contract wallet the signer owns. */
+  from: `0x${string}`;
   to: `0x${string}`;
   value: bigint;
   validAfter: bigint;
   validBefore: bigint;
   signer: PrivateKeyAccount;
 }>;
+
+/** An EIP-3009 authorization, as signed. */
+export type SignedMessage = {
+  from: `0x${string}`;
+  to: `0x${string}`;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  nonce: Hex;
+};
 
 /** Signs an EIP-3009 authorization by hand with viem and encodes it as an x402 v1 X-PAYMENT header. */
 export async function signPayment(
@@ -42,8 +54,8 @@ export async function signPayment(
   overrides: AuthorizationOverrides = {},
 ) {
   const now = BigInt(Math.floor(Date.now() / 1000));
-  const message = {
-    from: payer.address,
+  const message: SignedMessage = {
+    from: overrides.from ?? payer.address,
     to: overrides.to ?? chains.payTo,
     value: overrides.value ?? units,
     validAfter: overrides.validAfter ?? now - 600n,
@@ -56,6 +68,11 @@ export async function signPayment(
     primaryType: "TransferWithAuthorization",
     message,
   });
+  return { header: paymentHeader(message, signature), message, signature };
+}
+
+/** The x402 v1 X-PAYMENT header carrying an authorization and its signature. */
+export function paymentHeader(message: SignedMessage, signature: Hex): string {
   const payload = {
     x402Version: 1,
     scheme: "exact",
@@ -70,7 +87,51 @@ export async function signPayment(
       },
     },
   };
-  return { header: Buffer.from(JSON.stringify(payload)).toString("base64"), message, signature };
+  return Buffer.from(JSON.stringify(payload)).toString("base64");
+}
+
+/**
+ * Submits a signed authorization straight to the token, as anyone holding it can (a front-runner, the payer's
+ * own wallet, or someone who copied it from a public transaction); resolves to the mined transaction's hash.
+ */
+export async function submitToToken(message: SignedMessage, signature: Hex): Promise<Hex> {
+  const submitter = privateKeyToAccount(generatePrivateKey());
+  await fundNativeBalance(chains.baseRpc, submitter.address, 10n ** 18n);
+  const wallet = createWalletClient({ account: submitter, transport: http(chains.baseRpc) });
+  const hash = await wallet.writeContract({
+    chain: null,
+    address: chains.usdc,
+    abi: testTokenAbi,
+    functionName: "transferWithAuthorization",
+    args: [
+      message.from,
+      message.to,
+      message.value,
+      message.validAfter,
+      message.validBefore,
+      message.nonce,
+      signature,
+    ],
+  });
+  expect((await base.waitForTransactionReceipt({ hash, pollingInterval: 100 })).status).toBe("success");
+  return hash;
+}
+
+type NodeState = { calls: number; held: number; recorded: { method?: string; params?: unknown[] }[] };
+
+/** Commands the proxy between the app and the settlement node (e2e/support/rpc-proxy.ts). */
+export async function settlementNode(command: Record<string, unknown> = {}): Promise<NodeState> {
+  const response = await fetch(chains.baseProxyControl, { method: "POST", body: JSON.stringify(command) });
+  return (await response.json()) as NodeState;
+}
+
+/** Waits until the proxy holds `count` calls of the app's. */
+export async function untilHeld(count: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while ((await settlementNode()).held < count) {
+    if (Date.now() > deadline) throw new Error(`the app did not reach the held call ${count} times`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 export const payTopup = (

@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileTestToken } from "@/scripts/compile-contracts";
 import { type LocalChain, startAnvil } from "./anvil";
 import artifact from "./contracts/test-token.json";
+import { deployTestSmartWallet, NEVER_BURNS } from "./test-smart-wallet";
 import { fundNativeBalance, installTestToken, mintTestToken, type TestTokenSpec } from "./test-token";
 import { testTokenAbi } from "./test-token-abi";
 
@@ -368,6 +369,72 @@ describe("EIP-3009", () => {
         }),
       ]);
       await expect(simulateVrs(auth, signature)).rejects.toThrow(/authorization is used or canceled/);
+    },
+    TIMEOUT,
+  );
+});
+
+describe("contract-wallet authorizers (ERC-1271), as in FiatToken v2.2", () => {
+  it(
+    "a wallet's owner signs for it: both overloads settle; a stranger's signature and a gas-burning wallet are refused",
+    async () => {
+      const owner = privateKeyToAccount(generatePrivateKey());
+      const wallet = await deployTestSmartWallet(chain.rpcUrl, owner.address, NEVER_BURNS);
+      await mintTestToken(chain.rpcUrl, token, wallet, 10_000_000n);
+      const payee = privateKeyToAccount(generatePrivateKey()).address;
+
+      const first = await authorize(owner, { from: wallet, to: payee, value: 1_000_000n });
+      const { request } = await simulateVrs(first.auth, first.signature);
+      const hash = await relayerClient().writeContract(request);
+      expect((await publicClient().waitForTransactionReceipt({ hash })).status).toBe("success");
+
+      const second = await authorize(owner, { from: wallet, to: payee, value: 2_000_000n });
+      const { auth } = second;
+      const bytesRequest = await publicClient().simulateContract({
+        account: relayer,
+        address: token,
+        abi: testTokenAbi,
+        functionName: "transferWithAuthorization",
+        args: [
+          auth.from,
+          auth.to,
+          auth.value,
+          auth.validAfter,
+          auth.validBefore,
+          auth.nonce,
+          second.signature,
+        ],
+      });
+      const bytesHash = await relayerClient().writeContract(bytesRequest.request);
+      expect((await publicClient().waitForTransactionReceipt({ hash: bytesHash })).status).toBe("success");
+      expect(await balanceOf(payee)).toBe(3_000_000n);
+      expect(await balanceOf(wallet)).toBe(7_000_000n);
+
+      const stranger = privateKeyToAccount(generatePrivateKey());
+      const forged = await authorize(stranger, { from: wallet, to: payee, value: 1_000_000n });
+      await expect(simulateVrs(forged.auth, forged.signature)).rejects.toThrow(/invalid signature/);
+
+      const burner = await deployTestSmartWallet(chain.rpcUrl, owner.address, 0n);
+      await mintTestToken(chain.rpcUrl, token, burner, 10_000_000n);
+      const burnt = await authorize(owner, { from: burner, to: payee, value: 1_000_000n });
+      await expect(
+        publicClient().simulateContract({
+          account: relayer,
+          address: token,
+          abi: testTokenAbi,
+          functionName: "transferWithAuthorization",
+          args: [
+            burnt.auth.from,
+            burnt.auth.to,
+            burnt.auth.value,
+            burnt.auth.validAfter,
+            burnt.auth.validBefore,
+            burnt.auth.nonce,
+            ...vrs(burnt.signature),
+          ],
+          gas: 400_000n,
+        }),
+      ).rejects.toThrow(/invalid signature/);
     },
     TIMEOUT,
   );

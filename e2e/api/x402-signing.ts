@@ -5,7 +5,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { expect, inject } from "vitest";
 import { fundNativeBalance, mintTestToken } from "@/lib/chain/test-token";
 import { testTokenAbi } from "@/lib/chain/test-token-abi";
-import { api } from "./helpers";
+import { type ApiResult, api } from "./helpers";
 
 const chains = inject("chains");
 export const base = createPublicClient({ transport: http(chains.baseRpc) });
@@ -198,3 +198,32 @@ export const payTopupV2 = (
     body: { amount, coin: "USDCBASE" },
     headers: { "payment-signature": header, ...extra },
   });
+
+/**
+ * Sends payments and, once the app has claimed every one of their authorizations (it is held at its first
+ * read of the payer's code, inside verification, which comes after the claim), runs `meanwhile`: typically
+ * someone else submitting the authorizations first. Each payment's credit from the chain (its log search)
+ * is then let through in the order given, and its answer awaited before the next.
+ */
+export async function payAfterClaims(
+  payments: { nonce: Hex; send: () => Promise<ApiResult> }[],
+  meanwhile: () => Promise<unknown>,
+): Promise<ApiResult[]> {
+  await settlementNode({ hold: { method: "eth_getCode" } });
+  await settlementNode({ hold: { method: "eth_getLogs" } });
+  try {
+    const answers = payments.map((payment) => payment.send());
+    await untilHeld(payments.length);
+    await meanwhile();
+    await settlementNode({ release: { method: "eth_getCode" } });
+    const results: ApiResult[] = [];
+    for (const [index, payment] of payments.entries()) {
+      await untilHeld(payments.length - index);
+      await settlementNode({ release: { method: "eth_getLogs", text: payment.nonce.slice(2) } });
+      results.push(await (answers[index] as Promise<ApiResult>));
+    }
+    return results;
+  } finally {
+    await settlementNode({ release: {} });
+  }
+}

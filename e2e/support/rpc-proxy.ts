@@ -4,9 +4,10 @@
  *   - {"mode":"up"|"down"}: forward, or answer 503 to every call;
  *   - {"hold":{"method":"eth_getLogs","dataPrefix"?:"0x…"}}: park the calls of that method (whose `data`
  *     starts so, when given) until released; parked calls are then forwarded as they were;
- *   - {"release":{"method"?:…,"text"?:…}}: forward the parked calls of that method (any method if absent)
- *     whose body contains `text` (case-insensitive; any if absent); without `text`, also stop holding that
- *     method (every method if absent);
+ *   - {"release":{"method"?:…,"text"?:…,"lose"?:true}}: forward the parked calls of that method (any method
+ *     if absent) whose body contains `text` (case-insensitive; any if absent); without `text`, also stop
+ *     holding that method (every method if absent). With `lose`, the node still gets them but the app is
+ *     answered 503, as when a connection drops after the request was sent;
  *   - {"record":"start"} forgets and starts recording every call forwarded; {"record":"stop"} stops.
  * Every answer says the mode, `calls` (how many JSON-RPC calls were forwarded so far; a batch counts each of
  * its calls, so a test can show a request never reached the node), `held` (calls parked now) and
@@ -19,7 +20,7 @@ export type RpcProxy = { url: string; controlUrl: string; stop: () => Promise<vo
 
 type RpcCall = { method?: string; params?: unknown[] };
 type HoldRule = { method: string; dataPrefix?: string };
-type Parked = { method: string; body: string; forward: () => void };
+type Parked = { method: string; body: string; forward: (lose: boolean) => void };
 
 const MAX_RECORDED = 2_000;
 
@@ -45,7 +46,7 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
   let recording = false;
   let recorded: RpcCall[] = [];
 
-  const release = ({ method, text }: { method?: string; text?: string }) => {
+  const release = ({ method, text, lose }: { method?: string; text?: string; lose?: boolean }) => {
     const chosen = parked.filter(
       (entry) =>
         (method === undefined || entry.method === method) &&
@@ -53,7 +54,7 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
     );
     parked = parked.filter((entry) => !chosen.includes(entry));
     if (text === undefined) rules = rules.filter((rule) => method !== undefined && rule.method !== method);
-    for (const entry of chosen) entry.forward();
+    for (const entry of chosen) entry.forward(lose === true);
   };
 
   const server: Server = createServer(async (request, response) => {
@@ -64,7 +65,7 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
       const command = JSON.parse(body || "{}") as {
         mode?: string;
         hold?: HoldRule;
-        release?: { method?: string; text?: string };
+        release?: { method?: string; text?: string; lose?: boolean };
         record?: "start" | "stop";
       };
       if (command.mode === "up" || command.mode === "down") mode = command.mode;
@@ -87,7 +88,7 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
     } catch {
       parsed = undefined;
     }
-    const forward = async () => {
+    const forward = async (lose = false) => {
       const batch = Array.isArray(parsed) ? parsed : [parsed];
       calls += batch.length;
       if (recording && recorded.length < MAX_RECORDED) {
@@ -102,6 +103,10 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
           headers: { "content-type": "application/json" },
           body,
         });
+        if (lose) {
+          response.writeHead(503, { "content-type": "text/plain" }).end("answer lost (test fault)");
+          return;
+        }
         response
           .writeHead(upstream.status, { "content-type": "application/json" })
           .end(await upstream.text());
@@ -111,7 +116,7 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
     };
     const rule = heldBy(rules, parsed);
     if (rule) {
-      parked.push({ method: rule.method, body, forward: () => void forward() });
+      parked.push({ method: rule.method, body, forward: (lose) => void forward(lose) });
       return;
     }
     await forward();

@@ -15,7 +15,7 @@ import {
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { deployTestSmartWallet, NEVER_BURNS } from "@/lib/chain/test-smart-wallet";
+import { deployTestSmartWallet, gasUsedByCall, NEVER_BURNS } from "@/lib/chain/test-smart-wallet";
 import { mintTestToken } from "@/lib/chain/test-token";
 import { SETTLEMENT_GAS, SIGNATURE_CHECK_GAS } from "@/lib/x402/payer-code";
 import { createAccount, errorCode } from "./helpers";
@@ -87,22 +87,6 @@ function expectCapped(calls: RecordedCall[], wallet: string, cap: bigint) {
     expect(request.gas, JSON.stringify(request).slice(0, 200)).toBeDefined();
     expect(BigInt(request.gas as string)).toBeLessThanOrEqual(cap);
   }
-}
-
-/** Gas the node spends on a call: the same call again, traced (with the node's own cap when it names none). */
-async function gasUsed(request: CallObject): Promise<bigint> {
-  const response = await fetch(chains.baseRpc, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "debug_traceCall",
-      params: [request, "latest", { tracer: "callTracer" }],
-    }),
-  });
-  const { result } = (await response.json()) as { result: { gasUsed: Hex } };
-  return BigInt(result.gasUsed);
 }
 
 /** The slowest `eth_blockNumber` answer of the node, sent straight to it every 20 ms until `stop`. */
@@ -197,7 +181,7 @@ describe("contract-wallet payers", () => {
 
     // Each attempt ran the wallet's code once, under the signature check's limit.
     const runs = mayRunCodeOf(calls, burner);
-    const spent = await Promise.all(runs.map(gasUsed));
+    const spent = await Promise.all(runs.map((request) => gasUsedByCall(chains.baseRpc, request)));
     const perAttempt = spent.reduce((sum, gas) => sum + gas, 0n) / BigInt(attempts);
     console.info(
       `gas-burning wallet: ${attempts} attempts, ${runs.length} calls running its code, node gas per ` +

@@ -3,7 +3,7 @@ import { authorizationTypes } from "@x402/evm";
 import { createPublicClient, createWalletClient, type Hex, http, type PrivateKeyAccount, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { expect, inject } from "vitest";
-import { fundNativeBalance, mintTestToken } from "@/lib/chain/test-token";
+import { fundNativeBalance, mintTestToken, type TransferAuthorization } from "@/lib/chain/test-token";
 import { testTokenAbi } from "@/lib/chain/test-token-abi";
 import { type ApiResult, api } from "./helpers";
 
@@ -37,16 +37,6 @@ export type AuthorizationOverrides = Partial<{
   signer: PrivateKeyAccount;
 }>;
 
-/** An EIP-3009 authorization, as signed. */
-export type SignedMessage = {
-  from: `0x${string}`;
-  to: `0x${string}`;
-  value: bigint;
-  validAfter: bigint;
-  validBefore: bigint;
-  nonce: Hex;
-};
-
 /** Signs an EIP-3009 authorization by hand with viem and encodes it as an x402 v1 X-PAYMENT header. */
 export async function signPayment(
   payer: PrivateKeyAccount,
@@ -54,7 +44,7 @@ export async function signPayment(
   overrides: AuthorizationOverrides = {},
 ) {
   const now = BigInt(Math.floor(Date.now() / 1000));
-  const message: SignedMessage = {
+  const message: TransferAuthorization = {
     from: overrides.from ?? payer.address,
     to: overrides.to ?? chains.payTo,
     value: overrides.value ?? units,
@@ -72,7 +62,7 @@ export async function signPayment(
 }
 
 /** The x402 v1 X-PAYMENT header carrying an authorization and its signature. */
-export function paymentHeader(message: SignedMessage, signature: Hex): string {
+export function paymentHeader(message: TransferAuthorization, signature: Hex): string {
   const payload = {
     x402Version: 1,
     scheme: "exact",
@@ -94,7 +84,7 @@ export function paymentHeader(message: SignedMessage, signature: Hex): string {
  * Submits a signed authorization straight to the token, as anyone holding it can (a front-runner, the payer's
  * own wallet, or someone who copied it from a public transaction); resolves to the mined transaction's hash.
  */
-export async function submitToToken(message: SignedMessage, signature: Hex): Promise<Hex> {
+export async function submitToToken(message: TransferAuthorization, signature: Hex): Promise<Hex> {
   const submitter = privateKeyToAccount(generatePrivateKey());
   await fundNativeBalance(chains.baseRpc, submitter.address, 10n ** 18n);
   const wallet = createWalletClient({ account: submitter, transport: http(chains.baseRpc) });

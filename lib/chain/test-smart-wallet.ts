@@ -37,3 +37,22 @@ export async function deployTestSmartWallet(
   }
   return receipt.contractAddress;
 }
+
+/**
+ * Gas a node spends on an `eth_call`: the same call run again with `debug_traceCall` (anvil and geth), so with
+ * the node's own cap when the call names no gas.
+ */
+export async function gasUsedByCall(rpcUrl: string, request: unknown): Promise<bigint> {
+  const response = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "debug_traceCall",
+      params: [request, "latest", { tracer: "callTracer" }],
+    }),
+  });
+  const { result } = (await response.json()) as { result: { gasUsed: Hex } };
+  return BigInt(result.gasUsed);
+}

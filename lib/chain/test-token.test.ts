@@ -21,7 +21,13 @@ import { compileTestToken } from "@/scripts/compile-contracts";
 import { type LocalChain, startAnvil } from "./anvil";
 import artifact from "./contracts/test-token.json";
 import { deployTestSmartWallet, NEVER_BURNS } from "./test-smart-wallet";
-import { fundNativeBalance, installTestToken, mintTestToken, type TestTokenSpec } from "./test-token";
+import {
+  fundNativeBalance,
+  installTestToken,
+  mintTestToken,
+  type TestTokenSpec,
+  type TransferAuthorization,
+} from "./test-token";
 import { testTokenAbi } from "./test-token-abi";
 
 const TIMEOUT = 60_000;
@@ -57,14 +63,7 @@ async function chainNow(): Promise<bigint> {
   return (await publicClient().getBlock()).timestamp;
 }
 
-type Authorization = {
-  from: `0x${string}`;
-  to: `0x${string}`;
-  value: bigint;
-  validAfter: bigint;
-  validBefore: bigint;
-  nonce: Hex;
-};
+type Authorization = TransferAuthorization;
 
 async function authorize(
   signer: LocalAccount,
@@ -92,13 +91,25 @@ function vrs(signature: Hex): [number, Hex, Hex] {
   return [v === undefined ? 27 + yParity : Number(v), r, s];
 }
 
-function simulateVrs(auth: Authorization, signature: Hex) {
+function simulateVrs(auth: Authorization, signature: Hex, gas?: bigint) {
   return publicClient().simulateContract({
     account: relayer,
     address: token,
     abi: testTokenAbi,
     functionName: "transferWithAuthorization",
     args: [auth.from, auth.to, auth.value, auth.validAfter, auth.validBefore, auth.nonce, ...vrs(signature)],
+    gas,
+  });
+}
+
+/** The `bytes signature` overload, as a contract wallet's signature is usually sent. */
+function simulateBytes(auth: Authorization, signature: Hex) {
+  return publicClient().simulateContract({
+    account: relayer,
+    address: token,
+    abi: testTokenAbi,
+    functionName: "transferWithAuthorization",
+    args: [auth.from, auth.to, auth.value, auth.validAfter, auth.validBefore, auth.nonce, signature],
   });
 }
 
@@ -252,22 +263,7 @@ describe("EIP-3009", () => {
       const payee = privateKeyToAccount(generatePrivateKey()).address;
       const { auth, signature } = await authorize(payer, { to: payee, value: 2_000_000n });
       const client = publicClient();
-      const args = [
-        auth.from,
-        auth.to,
-        auth.value,
-        auth.validAfter,
-        auth.validBefore,
-        auth.nonce,
-        signature,
-      ] as const;
-      const { request } = await client.simulateContract({
-        account: relayer,
-        address: token,
-        abi: testTokenAbi,
-        functionName: "transferWithAuthorization",
-        args,
-      });
+      const { request } = await simulateBytes(auth, signature);
       const receipt = await client.waitForTransactionReceipt({
         hash: await relayerClient().writeContract(request),
       });
@@ -275,15 +271,7 @@ describe("EIP-3009", () => {
       const events = parseEventLogs({ abi: testTokenAbi, logs: receipt.logs });
       expect(events.map((e) => e.eventName)).toEqual(["AuthorizationUsed", "Transfer"]);
       expect(await balanceOf(payee)).toBe(2_000_000n);
-      await expect(
-        client.simulateContract({
-          account: relayer,
-          address: token,
-          abi: testTokenAbi,
-          functionName: "transferWithAuthorization",
-          args,
-        }),
-      ).rejects.toThrow(/authorization is used or canceled/);
+      await expect(simulateBytes(auth, signature)).rejects.toThrow(/authorization is used or canceled/);
     },
     TIMEOUT,
   );
@@ -389,22 +377,7 @@ describe("contract-wallet authorizers (ERC-1271), as in FiatToken v2.2", () => {
       expect((await publicClient().waitForTransactionReceipt({ hash })).status).toBe("success");
 
       const second = await authorize(owner, { from: wallet, to: payee, value: 2_000_000n });
-      const { auth } = second;
-      const bytesRequest = await publicClient().simulateContract({
-        account: relayer,
-        address: token,
-        abi: testTokenAbi,
-        functionName: "transferWithAuthorization",
-        args: [
-          auth.from,
-          auth.to,
-          auth.value,
-          auth.validAfter,
-          auth.validBefore,
-          auth.nonce,
-          second.signature,
-        ],
-      });
+      const bytesRequest = await simulateBytes(second.auth, second.signature);
       const bytesHash = await relayerClient().writeContract(bytesRequest.request);
       expect((await publicClient().waitForTransactionReceipt({ hash: bytesHash })).status).toBe("success");
       expect(await balanceOf(payee)).toBe(3_000_000n);
@@ -417,24 +390,7 @@ describe("contract-wallet authorizers (ERC-1271), as in FiatToken v2.2", () => {
       const burner = await deployTestSmartWallet(chain.rpcUrl, owner.address, 0n);
       await mintTestToken(chain.rpcUrl, token, burner, 10_000_000n);
       const burnt = await authorize(owner, { from: burner, to: payee, value: 1_000_000n });
-      await expect(
-        publicClient().simulateContract({
-          account: relayer,
-          address: token,
-          abi: testTokenAbi,
-          functionName: "transferWithAuthorization",
-          args: [
-            burnt.auth.from,
-            burnt.auth.to,
-            burnt.auth.value,
-            burnt.auth.validAfter,
-            burnt.auth.validBefore,
-            burnt.auth.nonce,
-            ...vrs(burnt.signature),
-          ],
-          gas: 400_000n,
-        }),
-      ).rejects.toThrow(/invalid signature/);
+      await expect(simulateVrs(burnt.auth, burnt.signature, 400_000n)).rejects.toThrow(/invalid signature/);
     },
     TIMEOUT,
   );

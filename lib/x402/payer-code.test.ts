@@ -10,7 +10,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalChain, startAnvil } from "@/lib/chain/anvil";
-import { deployTestSmartWallet, NEVER_BURNS } from "@/lib/chain/test-smart-wallet";
+import { deployTestSmartWallet, gasUsedByCall, NEVER_BURNS } from "@/lib/chain/test-smart-wallet";
 import { checkPayerSignature, SIGNATURE_CHECK_GAS } from "./payer-code";
 
 const owner = privateKeyToAccount(generatePrivateKey());
@@ -53,22 +53,6 @@ async function signedBy(account: ReturnType<typeof privateKeyToAccount>, from: H
     data,
     signature: await account.signTypedData(data as Parameters<typeof account.signTypedData>[0]),
   };
-}
-
-/** Gas the node spent on a recorded eth_call, run again with the same fields. */
-async function gasUsed(callObject: unknown): Promise<bigint> {
-  const response = await fetch(chain.rpcUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "debug_traceCall",
-      params: [callObject, "latest", { tracer: "callTracer" }],
-    }),
-  });
-  const { result } = (await response.json()) as { result: { gasUsed: Hex } };
-  return BigInt(result.gasUsed);
 }
 
 beforeAll(async () => {
@@ -116,7 +100,7 @@ describe("checkPayerSignature", () => {
     expect(performance.now() - started).toBeLessThan(1_000);
     const [call, ...others] = sent.filter((request) => request.method === "eth_call");
     expect(others).toEqual([]);
-    expect(await gasUsed(call?.params[0])).toBe(SIGNATURE_CHECK_GAS);
+    expect(await gasUsedByCall(chain.rpcUrl, call?.params[0])).toBe(SIGNATURE_CHECK_GAS);
   });
 
   it("a wallet honest only under a gas cap is judged under the cap", async () => {

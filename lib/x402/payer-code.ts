@@ -111,7 +111,10 @@ export async function checkPayerSignature(
     if (recovered && getAddress(recovered) === getAddress(signer)) return "valid";
   }
   const code = await getCode(client, { address: signer });
-  if (!code || code === "0x") return wrapped ? "undeployed_wallet" : "invalid";
+  if (!code || code === "0x") {
+    if (wrapped) return "undeployed_wallet";
+    return "invalid";
+  }
   try {
     const answer = await readContractWithGas(
       client,

@@ -2599,7 +2599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description x402: payment required (`payment_required`), or the payment was refused before any chain transaction: `payment_amount_mismatch`, `payment_recipient_mismatch`, `payment_network_mismatch`, `payment_scheme_mismatch`, `payment_requirements_mismatch`, `payment_expired`, `payment_not_yet_valid`, `payment_validity_too_long`, `invalid_payment_signature`, `insufficient_funds`, `payment_already_used`, `payment_rejected`, `payment_failed`. The body (v1) and the `PAYMENT-REQUIRED` header (v2) always carry the requirements to sign afresh. */
+            /** @description x402: payment required (`payment_required`), or the payment was refused before any chain transaction: `payment_amount_mismatch`, `payment_recipient_mismatch`, `payment_network_mismatch`, `payment_scheme_mismatch`, `payment_requirements_mismatch`, `payment_expired`, `payment_not_yet_valid`, `payment_validity_too_long`, `invalid_payment_signature`, `payment_wallet_not_deployed`, `insufficient_funds`, `payment_already_used`, `payment_rejected`, `payment_failed`. The body (v1) and the `PAYMENT-REQUIRED` header (v2) always carry the requirements to sign afresh. */
             402: {
                 headers: {
                     /** @description x402 v2 challenge: base64 JSON `{x402Version: 2, error, resource, accepts}` for the same offer. */
@@ -2610,7 +2610,7 @@ export interface operations {
                     "application/json": components["schemas"]["X402Requirements"];
                 };
             };
-            /** @description Too many pending top-ups, this payment is being settled by another request (retry), it was used by another account, or the Idempotency-Key's first request is still running. Codes: `too_many_pending_topups`, `payment_in_progress`, `payment_already_used`, `idempotency_key_in_use`. */
+            /** @description Too many pending top-ups, this payment is being settled by another request (retry), it was used by another account, it was used on chain without this service claiming it first (`payment_settled_elsewhere`: it credits no account), or the Idempotency-Key's first request is still running. Codes: `too_many_pending_topups`, `payment_in_progress`, `payment_already_used`, `payment_settled_elsewhere`, `idempotency_key_in_use`. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -103,11 +103,16 @@ export const ERROR_CODES = {
   payment_not_yet_valid: { status: 402, message: "The authorization is not valid yet." },
   payment_validity_too_long: { status: 402, message: "The authorization is valid for too long." },
   invalid_payment_signature: { status: 402, message: "The authorization's signature is not valid." },
+  payment_wallet_not_deployed: { status: 402, message: "The paying smart wallet is not deployed yet." },
   insufficient_funds: { status: 402, message: "The paying wallet does not hold enough USDC." },
   payment_rejected: { status: 402, message: "The payment was rejected." },
   payment_failed: { status: 402, message: "The payment did not settle." },
   payment_already_used: { status: 409, message: "This payment authorization has already been used." },
   payment_in_progress: { status: 409, message: "This payment is being settled." },
+  payment_settled_elsewhere: {
+    status: 409,
+    message: "This authorization was used on chain, not through this service.",
+  },
   payment_pending: { status: 503, message: "The payment is still settling; retry shortly." },
   payment_network_unavailable: { status: 503, message: "The payment network is unreachable; retry shortly." },
   // Idempotency, limits, demo and the service itself

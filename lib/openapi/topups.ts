@@ -35,6 +35,7 @@ const X402_ERRORS: ErrorCode[] = [
   "payment_not_yet_valid",
   "payment_validity_too_long",
   "invalid_payment_signature",
+  "payment_wallet_not_deployed",
   "insufficient_funds",
   "payment_already_used",
   "payment_rejected",
@@ -151,11 +152,14 @@ export const topupsPaths: ZodOpenApiPathsObject = {
         },
         "409": errorResponse(
           "Too many pending top-ups, this payment is being settled by another request (retry), it was used by " +
-            "another account, or the Idempotency-Key's first request is still running.",
+            "another account, it was used on chain without this service claiming it first " +
+            "(`payment_settled_elsewhere`: it credits no account), or the Idempotency-Key's first request is " +
+            "still running.",
           [
             "too_many_pending_topups",
             "payment_in_progress",
             "payment_already_used",
+            "payment_settled_elsewhere",
             "idempotency_key_in_use",
           ],
         ),

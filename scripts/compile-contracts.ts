@@ -10,7 +10,9 @@
  *   npm run contracts:compile
  *
  * The contracts: TestToken (ERC-20 + EIP-3009), AuthorizationBatch (several authorizations in one
- * transaction) and Forwarder (ether passed on by an internal call, as contract wallets pay). Unit tests beside them compile the sources again and fail when a committed artifact has drifted.
+ * transaction), TestSmartWallet (an ERC-1271 contract wallet, honest or gas-burning) and Forwarder (ether passed
+ * on by an internal call, as contract wallets pay). Unit tests beside them compile the sources again and fail
+ * when a committed artifact has drifted.
  */
 
 import { execFileSync } from "node:child_process";
@@ -47,6 +49,14 @@ export const AUTHORIZATION_BATCH: ContractBuild = {
   abiExport: "authorizationBatchAbi",
 };
 
+export const TEST_SMART_WALLET: ContractBuild = {
+  contract: "TestSmartWallet",
+  sourcePath: path.join(ROOT, "lib/chain/contracts/TestSmartWallet.sol"),
+  artifactPath: path.join(ROOT, "lib/chain/contracts/test-smart-wallet.json"),
+  abiModulePath: path.join(ROOT, "lib/chain/test-smart-wallet-abi.ts"),
+  abiExport: "testSmartWalletAbi",
+};
+
 export const FORWARDER: ContractBuild = {
   contract: "Forwarder",
   sourcePath: path.join(ROOT, "lib/chain/contracts/Forwarder.sol"),
@@ -55,7 +65,7 @@ export const FORWARDER: ContractBuild = {
   abiExport: "forwarderAbi",
 };
 
-const CONTRACTS = [TEST_TOKEN, AUTHORIZATION_BATCH, FORWARDER];
+const CONTRACTS = [TEST_TOKEN, AUTHORIZATION_BATCH, TEST_SMART_WALLET, FORWARDER];
 
 export type AbiItem = Record<string, unknown>;
 

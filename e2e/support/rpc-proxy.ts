@@ -1,8 +1,17 @@
 /**
- * A loopback JSON-RPC proxy in front of a test chain, used to make the chain "fail" on command:
- * POST /__control {"mode":"up"|"down"} switches between forwarding and answering 503 to every call; every
- * answer of /__control says the mode and `calls`, how many JSON-RPC calls were forwarded so far (a batch
- * counts each of its calls), so a test can show a request never reached the node.
+ * A loopback JSON-RPC proxy in front of a test chain, used to make the chain "fail" on command and to see
+ * and pace what the app asks of it. POST /__control with a JSON body:
+ *   - {"mode":"up"|"down"}: forward, or answer 503 to every call;
+ *   - {"hold":{"method":"eth_getLogs","dataPrefix"?:"0x…"}}: park the calls of that method (whose `data`
+ *     starts so, when given) until released; parked calls are then forwarded as they were;
+ *   - {"release":{"method"?:…,"text"?:…,"lose"?:true}}: forward the parked calls of that method (any method
+ *     if absent) whose body contains `text` (case-insensitive; any if absent); without `text`, also stop
+ *     holding that method (every method if absent). With `lose`, the node still gets them but the app is
+ *     answered 503, as when a connection drops after the request was sent;
+ *   - {"record":"start"} forgets and starts recording every call forwarded; {"record":"stop"} stops.
+ * Every answer says the mode, `calls` (how many JSON-RPC calls were forwarded so far; a batch counts each of
+ * its calls, so a test can show a request never reached the node), `held` (calls parked now) and
+ * `recorded` (the calls recorded, `{method, params}` each).
  *
  * It also holds `eth_getLogs` to geth's filter limits, which anvil does not enforce: more than 1000
  * addresses, or more than 1000 values in one topic position, is refused with geth's own error, so a
@@ -13,35 +22,92 @@ import type { AddressInfo } from "node:net";
 
 export type RpcProxy = { url: string; controlUrl: string; stop: () => Promise<void> };
 
+type RpcCall = { method?: string; params?: unknown[] };
+type HoldRule = { method: string; dataPrefix?: string };
+type Parked = { method: string; body: string; forward: (lose: boolean) => void };
+
+const MAX_RECORDED = 2_000;
+
 /** geth's limit per filter position (eth/filters, since 1.14): addresses, and values per topic position. */
 export const GETH_MAX_PER_POSITION = 1000;
 
-type JsonRpcCall = { id?: unknown; method?: string; params?: unknown[] };
-
 /** geth's refusal of an `eth_getLogs` filter past its limits, or undefined when the call may go through. */
-function gethLimitError(call: JsonRpcCall) {
-  if (call.method !== "eth_getLogs") return undefined;
-  const filter = (call.params?.[0] ?? {}) as { address?: unknown; topics?: unknown[] };
+function gethLimitError(call: unknown) {
+  if (!call || typeof call !== "object") return undefined;
+  const { method, params } = call as RpcCall & { id?: unknown };
+  if (method !== "eth_getLogs") return undefined;
+  const filter = (params?.[0] ?? {}) as { address?: unknown; topics?: unknown[] };
   const tooMany = (value: unknown) => Array.isArray(value) && value.length > GETH_MAX_PER_POSITION;
   if (!tooMany(filter.address) && !(filter.topics ?? []).some(tooMany)) return undefined;
   return {
     jsonrpc: "2.0",
-    id: call.id ?? null,
+    id: (call as { id?: unknown }).id ?? null,
     error: { code: -32602, message: "exceed max addresses or topics per search position" },
   };
+}
+
+/** One call sent on to the node, its answer parsed. */
+async function forwardOne(targetUrl: string, call: unknown): Promise<unknown> {
+  const upstream = await fetch(targetUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(call),
+  });
+  return upstream.json();
+}
+
+/** The rule that holds this call, if any: single calls only, by method and the prefix of their `data`. */
+function heldBy(rules: HoldRule[], call: unknown): HoldRule | undefined {
+  if (!call || typeof call !== "object" || Array.isArray(call)) return undefined;
+  const { method, params } = call as RpcCall;
+  const request = params?.[0];
+  const data =
+    request && typeof request === "object" ? String((request as { data?: unknown }).data ?? "") : "";
+  return rules.find(
+    (rule) =>
+      rule.method === method &&
+      (rule.dataPrefix === undefined || data.toLowerCase().startsWith(rule.dataPrefix.toLowerCase())),
+  );
 }
 
 export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
   let mode: "up" | "down" = "up";
   let calls = 0;
+  let rules: HoldRule[] = [];
+  let parked: Parked[] = [];
+  let recording = false;
+  let recorded: RpcCall[] = [];
+
+  const release = ({ method, text, lose }: { method?: string; text?: string; lose?: boolean }) => {
+    const chosen = parked.filter(
+      (entry) =>
+        (method === undefined || entry.method === method) &&
+        (text === undefined || entry.body.toLowerCase().includes(text.toLowerCase())),
+    );
+    parked = parked.filter((entry) => !chosen.includes(entry));
+    if (text === undefined) rules = rules.filter((rule) => method !== undefined && rule.method !== method);
+    for (const entry of chosen) entry.forward(lose === true);
+  };
+
   const server: Server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString("utf8");
     if (request.url === "/__control") {
-      const next = (JSON.parse(body || "{}") as { mode?: string }).mode;
-      if (next === "up" || next === "down") mode = next;
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ mode, calls }));
+      const command = JSON.parse(body || "{}") as {
+        mode?: string;
+        hold?: HoldRule;
+        release?: { method?: string; text?: string; lose?: boolean };
+        record?: "start" | "stop";
+      };
+      if (command.mode === "up" || command.mode === "down") mode = command.mode;
+      if (command.hold) rules.push(command.hold);
+      if (command.release !== undefined) release(command.release);
+      if (command.record === "start") recorded = [];
+      if (command.record) recording = command.record === "start";
+      response
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ mode, calls, held: parked.length, recorded }));
       return;
     }
     if (mode === "down") {
@@ -54,47 +120,60 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
     } catch {
       parsed = undefined;
     }
-    calls += Array.isArray(parsed) ? parsed.length : 1;
-    const json = (value: unknown) =>
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(value));
-    // Refused calls never reach the node; in a batch, the refused ones are answered in place.
-    const batch = Array.isArray(parsed) ? (parsed as JsonRpcCall[]) : undefined;
-    if (!batch && parsed && typeof parsed === "object") {
-      const refusal = gethLimitError(parsed as JsonRpcCall);
-      if (refusal) return json(refusal);
-    }
-    if (batch?.some((call) => gethLimitError(call))) {
+    const forward = async (lose = false) => {
+      const batch = Array.isArray(parsed) ? parsed : [parsed];
+      calls += batch.length;
+      if (recording && recorded.length < MAX_RECORDED) {
+        for (const call of batch) {
+          const { method, params } = (call ?? {}) as RpcCall;
+          recorded.push({ method, params });
+        }
+      }
+      try {
+        const upstream = await fetch(targetUrl, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+        });
+        if (lose) {
+          response.writeHead(503, { "content-type": "text/plain" }).end("answer lost (test fault)");
+          return;
+        }
+        response
+          .writeHead(upstream.status, { "content-type": "application/json" })
+          .end(await upstream.text());
+      } catch {
+        response.writeHead(502).end();
+      }
+    };
+    // Calls past geth's limits never reach the node; in a batch, they are answered in place.
+    const batchCalls = Array.isArray(parsed) ? parsed : [parsed];
+    if (batchCalls.some((call) => gethLimitError(call))) {
+      calls += batchCalls.filter((call) => !gethLimitError(call)).length;
       const answers = await Promise.all(
-        batch.map(async (call) => gethLimitError(call) ?? (await forward(targetUrl, JSON.stringify(call)))),
+        batchCalls.map(async (call) => gethLimitError(call) ?? (await forwardOne(targetUrl, call))),
       );
-      return json(answers);
+      response
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
+      return;
     }
-    try {
-      const upstream = await fetch(targetUrl, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body,
-      });
-      response.writeHead(upstream.status, { "content-type": "application/json" }).end(await upstream.text());
-    } catch {
-      response.writeHead(502).end();
+    const rule = heldBy(rules, parsed);
+    if (rule) {
+      parked.push({ method: rule.method, body, forward: (lose) => void forward(lose) });
+      return;
     }
+    await forward();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     controlUrl: `http://127.0.0.1:${port}/__control`,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        release({});
+        server.close(() => resolve());
+      }),
   };
-}
-
-/** One call sent on to the node, its answer parsed. */
-async function forward(targetUrl: string, body: string): Promise<unknown> {
-  const upstream = await fetch(targetUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body,
-  });
-  return upstream.json();
 }

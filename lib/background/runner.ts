@@ -12,6 +12,7 @@ import { firstLine } from "@/lib/log";
 import { processWide } from "@/lib/process-wide";
 import { runServerLifecycle } from "@/lib/servers/lifecycle";
 import { pace } from "./pace";
+import { pruneWhenDue } from "./retention";
 
 /** One message per problem per minute: a chain that is down must not flood the log. */
 const lastLogged = new Map<string, number>();
@@ -94,9 +95,8 @@ export async function runWatcherPass(): Promise<void> {
           logThrottled(watcher.name, `watcher ${watcher.name}: ${error.message}`);
           continue;
         }
-        const reason = describeFailure(error);
-        await recordWatcherError(watcher.name, reason);
-        logThrottled(watcher.name, `watcher ${watcher.name}: ${reason}`);
+        // Logged by recordWatcherError when the reason changes.
+        await recordWatcherError(watcher.name, describeFailure(error));
         continue;
       }
       if (touched) await settleTopups(nextToSettle(touched));
@@ -124,7 +124,8 @@ async function maintainIfEmbedded(): Promise<void> {
 
 /**
  * One pass of background work: upkeep of the embedded database, the deposit watchers and top-up expiry,
- * then the server lifecycle (provisioning, renewals, suspensions, terminations).
+ * then the server lifecycle (provisioning, renewals, suspensions, terminations), and now and then the
+ * deletion of rows past their retention.
  */
 export async function runBackgroundPass(): Promise<void> {
   await maintainIfEmbedded();
@@ -133,6 +134,11 @@ export async function runBackgroundPass(): Promise<void> {
     await runServerLifecycle();
   } catch (error) {
     logThrottled("servers", `server lifecycle: ${firstLine(error)}`);
+  }
+  try {
+    await pruneWhenDue();
+  } catch (error) {
+    logThrottled("retention", `pruning finished jobs and old idempotency keys: ${firstLine(error)}`);
   }
 }
 

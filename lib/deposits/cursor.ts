@@ -35,12 +35,13 @@ export class LeaseLostError extends Error {
 /**
  * A successful poll: the new scan position and the node's tip. Saved only while this instance still holds
  * the lease and the row still shows the position the poll started from (`readFrom`): a poll that outlived
- * its lease, while another instance scanned further, must not put the cursor back where it began.
+ * its lease, while another instance scanned further, must not put the cursor back where it began. A node
+ * that was down when the poll began is logged as back.
  */
 export async function saveCursor(
   name: string,
   position: { scannedBlock: number; scannedHash: string | null; headBlock: number },
-  readFrom: Pick<WatcherCursor, "scannedBlock"> | undefined,
+  readFrom: Pick<WatcherCursor, "scannedBlock" | "lastError"> | undefined,
 ): Promise<void> {
   const database = await db();
   const at = new Date();
@@ -56,13 +57,24 @@ export async function saveCursor(
     )
     .returning({ network: chainCursors.network });
   if (saved.length === 0) throw new LeaseLostError(name);
+  if (readFrom?.lastError) console.error(`deposit watcher ${name}: its node answers again`);
 }
 
-/** A failed poll: the node is reported down with this reason until a poll succeeds again. */
+/**
+ * A failed poll: the node is reported down with this reason until a poll succeeds again. The reason, with
+ * whatever detail it has (addresses included), goes to the log when it changes, not on every pass; the
+ * public health shows only plain words for it. Only the lease holder writes it.
+ */
 export async function recordWatcherError(name: string, message: string): Promise<void> {
+  const reason = message.slice(0, 500);
   const database = await db();
-  await database
-    .update(chainCursors)
-    .set({ checkedAt: new Date(), lastError: message.slice(0, 500) })
-    .where(and(eq(chainCursors.network, name), eq(chainCursors.leaseOwner, instanceId())));
+  const held = and(eq(chainCursors.network, name), eq(chainCursors.leaseOwner, instanceId()));
+  const [before] = await database
+    .select({ lastError: chainCursors.lastError })
+    .from(chainCursors)
+    .where(held);
+  if (!before) return;
+  await database.update(chainCursors).set({ checkedAt: new Date(), lastError: reason }).where(held);
+  if (before.lastError !== reason)
+    console.error(`deposit watcher ${name}: its node is unavailable: ${reason}`);
 }

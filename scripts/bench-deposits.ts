@@ -17,12 +17,13 @@ import {
   generateDemoWatchOnlyKeys,
   moneroPrimaryAddress,
   p2wpkhScriptHex,
+  watchOnlyKeyEnv,
 } from "@/lib/deposits/addresses";
 import { BitcoinRpc } from "@/lib/deposits/bitcoin-rpc";
 import { blockOutputs } from "@/lib/deposits/raw-block";
 import { UtxoWatcher } from "@/lib/deposits/utxo-watcher";
 import { startApp } from "../e2e/support/app-server";
-import { startBcoin, startLitecoind, startMonero } from "../e2e/support/coin-nodes";
+import { startFundedBcoin, startFundedLitecoind, startMonero } from "../e2e/support/coin-nodes";
 
 const args = process.argv.slice(2);
 const samples = Number(args[args.indexOf("--samples") + 1]) || 5;
@@ -33,12 +34,9 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
 async function scanCost(keys: ReturnType<typeof generateDemoWatchOnlyKeys>) {
-  const node = await startLitecoind();
+  const node = await startFundedLitecoind();
+  const { miner } = node;
   try {
-    await node.rpc("createwallet", ["payer"]);
-    const miner = await node.rpc<string>("getnewaddress", ["", "bech32"], "payer");
-    await node.rpc("generatetoaddress", [150, miner], "payer");
-
     let started = performance.now();
     const addresses = Array.from({ length: WATCHED }, (_, i) =>
       deriveDepositAddress("litecoin", keys, i, "regtest"),
@@ -122,26 +120,15 @@ async function scanCost(keys: ReturnType<typeof generateDemoWatchOnlyKeys>) {
 type Topup = { ref: string; status: string; deposit_address: string; deposit_amount: string };
 
 async function latency(keys: ReturnType<typeof generateDemoWatchOnlyKeys>) {
-  const litecoin = await startLitecoind();
+  const litecoin = await startFundedLitecoind();
   const monero = withMonero
     ? await startMonero({ address: moneroPrimaryAddress(keys), viewKey: keys.monero.viewKey })
     : undefined;
-  await litecoin.rpc("createwallet", ["payer"]);
-  const miner = await litecoin.rpc<string>("getnewaddress", ["", "bech32"], "payer");
-  await litecoin.rpc("generatetoaddress", [150, miner], "payer");
-  const bitcoin = await startBcoin();
-  const btcMiner = await bitcoin.rpc<string>("getnewaddress", [""], "payer");
-  await bitcoin.rpc("generatetoaddress", [120, btcMiner]);
-  while ((await bitcoin.rpc<number>("getbalance", [], "payer")) < 100) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const { miner } = litecoin;
+  const bitcoin = await startFundedBcoin();
+  const btcMiner = bitcoin.miner;
   const app = await startApp({
-    DEPOSIT_XPUB_BTC: keys.bitcoin,
-    DEPOSIT_XPUB_LTC: keys.litecoin,
-    DEPOSIT_XPUB_ETH: keys.ethereum,
-    DEPOSIT_XPUB_TRX: keys.tron,
-    DEPOSIT_XMR_VIEW_KEY: keys.monero.viewKey,
-    DEPOSIT_XMR_SPEND_PUBLIC_KEY: keys.monero.spendPublicKey,
+    ...watchOnlyKeyEnv(keys),
     ...(monero ? { XMR_WALLET_RPC_URL: monero.serviceWalletUrl } : {}),
     LTC_RPC_URL: litecoin.rpcUrl,
     LTC_RPC_COOKIE_FILE: litecoin.cookieFile,

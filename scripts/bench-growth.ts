@@ -9,29 +9,16 @@
  *   BENCH_DB=postgres npm run bench:growth     # PostgreSQL at BENCH_DATABASE_URL (wiped first)
  *   BENCH_SIZES=100,1000 npm run bench:growth
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
-import pg from "pg";
+import { openBenchDatabase } from "./bench-database";
 
 const sizes = (process.env.BENCH_SIZES ?? "100,1000,10000").split(",").map(Number);
-const target = process.env.BENCH_DB ?? "pglite";
 const PASSES = 3;
 
-if (target === "postgres") {
-  const url = process.env.BENCH_DATABASE_URL ?? "postgres://vps_test:vps_test@127.0.0.1:5432/vps_test_reads";
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query(
-    "DROP SCHEMA IF EXISTS public CASCADE; DROP SCHEMA IF EXISTS drizzle CASCADE; CREATE SCHEMA public;",
-  );
-  await client.end();
-  process.env.DATABASE_URL = url;
-} else {
-  delete process.env.DATABASE_URL;
-}
-process.env.DATA_DIR = mkdtempSync(path.join(tmpdir(), "vps-growth-"));
+const target = await openBenchDatabase(
+  "postgres://vps_test:vps_test@127.0.0.1:5432/vps_test_reads",
+  "vps-growth-",
+);
 process.env.PROVISION_DELAY_SECONDS = "0";
 
 // Loaded after the environment is set: the configuration is read once.

@@ -10,7 +10,9 @@
  *   npm run contracts:compile
  *
  * The contracts: TestToken (ERC-20 + EIP-3009), AuthorizationBatch (several authorizations in one
- * transaction) and TestSmartWallet (an ERC-1271 contract wallet, honest or gas-burning). Unit tests beside them compile the sources again and fail when a committed artifact has drifted.
+ * transaction), TestSmartWallet (an ERC-1271 contract wallet, honest or gas-burning) and Forwarder (ether passed
+ * on by an internal call, as contract wallets pay). Unit tests beside them compile the sources again and fail
+ * when a committed artifact has drifted.
  */
 
 import { execFileSync } from "node:child_process";
@@ -55,7 +57,15 @@ export const TEST_SMART_WALLET: ContractBuild = {
   abiExport: "testSmartWalletAbi",
 };
 
-const CONTRACTS = [TEST_TOKEN, AUTHORIZATION_BATCH, TEST_SMART_WALLET];
+export const FORWARDER: ContractBuild = {
+  contract: "Forwarder",
+  sourcePath: path.join(ROOT, "lib/chain/contracts/Forwarder.sol"),
+  artifactPath: path.join(ROOT, "lib/chain/contracts/forwarder.json"),
+  abiModulePath: path.join(ROOT, "lib/chain/forwarder-abi.ts"),
+  abiExport: "forwarderAbi",
+};
+
+const CONTRACTS = [TEST_TOKEN, AUTHORIZATION_BATCH, TEST_SMART_WALLET, FORWARDER];
 
 export type AbiItem = Record<string, unknown>;
 

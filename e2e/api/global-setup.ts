@@ -79,6 +79,7 @@ export async function setup(project: TestProject) {
     payTo: chains.payTo,
     relayer: chains.relayer,
     ethereumRpc: chains.ethereum.rpcUrl,
+    ethereumWatcherRpc: chains.ethereumProxy.url,
     usdt: chains.usdt,
   });
 }
@@ -136,6 +137,8 @@ declare module "vitest" {
       payTo: `0x${string}`;
       relayer: `0x${string}`;
       ethereumRpc: string;
+      /** The Ethereum chain as the app's watcher reads it: behind geth's `eth_getLogs` limits. */
+      ethereumWatcherRpc: string;
       usdt: `0x${string}`;
     };
   }

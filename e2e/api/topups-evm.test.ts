@@ -1,13 +1,22 @@
-import { createWalletClient, http, parseEther } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createPublicClient, createWalletClient, type Hex, http, parseEther } from "viem";
+import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import artifact from "@/lib/chain/contracts/forwarder.json";
+import { forwarderAbi } from "@/lib/chain/forwarder-abi";
 import { fundNativeBalance, mintTestToken } from "@/lib/chain/test-token";
 import { testTokenAbi } from "@/lib/chain/test-token-abi";
+import { callApp, startApp } from "../support/app-server";
+import { GETH_MAX_PER_POSITION } from "../support/rpc-proxy";
+import { seedWatchedTopups } from "../support/watched-topups";
 import { api, createAccount, errorCode } from "./helpers";
 
 const chains = inject("chains");
 const sender = privateKeyToAccount(generatePrivateKey());
 const wallet = createWalletClient({ account: sender, transport: http(chains.ethereumRpc) });
+const chain = createPublicClient({ transport: http(chains.ethereumRpc), pollingInterval: 100 });
 
 type Topup = {
   ref: string;
@@ -31,6 +40,31 @@ async function waitForTopup(key: string, ref: string, done: (topup: Topup) => bo
 }
 
 const balanceOf = async (key: string) => (await api("/account", { key })).body.balance_usd as number;
+
+const evmWatcherHealth = async () =>
+  ((await api("/health")).body.watchers as { name: string; status: string; flagged_payments: number }[]).find(
+    (watcher) => watcher.name === "evm:ethereum",
+  );
+
+/** anvil_reorg: the blocks from `blockNumber` up to the head are replaced by empty ones. */
+async function reorgAway(blockNumber: bigint, hash: Hex) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const head = await chain.getBlockNumber();
+    await fetch(chains.ethereumRpc, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "anvil_reorg",
+        params: [Number(head - blockNumber + 1n), []],
+      }),
+    });
+    // A block mined between reading the head and the reorg leaves ours in place: try again.
+    if ((await chain.getBlock({ blockNumber })).hash !== hash) return;
+  }
+  throw new Error(`block ${blockNumber} was not reorganised away`);
+}
 
 beforeAll(async () => {
   await fundNativeBalance(chains.ethereumRpc, sender.address, parseEther("100"));
@@ -100,5 +134,112 @@ describe("deposits confirmed by the EVM watcher on a local Ethereum chain", () =
     const result = await api(`/demo/topups/${topup.ref}/pay`, { method: "POST", key: apiKey, body: {} });
     expect(result.status).toBe(409);
     expect(errorCode(result)).toBe("not_simulated");
+  });
+
+  it("ETH: a credited payment whose block a reorg takes away is flagged for the operator, never debited", async () => {
+    const { apiKey } = await createAccount();
+    const topup = (await api("/topups", { method: "POST", key: apiKey, body: { amount: 32, coin: "ETH" } }))
+      .body as unknown as Topup;
+    const flaggedBefore = (await evmWatcherHealth())?.flagged_payments ?? 0;
+    const hash = await wallet.sendTransaction({
+      chain: null,
+      to: topup.deposit_address,
+      value: parseEther(topup.deposit_amount),
+    });
+    const receipt = await chain.waitForTransactionReceipt({ hash });
+    const done = await waitForTopup(apiKey, topup.ref, (t) => t.status === "completed");
+    expect(done.credited_usd).toBe(32);
+
+    await reorgAway(receipt.blockNumber, receipt.blockHash);
+    expect(await chain.getTransactionReceipt({ hash }).catch(() => null)).toBeNull();
+    const after = await waitForTopup(apiKey, topup.ref, (t) => t.payments[0]?.confirmations === 0);
+    // The credit stands (a credit is never taken back); the operator is told instead.
+    expect(after).toMatchObject({ status: "completed", credited_usd: 32 });
+    expect(await balanceOf(apiKey)).toBe(32);
+    const deadline = Date.now() + 10_000;
+    while (((await evmWatcherHealth())?.flagged_payments ?? 0) <= flaggedBefore) {
+      if (Date.now() > deadline) throw new Error("the reorged payment was not flagged in /health");
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect((await evmWatcherHealth())?.flagged_payments).toBe(flaggedBefore + 1);
+  });
+
+  it("ETH sent by a contract's internal call is credited; ether sent inside a call that was undone is not", async () => {
+    const deployed = await chain.waitForTransactionReceipt({
+      hash: await wallet.deployContract({
+        chain: null,
+        abi: forwarderAbi,
+        bytecode: artifact.bytecode as Hex,
+      }),
+    });
+    const forwarder = deployed.contractAddress as `0x${string}`;
+    const { apiKey } = await createAccount();
+    const topup = (await api("/topups", { method: "POST", key: apiKey, body: { amount: 32, coin: "ETH" } }))
+      .body as unknown as Topup;
+    const send = (functionName: "forward" | "forwardUndone") =>
+      wallet.writeContract({
+        chain: null,
+        address: forwarder,
+        abi: forwarderAbi,
+        functionName,
+        args: [topup.deposit_address],
+        value: parseEther(topup.deposit_amount),
+      });
+    const undone = await chain.waitForTransactionReceipt({ hash: await send("forwardUndone") });
+    expect(undone.status).toBe("success");
+    expect(await chain.getBalance({ address: topup.deposit_address })).toBe(0n);
+    const forwarded = await send("forward");
+    const done = await waitForTopup(apiKey, topup.ref, (t) => t.status === "completed");
+    expect(done.credited_usd).toBe(32);
+    expect(done.payments.map((payment) => payment.tx_hash)).toEqual([forwarded]);
+    expect(await balanceOf(apiKey)).toBe(32);
+  });
+});
+
+describe("the EVM watcher with more watched addresses than geth accepts in one log filter", () => {
+  it("a USDT payment to a fresh top-up is credited while 1,100 other addresses are watched", {
+    timeout: 120_000,
+  }, async () => {
+    // Past geth's limit of 1000 values per topic position, which the watcher's RPC proxy enforces.
+    const others = Array.from({ length: 1_100 }, () => privateKeyToAddress(generatePrivateKey()));
+    expect(others.length).toBeGreaterThan(GETH_MAX_PER_POSITION);
+    const dataDir = mkdtempSync(path.join(tmpdir(), "vps-evm-watched-"));
+    await seedWatchedTopups(dataDir, { coin: "USDT", network: "ethereum", addresses: others });
+    const app = await startApp({
+      ...inject("appEnv"),
+      DATABASE_URL: "",
+      DATA_DIR: dataDir,
+      EVM_RPC_URL: chains.ethereumWatcherRpc,
+    });
+    try {
+      const call = (route: string, init?: Parameters<typeof callApp>[2]) => callApp(app, route, init);
+      const { api_key: key } = (await call("/account", { method: "POST" })) as { api_key: string };
+      const topup = (await call("/topups", {
+        method: "POST",
+        key,
+        body: { amount: 40, coin: "USDT" },
+      })) as Topup;
+      expect(topup.deposit_amount).toBe("40.00");
+      const hash = await wallet.writeContract({
+        chain: null,
+        address: chains.usdt,
+        abi: testTokenAbi,
+        functionName: "transfer",
+        args: [topup.deposit_address, 40_000_000n],
+      });
+      const deadline = Date.now() + 60_000;
+      let now = topup;
+      while (now.status !== "completed") {
+        if (Date.now() > deadline) throw new Error(`not credited: ${JSON.stringify(now)}\n${app.logs()}`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        now = (await call(`/topups/${topup.ref}`, { key })) as Topup;
+      }
+      expect(now.credited_usd).toBe(40);
+      expect(now.payments.map((payment) => payment.tx_hash)).toEqual([hash]);
+      const health = (await call("/health")) as { watchers: { name: string; status: string }[] };
+      expect(health.watchers.find((w) => w.name === "evm:ethereum")?.status).toBe("ok");
+    } finally {
+      await app.stop();
+    }
   });
 });

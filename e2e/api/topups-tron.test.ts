@@ -1,39 +1,44 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { createWalletClient, http, parseEther } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { fundNativeBalance, mintTestToken } from "@/lib/chain/test-token";
 import { testTokenAbi } from "@/lib/chain/test-token-abi";
 import { evmHexToTron, tronToEvmHex } from "@/lib/deposits/tron";
-import { type RunningApp, startApp } from "../support/app-server";
+import { callApp, type RunningApp, startApp } from "../support/app-server";
+import { type RpcProxy, startRpcProxy } from "../support/rpc-proxy";
+import { seedWatchedTopups } from "../support/watched-topups";
 
 /**
  * USDT (TRC-20) through the TRON watcher's log path. NO REAL TRON NODE IS USED: none can run here, so the
  * watcher reads anvil, whose Ethereum JSON-RPC (eth_blockNumber, eth_getLogs, eth_getBlockByNumber) is the
  * interface java-tron serves at /jsonrpc, with a TRC-20-shaped token (an ERC-20: same Transfer event).
  * Base58check addresses and solidified-block confirmations are unit-tested in lib/deposits/tron.test.ts.
+ * The node is read through a proxy that holds `eth_getLogs` to geth's limit of 1000 values per topic
+ * position, with 1,100 other T… addresses watched beside the one paid.
  */
 const chains = inject("chains");
 const sender = privateKeyToAccount(generatePrivateKey());
 const wallet = createWalletClient({ account: sender, transport: http(chains.ethereumRpc) });
 let app: RunningApp;
+let proxy: RpcProxy;
 
-const call = async (path: string, init: { method?: string; key?: string; body?: unknown } = {}) => {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (init.key) headers.authorization = `Bearer ${init.key}`;
-  const response = await fetch(`${app.url}/api/v1${path}`, {
-    method: init.method ?? "GET",
-    headers,
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  return (await response.json()) as Record<string, unknown>;
-};
+const call = (path: string, init?: Parameters<typeof callApp>[2]) => callApp(app, path, init);
 
 beforeAll(async () => {
   console.log("USDTTRC: no real TRON node was used; anvil stands in for java-tron's Ethereum-style JSON-RPC");
   await fundNativeBalance(chains.ethereumRpc, sender.address, parseEther("10"));
   await mintTestToken(chains.ethereumRpc, chains.usdt, sender.address, 1_000_000_000n);
+  proxy = await startRpcProxy(chains.ethereumRpc);
+  const dataDir = mkdtempSync(path.join(tmpdir(), "vps-tron-watched-"));
+  const others = Array.from({ length: 1_100 }, () => evmHexToTron(privateKeyToAddress(generatePrivateKey())));
+  await seedWatchedTopups(dataDir, { coin: "USDTTRC", network: "tron", addresses: others });
   app = await startApp({
-    TRON_RPC_URL: chains.ethereumRpc,
+    DATABASE_URL: "",
+    DATA_DIR: dataDir,
+    TRON_RPC_URL: proxy.url,
     // The same chain as the "solidity" node: every mined block counts as solidified.
     TRON_SOLIDITY_RPC_URL: chains.ethereumRpc,
     TRON_USDT_ADDRESS: evmHexToTron(chains.usdt),
@@ -43,10 +48,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.stop();
+  await proxy?.stop();
 });
 
 describe("USDT (TRC-20) deposits: the TRON watcher's log path against anvil (no real TRON node)", () => {
-  it("a TRC-20 Transfer to the top-up's T… address is credited once its block is solidified", async () => {
+  it("a TRC-20 Transfer to the top-up's T… address is credited once its block is solidified, with 1,100 others watched", async () => {
     const { api_key: key } = (await call("/account", { method: "POST" })) as { api_key: string };
     const topup = await call("/topups", { method: "POST", key, body: { amount: 50, coin: "USDTTRC" } });
     expect(topup).toMatchObject({ deposit_amount: "50.00", demo: false, confirmations_required: 19 });

@@ -8,13 +8,17 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { generateDemoWatchOnlyKeys, moneroPrimaryAddress } from "../../lib/deposits/addresses";
+import {
+  generateDemoWatchOnlyKeys,
+  moneroPrimaryAddress,
+  watchOnlyKeyEnv,
+} from "../../lib/deposits/addresses";
 import { type RunningApp, startApp } from "../support/app-server";
 import {
   type CoreNode,
   type MoneroNodes,
-  startBcoin,
-  startLitecoind,
+  startFundedBcoin,
+  startFundedLitecoind,
   startMonero,
 } from "../support/coin-nodes";
 import { checkLedger } from "../support/ledger-check";
@@ -49,27 +53,15 @@ export async function setup(project: TestProject) {
   const moneroAddress = moneroPrimaryAddress(keys);
   const moneroStarting = startMonero({ address: moneroAddress, viewKey: keys.monero.viewKey });
   moneroStarting.catch(() => undefined);
-  litecoin = await startLitecoind();
-  await litecoin.rpc("createwallet", ["payer"]);
-  const miner = await litecoin.rpc<string>("getnewaddress", ["", "bech32"], "payer");
-  // Regtest halves the subsidy every 150 blocks: 150 blocks leave 50 mature coinbases of 50 LTC.
-  await litecoin.rpc("generatetoaddress", [150, miner], "payer");
-  bitcoin = await startBcoin();
-  const btcMiner = await bitcoin.rpc<string>("getnewaddress", [""], "payer");
-  await bitcoin.rpc("generatetoaddress", [120, btcMiner]);
-  // bcoin's wallet follows the chain asynchronously: wait until its 20 mature coinbases count.
-  for (let i = 0; (await bitcoin.rpc<number>("getbalance", [], "payer")) < 100; i++) {
-    if (i > 100) throw new Error("bcoin's wallet did not see its mined coins");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const fundedLitecoin = await startFundedLitecoind();
+  litecoin = fundedLitecoin;
+  const miner = fundedLitecoin.miner;
+  const fundedBitcoin = await startFundedBcoin();
+  bitcoin = fundedBitcoin;
+  const btcMiner = fundedBitcoin.miner;
   monero = await moneroStarting;
   Object.assign(env, {
-    DEPOSIT_XPUB_BTC: keys.bitcoin,
-    DEPOSIT_XPUB_LTC: keys.litecoin,
-    DEPOSIT_XPUB_ETH: keys.ethereum,
-    DEPOSIT_XPUB_TRX: keys.tron,
-    DEPOSIT_XMR_VIEW_KEY: keys.monero.viewKey,
-    DEPOSIT_XMR_SPEND_PUBLIC_KEY: keys.monero.spendPublicKey,
+    ...watchOnlyKeyEnv(keys),
     XMR_WALLET_RPC_URL: monero.serviceWalletUrl,
     LTC_RPC_URL: litecoin.rpcUrl,
     LTC_RPC_COOKIE_FILE: litecoin.cookieFile,
@@ -92,6 +84,7 @@ export async function setup(project: TestProject) {
     payerUrl: monero.payerUrl,
     payerAddress: monero.payerAddress,
     serviceWalletUrl: monero.serviceWalletUrl,
+    serviceWallet: monero.serviceWallet,
   });
 }
 
@@ -126,6 +119,12 @@ export async function teardown() {
 declare module "vitest" {
   export interface ProvidedContext {
     nodes: { litecoin: UtxoScenarioNode; bitcoin: UtxoScenarioNode };
-    monero: { daemonUrl: string; payerUrl: string; payerAddress: string; serviceWalletUrl: string };
+    monero: {
+      daemonUrl: string;
+      payerUrl: string;
+      payerAddress: string;
+      serviceWalletUrl: string;
+      serviceWallet: { pid: number; args: string[] };
+    };
   }
 }

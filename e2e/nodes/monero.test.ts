@@ -1,5 +1,7 @@
-import { describe, expect, inject, it } from "vitest";
+import type { ChildProcess } from "node:child_process";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { api, createAccount } from "../api/helpers";
+import { spawnWalletRpc, stopChild, waitForWalletRpc } from "../support/coin-nodes";
 
 const xmr = inject("monero");
 
@@ -112,5 +114,50 @@ describe("Monero deposits read through a view-only monero-wallet-rpc (monerod re
     expect(done.credited_usd).toBe(160);
     expect(done.payments.map((p) => p.tx_hash).sort()).toEqual([first, second].sort());
     expect(await balanceOf(apiKey)).toBe(160);
+  });
+
+  let restarted: ChildProcess | undefined;
+  afterAll(async () => {
+    if (restarted) await stopChild(restarted, 20_000);
+  });
+
+  it("a wallet-rpc killed before storing its wallet loses subaddresses: the watcher makes them again", {
+    timeout: 180_000,
+  }, async () => {
+    const flaggedXmr = async () =>
+      ((await api("/health")).body.watchers as { name: string; flagged_payments: number }[]).find(
+        (watcher) => watcher.name === "xmr:monero",
+      )?.flagged_payments;
+    expect(await flaggedXmr()).toBe(0);
+    const { apiKey } = await createAccount();
+    const topup = (await api("/topups", { method: "POST", key: apiKey, body: { amount: 160, coin: "XMR" } }))
+      .body as unknown as Topup;
+    const { index } = (await rpc(xmr.serviceWalletUrl, "get_address_index", {
+      address: topup.deposit_address,
+    })) as { index: { minor: number } };
+    // Beyond the 200 subaddresses a wallet recognises past the last one it stored.
+    expect(index.minor).toBeGreaterThan(200);
+
+    // No `store`: the wallet file on disk knows none of the subaddresses made since it was generated.
+    process.kill(xmr.serviceWallet.pid, "SIGKILL");
+    restarted = spawnWalletRpc(xmr.serviceWallet.args);
+    await waitForWalletRpc(xmr.serviceWalletUrl, restarted);
+    await rpc(xmr.serviceWalletUrl, "open_wallet", { filename: "service", password: "" });
+    await expect(
+      rpc(xmr.serviceWalletUrl, "get_address", { account_index: 0, address_index: [index.minor] }),
+    ).rejects.toThrow(/out of bound/);
+
+    // Paid and mined while the wallet does not know the subaddress; its refresh passes over the block.
+    const txid = await pay(topup.deposit_address, 1_000_000_000_000n);
+    await mine(1);
+    await rpc(xmr.serviceWalletUrl, "refresh");
+    const seen = await waitFor(readTopup(apiKey, topup.ref), (t) => t.payments.length > 0, 90_000);
+    expect(seen.payments[0]?.tx_hash).toBe(txid);
+    await mine(10);
+    const done = await waitFor(readTopup(apiKey, topup.ref), (t) => t.status === "completed", 60_000);
+    expect(done.credited_usd).toBe(160);
+    expect(await balanceOf(apiKey)).toBe(160);
+    // Payments credited before the restart were out of the wallet's sight for a while: none is flagged.
+    expect(await flaggedXmr()).toBe(0);
   });
 });

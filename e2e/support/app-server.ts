@@ -71,3 +71,19 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
   }
   return { url, dataDir, stop, logs: () => output };
 }
+
+/** Calls the API of an app started here as JSON, with an API key when given; resolves to the parsed body. */
+export async function callApp(
+  app: RunningApp,
+  path: string,
+  init: { method?: string; key?: string; body?: unknown } = {},
+): Promise<Record<string, unknown>> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (init.key) headers.authorization = `Bearer ${init.key}`;
+  const response = await fetch(`${app.url}/api/v1${path}`, {
+    method: init.method ?? "GET",
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  return (await response.json()) as Record<string, unknown>;
+}

@@ -66,7 +66,7 @@ export function coreRpc(node: CoreNodeAddress) {
   };
 }
 
-async function stopChild(child: ChildProcess, timeoutMs = 10_000): Promise<void> {
+export async function stopChild(child: ChildProcess, timeoutMs = 10_000): Promise<void> {
   if (child.exitCode !== null || child.pid === undefined) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));
   child.kill("SIGTERM");
@@ -171,6 +171,41 @@ export async function startBcoin(): Promise<CoreNode> {
   return { ...node, rpc, stop };
 }
 
+/**
+ * litecoind whose wallet "payer" holds mature coins: 150 blocks mined to `miner` (regtest halves the subsidy
+ * every 150 blocks, which leaves 50 mature coinbases of 50 LTC).
+ */
+export async function startFundedLitecoind(): Promise<CoreNode & { cookieFile: string; miner: string }> {
+  const node = await startLitecoind();
+  try {
+    await node.rpc("createwallet", ["payer"]);
+    const miner = await node.rpc<string>("getnewaddress", ["", "bech32"], "payer");
+    await node.rpc("generatetoaddress", [150, miner], "payer");
+    return { ...node, miner };
+  } catch (error) {
+    await node.stop();
+    throw error;
+  }
+}
+
+/** bcoin whose wallet holds 20 mature coinbases: 120 blocks mined to `miner`, once the wallet has seen them. */
+export async function startFundedBcoin(): Promise<CoreNode & { miner: string }> {
+  const node = await startBcoin();
+  try {
+    const miner = await node.rpc<string>("getnewaddress", [""], "payer");
+    await node.rpc("generatetoaddress", [120, miner]);
+    // bcoin's wallet follows the chain asynchronously.
+    for (let i = 0; (await node.rpc<number>("getbalance", [], "payer")) < 100; i++) {
+      if (i > 100) throw new Error("bcoin's wallet did not see its mined coins");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return { ...node, miner };
+  } catch (error) {
+    await node.stop();
+    throw error;
+  }
+}
+
 export type MoneroNodes = {
   daemonUrl: string;
   payerUrl: string;
@@ -179,6 +214,8 @@ export type MoneroNodes = {
   payer: (method: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
   /** The service's view-only wallet RPC, as the app uses it. */
   serviceWalletUrl: string;
+  /** Its process and the arguments it was started with, so a test can kill it and start it again. */
+  serviceWallet: { pid: number; args: string[] };
   service: (method: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
   /** Mines `blocks` blocks to the payer's address. */
   mine: (blocks: number) => Promise<void>;
@@ -259,21 +296,18 @@ export async function startMonero(keys: { address: string; viewKey: string }): P
     children.push(daemon);
     const daemonUrl = `http://127.0.0.1:${rpcPort}`;
     await waitForRpc(daemonUrl, "get_info", daemon, "monerod", 90_000);
+    const walletArgs = (port: number, name: string) => [
+      `--daemon-address=127.0.0.1:${rpcPort}`,
+      "--trusted-daemon",
+      `--wallet-dir=${dir}`,
+      `--rpc-bind-port=${port}`,
+      "--disable-rpc-login",
+      "--non-interactive",
+      `--log-file=${path.join(dir, `${name}.log`)}`,
+      "--max-concurrency=1",
+    ];
     const wallet = (port: number, name: string) => {
-      const child = spawn(
-        "/usr/bin/monero-wallet-rpc",
-        [
-          `--daemon-address=127.0.0.1:${rpcPort}`,
-          "--trusted-daemon",
-          `--wallet-dir=${dir}`,
-          `--rpc-bind-port=${port}`,
-          "--disable-rpc-login",
-          "--non-interactive",
-          `--log-file=${path.join(dir, `${name}.log`)}`,
-          "--max-concurrency=1",
-        ],
-        quiet,
-      );
+      const child = spawnWalletRpc(walletArgs(port, name));
       children.push(child);
       return child;
     };
@@ -306,9 +340,20 @@ export async function startMonero(keys: { address: string; viewKey: string }): P
       password: "",
       restore_height: 0,
     });
-    return { daemonUrl, payerUrl, payerAddress, payer, serviceWalletUrl, service, mine, stop };
+    const serviceWallet = { pid: serviceChild.pid ?? 0, args: walletArgs(servicePort, "service") };
+    return { daemonUrl, payerUrl, payerAddress, payer, serviceWalletUrl, serviceWallet, service, mine, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** Starts monero-wallet-rpc with these arguments (quiet); the caller waits for its RPC and stops it. */
+export function spawnWalletRpc(args: string[]): ChildProcess {
+  return spawn("/usr/bin/monero-wallet-rpc", args, { stdio: ["ignore", "ignore", "ignore"] });
+}
+
+/** Resolves once the monero-wallet-rpc at `url` answers, or throws after `timeoutMs`. */
+export async function waitForWalletRpc(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  await waitForRpc(url, "get_version", child, "wallet-rpc", timeoutMs);
 }

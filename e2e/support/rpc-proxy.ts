@@ -12,6 +12,10 @@
  * Every answer says the mode, `calls` (how many JSON-RPC calls were forwarded so far; a batch counts each of
  * its calls, so a test can show a request never reached the node), `held` (calls parked now) and
  * `recorded` (the calls recorded, `{method, params}` each).
+ *
+ * It also holds `eth_getLogs` to geth's filter limits, which anvil does not enforce: more than 1000
+ * addresses, or more than 1000 values in one topic position, is refused with geth's own error, so a
+ * watcher that would break against a real node breaks against the test chain too.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -23,6 +27,34 @@ type HoldRule = { method: string; dataPrefix?: string };
 type Parked = { method: string; body: string; forward: (lose: boolean) => void };
 
 const MAX_RECORDED = 2_000;
+
+/** geth's limit per filter position (eth/filters, since 1.14): addresses, and values per topic position. */
+export const GETH_MAX_PER_POSITION = 1000;
+
+/** geth's refusal of an `eth_getLogs` filter past its limits, or undefined when the call may go through. */
+function gethLimitError(call: unknown) {
+  if (!call || typeof call !== "object") return undefined;
+  const { method, params } = call as RpcCall & { id?: unknown };
+  if (method !== "eth_getLogs") return undefined;
+  const filter = (params?.[0] ?? {}) as { address?: unknown; topics?: unknown[] };
+  const tooMany = (value: unknown) => Array.isArray(value) && value.length > GETH_MAX_PER_POSITION;
+  if (!tooMany(filter.address) && !(filter.topics ?? []).some(tooMany)) return undefined;
+  return {
+    jsonrpc: "2.0",
+    id: (call as { id?: unknown }).id ?? null,
+    error: { code: -32602, message: "exceed max addresses or topics per search position" },
+  };
+}
+
+/** One call sent on to the node, its answer parsed. */
+async function forwardOne(targetUrl: string, call: unknown): Promise<unknown> {
+  const upstream = await fetch(targetUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(call),
+  });
+  return upstream.json();
+}
 
 /** The rule that holds this call, if any: single calls only, by method and the prefix of their `data`. */
 function heldBy(rules: HoldRule[], call: unknown): HoldRule | undefined {
@@ -114,6 +146,18 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
         response.writeHead(502).end();
       }
     };
+    // Calls past geth's limits never reach the node; in a batch, they are answered in place.
+    const batchCalls = Array.isArray(parsed) ? parsed : [parsed];
+    if (batchCalls.some((call) => gethLimitError(call))) {
+      calls += batchCalls.filter((call) => !gethLimitError(call)).length;
+      const answers = await Promise.all(
+        batchCalls.map(async (call) => gethLimitError(call) ?? (await forwardOne(targetUrl, call))),
+      );
+      response
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
+      return;
+    }
     const rule = heldBy(rules, parsed);
     if (rule) {
       parked.push({ method: rule.method, body, forward: (lose) => void forward(lose) });

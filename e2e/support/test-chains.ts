@@ -1,7 +1,8 @@
 /**
  * The chains the API suite runs against: a local Base (chain id 8453) with a test USDC placed at the real
  * USDC address, behind a fault-injecting proxy for the app's settlement RPC, and a local Ethereum
- * (chain id 1) with a test USDT, watched by the app's EVM deposit watcher.
+ * (chain id 1) with a test USDT, watched by the app's EVM deposit watcher through a proxy that holds
+ * `eth_getLogs` to geth's filter limits (anvil has none), with call traces read for internal transfers.
  */
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { type LocalChain, startAnvil } from "@/lib/chain/anvil";
@@ -17,6 +18,8 @@ export type TestChains = {
   payTo: `0x${string}`;
   relayer: `0x${string}`;
   ethereum: LocalChain;
+  /** What the app's EVM watcher reads: the Ethereum chain behind geth's `eth_getLogs` limits. */
+  ethereumProxy: RpcProxy;
   usdt: `0x${string}`;
   /** Environment for the app under test. */
   appEnv: Record<string, string>;
@@ -40,6 +43,7 @@ export async function startTestChains(): Promise<TestChains> {
   await fundNativeBalance(base.rpcUrl, privateKeyToAddress(relayerKey), 10n ** 20n);
   const payTo = privateKeyToAddress(generatePrivateKey());
   const baseProxy = await startRpcProxy(base.rpcUrl);
+  const ethereumProxy = await startRpcProxy(ethereum.rpcUrl);
   return {
     base,
     baseProxy,
@@ -47,19 +51,21 @@ export async function startTestChains(): Promise<TestChains> {
     payTo,
     relayer: privateKeyToAddress(relayerKey),
     ethereum,
+    ethereumProxy,
     usdt,
     appEnv: {
       X402_RPC_URL: baseProxy.url,
       X402_PAY_TO: payTo,
       X402_RELAYER_PRIVATE_KEY: relayerKey,
-      EVM_RPC_URL: ethereum.rpcUrl,
+      EVM_RPC_URL: ethereumProxy.url,
+      EVM_TRACE_INTERNAL_TRANSFERS: "1",
       EVM_USDT_ADDRESS: usdt,
       DEPOSIT_CONFIRMATIONS: "ETH:3,USDT:3",
       WATCHER_INTERVAL_MS: "300",
       ENABLE_TEST_CLOCK: "1",
     },
     stop: async () => {
-      await baseProxy.stop();
+      await Promise.all([baseProxy.stop(), ethereumProxy.stop()]);
       await Promise.all([base.stop(), ethereum.stop()]);
     },
   };

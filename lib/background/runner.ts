@@ -4,9 +4,10 @@ import { databaseHandle } from "@/lib/db/client";
 import { acquireLease } from "@/lib/db/lease";
 import { maintainEmbeddedDatabase } from "@/lib/db/maintenance";
 import { expireDueTopups, settleOutstandingTopups, settleTopups } from "@/lib/deposits/crediting";
-import { recordWatcherError } from "@/lib/deposits/cursor";
+import { LeaseLostError, recordWatcherError } from "@/lib/deposits/cursor";
 import { depositRails } from "@/lib/deposits/setup";
 import { releaseWatcherLeasesOnShutdown, watchersStopping } from "@/lib/deposits/shutdown";
+import type { DepositWatcher } from "@/lib/deposits/watcher";
 import { firstLine } from "@/lib/log";
 import { processWide } from "@/lib/process-wide";
 import { runServerLifecycle } from "@/lib/servers/lifecycle";
@@ -44,25 +45,61 @@ function nextToSettle(touched: number[]): number[] {
   return batch;
 }
 
+/** How long a watcher's lease lasts between renewals. */
+const leaseMs = () => Math.max(30_000, config().deposits.watcherIntervalMs * 4);
+
+/**
+ * One watcher's poll, if this instance holds (or takes) its lease: undefined when another instance does.
+ * While the poll runs the lease is renewed every third of `ttlMs`, so a long poll (a first mempool read, a
+ * wallet rescan) never outlives it and lets a second instance poll the same chain. Should a renewal find
+ * the lease gone, the poll's signal is aborted; its cursor would not be saved anyway (saveCursor).
+ */
+export async function pollUnderLease(watcher: DepositWatcher, ttlMs: number): Promise<number[] | undefined> {
+  if (!(await acquireLease(watcher.name, ttlMs))) return undefined;
+  const lease = new AbortController();
+  const renewal = setInterval(() => {
+    acquireLease(watcher.name, ttlMs).then(
+      (held) => {
+        if (!held) lease.abort(new LeaseLostError(watcher.name));
+      },
+      (error: unknown) => lease.abort(error),
+    );
+  }, ttlMs / 3);
+  try {
+    return await watcher.poll(lease.signal);
+  } finally {
+    clearInterval(renewal);
+  }
+}
+
 /**
  * The deposit side of a pass: every watcher whose lease we hold polls its chain and the top-ups it
  * touched are settled, then outstanding top-ups are swept and due ones expired, each in bounded batches.
+ * Nothing one watcher does (not even failing to be built) stops the others or the rest of the pass.
  */
 export async function runWatcherPass(): Promise<void> {
-  const { watcherIntervalMs } = config().deposits;
-  for (const watcher of depositRails().watchers) {
+  let watchers: DepositWatcher[] = [];
+  try {
+    watchers = depositRails().watchers;
+  } catch (error) {
+    logThrottled("rails", `deposit watchers: ${firstLine(error)}`);
+  }
+  for (const watcher of watchers) {
     if (watchersStopping()) break;
     try {
-      if (!(await acquireLease(watcher.name, Math.max(30_000, watcherIntervalMs * 4)))) continue;
-      let touched: number[];
+      let touched: number[] | undefined;
       try {
-        touched = await watcher.poll();
+        touched = await pollUnderLease(watcher, leaseMs());
       } catch (error) {
+        if (error instanceof LeaseLostError) {
+          logThrottled(watcher.name, `watcher ${watcher.name}: ${error.message}`);
+          continue;
+        }
         // Logged by recordWatcherError when the reason changes.
         await recordWatcherError(watcher.name, describeFailure(error));
         continue;
       }
-      await settleTopups(nextToSettle(touched));
+      if (touched) await settleTopups(nextToSettle(touched));
     } catch (error) {
       logThrottled(watcher.name, `watcher ${watcher.name}: ${firstLine(error)}`);
     }

@@ -268,4 +268,21 @@ describe("configuration", () => {
     });
     expect(parseConfig({ DATA_DIR: dataDir() }).x402.facilitator).toBeUndefined();
   });
+
+  it("refuses a TRON_USDT_ADDRESS whose base58check checksum is wrong, naming the variable", () => {
+    const tron = { DATA_DIR: dataDir(), TRON_RPC_URL: "http://127.0.0.1:1/jsonrpc" };
+    // Tether's TRC-20 contract with its last character changed: the right shape, a wrong checksum.
+    expect(() => parseConfig({ ...tron, TRON_USDT_ADDRESS: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u" })).toThrow(
+      /TRON_USDT_ADDRESS: .*checksum/,
+    );
+    expect(() => parseConfig({ ...tron, TRON_USDT_ADDRESS: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj60" })).toThrow(
+      /TRON_USDT_ADDRESS/,
+    );
+    const good = parseConfig({ ...tron, TRON_USDT_ADDRESS: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t" });
+    expect(good.deposits.tron.usdtContract).toBe("TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t");
+    expect(
+      parseConfig({ ...tron, TRON_USDT_ADDRESS: "0xa614f803b6fd780986a42c78ec9c7f77e6ded13c" }).deposits.tron
+        .usdtContract,
+    ).toBe("0xa614f803b6fd780986a42c78ec9c7f77e6ded13c");
+  });
 });

@@ -13,6 +13,7 @@ import {
   validateWatchOnlyKeys,
   type WatchOnlyKeys,
 } from "@/lib/deposits/addresses";
+import { tronToEvmHex } from "@/lib/deposits/tron";
 import { PRODUCTION_TRIGGERS } from "./mode";
 
 /** A rate limit written as `count/window`, e.g. `10/1h` or `20/10m`. */
@@ -46,6 +47,14 @@ const privateKey = optionalText.pipe(
     .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key")
     .optional(),
 );
+const isTronAddress = (value: string) => {
+  try {
+    tronToEvmHex(value);
+    return true;
+  } catch {
+    return false;
+  }
+};
 const httpUrl = optionalText.pipe(
   z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).optional(),
 );
@@ -159,6 +168,7 @@ const envSchema = z.object({
   EVM_RPC_URL: httpUrl,
   EVM_CHAIN_ID: z.coerce.number().int().min(1).default(1),
   EVM_USDT_ADDRESS: evmAddress,
+  EVM_TRACE_INTERNAL_TRANSFERS: z.enum(["0", "1"]).default("0"),
   BTC_RPC_URL: httpUrl,
   BTC_RPC_COOKIE_FILE: optionalText,
   BTC_CHAIN: z.enum(["main", "regtest"]).default("main"),
@@ -168,10 +178,16 @@ const envSchema = z.object({
   XMR_WALLET_RPC_URL: httpUrl,
   TRON_RPC_URL: httpUrl,
   TRON_SOLIDITY_RPC_URL: httpUrl,
+  // The base58check checksum is checked here, so a mistyped contract stops the app at start with this
+  // message instead of failing every read of the deposit rails later.
   TRON_USDT_ADDRESS: optionalText.pipe(
     z
       .string()
       .regex(/^(T[1-9A-HJ-NP-Za-km-z]{33}|0x[0-9a-fA-F]{40})$/, "must be a T… or 0x… contract address")
+      .refine(
+        (value) => value.startsWith("0x") || isTronAddress(value),
+        "not a TRON address: its base58check checksum does not match (mistyped?)",
+      )
       .optional(),
   ),
   EXPLORER_TX_URLS: explorerUrls,
@@ -412,7 +428,13 @@ export type DepositConfig = {
   expiryMinutes: number;
   latePaymentWindowHours: number;
   watcherIntervalMs: number;
-  evm: { rpcUrl: string | undefined; chainId: number; usdtAddress: `0x${string}` };
+  evm: {
+    rpcUrl: string | undefined;
+    chainId: number;
+    usdtAddress: `0x${string}`;
+    /** Read call traces so ether sent by contracts (internal calls) is credited; the node must serve them. */
+    traceInternalTransfers: boolean;
+  };
   /** Bitcoin Core-style nodes; `chain` picks the address format (`bc1`/`ltc1` or regtest `bcrt1`/`rltc1`). */
   utxo: Record<"bitcoin" | "litecoin", UtxoNodeConfig>;
   /** A view-only monero-wallet-rpc made from DEPOSIT_XMR_VIEW_KEY and DEPOSIT_XMR_SPEND_PUBLIC_KEY. */
@@ -695,6 +717,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
         rpcUrl: values.EVM_RPC_URL,
         chainId: values.EVM_CHAIN_ID,
         usdtAddress: (values.EVM_USDT_ADDRESS ?? USDT_ERC20_MAINNET) as `0x${string}`,
+        traceInternalTransfers: values.EVM_TRACE_INTERNAL_TRANSFERS === "1",
       },
       utxo: {
         bitcoin: {

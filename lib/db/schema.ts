@@ -299,6 +299,11 @@ export const depositPayments = pgTable(
   (table) => [
     uniqueIndex("deposit_payments_tx_idx").on(table.network, table.txHash, table.logIndex),
     index("deposit_payments_topup_idx").on(table.topupId),
+    // What watchers re-check each pass: payments still confirming, and those in recent blocks.
+    index("deposit_payments_open_idx")
+      .on(table.network)
+      .where(sql`confirmed_at IS NULL OR reorged_at IS NOT NULL`),
+    index("deposit_payments_block_idx").on(table.network, table.blockNumber),
     check("deposit_payments_credit_non_negative", sql`${table.quoteCents} >= 0 AND ${table.extraCents} >= 0`),
   ],
 );

@@ -61,6 +61,18 @@ export const WATCH_ONLY_KEY_SETTINGS = {
   moneroSpendPublicKey: "DEPOSIT_XMR_SPEND_PUBLIC_KEY",
 } as const;
 
+/** The environment that configures these keys (tests and benchmarks start an app or the watchers with it). */
+export function watchOnlyKeyEnv(keys: Required<WatchOnlyKeys>): Record<string, string> {
+  return {
+    [WATCH_ONLY_KEY_SETTINGS.bitcoin]: keys.bitcoin,
+    [WATCH_ONLY_KEY_SETTINGS.litecoin]: keys.litecoin,
+    [WATCH_ONLY_KEY_SETTINGS.ethereum]: keys.ethereum,
+    [WATCH_ONLY_KEY_SETTINGS.tron]: keys.tron,
+    [WATCH_ONLY_KEY_SETTINGS.moneroViewKey]: keys.monero.viewKey,
+    [WATCH_ONLY_KEY_SETTINGS.moneroSpendPublicKey]: keys.monero.spendPublicKey,
+  };
+}
+
 type Bip32Chain = Exclude<DepositChain, "monero">;
 
 const BIP32_CHAINS: readonly Bip32Chain[] = ["bitcoin", "litecoin", "ethereum", "tron"];

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import { pace } from "@/lib/background/pace";
 import { now } from "@/lib/clock";
 import { isDepositCoin } from "@/lib/coins/registry";
@@ -31,14 +31,6 @@ import { nextTopupStatus } from "@/lib/topups/status";
  *    on chain and checked) becomes a completed top-up, its payment and its credit in the caller's transaction.
  */
 
-export type WatchedAddress = {
-  topupId: number;
-  coin: string;
-  address: string;
-  derivationIndex: number | null;
-  confirmationsRequired: number;
-};
-
 /** A transfer found on chain (or simulated), matched to a top-up. */
 export type ObservedPayment = {
   topupId: number;
@@ -62,22 +54,6 @@ export function watchedTopups() {
     eq(topups.method, "deposit"),
     or(eq(topups.status, "pending"), gt(topups.closedAt, windowStart)),
   );
-}
-
-/** The addresses of the watched top-ups on `networks`. */
-export async function watchedAddresses(networks: readonly string[]): Promise<WatchedAddress[]> {
-  if (networks.length === 0) return [];
-  const database = await db();
-  return database
-    .select({
-      topupId: topups.id,
-      coin: topups.coin,
-      address: topups.depositAddress,
-      derivationIndex: topups.derivationIndex,
-      confirmationsRequired: topups.confirmationsRequired,
-    })
-    .from(topups)
-    .where(and(watchedTopups(), inArray(topups.network, [...networks])));
 }
 
 /**
@@ -134,33 +110,38 @@ export type TrackedPayment = {
 
 /**
  * Payments on `network` still confirming, plus (with `sinceBlock`) those in blocks from that height on,
- * whose blocks a reorg could still take away after they counted.
+ * whose blocks a reorg could still take away after they counted. Two reads, each from its own index
+ * (migration 0016), so the cost follows the payments in play, not every payment ever seen.
  */
 export async function trackedPayments(network: string, sinceBlock?: number): Promise<TrackedPayment[]> {
   const database = await db();
-  const confirming = sql`${depositPayments.confirmations} < ${topups.confirmationsRequired}`;
-  return database
-    .select({
-      id: depositPayments.id,
-      topupId: depositPayments.topupId,
-      txHash: depositPayments.txHash,
-      logIndex: depositPayments.logIndex,
-      blockNumber: depositPayments.blockNumber,
-      blockHash: depositPayments.blockHash,
-      confirmations: depositPayments.confirmations,
-      confirmationsRequired: topups.confirmationsRequired,
-      droppedAt: depositPayments.droppedAt,
-    })
-    .from(depositPayments)
-    .innerJoin(topups, eq(topups.id, depositPayments.topupId))
-    .where(
-      and(
-        eq(depositPayments.network, network),
-        sinceBlock === undefined
-          ? confirming
-          : or(confirming, gte(depositPayments.blockNumber, Math.max(0, sinceBlock))),
-      ),
-    );
+  const select = (where: SQL | undefined) =>
+    database
+      .select({
+        id: depositPayments.id,
+        topupId: depositPayments.topupId,
+        txHash: depositPayments.txHash,
+        logIndex: depositPayments.logIndex,
+        blockNumber: depositPayments.blockNumber,
+        blockHash: depositPayments.blockHash,
+        confirmations: depositPayments.confirmations,
+        confirmationsRequired: topups.confirmationsRequired,
+        droppedAt: depositPayments.droppedAt,
+      })
+      .from(depositPayments)
+      .innerJoin(topups, eq(topups.id, depositPayments.topupId))
+      .where(and(eq(depositPayments.network, network), where));
+  // Confirming: not counted yet, or counted and then set back by a reorg (the only way back below).
+  const confirming = await select(
+    and(
+      or(isNull(depositPayments.confirmedAt), isNotNull(depositPayments.reorgedAt)),
+      sql`${depositPayments.confirmations} < ${topups.confirmationsRequired}`,
+    ),
+  );
+  if (sinceBlock === undefined) return confirming;
+  const recent = await select(gte(depositPayments.blockNumber, Math.max(0, sinceBlock)));
+  const known = new Set(confirming.map((payment) => payment.id));
+  return [...confirming, ...recent.filter((payment) => !known.has(payment.id))];
 }
 
 export async function setConfirmations(paymentId: number, confirmations: number): Promise<void> {

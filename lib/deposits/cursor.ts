@@ -1,6 +1,7 @@
 import "server-only";
-import { and, eq, inArray, isNotNull } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { db } from "@/lib/db/client";
+import { instanceId } from "@/lib/db/lease";
 import { chainCursors } from "@/lib/db/schema";
 
 export type WatcherCursor = typeof chainCursors.$inferSelect;
@@ -23,41 +24,57 @@ export async function readCursors(names: string[]): Promise<Map<string, WatcherC
   return new Map(rows.map((row) => [row.network, row]));
 }
 
-/** A successful poll: the new scan position and the node's tip. A node that was down is logged as back. */
+/** The watcher's lease went to another instance during its poll: that instance's cursor stands. */
+export class LeaseLostError extends Error {
+  constructor(name: string) {
+    super(`${name}: the lease passed to another instance during this poll; its position was not saved`);
+    this.name = "LeaseLostError";
+  }
+}
+
+/**
+ * A successful poll: the new scan position and the node's tip. Saved only while this instance still holds
+ * the lease and the row still shows the position the poll started from (`readFrom`): a poll that outlived
+ * its lease, while another instance scanned further, must not put the cursor back where it began. A node
+ * that was down when the poll began is logged as back.
+ */
 export async function saveCursor(
   name: string,
   position: { scannedBlock: number; scannedHash: string | null; headBlock: number },
+  readFrom: Pick<WatcherCursor, "scannedBlock" | "lastError"> | undefined,
 ): Promise<void> {
   const database = await db();
   const at = new Date();
-  const recovered = await database
-    .update(chainCursors)
-    .set({ lastError: null })
-    .where(and(eq(chainCursors.network, name), isNotNull(chainCursors.lastError)))
-    .returning({ network: chainCursors.network });
-  await database
+  const saved = await database
     .update(chainCursors)
     .set({ ...position, checkedAt: at, lastError: null, updatedAt: at })
-    .where(eq(chainCursors.network, name));
-  if (recovered.length > 0) console.error(`deposit watcher ${name}: its node answers again`);
+    .where(
+      and(
+        eq(chainCursors.network, name),
+        eq(chainCursors.leaseOwner, instanceId()),
+        eq(chainCursors.scannedBlock, readFrom?.scannedBlock ?? -1),
+      ),
+    )
+    .returning({ network: chainCursors.network });
+  if (saved.length === 0) throw new LeaseLostError(name);
+  if (readFrom?.lastError) console.error(`deposit watcher ${name}: its node answers again`);
 }
 
 /**
  * A failed poll: the node is reported down with this reason until a poll succeeds again. The reason, with
  * whatever detail it has (addresses included), goes to the log when it changes, not on every pass; the
- * public health shows only plain words for it.
+ * public health shows only plain words for it. Only the lease holder writes it.
  */
 export async function recordWatcherError(name: string, message: string): Promise<void> {
   const reason = message.slice(0, 500);
   const database = await db();
+  const held = and(eq(chainCursors.network, name), eq(chainCursors.leaseOwner, instanceId()));
   const [before] = await database
     .select({ lastError: chainCursors.lastError })
     .from(chainCursors)
-    .where(eq(chainCursors.network, name));
-  await database
-    .update(chainCursors)
-    .set({ checkedAt: new Date(), lastError: reason })
-    .where(eq(chainCursors.network, name));
-  if (before?.lastError !== reason)
+    .where(held);
+  if (!before) return;
+  await database.update(chainCursors).set({ checkedAt: new Date(), lastError: reason }).where(held);
+  if (before.lastError !== reason)
     console.error(`deposit watcher ${name}: its node is unavailable: ${reason}`);
 }

@@ -6,9 +6,9 @@ import { type RateSource, rateSource } from "@/lib/topups/rates";
 import { moneroPrimaryAddress } from "./addresses";
 import { readCursor } from "./cursor";
 import { DemoWatcher } from "./demo-watcher";
-import { EvmWatcher } from "./evm-watcher";
-import { MoneroWatcher } from "./monero-watcher";
-import { TronWatcher } from "./tron-watcher";
+import { EVM_WATCHER, EvmWatcher } from "./evm-watcher";
+import { MONERO_WATCHER, MoneroWatcher } from "./monero-watcher";
+import { TRON_WATCHER, TronWatcher } from "./tron-watcher";
 import { UtxoWatcher } from "./utxo-watcher";
 import type { DepositWatcher } from "./watcher";
 
@@ -23,6 +23,35 @@ export type DepositRails = {
 const ALL_NETWORKS = [...new Set(Object.values(DEPOSIT_COINS).map((coin) => coin.network))];
 
 /**
+ * Stands in for a watcher that could not be built (its settings passed the start-up checks but its
+ * constructor still refused them): it covers its networks, so their coins are unavailable rather than
+ * simulated, and every poll reports why. The other watchers, health and top-up reads go on as usual.
+ */
+class UnbuiltWatcher implements DepositWatcher {
+  readonly demo = false;
+
+  constructor(
+    readonly name: string,
+    readonly networks: readonly string[],
+    readonly reason: string,
+  ) {}
+
+  poll(): Promise<number[]> {
+    return Promise.reject(new Error(this.reason));
+  }
+}
+
+function build(identity: { name: string; networks: readonly string[] }, create: () => DepositWatcher) {
+  try {
+    return create();
+  } catch (error) {
+    const reason = `the ${identity.name} watcher could not start: ${(error as Error).message}`;
+    console.error(reason);
+    return new UnbuiltWatcher(identity.name, identity.networks, reason);
+  }
+}
+
+/**
  * Which watcher covers which network: the EVM watcher when an Ethereum RPC is configured, the UTXO watcher
  * for each Bitcoin Core-style node configured, the Monero watcher with a view-only wallet RPC,
  * the TRON watcher with java-tron's JSON-RPC; in demo mode,
@@ -32,31 +61,53 @@ export function depositRails(): DepositRails {
   return processWide("deposits.rails", () => {
     const settings = config();
     const watchers: DepositWatcher[] = [];
-    if (settings.deposits.evm.rpcUrl) {
-      watchers.push(new EvmWatcher(settings.deposits.evm.rpcUrl, settings.deposits.evm.usdtAddress));
+    const { evm, utxo, tron, moneroWalletRpcUrl, keys } = settings.deposits;
+    if (evm.rpcUrl) {
+      const rpcUrl = evm.rpcUrl;
+      watchers.push(
+        build(
+          EVM_WATCHER,
+          () =>
+            new EvmWatcher({
+              rpcUrl,
+              usdtAddress: evm.usdtAddress,
+              traceInternalTransfers: evm.traceInternalTransfers,
+            }),
+        ),
+      );
     }
     for (const network of ["bitcoin", "litecoin"] as const) {
-      const node = settings.deposits.utxo[network];
+      const node = utxo[network];
       if (!node.rpcUrl) continue;
+      const options = { network, rpcUrl: node.rpcUrl, cookieFile: node.cookieFile, net: node.chain };
       watchers.push(
-        new UtxoWatcher({ network, rpcUrl: node.rpcUrl, cookieFile: node.cookieFile, net: node.chain }),
+        build({ name: UtxoWatcher.nameFor(network), networks: [network] }, () => new UtxoWatcher(options)),
       );
     }
-    if (settings.deposits.moneroWalletRpcUrl && settings.deposits.keys.monero) {
+    if (moneroWalletRpcUrl && keys.monero) {
       watchers.push(
-        new MoneroWatcher({
-          walletRpcUrl: settings.deposits.moneroWalletRpcUrl,
-          primaryAddress: moneroPrimaryAddress(settings.deposits.keys),
-        }),
+        build(
+          MONERO_WATCHER,
+          () =>
+            new MoneroWatcher({
+              walletRpcUrl: moneroWalletRpcUrl,
+              primaryAddress: moneroPrimaryAddress(keys),
+            }),
+        ),
       );
     }
-    if (settings.deposits.tron.rpcUrl) {
+    if (tron.rpcUrl) {
+      const rpcUrl = tron.rpcUrl;
       watchers.push(
-        new TronWatcher({
-          rpcUrl: settings.deposits.tron.rpcUrl,
-          solidityRpcUrl: settings.deposits.tron.solidityRpcUrl,
-          usdtContract: settings.deposits.tron.usdtContract,
-        }),
+        build(
+          TRON_WATCHER,
+          () =>
+            new TronWatcher({
+              rpcUrl,
+              solidityRpcUrl: tron.solidityRpcUrl,
+              usdtContract: tron.usdtContract,
+            }),
+        ),
       );
     }
     const covered = new Set(watchers.flatMap((watcher) => watcher.networks));
@@ -85,6 +136,7 @@ export async function coinUnavailableReason(code: DepositCoinCode): Promise<stri
   const watcher = depositRails().watcherFor(coin.network);
   if (!watcher) return `${code} deposits are not watched on this service yet.`;
   if (watcher.demo) return undefined;
+  if (watcher instanceof UnbuiltWatcher) return `${code} deposits are paused: ${watcher.reason}.`;
   const cursor = await readCursor(watcher.name);
   // Plain words for customers: what is wrong with the node is for the operator (health and the log).
   const stale = cursor?.checkedAt && Date.now() - cursor.checkedAt.getTime() > staleAfterMs();

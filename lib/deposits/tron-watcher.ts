@@ -1,35 +1,42 @@
 import "server-only";
-import { createPublicClient, getAddress, http, type PublicClient, parseAbiItem } from "viem";
-import {
-  forgetPayment,
-  type ObservedPayment,
-  observePayments,
-  setConfirmations,
-  trackedPayments,
-  watchedAddresses,
-} from "./crediting";
-import { readCursor, saveCursor } from "./cursor";
+import { createPublicClient, getAddress, http, type PublicClient } from "viem";
+import { pollEvmChain, tokenPayments } from "./evm-chain";
 import { tronConfirmations, tronToEvmHex } from "./tron";
+import { WatchedAddresses } from "./watched-set";
 import type { DepositWatcher, WatcherNode } from "./watcher";
 
-const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
-const MAX_BLOCKS_PER_POLL = 200n;
-const FIRST_RUN_LOOKBACK = 64n;
+export const TRON_WATCHER = { name: "tron:usdt", networks: ["tron"] } as const;
 
 /**
- * Watches USDT (TRC-20) through java-tron's Ethereum-style JSON-RPC (`/jsonrpc`): `Transfer` logs of the
- * token to our `T…` addresses, read in their 20-byte hex form. With a solidity node's JSON-RPC
- * (`TRON_SOLIDITY_RPC_URL`), a payment counts once its block is solidified (irreversible); without, after
- * the required depth below the head. A payment whose block hash changed is dropped and its blocks rescanned.
+ * Blocks below the head whose payments are re-checked for a reorg on every poll: about twice the 19 blocks
+ * after which TRON's block producers have made a block irreversible (solidified).
+ */
+const REORG_WINDOW = 40;
+
+/** A `T…` address as java-tron's JSON-RPC shows it (20-byte hex, lower case); undefined if it is not one. */
+function tronHexKey(address: string): string | undefined {
+  try {
+    return tronToEvmHex(address);
+  } catch {
+    return undefined; // not a TRON address: nothing can pay it here
+  }
+}
+
+/**
+ * Watches USDT (TRC-20) through java-tron's Ethereum-style JSON-RPC (`/jsonrpc`): the token's `Transfer`
+ * logs, matched against our `T…` addresses in memory in their 20-byte hex form (`WatchedAddresses`). With a
+ * solidity node's JSON-RPC (`TRON_SOLIDITY_RPC_URL`), a payment counts once its block is solidified
+ * (irreversible); without, after the required depth below the head. Reorgs are handled by `pollEvmChain`.
  */
 export class TronWatcher implements DepositWatcher {
-  readonly name = "tron:usdt";
+  readonly name = TRON_WATCHER.name;
   readonly demo = false;
-  readonly networks = ["tron"] as const;
+  readonly networks = TRON_WATCHER.networks;
   readonly node: WatcherNode;
   private readonly client: PublicClient;
   private readonly solidity: PublicClient | undefined;
   private readonly token: `0x${string}`;
+  private readonly watched = new WatchedAddresses<string>(this.networks, (row) => tronHexKey(row.address));
 
   constructor(options: { rpcUrl: string; solidityRpcUrl?: string; usdtContract: string }) {
     this.node = { url: new URL(options.rpcUrl).origin };
@@ -43,79 +50,31 @@ export class TronWatcher implements DepositWatcher {
     );
   }
 
-  async poll(): Promise<number[]> {
-    const head = await this.client.getBlockNumber();
+  async poll(signal?: AbortSignal): Promise<number[]> {
     const solidified = this.solidity ? Number(await this.solidity.getBlockNumber()) : undefined;
-    const cursor = await readCursor(this.name);
-    const scanned =
-      cursor && cursor.scannedBlock >= 0 ? BigInt(cursor.scannedBlock) : head - FIRST_RUN_LOOKBACK;
-    const from = scanned + 1n > 0n ? scanned + 1n : 0n;
-    const to = head < from + MAX_BLOCKS_PER_POLL - 1n ? head : from + MAX_BLOCKS_PER_POLL - 1n;
-    const confirmationsOf = (block: number, required: number) =>
+    await this.watched.sync();
+    const confirmationsOf = (block: number, required: number, head: bigint) =>
       tronConfirmations({ block, head: Number(head), solidified, required });
-
-    const touched = new Set<number>();
-    if (from <= to) {
-      const watched = await watchedAddresses(this.networks);
-      const targets = new Map<string, { topupId: number; required: number }>();
-      for (const entry of watched) {
-        try {
-          targets.set(tronToEvmHex(entry.address), {
-            topupId: entry.topupId,
-            required: entry.confirmationsRequired,
-          });
-        } catch {
-          // not a TRON address: nothing can pay it here
-        }
-      }
-      if (targets.size > 0) {
-        const logs = await this.client.getLogs({
-          address: this.token,
-          event: TRANSFER,
-          args: { to: [...targets.keys()].map((hex) => getAddress(hex)) },
-          fromBlock: from,
-          toBlock: to,
-        });
-        const observed: ObservedPayment[] = [];
-        for (const log of logs) {
-          const target = log.args.to ? targets.get(log.args.to.toLowerCase()) : undefined;
-          if (!target || !log.args.value || log.blockNumber === null || log.logIndex === null) continue;
-          observed.push({
-            topupId: target.topupId,
-            txHash: log.transactionHash,
-            logIndex: log.logIndex,
-            amountUnits: log.args.value,
-            blockNumber: Number(log.blockNumber),
-            blockHash: log.blockHash,
-            confirmations: confirmationsOf(Number(log.blockNumber), target.required),
-          });
-        }
-        for (const id of await observePayments("tron", observed)) touched.add(id);
-      }
-    }
-
-    let rescanFrom: bigint | undefined;
-    for (const payment of await trackedPayments("tron")) {
-      if (payment.blockNumber === null) continue;
-      const block = await this.client
-        .getBlock({ blockNumber: BigInt(payment.blockNumber) })
-        .catch(() => null);
-      if (!block || block.hash !== payment.blockHash) {
-        await forgetPayment(payment.id);
-        const back = BigInt(payment.blockNumber) - 1n;
-        rescanFrom = rescanFrom === undefined || back < rescanFrom ? back : rescanFrom;
-      } else {
-        const confirmations = confirmationsOf(payment.blockNumber, payment.confirmationsRequired);
-        if (confirmations !== payment.confirmations) await setConfirmations(payment.id, confirmations);
-      }
-      touched.add(payment.topupId);
-    }
-    const newScanned = rescanFrom !== undefined && rescanFrom < to ? rescanFrom : to;
-    await saveCursor(this.name, {
-      scannedBlock: Number(newScanned),
-      scannedHash: null,
-      headBlock: Number(head),
+    return pollEvmChain({
+      name: this.name,
+      network: "tron",
+      client: this.client,
+      reorgWindow: REORG_WINDOW,
+      signal,
+      confirmationsOf,
+      scan: async (from, to, head) =>
+        this.watched.size === 0
+          ? []
+          : tokenPayments({
+              client: this.client,
+              token: this.token,
+              from,
+              to,
+              head,
+              signal,
+              confirmationsOf,
+              payee: (address) => this.watched.get(address),
+            }),
     });
-    return [...touched];
   }
 }

@@ -8,10 +8,10 @@ import {
   setConfirmations,
   trackedPayments,
   unconfirmPayment,
-  watchedAddresses,
 } from "./crediting";
 import { readCursor, saveCursor } from "./cursor";
 import { blockOutputs, type RawOutput, transactionOutputs, UnsupportedSerialization } from "./raw-block";
+import { stillWatched, WatchedAddresses } from "./watched-set";
 import type { DepositWatcher, WatcherNode } from "./watcher";
 
 /** Blocks read per poll at most, so a watcher that was down catches up in bounded steps. */
@@ -20,6 +20,15 @@ const MAX_BLOCKS_PER_POLL = 50;
 const FIRST_RUN_LOOKBACK = 6;
 /** Blocks below the tip whose payments are re-checked against the best chain (reorgs deeper are flagged). */
 const REORG_WATCH_DEPTH = 100;
+/**
+ * New mempool transactions read per poll at most: the first poll of a busy node's mempool (tens of
+ * thousands) is spread over several, so a poll stays short and well inside its lease. Blocks see every
+ * payment anyway; the mempool only shows them sooner.
+ */
+const MEMPOOL_READS_PER_POLL = 2_000;
+
+/** Output script (hex) -> the top-up it pays. */
+type ScriptLookup = { get(script: string): number | undefined };
 
 type Output = { value: number; n: number; scriptPubKey: { hex: string } };
 type Transaction = { txid: string; vout: Output[] };
@@ -60,14 +69,28 @@ export class UtxoWatcher implements DepositWatcher {
    * mined meanwhile has been scanned), the transaction was replaced or evicted: the payment is dropped.
    */
   private missing = new Set<number>();
-  private scripts = new Map<string, string>();
+  private readonly watched: WatchedAddresses<string>;
+  /** The watched set as output script -> top-up id, for matching. */
+  private readonly byScript: ScriptLookup = { get: (script) => this.watched.get(script)?.topupId };
   /** The last block walk: how many blocks, how long, against how many addresses (for the benchmark). */
   lastScan: { blocks: number; ms: number; addresses: number } | undefined;
 
+  /** The watcher's name for a network: its lease and cursor row. */
+  static nameFor(network: UtxoWatcherOptions["network"]): string {
+    return `utxo:${network}`;
+  }
+
   constructor(private readonly options: UtxoWatcherOptions) {
-    this.name = `utxo:${options.network}`;
+    this.name = UtxoWatcher.nameFor(options.network);
     this.networks = [options.network];
     this.rpc = new BitcoinRpc(options.rpcUrl, options.cookieFile);
+    this.watched = new WatchedAddresses(this.networks, (row) => {
+      try {
+        return p2wpkhScriptHex(options.network, row.address, options.net);
+      } catch {
+        return undefined; // made for another chain of this coin (e.g. before the node was switched)
+      }
+    });
   }
 
   get node(): WatcherNode {
@@ -106,7 +129,7 @@ export class UtxoWatcher implements DepositWatcher {
     raw: () => Promise<string>,
     parse: (hex: string) => RawOutput[],
     verbose: () => Promise<Transaction[]>,
-    watched: Map<string, number>,
+    watched: ScriptLookup,
     place: Place,
   ): Promise<ObservedPayment[]> {
     if (this.rawFailures < 3) {
@@ -125,8 +148,8 @@ export class UtxoWatcher implements DepositWatcher {
     return (await verbose()).flatMap((tx) => UtxoWatcher.match(tx, watched, place));
   }
 
-  private blockPayments(hash: string, watched: Map<string, number>, place: Place) {
-    const keep = (script: string) => watched.has(script);
+  private blockPayments(hash: string, watched: ScriptLookup, place: Place) {
+    const keep = (script: string) => watched.get(script) !== undefined;
     return this.readRaw(
       () => this.rpc.call<string>("getblock", [hash, 0]),
       (hex) => blockOutputs(hex, keep),
@@ -136,8 +159,8 @@ export class UtxoWatcher implements DepositWatcher {
     );
   }
 
-  private mempoolPayments(txid: string, watched: Map<string, number>) {
-    const keep = (script: string) => watched.has(script);
+  private mempoolPayments(txid: string, watched: ScriptLookup) {
+    const keep = (script: string) => watched.get(script) !== undefined;
     const place = { blockNumber: null, blockHash: null, confirmations: 0 };
     return this.readRaw(
       () => this.rpc.call<string>("getrawtransaction", [txid, false]),
@@ -148,27 +171,8 @@ export class UtxoWatcher implements DepositWatcher {
     );
   }
 
-  /** Our watched scripts: output script hex -> top-up id. */
-  private async watchedScripts(): Promise<Map<string, number>> {
-    const byScript = new Map<string, number>();
-    for (const entry of await watchedAddresses(this.networks)) {
-      let script = this.scripts.get(entry.address);
-      if (!script) {
-        try {
-          script = p2wpkhScriptHex(this.options.network, entry.address, this.options.net);
-        } catch {
-          continue; // made for another chain of this coin (e.g. before the node was switched)
-        }
-        this.scripts.set(entry.address, script);
-      }
-      byScript.set(script, entry.topupId);
-    }
-    if (this.scripts.size > byScript.size * 2 + 1000) this.scripts.clear();
-    return byScript;
-  }
-
   /** The outputs of `tx` that pay our addresses. */
-  static match(tx: Transaction, watched: Map<string, number>, place: Place): ObservedPayment[] {
+  static match(tx: Transaction, watched: ScriptLookup, place: Place): ObservedPayment[] {
     const found: ObservedPayment[] = [];
     for (const output of tx.vout) {
       const topupId = watched.get(output.scriptPubKey.hex);
@@ -180,7 +184,7 @@ export class UtxoWatcher implements DepositWatcher {
     return found;
   }
 
-  async poll(): Promise<number[]> {
+  async poll(signal?: AbortSignal): Promise<number[]> {
     await this.checkChain();
     const network = this.options.network;
     const tip = await this.rpc.call<number>("getblockcount");
@@ -221,39 +225,47 @@ export class UtxoWatcher implements DepositWatcher {
       }
     }
 
-    const watched = await this.watchedScripts();
+    await this.watched.sync();
+    const watched = this.byScript;
+    const watching = this.watched.size > 0;
     const observed: ObservedPayment[] = [];
     const last = Math.min(tip, scanned + MAX_BLOCKS_PER_POLL);
     let scannedHash = scanned >= 0 ? await hashAt(scanned) : null;
     const started = performance.now();
     let blocks = 0;
     for (let height = scanned + 1; height <= last; height++) {
+      signal?.throwIfAborted();
       const hash = await hashAt(height);
       if (!hash) break;
       // With nothing to watch, the block need not be read at all.
-      if (watched.size > 0) {
+      if (watching) {
         const place = { blockNumber: height, blockHash: hash, confirmations: tip - height + 1 };
-        observed.push(...(await this.blockPayments(hash, watched, place)));
+        for (const payment of await this.blockPayments(hash, watched, place)) observed.push(payment);
       }
       scanned = height;
       scannedHash = hash;
       blocks++;
     }
-    if (blocks > 0) this.lastScan = { blocks, ms: performance.now() - started, addresses: watched.size };
+    if (blocks > 0) {
+      this.lastScan = { blocks, ms: performance.now() - started, addresses: this.watched.size };
+    }
 
     const mempool = await this.rpc.call<string[]>("getrawmempool");
     const inPool = new Set(mempool);
     for (const txid of this.mempoolSeen) if (!inPool.has(txid)) this.mempoolSeen.delete(txid);
-    if (watched.size > 0) {
+    if (watching) {
+      let reads = 0;
       for (const txid of mempool) {
         if (this.mempoolSeen.has(txid)) continue;
+        if (++reads > MEMPOOL_READS_PER_POLL) break;
+        signal?.throwIfAborted();
         const found = await this.mempoolPayments(txid, watched).catch((error) => {
           if (error instanceof RpcError) return null; // mined or evicted meanwhile: the block walk sees it if mined
           throw error;
         });
         if (!found) continue;
         this.mempoolSeen.add(txid);
-        observed.push(...found);
+        for (const payment of found) observed.push(payment);
       }
     }
 
@@ -266,8 +278,11 @@ export class UtxoWatcher implements DepositWatcher {
     }
     this.missing = stillMissing;
 
-    for (const id of await observePayments(network, observed)) touched.add(id);
-    await saveCursor(this.name, { scannedBlock: scanned, scannedHash, headBlock: tip });
+    const stillOpen = await stillWatched(observed.map((payment) => payment.topupId));
+    const current = observed.filter((payment) => stillOpen.has(payment.topupId));
+    for (const id of await observePayments(network, current)) touched.add(id);
+    signal?.throwIfAborted();
+    await saveCursor(this.name, { scannedBlock: scanned, scannedHash, headBlock: tip }, cursor);
     return [...touched];
   }
 }

@@ -15,6 +15,9 @@ export interface DepositWatcher {
   readonly networks: readonly string[];
   /** The node it reads; undefined for the demo watcher. */
   readonly node?: WatcherNode;
-  /** One pass over the chain. Returns the ids of top-ups whose payments changed. */
-  poll(): Promise<number[]>;
+  /**
+   * One pass over the chain. Returns the ids of top-ups whose payments changed. `lease` is aborted when
+   * this instance no longer holds the watcher's lease: the poll should stop (its cursor would not be saved).
+   */
+  poll(lease?: AbortSignal): Promise<number[]>;
 }

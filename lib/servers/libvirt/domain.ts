@@ -11,8 +11,11 @@ export type DomainSpec = {
   pool: string;
   diskVolume: string;
   seedVolume: string;
-  /** Direct kernel boot (images built by guest:build); absent: the image's own boot loader. */
-  kernel?: { kernel: string; initrd: string };
+  /**
+   * Direct kernel boot (images built by guest:build, and the rescue system); absent: the image's own boot
+   * loader. `cmdline` replaces the usual one (root on the disk).
+   */
+  kernel?: { kernel: string; initrd: string; cmdline?: string };
   /** User-mode networking with only this port of 127.0.0.1 forwarded to the guest's SSH (no bridge). */
   sshForwardPort: number;
   mac: string;
@@ -23,7 +26,7 @@ export type DomainSpec = {
 export function domainXml(spec: DomainSpec): string {
   const kernel = spec.kernel
     ? `<kernel>${xmlText(spec.kernel.kernel)}</kernel><initrd>${xmlText(spec.kernel.initrd)}</initrd>` +
-      "<cmdline>root=/dev/vda rw console=ttyS0 clocksource=hpet</cmdline>"
+      `<cmdline>${xmlText(spec.kernel.cmdline ?? "root=/dev/vda rw console=ttyS0 clocksource=hpet")}</cmdline>`
     : "";
   // Under TCG a smaller translation cache keeps QEMU's resident memory near half of the default.
   const tcg = spec.virtType === "qemu" ? "<tcg><tb-cache unit='MiB'>128</tb-cache></tcg>" : "";

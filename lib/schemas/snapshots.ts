@@ -83,3 +83,6 @@ export const RescueStartedSchema = ServerSchema.extend({
 export type Snapshot = z.infer<typeof SnapshotSchema>;
 export type CreateSnapshotRequest = z.infer<typeof CreateSnapshotRequestSchema>;
 export type RestoreSnapshotRequest = z.infer<typeof RestoreSnapshotRequestSchema>;
+
+/** Rescue mode takes no options: the body is empty or `{}`. */
+export const RescueRequestSchema = z.strictObject({}).meta({ id: "RescueRequest" });

@@ -302,7 +302,7 @@ export async function renewServer(accountId: number, serverId: number, idempoten
  * and the server comes back on that disk (see retention.ts); its new period starts once it runs again.
  * A revival that fails for good refunds this charge.
  */
-async function reviveInTx(tx: Tx, row: ServerRow): Promise<ServerRow> {
+export async function reviveInTx(tx: Tx, row: ServerRow): Promise<ServerRow> {
   await lockFunds(tx, row.accountId, row.priceCents);
   const revival = await prepareRevival(tx, row);
   await debit(tx, row.accountId, row.priceCents, "renewal", revivalReference(row.id, revival.jobId));

@@ -85,6 +85,28 @@ describe("libvirt provisioner parts", () => {
     expect(kvm).toContain("host-passthrough");
     expect(kvm).not.toContain("tb-cache");
     expect(kvm).toContain("<name>a&#39;&#60;b&#62;</name>");
+    // An image with its own kernel boots from the disk; the rescue system keeps its root in memory.
+    const own = domainXml({
+      ...spec,
+      virtType: "qemu",
+      kernel: { kernel: "/i/os.vmlinuz", initrd: "/i/os.initrd" },
+    });
+    expect(own).toContain("<cmdline>root=/dev/vda rw console=ttyS0 clocksource=hpet</cmdline>");
+    const rescue = domainXml({
+      ...spec,
+      virtType: "qemu",
+      seedVolume: "vps-7-rescue-seed.iso",
+      kernel: {
+        kernel: "/i/rescue.vmlinuz",
+        initrd: "/i/rescue.initrd",
+        cmdline: "console=ttyS0 vps.rescue=1",
+      },
+    });
+    expect(rescue).toContain("<kernel>/i/rescue.vmlinuz</kernel><initrd>/i/rescue.initrd</initrd>");
+    expect(rescue).toContain("<cmdline>console=ttyS0 vps.rescue=1</cmdline>");
+    expect(rescue).not.toContain("root=/dev/vda");
+    expect(rescue).toContain("volume='vps-7.qcow2'");
+    expect(rescue).toContain("volume='vps-7-rescue-seed.iso'");
   });
 
   it("the SSH readiness probe sees an SSH server's identification line", async () => {

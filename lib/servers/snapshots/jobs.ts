@@ -43,7 +43,7 @@ export async function runSnapshot(job: Job): Promise<void> {
   const database = await db();
   const snapshot = await snapshotOf(job);
   const server = await serverRow(job.serverId);
-  if (!snapshot || snapshot.state !== "creating" || server.status === "terminated") {
+  if (snapshot?.state !== "creating" || server.status === "terminated") {
     await database.transaction(async (tx) => {
       if (snapshot?.state === "creating") await failSnapshot(tx, snapshot.id, "the server was terminated");
       await finish(tx, job, "done");
@@ -63,7 +63,7 @@ export async function runSnapshot(job: Job): Promise<void> {
  */
 export async function snapshotBeforeReinstall(job: Job, server: ServerRow): Promise<void> {
   const snapshot = await snapshotOf(job);
-  if (!snapshot || snapshot.state !== "creating") return;
+  if (snapshot?.state !== "creating") return;
   await provisioner().power(server, "stop");
   const taken = await provisioner().snapshot({ ...server, powerState: "stopped" }, volumeOf(snapshot));
   const database = await db();
@@ -73,7 +73,7 @@ export async function snapshotBeforeReinstall(job: Job, server: ServerRow): Prom
 /** A restore's host work: the server keeps its address, port and host key (the seed is not touched). */
 export async function restoreOnHost(job: Job, server: ServerRow) {
   const snapshot = await snapshotOf(job);
-  if (!snapshot || snapshot.state !== "available") throw new Error("the snapshot is no longer available");
+  if (snapshot?.state !== "available") throw new Error("the snapshot is no longer available");
   await provisioner().restore(server, volumeOf(snapshot));
   return { ip: server.ip ?? undefined, sshPort: server.sshPort ?? 22, hostKeyFingerprint: undefined };
 }

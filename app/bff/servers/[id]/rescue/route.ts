@@ -1,0 +1,21 @@
+import { bffRoute, idempotencyHeader, jsonBody, notFound, numericId, relay } from "@/lib/bff-session/bff";
+
+/**
+ * Boots the rescue system. Its temporary password is revealed on request (from /credentials, like the root
+ * password), never kept in this answer. Leaving rescue mode is forwarded as it is (see forward.ts).
+ */
+export const POST = bffRoute(
+  async ({ request, api, params }) => {
+    const id = numericId(params);
+    if (!id) return notFound("server");
+    await jsonBody(request);
+    const result = await api.POST("/servers/{id}/rescue", {
+      params: { path: { id } },
+      body: {},
+      headers: idempotencyHeader(request),
+    });
+    if (result.data) delete (result.data as { rescue_password?: string }).rescue_password;
+    return relay(result);
+  },
+  { signedIn: true },
+);

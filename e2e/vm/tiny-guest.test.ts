@@ -162,13 +162,22 @@ describe("real virtual machines (libvirt, tiny test guest)", () => {
     await expect(sshRun(port, "SHA256:not-the-pinned-key", byPassword, "true")).rejects.toThrow();
 
     await sshRun(port, pinned, byPassword, "echo kept > /root/marker && sync");
+    const bootId = "cat /proc/sys/kernel/random/boot_id";
+    const firstBoot = await sshRun(port, pinned, byPassword, bootId);
     const rebooted = await api(`/servers/${created.id}/actions`, {
       method: "POST",
       key: apiKey,
       body: { action: "reboot" },
     });
     expect(rebooted.body.power_state).toBe("running");
-    expect(await sshWhenUp(port, pinned, byPassword, "cat /root/marker", BOOT_MS)).toBe("kept");
+    // The reboot is asked of the guest: until it has rebooted, a login may still reach the old system, whose
+    // /root is already unmounted while it shuts down.
+    await waitFor(
+      () => sshRun(port, pinned, byPassword, bootId, 10_000).catch(() => firstBoot),
+      (id) => id !== firstBoot,
+      BOOT_MS,
+    );
+    expect(await sshRun(port, pinned, byPassword, "cat /root/marker")).toBe("kept");
 
     // Stop is an ACPI shutdown the guest honours (well inside the 30 s before a forced power-off).
     const stopAt = Date.now();

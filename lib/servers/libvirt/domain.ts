@@ -4,6 +4,11 @@ const xmlText = (value: string | number) => String(value).replace(/[<>&'"]/g, (c
 
 export type DomainSpec = {
   name: string;
+  /**
+   * The UUID of the domain this definition replaces: libvirt refuses a new definition of an existing name
+   * under another UUID, and one left out is generated afresh. Absent for a domain defined for the first time.
+   */
+  uuid?: string;
   memoryMb: number;
   vcpus: number;
   /** kvm where the host has vmx/svm, qemu (TCG software emulation) otherwise. */
@@ -50,7 +55,7 @@ export function domainXml(spec: DomainSpec): string {
       "</interface>"
     : "";
   return `<domain type='${spec.virtType}' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
-  <name>${xmlText(spec.name)}</name>
+  <name>${xmlText(spec.name)}</name>${spec.uuid ? `<uuid>${xmlText(spec.uuid)}</uuid>` : ""}
   <memory unit='MiB'>${spec.memoryMb}</memory>
   <vcpu>${spec.vcpus}</vcpu>
   <os><type arch='x86_64' machine='pc'>hvm</type>${kernel}<boot dev='hd'/></os>

@@ -169,4 +169,37 @@ describe("libvirt provisioner parts", () => {
     expect(powerStateOf("shut off")).toBe("stopped");
     expect(powerStateOf("crashed")).toBe("stopped");
   });
+  it("a new definition of an existing domain keeps its UUID, which libvirt requires (its test driver)", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "vps-define-"));
+    const spec = {
+      name: "vps-9",
+      memoryMb: 512,
+      vcpus: 1,
+      virtType: "qemu" as const,
+      pool: "vps-disks",
+      diskVolume: "vps-9.qcow2",
+      seedVolume: "vps-9-seed.iso",
+      sshForwardPort: 22009,
+      mac: "52:54:00:00:00:02",
+    };
+    const uuid = "6f0d3c5e-2a4b-4c1d-9e8f-0a1b2c3d4e5f";
+    const files = {
+      first: domainXml({ ...spec, uuid }),
+      fresh: domainXml(spec),
+      kept: domainXml({ ...spec, uuid, memoryMb: 1024 }),
+    };
+    for (const [name, xml] of Object.entries(files)) writeFileSync(path.join(dir, `${name}.xml`), xml);
+    expect(files.fresh).not.toContain("<uuid>");
+    // One virsh session: the test driver's domains last as long as its connection.
+    const session = (...steps: string[]) =>
+      execFileSync("virsh", ["-c", "test:///default", steps.join("; ")], {
+        stdio: ["ignore", "pipe", "pipe"],
+      }).toString();
+    expect(() => session(`define ${dir}/first.xml`, `define ${dir}/fresh.xml`)).toThrow(
+      /already exists with uuid/,
+    );
+    const kept = session(`define ${dir}/first.xml`, `define ${dir}/kept.xml`, "dominfo vps-9");
+    expect(kept).toContain(uuid);
+    expect(kept).toMatch(/Max memory:\s+1048576 KiB/);
+  });
 });

@@ -252,8 +252,10 @@ export class LibvirtProvisioner implements Provisioner {
    */
   private async define(server: ServerRow, host: HypervisorHost): Promise<void> {
     const rescue = server.rescueState === "active";
+    const name = this.domainName(server);
     const xml = domainXml({
-      name: this.domainName(server),
+      name,
+      uuid: await this.existingUuid(host, name),
       memoryMb: server.memoryMb ?? 1024,
       vcpus: server.vcpus ?? 1,
       virtType: await this.virtType(host),
@@ -268,6 +270,16 @@ export class LibvirtProvisioner implements Provisioner {
         : undefined,
     });
     await this.withXmlFile(xml, (file) => virsh(host.uri, ["define", file]));
+  }
+
+  /** The UUID of the defined domain `name`, which a new definition of it must keep; undefined when there is none. */
+  private async existingUuid(host: HypervisorHost, name: string): Promise<string | undefined> {
+    try {
+      return (await virsh(host.uri, ["domuuid", name])).trim() || undefined;
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
   }
 
   async create(spec: BuildSpec): Promise<Built> {

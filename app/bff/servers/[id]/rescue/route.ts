@@ -1,8 +1,9 @@
 import { bffRoute, idempotencyHeader, jsonBody, notFound, numericId, relay } from "@/lib/bff-session/bff";
+import { forward } from "@/lib/bff-session/forward";
 
 /**
  * Boots the rescue system. Its temporary password is revealed on request (from /credentials, like the root
- * password), never kept in this answer. Leaving rescue mode is forwarded as it is (see forward.ts).
+ * password), never kept in this answer.
  */
 export const POST = bffRoute(
   async ({ request, api, params }) => {
@@ -19,3 +20,6 @@ export const POST = bffRoute(
   },
   { signedIn: true },
 );
+
+/** Leaving rescue mode, as FORWARDED passes it (this folder's own route takes the path from the catch-all). */
+export const DELETE = bffRoute(forward, { signedIn: true });

@@ -8,6 +8,7 @@ import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/queries/i
 import { queryKeys } from "@/lib/queries/query-keys";
 import { serverQuery } from "@/lib/queries/servers";
 import type { Server } from "@/lib/queries/types";
+import { HostnameConfirmField } from "./hostname-confirm";
 
 type OsChoice = { id: string; name: string; available: boolean };
 
@@ -111,15 +112,11 @@ export function ReinstallPanel({ server }: { server: Server }) {
               />
               Take a snapshot first
             </label>
-            <label htmlFor={`${ids}-confirm`} className="sr-only">
-              Host name to confirm reinstall
-            </label>
-            <input
+            <HostnameConfirmField
               id={`${ids}-confirm`}
+              label="Host name to confirm reinstall"
               value={typed}
-              onChange={(e) => setTyped(e.target.value)}
-              autoComplete="off"
-              className="rounded border border-zinc-300 px-3 py-1.5 font-mono dark:border-zinc-700 dark:bg-zinc-900"
+              onChange={setTyped}
             />
             <button
               type="submit"

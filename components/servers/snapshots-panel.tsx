@@ -10,6 +10,7 @@ import { queryKeys } from "@/lib/queries/query-keys";
 import { serverQuery, snapshotsQuery } from "@/lib/queries/servers";
 import type { Server, Snapshot } from "@/lib/queries/types";
 import { Alert, TEXT_STYLES } from "../ui/alert";
+import { HostnameConfirmField } from "./hostname-confirm";
 import { formatUtc } from "./status-badge";
 
 const UNITS = ["B", "KB", "MB", "GB", "TB"] as const;
@@ -206,15 +207,11 @@ export function SnapshotsPanel({ server }: { server: Server }) {
             paid period stay. Type <code className="font-semibold">{server.hostname}</code> to confirm.
           </p>
           <div className="flex flex-wrap items-end gap-2">
-            <label htmlFor={`${ids}-confirm`} className="sr-only">
-              Host name to confirm restore
-            </label>
-            <input
+            <HostnameConfirmField
               id={`${ids}-confirm`}
+              label="Host name to confirm restore"
               value={typed}
-              onChange={(e) => setTyped(e.target.value)}
-              autoComplete="off"
-              className="rounded border border-zinc-300 px-3 py-1.5 font-mono dark:border-zinc-700 dark:bg-zinc-900"
+              onChange={setTyped}
             />
             <button
               type="submit"

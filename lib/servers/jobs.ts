@@ -343,14 +343,8 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
     if (job.kind === "rescue") return endFailedRescue(tx, job, reason);
     if (job.kind === "leave_rescue") return endFailedLeaveRescue(tx, job, reason);
     if (job.kind !== "provision") return;
-    // Read through tx: PGlite has one connection, and a query beside an open transaction would wait forever.
-    const [{ accountId } = { accountId: 0 }] = await tx
-      .select({ accountId: servers.accountId })
-      .from(servers)
-      .where(eq(servers.id, job.serverId));
-    await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
-    const row = await lockServer(tx, job.serverId);
-    if (row.status !== "provisioning") return;
+    const row = await lockBuildToRefund(tx, job);
+    if (!row) return;
     await postLedgerEntry(tx, {
       accountId: row.accountId,
       amountCents: row.priceCents,
@@ -372,22 +366,42 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
 }
 
 /**
- * A reinstall that failed for good: the server is `active` again (paid time is not touched, nothing is
- * refunded) with its power state left to the host's next report, and says why, so the owner can try again.
+ * The server of a build that failed for good and is to be refunded, locked after its account (the order every
+ * money-moving transaction locks in); undefined when it is no longer being built.
  */
-async function endFailedReinstall(tx: Tx, job: Job, reason: string) {
-  // A snapshot the reinstall was to take first, and did not, holds nothing.
-  if (job.snapshotId !== null) await failSnapshot(tx, job.snapshotId, reason);
+export async function lockBuildToRefund(tx: Tx, job: Job): Promise<ServerRow | undefined> {
+  // Read through tx: PGlite has one connection, and a query beside an open transaction would wait forever.
+  const [{ accountId } = { accountId: 0 }] = await tx
+    .select({ accountId: servers.accountId })
+    .from(servers)
+    .where(eq(servers.id, job.serverId));
+  await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
+  const row = await lockServer(tx, job.serverId);
+  return row.status === "provisioning" ? row : undefined;
+}
+
+/**
+ * A rewrite of the disk (a reinstall, a restore) that failed for good: the server is `active` again, stopped
+ * (paid time is not touched, nothing is refunded), and `statusReason` says why and what to do.
+ */
+export async function endFailedDiskRewrite(tx: Tx, job: Job, statusReason: string): Promise<void> {
   const row = await lockServer(tx, job.serverId);
   if (row.status !== "provisioning") return;
   await tx
     .update(servers)
-    .set({
-      status: "active",
-      powerState: "stopped",
-      statusReason: `The reinstall failed after ${job.attempts} attempts (${reason}); reinstall again.`,
-    })
+    .set({ status: "active", powerState: "stopped", statusReason })
     .where(eq(servers.id, row.id));
+}
+
+/** A reinstall that failed for good: the owner can try again. */
+async function endFailedReinstall(tx: Tx, job: Job, reason: string) {
+  // A snapshot the reinstall was to take first, and did not, holds nothing.
+  if (job.snapshotId !== null) await failSnapshot(tx, job.snapshotId, reason);
+  await endFailedDiskRewrite(
+    tx,
+    job,
+    `The reinstall failed after ${job.attempts} attempts (${reason}); reinstall again.`,
+  );
 }
 
 /**

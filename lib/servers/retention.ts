@@ -3,11 +3,11 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { conflict } from "@/lib/api/errors";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
-import { accounts, servers, snapshots } from "@/lib/db/schema";
+import { servers, snapshots } from "@/lib/db/schema";
 import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
 import { addCycle } from "./cycle";
 import { refuseWhileBusy } from "./host-operations";
-import { enqueueJob, type Job, lockServer } from "./jobs";
+import { enqueueJob, type Job, lockBuildToRefund } from "./jobs";
 import { reserveOnHost } from "./placement";
 import type { ServerRow } from "./present";
 import { type BuildSpec, provisioner, reserveForwardedPort } from "./provisioner";
@@ -176,13 +176,8 @@ export async function completeRevival(tx: Tx, row: ServerRow): Promise<Partial<S
  * with its disk still kept until the end of its retention, and a destroy job removes what was started.
  */
 export async function endFailedRevival(tx: Tx, job: Job, reason: string): Promise<void> {
-  const [{ accountId } = { accountId: 0 }] = await tx
-    .select({ accountId: servers.accountId })
-    .from(servers)
-    .where(eq(servers.id, job.serverId));
-  await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
-  const row = await lockServer(tx, job.serverId);
-  if (row.status !== "provisioning") return;
+  const row = await lockBuildToRefund(tx, job);
+  if (!row) return;
   await postLedgerEntry(tx, {
     accountId: row.accountId,
     amountCents: row.priceCents,

@@ -2,9 +2,9 @@ import "server-only";
 import { and, eq } from "drizzle-orm";
 import { now } from "@/lib/clock";
 import { db } from "@/lib/db/client";
-import { servers, snapshots } from "@/lib/db/schema";
+import { snapshots } from "@/lib/db/schema";
 import type { Tx } from "@/lib/ledger/ledger";
-import { finish, type Job, lockServer, serverRow } from "../jobs";
+import { endFailedDiskRewrite, finish, type Job, serverRow } from "../jobs";
 import type { ServerRow } from "../present";
 import { provisioner, type SnapshotTaken } from "../provisioner";
 
@@ -107,15 +107,10 @@ export async function failSnapshot(tx: Tx, snapshotId: number | null, reason: st
  * A restore that failed for good: the server is `active` again, stopped (its disk may be the snapshot's copy,
  * or gone), and says so; the snapshot is untouched, so restoring again is the way out.
  */
-export async function endFailedRestore(tx: Tx, job: Job, reason: string): Promise<void> {
-  const row = await lockServer(tx, job.serverId);
-  if (row.status !== "provisioning") return;
-  await tx
-    .update(servers)
-    .set({
-      status: "active",
-      powerState: "stopped",
-      statusReason: `The restore failed after ${job.attempts} attempts (${reason}); restore the snapshot again.`,
-    })
-    .where(eq(servers.id, row.id));
+export function endFailedRestore(tx: Tx, job: Job, reason: string): Promise<void> {
+  return endFailedDiskRewrite(
+    tx,
+    job,
+    `The restore failed after ${job.attempts} attempts (${reason}); restore the snapshot again.`,
+  );
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { balanceOf, fund } from "./funding";
+import { balanceOf } from "./funding";
 import { api, createAccount, errorCode } from "./helpers";
+import { accountWithActiveServer, until } from "./server-fixtures";
 
 type Server = {
   id: number;
@@ -22,32 +23,8 @@ const listed = async (key: string, id: number) =>
     limit: number;
   };
 
-async function until<T>(readValue: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await readValue();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`stuck at ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}
-
 /** An account with one active (simulated) server. */
-async function activeServer() {
-  const { apiKey } = await createAccount();
-  await fund(apiKey, 40);
-  const ordered = await api("/servers", {
-    method: "POST",
-    key: apiKey,
-    body: { plan: "pup", location: "nl", os: "debian-13", hostname: `snap-${Date.now().toString(36)}` },
-  });
-  expect(ordered.status).toBe(201);
-  const server = await until(
-    () => read(apiKey, ordered.body.id as number),
-    (s) => s.status === "active",
-  );
-  return { apiKey, server };
-}
+const activeServer = () => accountWithActiveServer<Server>({ hostname: `snap-${Date.now().toString(36)}` });
 
 const take = (key: string, id: number, body: unknown = {}, headers: Record<string, string> = {}) =>
   api(`/servers/${id}/snapshots`, { method: "POST", key, body, headers });

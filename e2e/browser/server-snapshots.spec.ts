@@ -1,21 +1,12 @@
 import { expect, test } from "@playwright/test";
-import { api, fundBalance, signUp } from "../support/dashboard";
+import { api, signUpWithServer } from "../support/dashboard";
 
 test("snapshots from the server page: take, list, restore after typing the host name, delete; a reinstall keeps one first", async ({
   page,
   request,
 }) => {
   test.setTimeout(120_000);
-  const { apiKey } = await signUp(page);
-  await fundBalance(request, apiKey, 25);
-  const ordered = await api(request, apiKey, "/servers", "POST", {
-    plan: "pup",
-    location: "nl",
-    os: "debian-13",
-  });
-  expect(ordered.status).toBe(201);
-  const id = ordered.body.id as number;
-  const hostname = ordered.body.hostname as string;
+  const { apiKey, id, hostname } = await signUpWithServer(page, request);
   const listed = async () => (await api(request, apiKey, `/servers/${id}/snapshots`)).body;
 
   await page.goto(`/dashboard/servers/${id}`);
@@ -84,15 +75,7 @@ test("rescue mode from the server page: boot it, reveal its password, leave it",
   request,
 }) => {
   test.setTimeout(90_000);
-  const { apiKey } = await signUp(page);
-  await fundBalance(request, apiKey, 25);
-  const ordered = await api(request, apiKey, "/servers", "POST", {
-    plan: "pup",
-    location: "nl",
-    os: "debian-13",
-  });
-  expect(ordered.status).toBe(201);
-  const id = ordered.body.id as number;
+  const { apiKey, id } = await signUpWithServer(page, request);
 
   await page.goto(`/dashboard/servers/${id}`);
   await expect(page.getByTestId("server-status")).toHaveText("active", { timeout: 20_000 });

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -201,5 +201,6 @@ describe("libvirt provisioner parts", () => {
     const kept = session(`define ${dir}/first.xml`, `define ${dir}/kept.xml`, "dominfo vps-9");
     expect(kept).toContain(uuid);
     expect(kept).toMatch(/Max memory:\s+1048576 KiB/);
+    rmSync(dir, { recursive: true, force: true });
   });
 });

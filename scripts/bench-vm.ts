@@ -9,10 +9,10 @@
  *
  *   npm run bench:vm
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { startApp } from "../e2e/support/app-server";
 import { sshWhenUp } from "../e2e/vm/host";
+import { removeMachines, virsh } from "./bench-machines";
 import { percentile } from "./percentile";
 
 const ORDERS = Number(process.env.BENCH_VM_ORDERS ?? 5);
@@ -24,28 +24,7 @@ const TINY_IMAGES = process.env.TINY_GUEST_DIR ?? "/var/lib/vps/test-images";
 const SSH_PORT_BASE = Number(process.env.VM_TEST_SSH_PORT_BASE ?? 23600) + 300;
 const KINDS = (process.env.BENCH_VM_IMAGES ?? "tiny,debian").split(",");
 
-const virsh = (...args: string[]) => {
-  try {
-    return execFileSync("virsh", ["-c", "qemu:///system", ...args], { stdio: ["ignore", "pipe", "ignore"] })
-      .toString()
-      .trim();
-  } catch {
-    return "";
-  }
-};
-
-function cleanUp() {
-  for (const name of virsh("list", "--all", "--name").split("\n")) {
-    if (!name.startsWith(PREFIX)) continue;
-    virsh("destroy", name);
-    virsh("undefine", name);
-  }
-  virsh("pool-refresh", `${PREFIX}disks`);
-  for (const line of virsh("vol-list", "--pool", `${PREFIX}disks`).split("\n")) {
-    const volume = line.trim().split(/\s+/)[0] ?? "";
-    if (volume.startsWith(PREFIX)) virsh("vol-delete", "--pool", `${PREFIX}disks`, volume);
-  }
-}
+const cleanUp = () => removeMachines(PREFIX);
 
 /** QEMU's pid for a domain, from libvirt's pid file. */
 const qemuPid = (domain: string) => Number(readFileSync(`/run/libvirt/qemu/${domain}.pid`, "utf8").trim());

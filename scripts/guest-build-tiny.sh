@@ -5,6 +5,10 @@
 # (hostname, root's SHA-512 crypt hash, root's SSH keys, the pinned ed25519 host key, the static network), so
 # the provisioner has one code path. Output: TINY_GUEST_DIR/<os>.{qcow2,vmlinuz,initrd}, the layout of
 # GUEST_IMAGES_DIR, under the catalog OS id the tests order (TINY_GUEST_OS, default debian-12).
+# The same kernel and initramfs are the rescue system: booted with `vps.rescue` on the kernel command line they
+# keep root's home in memory and leave the server's disk (/dev/vda) unmounted for its owner, with e2fsck at
+# hand. They are installed beside the images as rescue.{vmlinuz,initrd}; RESCUE_ONLY=1 installs only those
+# (`npm run guest:build-rescue` puts them beside GUEST_IMAGES_DIR's images).
 # Cached under GUEST_CACHE_DIR keyed on this script's hash.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,7 +19,7 @@ hash=$(sha256sum "$here/guest-build-tiny.sh" | cut -c1-16)
 built="$cache/tiny-$hash"
 
 if [ ! -f "$built/tiny.initrd" ]; then
-  for tool in busybox dropbear dropbearconvert cpio mke2fs qemu-img apt-get dpkg-deb; do
+  for tool in busybox dropbear dropbearconvert cpio mke2fs e2fsck qemu-img apt-get dpkg-deb; do
     command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ] || [ -x "/usr/lib/dropbear/$tool" ] || {
       echo "guest:build-tiny needs $tool (apt-get install busybox-static dropbear-bin cpio e2fsprogs qemu-utils)"
       exit 1
@@ -44,8 +48,10 @@ if [ ! -f "$built/tiny.initrd" ]; then
   convert=$(command -v dropbearconvert || echo /usr/lib/dropbear/dropbearconvert)
   install -m 0755 "$dropbear" "$root/usr/sbin/dropbear"
   install -m 0755 "$convert" "$root/usr/bin/dropbearconvert"
+  e2fsck=$(command -v e2fsck || echo /sbin/e2fsck)
+  install -m 0755 "$e2fsck" "$root/usr/sbin/e2fsck"
   # Their shared libraries, at the paths the dynamic loader looks in.
-  for lib in $(ldd "$dropbear" "$convert" | awk '/=> \// {print $3} /^\s*\/lib/ {print $1}' | sort -u); do
+  for lib in $(ldd "$dropbear" "$convert" "$e2fsck" | awk '/=> \// {print $3} /^\s*\/lib/ {print $1}' | sort -u); do
     mkdir -p "$root$(dirname "$lib")"
     cp -L "$lib" "$root$lib"
   done
@@ -103,7 +109,12 @@ printf 'root:%s:20000:0:99999:7:::\n' "$hash" >/etc/shadow
 chmod 0600 /etc/shadow
 
 wait_for /dev/vda
-mount -t ext4 /dev/vda /root || echo "no persistent /root"
+if grep -qw vps.rescue /proc/cmdline; then
+  # The rescue system: root's home in memory, the server's disk left for its owner to check and mount.
+  mount -t tmpfs -o mode=0700 tmpfs /root
+else
+  mount -t ext4 /dev/vda /root || echo "no persistent /root"
+fi
 chmod 0700 /root
 mkdir -p /root/.ssh && chmod 0700 /root/.ssh
 sed -n 's/^ *ssh_authorized_keys: *\[\(.*\)\] *$/\1/p' $seed/user-data |
@@ -148,8 +159,15 @@ fi
 
 # Guests run as libvirt-qemu: world-readable files in a folder it can reach.
 install -d -m 0755 "$images"
-for ext in qcow2 vmlinuz initrd; do
-  install -m 0644 "$built/tiny.$ext" "$images/$os.$ext.new"
-  mv "$images/$os.$ext.new" "$images/$os.$ext"
-done
-echo "tiny test guest ready in $images as $os ($(du -h "$built/tiny.initrd" | cut -f1) initramfs)"
+put() {
+  install -m 0644 "$built/tiny.$1" "$images/$2.new"
+  mv "$images/$2.new" "$images/$2"
+}
+put vmlinuz rescue.vmlinuz
+put initrd rescue.initrd
+if [ "${RESCUE_ONLY:-0}" = 1 ]; then
+  echo "rescue system ready in $images ($(du -h "$built/tiny.initrd" | cut -f1) initramfs)"
+  exit 0
+fi
+for ext in qcow2 vmlinuz initrd; do put "$ext" "$os.$ext"; done
+echo "tiny test guest ready in $images as $os, with the rescue system ($(du -h "$built/tiny.initrd" | cut -f1) initramfs)"

@@ -5,8 +5,10 @@ import { useId, useRef, useState } from "react";
 import { BUTTON_STYLES } from "@/components/ui/button";
 import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
 import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/queries/idempotency";
+import { queryKeys } from "@/lib/queries/query-keys";
 import { serverQuery } from "@/lib/queries/servers";
 import type { Server } from "@/lib/queries/types";
+import { HostnameConfirmField } from "./hostname-confirm";
 
 type OsChoice = { id: string; name: string; available: boolean };
 
@@ -15,14 +17,16 @@ export const isReinstalling = (server: Server) =>
   server.status === "provisioning" && (server.status_reason ?? "").startsWith("Reinstalling");
 
 /**
- * Reinstall: choose an OS (the current one by default), type the host name, and the disk is wiped. The page
- * follows the server until it is active again; the new password is then revealed under "Root login".
+ * Reinstall: choose an OS (the current one by default), keep a snapshot first or not, type the host name, and
+ * the disk is wiped. The page follows the server until it is active again; the new password is then revealed
+ * under "Root login".
  */
 export function ReinstallPanel({ server }: { server: Server }) {
   const queryClient = useQueryClient();
   const ids = useId();
   const [os, setOs] = useState(server.os);
   const [typed, setTyped] = useState("");
+  const [snapshotFirst, setSnapshotFirst] = useState(true);
   const [started, setStarted] = useState(false);
   const intent: IntentRef = useRef(undefined);
   const choices = useQuery({
@@ -31,7 +35,7 @@ export function ReinstallPanel({ server }: { server: Server }) {
     staleTime: 300_000,
   });
   const reinstall = useMutation({
-    mutationFn: (body: { os: string; confirm: string }) =>
+    mutationFn: (body: { os: string; confirm: string; snapshot_first: boolean }) =>
       bffFetch<Server>(`/bff/servers/${server.id}/reinstall`, {
         method: "POST",
         body,
@@ -43,6 +47,7 @@ export function ReinstallPanel({ server }: { server: Server }) {
       setStarted(true);
       queryClient.setQueryData(serverQuery(server.id).queryKey, updated);
       void queryClient.invalidateQueries({ queryKey: ["servers"], exact: true });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.servers.snapshots(server.id) });
     },
   });
 
@@ -72,14 +77,16 @@ export function ReinstallPanel({ server }: { server: Server }) {
           )}
           <p className="text-sm">
             Wipes the disk and installs the chosen system with a new root password and a new SSH host key. The
-            address, plan and paid period stay. Type <code className="font-semibold">{server.hostname}</code>{" "}
-            to confirm.
+            address, plan and paid period stay. With a snapshot first, the old disk can be restored under
+            Snapshots. Type <code className="font-semibold">{server.hostname}</code> to confirm.
           </p>
           <form
             className="flex flex-wrap items-end gap-2"
             onSubmit={(event) => {
               event.preventDefault();
-              if (typed === server.hostname) reinstall.mutate({ os, confirm: typed });
+              if (typed === server.hostname) {
+                reinstall.mutate({ os, confirm: typed, snapshot_first: snapshotFirst });
+              }
             }}
           >
             <label className="flex flex-col gap-1 text-sm">
@@ -97,15 +104,19 @@ export function ReinstallPanel({ server }: { server: Server }) {
                 ))}
               </select>
             </label>
-            <label htmlFor={`${ids}-confirm`} className="sr-only">
-              Host name to confirm reinstall
+            <label className="flex items-center gap-2 text-sm">
+              <input
+                type="checkbox"
+                checked={snapshotFirst}
+                onChange={(e) => setSnapshotFirst(e.target.checked)}
+              />
+              Take a snapshot first
             </label>
-            <input
+            <HostnameConfirmField
               id={`${ids}-confirm`}
+              label="Host name to confirm reinstall"
               value={typed}
-              onChange={(e) => setTyped(e.target.value)}
-              autoComplete="off"
-              className="rounded border border-zinc-300 px-3 py-1.5 font-mono dark:border-zinc-700 dark:bg-zinc-900"
+              onChange={setTyped}
             />
             <button
               type="submit"

@@ -9,18 +9,26 @@ import { CredentialsPanel } from "./credentials-panel";
 import { MachinePanels } from "./machine-panels";
 import { PowerPanel } from "./power-panel";
 import { RenewalPanel } from "./renewal-panel";
+import { RescuePanel } from "./rescue-panel";
 import { ServerFacts } from "./server-facts";
 import { ShortfallTopupLink } from "./shortfall-topup-link";
-import { StatusBadge } from "./status-badge";
+import { SnapshotsPanel } from "./snapshots-panel";
+import { formatUtc, StatusBadge } from "./status-badge";
 import { TerminatePanel } from "./terminate-panel";
 import { useServerChange } from "./use-server-change";
 
-/** One server: its facts (refreshed while it is being built), root login, renewal, power and termination. */
+/**
+ * One server: its facts (refreshed while it is being built), root login, renewal, power, snapshots, rescue
+ * mode and termination. A server whose period lapsed shows until when its disk is kept, and can be renewed
+ * until then.
+ */
 export function ServerDetail({ id }: { id: number }) {
   // Prefetched by the page: there from the first render, then polled while the server is being built.
   const { data: server, error } = useSuspenseQuery(serverQuery(id));
   const actions = useServerChange(id);
   const live = server.status !== "terminated";
+  // A lapsed server's last disk is kept until `retained_until`: renewing it before brings it back.
+  const retained = !live && server.retained_until !== null;
 
   return (
     <article className="space-y-8">
@@ -40,6 +48,13 @@ export function ServerDetail({ id }: { id: number }) {
       {server.status_reason && (
         <p data-testid="server-status-reason" className="text-sm text-amber-800 dark:text-amber-300">
           {server.status_reason}
+        </p>
+      )}
+
+      {retained && server.retained_until && (
+        <p data-testid="retention-notice" className="text-sm text-amber-800 dark:text-amber-300">
+          Its period lapsed, but its disk is kept until {formatUtc(server.retained_until)}. Renew it before
+          then and it comes back on that disk, on the same address where it is still free.
         </p>
       )}
 
@@ -68,8 +83,10 @@ export function ServerDetail({ id }: { id: number }) {
           sshPort={server.ssh_port}
         />
       )}
-      {live && <RenewalPanel server={server} actions={actions} />}
+      {(live || retained) && <RenewalPanel server={server} actions={actions} />}
       {server.status === "active" && <PowerPanel server={server} actions={actions} />}
+      {(live || retained) && <SnapshotsPanel server={server} />}
+      {server.status === "active" && <RescuePanel server={server} />}
       {live && <MachinePanels server={server} />}
       {live && <TerminatePanel hostname={server.hostname} actions={actions} />}
     </article>

@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { Button } from "../ui/button";
 import { Panel } from "../ui/panel";
+import { HostnameConfirmField } from "./hostname-confirm";
 import type { ServerActions } from "./use-server-change";
 
 /** Termination cannot be undone and refunds nothing, so it needs the host name typed out. */
@@ -25,15 +26,11 @@ export function TerminatePanel({ hostname, actions }: { hostname: string; action
           if (typed === hostname) actions.act("The server is terminated.", { path: "", method: "DELETE" });
         }}
       >
-        <label htmlFor="terminate-confirm" className="sr-only">
-          Host name to confirm termination
-        </label>
-        <input
+        <HostnameConfirmField
           id="terminate-confirm"
+          label="Host name to confirm termination"
           value={typed}
-          onChange={(e) => setTyped(e.target.value)}
-          autoComplete="off"
-          className="rounded border border-zinc-300 px-3 py-1.5 font-mono dark:border-zinc-700 dark:bg-zinc-900"
+          onChange={setTyped}
         />
         <Button type="submit" variant="danger" disabled={typed !== hostname || actions.pending}>
           Terminate server

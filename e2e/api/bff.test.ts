@@ -275,7 +275,11 @@ describe("the dashboard's server routes", () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("no-store");
-    expect(await response.json()).toEqual({ username: "root", password: "correct-horse-42" });
+    expect(await response.json()).toEqual({
+      username: "root",
+      password: "correct-horse-42",
+      rescue_password: null,
+    });
     const api = await fetch(`${appUrl()}/api/v1/servers/${created.body.id}/credentials`, {
       headers: { authorization: `Bearer ${apiKey}` },
     });

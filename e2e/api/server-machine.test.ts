@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { balanceOf, fund } from "./funding";
+import { balanceOf } from "./funding";
 import { TEST_LIMITS } from "./global-setup";
 import { api, createAccount, errorCode } from "./helpers";
+import { accountWithActiveServer, until } from "./server-fixtures";
 
 type Server = {
   id: number;
@@ -22,37 +23,15 @@ const read = async (key: string, id: number) =>
 const password = async (key: string, id: number) =>
   (await api(`/servers/${id}/credentials`, { key })).body.password as string;
 
-async function waitFor(key: string, id: number, done: (server: Server) => boolean) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const server = await read(key, id);
-    if (done(server)) return server;
-    if (Date.now() > deadline) throw new Error(`server ${id} stuck: ${JSON.stringify(server)}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}
+const waitFor = (key: string, id: number, done: (server: Server) => boolean) =>
+  until(() => read(key, id), done);
 
 /** An account with one active (simulated) server, ordered with one SSH key. */
-async function activeServer() {
-  const { apiKey } = await createAccount();
-  await fund(apiKey, 40);
-  const ordered = await api("/servers", {
-    method: "POST",
-    key: apiKey,
-    body: {
-      plan: "pup",
-      location: "nl",
-      os: "debian-13",
-      hostname: `box-${Date.now().toString(36)}`,
-      ssh_keys: [
-        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBlo2Yq9k3xwCMPzCvDtjHwC/8lgXh6ajzQHc3VHPOac me@laptop",
-      ],
-    },
+const activeServer = () =>
+  accountWithActiveServer<Server>({
+    hostname: `box-${Date.now().toString(36)}`,
+    ssh_keys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBlo2Yq9k3xwCMPzCvDtjHwC/8lgXh6ajzQHc3VHPOac me@laptop"],
   });
-  expect(ordered.status).toBe(201);
-  const server = await waitFor(apiKey, ordered.body.id as number, (s) => s.status === "active");
-  return { apiKey, server };
-}
 
 const reinstall = (key: string, id: number, body: unknown, headers: Record<string, string> = {}) =>
   api(`/servers/${id}/reinstall`, { method: "POST", key, body, headers });

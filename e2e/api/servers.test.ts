@@ -150,7 +150,12 @@ describe("ordering from the balance", () => {
     );
     const credentials = await api(`/servers/${server.id}/credentials`, { key: apiKey });
     expect(credentials.status).toBe(200);
-    expect(credentials.body).toEqual({ username: "root", password: "my-own-Passw0rd!" });
+    expect(credentials.body).toEqual({
+      username: "root",
+      password: "my-own-Passw0rd!",
+      // Only in rescue mode does the rescue system have a password of its own.
+      rescue_password: null,
+    });
     expect(credentials.headers.get("cache-control")).toBe("no-store");
   });
 

@@ -62,8 +62,9 @@ export async function setup(project: TestProject) {
     // A test machine only this run reaches: demo payments fund its real machines.
     ALLOW_DEMO_LIBVIRT: "1",
     HYPERVISORS: JSON.stringify([
-      // Room for one capped server (1 GiB, 1 vCPU, 4 GB): a second order in nl is out of capacity.
-      { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 6 },
+      // Room for one capped server (1 GiB, 1 vCPU, 4 GB) and a snapshot of its disk: a second order in nl is
+      // out of capacity (memory).
+      { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 10 },
       // A host that cannot be reached (nothing listens on port 1): every build there fails.
       { name: "unreachable-1", location: "fr", uri: UNREACHABLE_URI, memory_mb: 4096, vcpus: 4, disk_gb: 40 },
     ]),
@@ -93,8 +94,9 @@ export async function setup(project: TestProject) {
     // A test machine only this run reaches: demo payments fund its real machines.
     ALLOW_DEMO_LIBVIRT: "1",
     HYPERVISORS: JSON.stringify([
-      { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 6 },
-      { name: "remote-1", location: "se", uri: sshd.uri, memory_mb: 1536, vcpus: 2, disk_gb: 6 },
+      // Room for one server (memory) and its two snapshots (disk).
+      { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 16 },
+      { name: "remote-1", location: "se", uri: sshd.uri, memory_mb: 1536, vcpus: 2, disk_gb: 16 },
       // Two guests on the isolation test's own bridge (guest-isolation.test.ts creates it).
       {
         name: "bridged-1",
@@ -120,6 +122,9 @@ export async function setup(project: TestProject) {
     SERVER_STOP_TIMEOUT_SECONDS: "30",
     SERVER_BOOT_TIMEOUT_SECONDS: "120",
     WATCHER_INTERVAL_MS: "1000",
+    // A server keeps two snapshots, so the limit is reached within one test; the lapse test moves the clock.
+    SNAPSHOTS_PER_SERVER: "2",
+    ENABLE_TEST_CLOCK: "1",
   });
   project.provide("tinyBaseUrl", tinyApp.url);
 }

@@ -161,6 +161,10 @@ export type Server = {
   provisioner: string;
   status_reason: string | null;
   hypervisor?: string | null;
+  retained_until?: string | null;
+  terminated_at?: string | null;
+  expires_at?: string;
+  rescue?: { state: string; since: string; ssh_host_key_fingerprint: string | null } | null;
 };
 
 /** Reads until `done` holds or `timeoutMs` passes. */
@@ -177,3 +181,13 @@ export async function waitFor<T>(
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
 }
+
+export type Snapshot = {
+  id: number;
+  name: string;
+  kind: string;
+  state: string;
+  size_bytes: number | null;
+  consistency: string | null;
+  kept_until: string | null;
+};

@@ -123,6 +123,20 @@ describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
     );
     expect(await sshRun(port, pinned, { password: agentPassword }, "id -u")).toBe("0");
     await expect(sshRun(port, pinned, byPassword, "true")).rejects.toThrow(REFUSED);
+
+    // A snapshot of the running machine: its guest agent answers, so its filesystems are frozen for the
+    // instant the copy ends (and thawed: the machine goes on writing).
+    const taken = await api(`/servers/${created.id}/snapshots`, { method: "POST", key: apiKey });
+    expect(taken.status).toBe(202);
+    const snapshot = await waitFor(
+      async () => (await api(`/servers/${created.id}/snapshots/${taken.body.id}`, { key: apiKey })).body,
+      (s) => s.state !== "creating",
+      300_000,
+    );
+    expect(snapshot).toMatchObject({ state: "available", consistency: "frozen" });
+    expect(
+      await sshRun(port, pinned, { password: agentPassword }, "touch /root/after-snapshot && echo ok"),
+    ).toBe("ok");
     // A stopped machine's guest agent cannot take a password; the old one stays.
     const stopped = await api(`/servers/${created.id}/actions`, {
       method: "POST",

@@ -1,12 +1,12 @@
 /**
  * A second hypervisor host reached only through a remote libvirt URI (qemu+libssh to a local sshd, key-only,
- * pinned host key): the provisioner creates volumes, defines and starts the domain, and removes it all through
- * that URI. Boots the TINY TEST GUEST, not Debian.
+ * pinned host key): the provisioner creates volumes, defines and starts the domain, copies its running disk
+ * into a snapshot and back, and removes it all through that URI. Boots the TINY TEST GUEST, not Debian.
  */
 import { describe, expect, it } from "vitest";
 import { balanceOf, fund } from "../api/funding";
 import { api, createAccount, targetApp } from "../api/helpers";
-import { domstate, type Server, sshWhenUp, TINY_POOL, TINY_PREFIX, volumes, waitFor } from "./host";
+import { domstate, type Server, sshRun, sshWhenUp, TINY_POOL, TINY_PREFIX, volumes, waitFor } from "./host";
 
 targetApp("tinyBaseUrl");
 
@@ -34,7 +34,30 @@ describe("a second host over a remote libvirt URI (tiny test guest)", () => {
 
     const login = { password: created.root_password };
     const pinned = server.ssh_host_key_fingerprint as string;
-    expect(await sshWhenUp(server.ssh_port as number, pinned, login, "hostname", 120_000)).toBe("far-one");
+    const port = server.ssh_port as number;
+    expect(await sshWhenUp(port, pinned, login, "hostname", 120_000)).toBe("far-one");
+
+    // A snapshot of the running machine and a restore, through the remote URI and the host's own pool.
+    await sshRun(port, pinned, login, "echo far > /root/marker && sync");
+    const taken = await api(`/servers/${created.id}/snapshots`, { method: "POST", key: apiKey });
+    expect(taken.status).toBe(202);
+    const snapshotId = taken.body.id as number;
+    const snapshot = await waitFor(
+      async () => (await api(`/servers/${created.id}/snapshots/${snapshotId}`, { key: apiKey })).body,
+      (s) => s.state !== "creating",
+      120_000,
+    );
+    expect(snapshot).toMatchObject({ state: "available", consistency: "crash_consistent" });
+    expect(await volumes(TINY_POOL)).toContain(`${domain}-snap-${snapshotId}.qcow2`);
+    await sshRun(port, pinned, login, "rm /root/marker && sync");
+    const restoring = await api(`/servers/${created.id}/snapshots/${snapshotId}/restore`, {
+      method: "POST",
+      key: apiKey,
+      body: { confirm: "far-one" },
+    });
+    expect(restoring.status).toBe(202);
+    await waitFor(read, (s) => s.status !== "provisioning", 120_000);
+    expect(await sshWhenUp(port, pinned, login, "cat /root/marker", 120_000)).toBe("far");
 
     const stopped = await api(`/servers/${created.id}/actions`, {
       method: "POST",

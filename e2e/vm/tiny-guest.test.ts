@@ -11,6 +11,7 @@ import { VM_LIMITS } from "./global-setup";
 import {
   domstate,
   type Server,
+  type Snapshot,
   sshRun,
   sshWhenUp,
   TINY_POOL,
@@ -25,6 +26,23 @@ targetApp("tinyBaseUrl");
 const BOOT_MS = 120_000;
 /** What ssh2 says when the server refuses every credential offered. */
 const REFUSED = /authentication methods failed/;
+
+const advanceClock = async (seconds: number) => {
+  const moved = await api("/demo/clock", { method: "POST", body: { advance_seconds: seconds } });
+  expect(moved.status).toBe(200);
+};
+
+const snapshotsOf = async (apiKey: string, serverId: number) =>
+  (await api(`/servers/${serverId}/snapshots`, { key: apiKey })).body.snapshots as Snapshot[];
+
+/** Waits until the snapshot has left `creating` (or `deleting`: gone from the list, undefined). */
+async function settledSnapshot(apiKey: string, serverId: number, snapshotId: number) {
+  return waitFor(
+    async () => (await snapshotsOf(apiKey, serverId)).find((snapshot) => snapshot.id === snapshotId),
+    (snapshot) => snapshot?.state !== "creating" && snapshot?.state !== "deleting",
+    120_000,
+  );
+}
 
 describe("real virtual machines (libvirt, tiny test guest)", () => {
   it("a build that fails on every attempt ends terminated, refunded through the ledger, with the reason", async () => {
@@ -144,13 +162,22 @@ describe("real virtual machines (libvirt, tiny test guest)", () => {
     await expect(sshRun(port, "SHA256:not-the-pinned-key", byPassword, "true")).rejects.toThrow();
 
     await sshRun(port, pinned, byPassword, "echo kept > /root/marker && sync");
+    const bootId = "cat /proc/sys/kernel/random/boot_id";
+    const firstBoot = await sshRun(port, pinned, byPassword, bootId);
     const rebooted = await api(`/servers/${created.id}/actions`, {
       method: "POST",
       key: apiKey,
       body: { action: "reboot" },
     });
     expect(rebooted.body.power_state).toBe("running");
-    expect(await sshWhenUp(port, pinned, byPassword, "cat /root/marker", BOOT_MS)).toBe("kept");
+    // The reboot is asked of the guest: until it has rebooted, a login may still reach the old system, whose
+    // /root is already unmounted while it shuts down.
+    await waitFor(
+      () => sshRun(port, pinned, byPassword, bootId, 10_000).catch(() => firstBoot),
+      (id) => id !== firstBoot,
+      BOOT_MS,
+    );
+    expect(await sshRun(port, pinned, byPassword, "cat /root/marker")).toBe("kept");
 
     // Stop is an ACPI shutdown the guest honours (well inside the 30 s before a forced power-off).
     const stopAt = Date.now();
@@ -172,8 +199,52 @@ describe("real virtual machines (libvirt, tiny test guest)", () => {
     expect(started.body.power_state).toBe("running");
     expect(await sshWhenUp(port, pinned, byPassword, "cat /root/marker", BOOT_MS)).toBe("kept");
 
+    // A snapshot of the running machine: no guest agent here, so crash-consistent; a volume of its own.
+    const balanceBeforeSnapshots = await balanceOf(apiKey);
+    const snapshotPath = `/servers/${created.id}/snapshots`;
+    const take = (body: unknown, headers: Record<string, string> = {}) =>
+      api(snapshotPath, { method: "POST", key: apiKey, body, headers });
+    const taken = await take({ name: "with the marker" }, { "idempotency-key": `snap-${created.id}` });
+    expect([taken.status, taken.body.state, taken.body.kind]).toEqual([202, "creating", "manual"]);
+    const first = await settledSnapshot(apiKey, created.id, taken.body.id as number);
+    expect(first).toMatchObject({ state: "available", consistency: "crash_consistent", kept_until: null });
+    expect(first?.size_bytes).toBeGreaterThan(0);
+    expect(await volumes(TINY_POOL)).toContain(`${domain}-snap-${first?.id}.qcow2`);
+    // A retry with the same Idempotency-Key takes no second one.
+    const replayed = await take({ name: "with the marker" }, { "idempotency-key": `snap-${created.id}` });
+    expect([replayed.status, replayed.body.id]).toEqual([202, first?.id]);
+    expect(await snapshotsOf(apiKey, created.id)).toHaveLength(1);
+    // Another account sees none of it.
+    const stranger = await createAccount();
+    for (const [path, method, body] of [
+      [snapshotPath, "GET", undefined],
+      [snapshotPath, "POST", {}],
+      [`${snapshotPath}/${first?.id}`, "GET", undefined],
+      [`${snapshotPath}/${first?.id}`, "DELETE", undefined],
+      [`${snapshotPath}/${first?.id}/restore`, "POST", { confirm: "tiny-one" }],
+      [`/servers/${created.id}/rescue`, "POST", {}],
+    ] as const) {
+      const refused = await api(path, { method, key: stranger.apiKey, body });
+      expect([refused.status, errorCode(refused)], `${method} ${path}`).toEqual([404, "not_found"]);
+    }
+
+    // Restore: the file deleted after the snapshot is back; same address, port and pinned host key.
+    await sshRun(port, pinned, byPassword, "rm /root/marker && sync");
+    const restore = (snapshotId: number | undefined, confirm: string) =>
+      api(`${snapshotPath}/${snapshotId}/restore`, { method: "POST", key: apiKey, body: { confirm } });
+    expect(errorCode(await restore(first?.id, "tiny-two"))).toBe("confirmation_mismatch");
+    const restoring = await restore(first?.id, "tiny-one");
+    expect(restoring.status).toBe(202);
+    expect(restoring.body).toMatchObject({ status: "provisioning", ip: "127.0.0.1", ssh_port: port });
+    expect(restoring.body.status_reason).toMatch(/^Restoring the snapshot "with the marker" of /);
+    const restored = await waitFor(read, (s) => s.status !== "provisioning", BOOT_MS);
+    expect(restored).toMatchObject({ status: "active", power_state: "running", ssh_port: port });
+    expect(restored.ssh_host_key_fingerprint).toBe(pinned);
+    expect(await sshWhenUp(port, pinned, byPassword, "cat /root/marker", BOOT_MS)).toBe("kept");
+
     // Reinstall: refused without the hostname or with an imageless OS, then the disk is wiped (same id, address
-    // and port; a new password and a new pinned host key; the order's SSH key installed again).
+    // and port; a new password and a new pinned host key; the order's SSH key installed again), after a
+    // snapshot of the disk at rest (the default).
     const reinstall = (body: unknown) =>
       api(`/servers/${created.id}/reinstall`, { method: "POST", key: apiKey, body });
     expect(errorCode(await reinstall({ confirm: "tiny-two" }))).toBe("confirmation_mismatch");
@@ -194,6 +265,58 @@ describe("real virtual machines (libvirt, tiny test guest)", () => {
     await expect(sshRun(port, pinned, fresh, "true")).rejects.toThrow(/is not the pinned/);
     await expect(sshRun(port, repinned, byPassword, "true")).rejects.toThrow(REFUSED);
     expect(await sshRun(port, repinned, { privateKey: clientKey.private }, "id -u")).toBe("0");
+
+    // The reinstall kept the old disk as a snapshot: restoring it brings the old file back, on the reinstall's
+    // host key and password (the seed is the server's, not the snapshot's).
+    const beforeReinstall = (await snapshotsOf(apiKey, created.id)).find((s) => s.kind === "reinstall");
+    expect(beforeReinstall).toMatchObject({ state: "available", consistency: "powered_off" });
+    expect((await restore(beforeReinstall?.id, "tiny-one")).status).toBe(202);
+    await waitFor(read, (s) => s.status !== "provisioning", BOOT_MS);
+    expect(await sshWhenUp(port, repinned, fresh, "cat /root/marker", BOOT_MS)).toBe("kept");
+
+    // Two snapshots are all a server keeps here (SNAPSHOTS_PER_SERVER=2): a third, and a reinstall that would
+    // take one, are refused until one is deleted or the reinstall skips it.
+    expect(errorCode(await take({}))).toBe("snapshot_limit_reached");
+    expect(errorCode(await reinstall({ confirm: "tiny-one" }))).toBe("snapshot_limit_reached");
+    // Snapshots cost nothing: the balance is where it was before the first.
+    expect(await balanceOf(apiKey)).toBe(balanceBeforeSnapshots);
+
+    // Rescue mode: the rescue system boots with its own host key and a temporary password on the same port,
+    // the server's disk attached but not mounted; a file written to it is there once the server runs again.
+    const entering = await api(`/servers/${created.id}/rescue`, { method: "POST", key: apiKey });
+    expect(entering.status).toBe(202);
+    expect(entering.body.rescue).toMatchObject({ state: "entering" });
+    const rescueLogin = { password: entering.body.rescue_password as string };
+    const inRescue = await waitFor(read, (s) => s.rescue?.state === "active", BOOT_MS);
+    const rescueKey = inRescue.rescue?.ssh_host_key_fingerprint as string;
+    expect(rescueKey).toMatch(/^SHA256:/);
+    expect(rescueKey).not.toBe(repinned);
+    const credentials = (await api(`/servers/${created.id}/credentials`, { key: apiKey })).body;
+    expect(credentials).toMatchObject({ password: fresh.password, rescue_password: rescueLogin.password });
+    expect(
+      await sshWhenUp(port, rescueKey, rescueLogin, "hostname; grep -c ' /root ' /proc/mounts", BOOT_MS),
+    ).toBe("rescue\n1");
+    expect(await sshRun(port, rescueKey, rescueLogin, "grep -c '^/dev/vda ' /proc/mounts || true")).toBe("0");
+    expect(
+      await sshRun(
+        port,
+        rescueKey,
+        rescueLogin,
+        "mount /dev/vda /mnt && cat /mnt/marker && echo repaired > /mnt/from-rescue && umount /mnt",
+      ),
+    ).toBe("kept");
+    expect(errorCode(await restore(first?.id, "tiny-one"))).toBe("server_in_rescue");
+    expect(errorCode(await reinstall({ confirm: "tiny-one", snapshot_first: false }))).toBe(
+      "server_in_rescue",
+    );
+    const leaving = await api(`/servers/${created.id}/rescue`, { method: "DELETE", key: apiKey });
+    expect([leaving.status, (leaving.body.rescue as { state: string }).state]).toEqual([202, "leaving"]);
+    await waitFor(read, (s) => s.rescue === null, BOOT_MS);
+    expect(await sshWhenUp(port, repinned, fresh, "cat /root/from-rescue", BOOT_MS)).toBe("repaired");
+    expect(
+      (await api(`/servers/${created.id}/credentials`, { key: apiKey })).body.rescue_password,
+    ).toBeNull();
+
     // The tiny guest has no guest agent: a new password is refused clearly and the current one keeps working.
     const agentless = await api(`/servers/${created.id}/password`, { method: "POST", key: apiKey });
     expect([agentless.status, errorCode(agentless)]).toEqual([409, "guest_agent_unavailable"]);
@@ -207,8 +330,14 @@ describe("real virtual machines (libvirt, tiny test guest)", () => {
     const reported = await waitFor(read, (s) => s.status_reason !== null, 30_000);
     expect(reported.status_reason).toMatch(/missing from host local-1/);
 
+    // Terminated by its owner: nothing is kept, snapshots included.
     const terminated = await api(`/servers/${created.id}`, { method: "DELETE", key: apiKey });
-    expect(terminated.body).toMatchObject({ status: "terminated", ip: null, power_state: null });
+    expect(terminated.body).toMatchObject({
+      status: "terminated",
+      ip: null,
+      power_state: null,
+      retained_until: null,
+    });
     await waitFor(
       () => domstate(domain),
       (state) => state === "missing",
@@ -219,6 +348,7 @@ describe("real virtual machines (libvirt, tiny test guest)", () => {
       (names) => !names.some((name) => name.startsWith(`${domain}.`) || name.startsWith(`${domain}-`)),
       30_000,
     );
+    expect(await snapshotsOf(apiKey, created.id)).toEqual([]);
     // Capacity is back: the host takes the same plan again.
     const again = await api("/servers", {
       method: "POST",
@@ -235,5 +365,83 @@ describe("real virtual machines (libvirt, tiny test guest)", () => {
       (state) => state === "missing",
       120_000,
     );
+  });
+
+  it("a server whose period lapsed keeps its disk after termination: renewing brings it back on the same port and host key; after the retention it is deleted", async () => {
+    const { apiKey } = await createAccount();
+    await fund(apiKey, 30);
+    const ordered = await api("/servers", {
+      method: "POST",
+      key: apiKey,
+      body: { plan: "pup", location: "nl", os: "debian-12", hostname: "tiny-lapse" },
+    });
+    expect(ordered.status).toBe(201);
+    const id = ordered.body.id as number;
+    const login = { password: ordered.body.root_password as string };
+    const domain = `${TINY_PREFIX}${id}`;
+    const read = async () => (await api(`/servers/${id}`, { key: apiKey })).body as unknown as Server;
+    const server = await waitFor(read, (s) => s.status !== "provisioning", BOOT_MS);
+    const port = server.ssh_port as number;
+    const pinned = server.ssh_host_key_fingerprint as string;
+    await sshWhenUp(port, pinned, login, "echo still-here > /root/marker && sync", BOOT_MS);
+
+    // Unpaid: suspended at expiry, terminated after the 7-day grace period, its disk kept as a snapshot.
+    const lapse = async () => {
+      await advanceClock(32 * 86_400);
+      await waitFor(read, (s) => s.status === "suspended" && s.power_state === "stopped", 60_000);
+      await waitFor(
+        () => domstate(domain),
+        (state) => state === "shut off",
+        60_000,
+      );
+      await advanceClock(8 * 86_400);
+      return waitFor(read, (s) => s.status === "terminated", 60_000);
+    };
+    const terminated = await lapse();
+    expect(terminated).toMatchObject({ ip: null, ssh_port: null, power_state: null });
+    const keptUntil = new Date(terminated.retained_until as string);
+    expect(keptUntil.getTime() - new Date(terminated.terminated_at as string).getTime()).toBe(
+      14 * 86_400_000,
+    );
+    const [kept] = await waitFor(
+      () => snapshotsOf(apiKey, id),
+      (list) => list[0]?.state === "available",
+      60_000,
+    );
+    expect(kept).toMatchObject({ kind: "expiry", kept_until: terminated.retained_until });
+    expect(kept?.size_bytes).toBeGreaterThan(0);
+    expect(await domstate(domain)).toBe("missing");
+    expect(await volumes(TINY_POOL)).toEqual(
+      expect.arrayContaining([`${domain}.qcow2`, `${domain}-seed.iso`]),
+    );
+
+    // Renewed inside the retention: charged one cycle, and back on its disk, port, host key and password.
+    const balance = await balanceOf(apiKey);
+    const renewed = await api(`/servers/${id}/renew`, { method: "POST", key: apiKey });
+    expect([renewed.status, renewed.body.status]).toEqual([200, "provisioning"]);
+    expect(await balanceOf(apiKey)).toBeCloseTo(balance - (renewed.body.price_usd as number), 2);
+    const back = await waitFor(read, (s) => s.status !== "provisioning", BOOT_MS);
+    expect(back).toMatchObject({
+      status: "active",
+      ssh_port: port,
+      ssh_host_key_fingerprint: pinned,
+      retained_until: null,
+    });
+    expect(new Date(back.expires_at as string).getTime()).toBeGreaterThan(keptUntil.getTime());
+    expect(await sshWhenUp(port, pinned, login, "cat /root/marker", BOOT_MS)).toBe("still-here");
+    expect(await snapshotsOf(apiKey, id)).toEqual([]);
+
+    // Lapsed again and left past the retention: the disk and seed are deleted, and renewing is refused.
+    await lapse();
+    await advanceClock(15 * 86_400);
+    await waitFor(
+      () => volumes(TINY_POOL),
+      (names) => !names.some((name) => name.startsWith(`${domain}.`) || name.startsWith(`${domain}-`)),
+      60_000,
+    );
+    expect(await snapshotsOf(apiKey, id)).toEqual([]);
+    expect((await read()).retained_until).toBeNull();
+    const late = await api(`/servers/${id}/renew`, { method: "POST", key: apiKey });
+    expect([late.status, errorCode(late)]).toEqual([409, "server_terminated"]);
   });
 });

@@ -334,7 +334,7 @@ export interface paths {
         post?: never;
         /**
          * Terminate a server now
-         * @description Ends the server at once (address, capacity and credentials released) and removes the machine, its domain and disks, in the background; the unused time is not refunded.
+         * @description Ends the server at once (address, capacity and credentials released) and removes the machine, its domain, disks and snapshots, in the background; the unused time is not refunded and nothing is kept.
          */
         delete: operations["terminateServer"];
         options?: never;
@@ -374,7 +374,7 @@ export interface paths {
         put?: never;
         /**
          * Renew for one more cycle
-         * @description Charges the price from the balance and extends `expires_at` by one cycle (from now for a suspended server, which becomes active again). Accepts an Idempotency-Key.
+         * @description Charges the price from the balance and extends `expires_at` by one cycle (from now for a suspended server, which becomes active again). A server terminated because its period lapsed can be renewed until `retained_until`: it turns `provisioning` and comes back on its kept disk, on the same address and port where still free, with the same root password and host key (a new host key only if its address changed on a bridged host); its new period starts once it runs, and a return that fails is refunded. Accepts an Idempotency-Key.
          */
         post: operations["renewServer"];
         delete?: never;
@@ -414,7 +414,7 @@ export interface paths {
         put?: never;
         /**
          * Reinstall: wipe the disk and install an OS afresh
-         * @description `confirm` must be the server's hostname. The server turns `provisioning` (`status_reason` says it is reinstalling) and a job replaces its disk with a fresh one of `os` (default: the current OS), with a new root password (`root_password`, or generated and returned once here), root's SSH keys (`ssh_keys`, default: the current ones) and a new pinned SSH host key; it is `active` again once SSH answers. Id, address, plan and paid period stay; nothing is charged. A reinstall that fails after its retries leaves the server `active` and stopped, with `status_reason` saying why. The new password is also at /credentials. Accepts an Idempotency-Key (a replay omits `root_password`).
+         * @description `confirm` must be the server's hostname. The server turns `provisioning` (`status_reason` says it is reinstalling) and a job replaces its disk with a fresh one of `os` (default: the current OS), with a new root password (`root_password`, or generated and returned once here), root's SSH keys (`ssh_keys`, default: the current ones) and a new pinned SSH host key; it is `active` again once SSH answers. Id, address, plan and paid period stay; nothing is charged. Unless `snapshot_first` is `false`, the machine is first shut down and its disk kept as a snapshot (kind `reinstall`): restore it to undo the reinstall. A reinstall that fails after its retries leaves the server `active` and stopped, with `status_reason` saying why. The new password is also at /credentials. Accepts an Idempotency-Key (a replay omits `root_password`).
          */
         post: operations["reinstallServer"];
         delete?: never;
@@ -438,6 +438,95 @@ export interface paths {
          */
         post: operations["setServerRootPassword"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a server's snapshots
+         * @description Newest first, failed ones included (delete them), with the server's limit.
+         */
+        get: operations["listSnapshots"];
+        put?: never;
+        /**
+         * Take a snapshot
+         * @description Of an active server, running or stopped (in rescue mode too). Answers 202 at once with the snapshot `creating`; poll it until `available` (or `failed`, with `failure_reason`). The machine keeps running meanwhile. Free, up to the server's limit. Accepts an Idempotency-Key.
+         */
+        post: operations["takeSnapshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/snapshots/{snapshotId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A snapshot */
+        get: operations["getSnapshot"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a snapshot
+         * @description Answers 202 with the snapshot `deleting`; it leaves the list once its volume is removed and its space is free. Deleting a terminated server's last disk (kind `expiry`) ends its retention: the server can no longer be renewed. Deleting one already `deleting` answers the same.
+         */
+        delete: operations["deleteSnapshot"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/snapshots/{snapshotId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a snapshot
+         * @description Returns the disk to the snapshot: everything written since is lost, so `confirm` must be the server's hostname. The server turns `provisioning` (`status_reason` says which snapshot), the job shuts the machine down, replaces its disk with a copy of the snapshot and starts it; it is `active` again once SSH answers. Id, address, port, host key, root password and paid period stay; `os` becomes the snapshot's. The snapshot stays, to be restored again. A restore that fails after its retries leaves the server `active` and stopped, with `status_reason` saying why. Accepts an Idempotency-Key.
+         */
+        post: operations["restoreSnapshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/rescue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Boot the rescue system
+         * @description Shuts the machine down (forced off after the stop timeout) and boots a small rescue system (busybox and dropbear on a Linux kernel, in memory) with the server's disk attached as `/dev/vda` but not mounted (`mount /dev/vda /mnt`), on the server's usual address and port. root logs in with a new temporary password (`rescue_password`, returned once here and by /credentials while in rescue mode) or the server's SSH keys; the rescue system has its own SSH host key (`rescue.ssh_host_key_fingerprint` once it runs) and its console is the server's serial console. Answers 202 with `rescue.state` `entering`; it turns `active` once the rescue system runs. Power actions restart the rescue system; reinstalls, restores and password changes wait until rescue mode is left. Accepts an Idempotency-Key (a replay omits the password).
+         */
+        post: operations["enterRescue"];
+        /**
+         * Leave rescue mode
+         * @description Shuts the rescue system down (it unmounts what was mounted) and boots the server's own disk: 202 with `rescue.state` `leaving`; `rescue` is null once the server's system runs. The temporary password stops working.
+         */
+        delete: operations["leaveRescue"];
         options?: never;
         head?: never;
         patch?: never;
@@ -710,11 +799,31 @@ export interface components {
              *     ]
              */
             ssh_keys?: string[];
+            /**
+             * @description Default `true`: the machine is shut down and its disk kept as a snapshot (kind `reinstall`) before it is wiped; restore it to undo the reinstall. It takes one of the server's snapshot places: at the limit the reinstall is refused (`snapshot_limit_reached`) unless this is `false`.
+             * @default true
+             */
+            snapshot_first: boolean;
         };
         RootPasswordRequest: {
             /** @description 10 to 128 printable ASCII characters; generated (24 characters) when omitted. */
             root_password?: string;
         };
+        CreateSnapshotRequest: {
+            /**
+             * @description 1 to 64 printable ASCII characters; default `Snapshot of <date> UTC`.
+             * @example Before the upgrade
+             */
+            name?: string;
+        };
+        RestoreSnapshotRequest: {
+            /**
+             * @description The server's hostname, typed out: everything written to the disk since the snapshot is lost.
+             * @example fox-nl-k3m9qa
+             */
+            confirm: string;
+        };
+        RescueRequest: Record<string, never>;
         SimulatePaymentRequest: {
             /**
              * @description Amount to pay in the deposit coin; default: exactly `deposit_amount`.
@@ -1159,6 +1268,23 @@ export interface components {
             /** @description For a suspended server: when it is terminated unless renewed first. */
             terminates_at: string | null;
             terminated_at: string | null;
+            /** @description For a server terminated because its period lapsed: its last disk is kept until then, and renewing it before brings it back on that disk (on the same address where still free). Null otherwise. */
+            retained_until: string | null;
+            /** @description Rescue mode: the server boots a small rescue system with its disk attached (`/dev/vda`, not mounted), root's password is `rescue_password` of /credentials. Null when the server runs its own system. */
+            rescue: {
+                /**
+                 * @description `entering` until the rescue system runs, `leaving` until the server's own system runs again.
+                 * @enum {string}
+                 */
+                state: "entering" | "active" | "leaving";
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                since: string;
+                /** @description The rescue system's own SSH host key (not the server's); null until it runs, and when simulated. */
+                ssh_host_key_fingerprint: string | null;
+            } | null;
             /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing. */
             status_reason: string | null;
             /** @description Memory the server gets (the plan's, unless this deployment caps it). */
@@ -1203,7 +1329,7 @@ export interface components {
             /** @description Pass as `cursor` to get the next (older) page; `null` when this page is the last. */
             next_cursor: string | null;
         };
-        /** @description A server. `provisioning` -> `active` when the provisioner has built it and assigned its IPv4; `active` -> `suspended` at `expires_at` when not renewed (stopped, data kept); `suspended` -> `active` on renewal; `suspended` -> `terminated` at `terminates_at` (expiry + the grace period); any state -> `terminated` when the owner terminates it (no refund). Terminated is final. A build that fails after its retries ends `terminated` with the charge refunded and `status_reason` saying why. `power_state` is what the host reports. */
+        /** @description A server. `provisioning` -> `active` when the provisioner has built it and assigned its IPv4; `active` -> `suspended` at `expires_at` when not renewed (stopped, data kept); `suspended` -> `active` on renewal; `suspended` -> `terminated` at `terminates_at` (expiry + the grace period), its last disk kept until `retained_until`: renewing before then brings it back (`provisioning` -> `active`); any state -> `terminated` when the owner terminates it (no refund, nothing kept). Otherwise terminated is final. A build that fails after its retries ends `terminated` with the charge refunded and `status_reason` saying why. `power_state` is what the host reports. */
         Server: {
             /** @example 311 */
             id: number;
@@ -1266,6 +1392,23 @@ export interface components {
             /** @description For a suspended server: when it is terminated unless renewed first. */
             terminates_at: string | null;
             terminated_at: string | null;
+            /** @description For a server terminated because its period lapsed: its last disk is kept until then, and renewing it before brings it back on that disk (on the same address where still free). Null otherwise. */
+            retained_until: string | null;
+            /** @description Rescue mode: the server boots a small rescue system with its disk attached (`/dev/vda`, not mounted), root's password is `rescue_password` of /credentials. Null when the server runs its own system. */
+            rescue: {
+                /**
+                 * @description `entering` until the rescue system runs, `leaving` until the server's own system runs again.
+                 * @enum {string}
+                 */
+                state: "entering" | "active" | "leaving";
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                since: string;
+                /** @description The rescue system's own SSH host key (not the server's); null until it runs, and when simulated. */
+                ssh_host_key_fingerprint: string | null;
+            } | null;
             /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing. */
             status_reason: string | null;
             /** @description Memory the server gets (the plan's, unless this deployment caps it). */
@@ -1286,6 +1429,8 @@ export interface components {
             /** @constant */
             username: "root";
             password: string;
+            /** @description In rescue mode, root's temporary password of the rescue system; null otherwise. */
+            rescue_password: string | null;
         };
         ServerBusy: {
             /** @constant */
@@ -1293,15 +1438,154 @@ export interface components {
             /** @example This server is busy with a stop (since 2026-11-24T10:00:00.000Z); try again once it has finished. */
             message: string;
             /**
-             * @description What the server is doing: a power action, a root password change, a reinstall, ...
+             * @description What the server is doing: a power action, a root password change, a reinstall, a snapshot, a restore, ...
              * @enum {string}
              */
-            operation: "start" | "stop" | "reboot" | "password" | "reinstall" | "provision" | "destroy";
+            operation: "start" | "stop" | "reboot" | "password" | "reinstall" | "provision" | "destroy" | "snapshot" | "restore" | "delete_snapshot" | "rescue" | "leave_rescue" | "revive";
             /**
              * Format: date-time
              * @description When that operation was asked for.
              */
             since: string;
+        };
+        SnapshotList: {
+            /** @description Newest first. */
+            snapshots: components["schemas"]["Snapshot"][];
+            /** @description How many snapshots (not counting a last disk) the server may keep. */
+            limit: number;
+        };
+        Snapshot: {
+            /** @example 42 */
+            id: number;
+            /** @example 311 */
+            server_id: number;
+            /** @example Before the upgrade */
+            name: string;
+            /**
+             * @description `manual`: asked for; `reinstall`: taken before a reinstall; `expiry`: the last disk of a server terminated because its period lapsed, kept until `kept_until` (renew the server to bring it back).
+             * @enum {string}
+             */
+            kind: "manual" | "reinstall" | "expiry";
+            /**
+             * @description `creating` while the disk is copied; `available` to restore; `failed` (see `failure_reason`; delete it); `deleting` until its volume is removed.
+             * @enum {string}
+             */
+            state: "creating" | "available" | "failed" | "deleting";
+            /** @description The system on the disk: a restore gives the server this OS again. */
+            os: string;
+            /**
+             * @description Space it takes on the host, measured once taken; null before, and for simulated servers.
+             * @example 1073938432
+             */
+            size_bytes: number | null;
+            /** @description How consistent the copy is: `powered_off` (taken while the machine was off), `frozen` (running; the guest agent froze its filesystems for the moment of the copy), `crash_consistent` (running without an answering guest agent: what a power cut would have left, which journaling filesystems recover). Null until taken. */
+            consistency: ("powered_off" | "frozen" | "crash_consistent") | null;
+            failure_reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /** @description When the copy was done. */
+            completed_at: string | null;
+            /** @description For the snapshots of a server terminated because its period lapsed: when they are deleted unless the server is renewed first. Null while the server lives (its snapshots last as long as it does). */
+            kept_until: string | null;
+        };
+        RescueStarted: {
+            /** @example 311 */
+            id: number;
+            /**
+             * @description Plan id.
+             * @example fox
+             */
+            plan: string;
+            /**
+             * @description Location id.
+             * @example nl
+             */
+            location: string;
+            /**
+             * @description Operating-system id.
+             * @example debian-13
+             */
+            os: string;
+            /** @example fox-nl-k3m9qa */
+            hostname: string;
+            /**
+             * @description Billing cycle.
+             * @enum {string}
+             */
+            cycle: "monthly" | "annual";
+            /** @description Price of one cycle, charged at order and at each renewal. */
+            price_usd: number;
+            /** @enum {string} */
+            status: "provisioning" | "active" | "suspended" | "terminated";
+            /** @description Public IPv4; null until provisioned and after termination. */
+            ip: string | null;
+            /** @description SSH port at `ip`: 22 unless the host forwards a port; null without an address. */
+            ssh_port: number | null;
+            /**
+             * @description SHA256 fingerprint of the SSH host key generated for this server and pinned at build; compare it with what your SSH client shows on first connect. Null for simulated servers.
+             * @example SHA256:hWWRWgdE06n+zWqnQl2LtswoRULIP1dICyHq3fet6eU
+             */
+            ssh_host_key_fingerprint: string | null;
+            /**
+             * @description Login user.
+             * @constant
+             */
+            username: "root";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description End of the paid period.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
+            /** @description Renew from the balance at expiry when it covers the price. */
+            auto_renew: boolean;
+            /** @description null while provisioning and once terminated. */
+            power_state: ("running" | "stopped") | null;
+            suspended_at: string | null;
+            /** @description For a suspended server: when it is terminated unless renewed first. */
+            terminates_at: string | null;
+            terminated_at: string | null;
+            /** @description For a server terminated because its period lapsed: its last disk is kept until then, and renewing it before brings it back on that disk (on the same address where still free). Null otherwise. */
+            retained_until: string | null;
+            /** @description Rescue mode: the server boots a small rescue system with its disk attached (`/dev/vda`, not mounted), root's password is `rescue_password` of /credentials. Null when the server runs its own system. */
+            rescue: {
+                /**
+                 * @description `entering` until the rescue system runs, `leaving` until the server's own system runs again.
+                 * @enum {string}
+                 */
+                state: "entering" | "active" | "leaving";
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                since: string;
+                /** @description The rescue system's own SSH host key (not the server's); null until it runs, and when simulated. */
+                ssh_host_key_fingerprint: string | null;
+            } | null;
+            /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing. */
+            status_reason: string | null;
+            /** @description Memory the server gets (the plan's, unless this deployment caps it). */
+            memory_mb: number | null;
+            vcpus: number | null;
+            /** @description Disk size the server gets (the plan's, unless capped). */
+            disk_gb: number | null;
+            /** @description How many SSH public keys were installed for root at order. */
+            ssh_keys: number;
+            /**
+             * @description `simulated`: demo mode, no machine exists; `libvirt`: a real virtual machine.
+             * @enum {string}
+             */
+            provisioner: "simulated" | "libvirt";
+            /** @description The rescue system's temporary root password, shown here once and by /credentials while it runs. */
+            rescue_password: string;
         };
         Catalog: {
             /** @constant */
@@ -1317,6 +1601,20 @@ export interface components {
                 rounding: string;
                 /** @description Every plan x location, already computed. */
                 prices: components["schemas"]["Price"][];
+            };
+            /** @description Snapshots of a server's disk (taken on request and before a reinstall) and rescue mode: see the Snapshots and rescue operations. */
+            snapshots: {
+                /** @description How many snapshots each server may keep. */
+                per_server: number;
+                /**
+                 * @description Snapshots cost nothing: they are part of the plan's price, like its disk.
+                 * @constant
+                 */
+                price_usd: 0;
+                /** @description How long a server terminated because its period lapsed keeps its last disk and snapshots: renewing it in that time brings it back. 0: nothing is kept. */
+                kept_after_termination_days: number;
+                /** @description Whether this deployment has the rescue system. */
+                rescue_available: boolean;
             };
             payment: {
                 /** @constant */
@@ -3345,13 +3643,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The server is terminated, or this renewal was already charged. Codes: `server_terminated`, `already_charged`. */
+            /** @description `server_terminated`: terminated, and its disk is no longer kept; `already_charged`: this renewal was already charged; `out_of_capacity`: a lapsed server's host has no room to bring it back now. Nothing is charged. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_terminated`, `already_charged`, `out_of_capacity`, `server_busy`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ServerBusy"] | components["schemas"]["Error"];
                 };
             };
             /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
@@ -3441,7 +3739,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerBusy"] | components["schemas"]["Error"];
                 };
             };
-            /** @description Too many host operations for this account (power actions, root password changes and reinstalls together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
+            /** @description Too many host operations for this account (power actions, root password changes, reinstalls, snapshots taken, restored or deleted, and rescue mode together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3495,7 +3793,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerCreated"];
                 };
             };
-            /** @description Bad body, or `confirm` is not the hostname. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_confirm`, `confirmation_mismatch`, `invalid_os`, `invalid_root_password`, `invalid_ssh_key`, `invalid_idempotency_key`. */
+            /** @description Bad body, or `confirm` is not the hostname. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_confirm`, `confirmation_mismatch`, `invalid_os`, `invalid_root_password`, `invalid_ssh_key`, `invalid_snapshot_first`, `invalid_idempotency_key`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3522,7 +3820,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `server_not_active`: only an active server can be reinstalled; `os_unavailable`: no image for the OS here; `idempotency_key_in_use`: the key's first request is still running. Nothing changes. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_not_active`, `os_unavailable`, `idempotency_key_in_use`, `server_busy`. */
+            /** @description `server_not_active`: only an active server can be reinstalled; `os_unavailable`: no image for the OS here; `server_in_rescue`: leave rescue mode first; `snapshot_limit_reached`: the server keeps as many snapshots as it may (delete one, or send `snapshot_first: false`); `out_of_capacity`: its host has no room for the snapshot; `idempotency_key_in_use`: the key's first request is still running. Nothing changes. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_not_active`, `os_unavailable`, `server_in_rescue`, `snapshot_limit_reached`, `out_of_capacity`, `idempotency_key_in_use`, `server_busy`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3540,7 +3838,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many host operations for this account (power actions, root password changes and reinstalls together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
+            /** @description Too many host operations for this account (power actions, root password changes, reinstalls, snapshots taken, restored or deleted, and rescue mode together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3618,7 +3916,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `server_not_active`: the server is not active; `guest_agent_unavailable`: the machine is stopped or its guest agent does not answer. The password is unchanged. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_not_active`, `guest_agent_unavailable`, `server_busy`. */
+            /** @description `server_not_active`: the server is not active; `server_in_rescue`: it runs the rescue system; `guest_agent_unavailable`: the machine is stopped or its guest agent does not answer. The password is unchanged. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_not_active`, `server_in_rescue`, `guest_agent_unavailable`, `server_busy`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3627,7 +3925,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerBusy"] | components["schemas"]["Error"];
                 };
             };
-            /** @description Too many host operations for this account (power actions, root password changes and reinstalls together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
+            /** @description Too many host operations for this account (power actions, root password changes, reinstalls, snapshots taken, restored or deleted, and rescue mode together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3656,6 +3954,605 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSnapshots: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The snapshots. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnapshotList"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    takeSnapshot: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters. The same key with the same body returns the first response again (with `Idempotent-Replayed: true`) for 24 hours; with another body it is refused (422). Failed requests do not use up the key. Keys are per account. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateSnapshotRequest"];
+            };
+        };
+        responses: {
+            /** @description The snapshot, `creating`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Snapshot"];
+                };
+            };
+            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_snapshot_name`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `server_not_active`: the server is not active; `snapshot_limit_reached`: it keeps as many as it may (delete one); `out_of_capacity`: its host has no room for a copy of its disk; `idempotency_key_in_use`: the key's first request is still running. Nothing is queued. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_not_active`, `snapshot_limit_reached`, `out_of_capacity`, `idempotency_key_in_use`, `server_busy`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerBusy"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the limit (64 KiB by default). Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A non-empty body that is not JSON. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with a different body. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many host operations for this account (power actions, root password changes, reinstalls, snapshots taken, restored or deleted, and rescue mode together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+                /** @description The snapshot's integer id. */
+                snapshotId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The snapshot. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Snapshot"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No server with that id on this account, or no such snapshot of it. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+                /** @description The snapshot's integer id. */
+                snapshotId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The snapshot, `deleting`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Snapshot"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No server with that id on this account, or no such snapshot of it. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A snapshot is deleted once the server's running operation is done. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_busy`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerBusy"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many host operations for this account (power actions, root password changes, reinstalls, snapshots taken, restored or deleted, and rescue mode together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreSnapshot: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters. The same key with the same body returns the first response again (with `Idempotent-Replayed: true`) for 24 hours; with another body it is refused (422). Failed requests do not use up the key. Keys are per account. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+                /** @description The snapshot's integer id. */
+                snapshotId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestoreSnapshotRequest"];
+            };
+        };
+        responses: {
+            /** @description The server, `provisioning` while it is restored. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Server"];
+                };
+            };
+            /** @description Bad body, or `confirm` is not the hostname. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_confirm`, `confirmation_mismatch`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No server with that id on this account, or no such snapshot of it. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `server_not_active`: the server is not active; `server_in_rescue`: leave rescue mode first; `snapshot_not_available`: the snapshot is still being taken, failed, or is being deleted; `idempotency_key_in_use`. Nothing changes. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_not_active`, `server_in_rescue`, `snapshot_not_available`, `idempotency_key_in_use`, `server_busy`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerBusy"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with a different body. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many host operations for this account (power actions, root password changes, reinstalls, snapshots taken, restored or deleted, and rescue mode together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    enterRescue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters. The same key with the same body returns the first response again (with `Idempotent-Replayed: true`) for 24 hours; with another body it is refused (422). Failed requests do not use up the key. Keys are per account. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RescueRequest"];
+            };
+        };
+        responses: {
+            /** @description The server, entering rescue mode. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RescueStarted"];
+                };
+            };
+            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `server_not_active`: the server is not active; `server_in_rescue`: it is in rescue mode already; `rescue_unavailable`: this deployment has no rescue system installed; `idempotency_key_in_use`. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_not_active`, `server_in_rescue`, `rescue_unavailable`, `idempotency_key_in_use`, `server_busy`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerBusy"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with a different body. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many host operations for this account (power actions, root password changes, reinstalls, snapshots taken, restored or deleted, and rescue mode together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    leaveRescue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server, leaving rescue mode. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Server"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_in_rescue`: the server is not in rescue mode. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `not_in_rescue`, `server_busy`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerBusy"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many host operations for this account (power actions, root password changes, reinstalls, snapshots taken, restored or deleted, and rescue mode together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

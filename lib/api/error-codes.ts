@@ -74,6 +74,14 @@ export const ERROR_CODES = {
     status: 503,
     message: "The server's host cannot be reached right now; nothing was changed. Retry shortly.",
   },
+  // Snapshots and rescue mode
+  invalid_snapshot_name: { status: 400, message: "Send name as 1 to 64 printable ASCII characters." },
+  invalid_snapshot_first: { status: 400, message: "Send snapshot_first as true or false." },
+  snapshot_limit_reached: { status: 409, message: "The server keeps as many snapshots as it may." },
+  snapshot_not_available: { status: 409, message: "Only an available snapshot can be restored." },
+  server_in_rescue: { status: 409, message: "The server is in rescue mode: leave it first." },
+  not_in_rescue: { status: 409, message: "The server is not in rescue mode." },
+  rescue_unavailable: { status: 409, message: "The rescue system is not installed on this deployment." },
   // Top-ups and payments
   invalid_amount: {
     status: 400,

@@ -125,6 +125,7 @@ export function idempotencyHeader(request: Request): Record<string, string> {
 /** What a route parameter may be: a numeric id, a top-up reference; anything else is a 404, as on the API. */
 export const PATH_PARAMETERS: Record<string, RegExp> = {
   id: /^\d{1,10}$/,
+  snapshotId: /^\d{1,10}$/,
   ref: /^[A-Za-z0-9_-]{1,64}$/,
 };
 

@@ -8,7 +8,7 @@ type Method = "GET" | "POST" | "PATCH" | "DELETE";
 /** A dashboard call that is passed to the API as it is: the API checks its body and answers with its codes. */
 type Forwarded = {
   method: Method;
-  /** The path under /bff; `{id}` is a numeric id, `{ref}` a top-up reference. */
+  /** The path under /bff; `{id}` and `{snapshotId}` are numeric ids, `{ref}` a top-up reference. */
   path: string;
   /** The API path it goes to, when it differs. */
   to?: string;
@@ -44,6 +44,11 @@ export const FORWARDED: readonly Forwarded[] = [
   { method: "POST", path: "/servers/{id}/actions" },
   { method: "POST", path: "/servers/{id}/renew" },
   { method: "POST", path: "/servers/{id}/password" },
+  { method: "GET", path: "/servers/{id}/snapshots" },
+  { method: "POST", path: "/servers/{id}/snapshots" },
+  { method: "DELETE", path: "/servers/{id}/snapshots/{snapshotId}" },
+  { method: "POST", path: "/servers/{id}/snapshots/{snapshotId}/restore" },
+  { method: "DELETE", path: "/servers/{id}/rescue" },
   { method: "GET", path: "/topups", list: true },
   { method: "POST", path: "/topups", headers: { "x-payment": PAYMENT_HEADER } },
   { method: "GET", path: "/topups/{ref}" },

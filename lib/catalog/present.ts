@@ -14,8 +14,11 @@ import {
   TOPUP_MIN_CENTS,
 } from "./catalog";
 
+/** What this deployment offers around servers: snapshots kept per server, retention, rescue mode. */
+export type ServerExtras = { snapshotsPerServer: number; retentionDays: number; rescueAvailable: boolean };
+
 /** The public catalog document, in the API's field layout; `available` says which OS can be installed. */
-export function catalogBody(available: (os: string) => boolean = () => true): CatalogBody {
+export function catalogBody(available: (os: string) => boolean, extras: ServerExtras): CatalogBody {
   return {
     currency: "USD",
     plans: PLANS.map((plan, index) => ({
@@ -54,6 +57,12 @@ export function catalogBody(available: (os: string) => boolean = () => true): Ca
           annual_usd: centsToUsd(priceFor(plan, location, "annual")),
         })),
       ),
+    },
+    snapshots: {
+      per_server: extras.snapshotsPerServer,
+      price_usd: 0,
+      kept_after_termination_days: extras.retentionDays,
+      rescue_available: extras.rescueAvailable,
     },
     payment: {
       currency: "USD",

@@ -213,6 +213,8 @@ const envSchema = z.object({
   ENABLE_TEST_CLOCK: z.enum(["0", "1"]).default("0"),
   PROVISION_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(15),
   SERVER_GRACE_DAYS: z.coerce.number().int().min(0).max(90).default(7),
+  SNAPSHOTS_PER_SERVER: z.coerce.number().int().min(1).max(50).default(3),
+  EXPIRED_SERVER_RETENTION_DAYS: z.coerce.number().int().min(0).max(365).default(14),
   PROVISIONER: z.enum(["simulated", "libvirt"]).default("simulated"),
   ALLOW_DEMO_LIBVIRT: z.enum(["0", "1"]).default("0"),
   HYPERVISORS: optionalText,
@@ -495,6 +497,10 @@ export type AppConfig = {
 export type ServerSettings = {
   provisionDelaySeconds: number;
   graceDays: number;
+  /** Snapshots a server may keep (taken on request or before a reinstall); they cost nothing. */
+  snapshotsPerServer: number;
+  /** How long a server terminated because its period lapsed keeps its last disk (0: removed at once). */
+  retentionDays: number;
   provisioner: "simulated" | "libvirt";
   /** Real machines in demo mode, allowed by ALLOW_DEMO_LIBVIRT=1 for test machines: /health shows it. */
   demoLibvirt: boolean;
@@ -759,6 +765,8 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
     servers: {
       provisionDelaySeconds: values.PROVISION_DELAY_SECONDS,
       graceDays: values.SERVER_GRACE_DAYS,
+      snapshotsPerServer: values.SNAPSHOTS_PER_SERVER,
+      retentionDays: values.EXPIRED_SERVER_RETENTION_DAYS,
       provisioner: values.PROVISIONER,
       demoLibvirt,
       hypervisors: hosts,

@@ -17,6 +17,8 @@ import type { LedgerKind } from "../ledger/ledger";
 import type { Server } from "../schemas/servers";
 import type { JobKind } from "../servers/jobs";
 import type { PowerAction, PowerState } from "../servers/provisioner";
+import type { RescueState } from "../servers/rescue";
+import type { SnapshotConsistency, SnapshotKind, SnapshotState } from "../servers/snapshots/types";
 import type { TopupStatus } from "../topups/status";
 
 export const accounts = pgTable(
@@ -118,12 +120,65 @@ export const servers = pgTable(
     statusReason: text("status_reason"),
     /** Raised by a trigger on every update (migration 0012); see lib/servers/read-cache.ts. */
     revision: integer("revision").notNull().default(1),
+    /** A server terminated because its period lapsed keeps its last disk (a snapshot) until then. */
+    retainedUntil: timestamp("retained_until", { withTimezone: true, mode: "date" }),
+    /** entering | active | leaving while the server boots the rescue system; null otherwise. */
+    rescueState: text("rescue_state").$type<RescueState>(),
+    rescueSince: timestamp("rescue_since", { withTimezone: true, mode: "date" }),
+    /** The rescue system's temporary root password, sealed like the root password. */
+    rescuePasswordEnc: text("rescue_password_enc"),
+    rescueHostKeyFingerprint: text("rescue_host_key_fingerprint"),
+    /** The address and port a terminated server had: given back on renewal where still free. */
+    lastIp: text("last_ip"),
+    lastSshPort: integer("last_ssh_port"),
   },
   (table) => [
     index("servers_account_id_idx").on(table.accountId, table.id),
     index("servers_status_expiry_idx").on(table.status, table.expiresAt),
     uniqueIndex("servers_ip_port_idx").on(table.ip, table.sshPort).where(sql`status <> 'terminated'`),
     index("servers_hypervisor_idx").on(table.hypervisor).where(sql`status <> 'terminated'`),
+    index("servers_retained_idx").on(table.retainedUntil).where(sql`retained_until IS NOT NULL`),
+    check("servers_rescue_state_check", sql`${table.rescueState} IN ('entering', 'active', 'leaving')`),
+  ],
+);
+
+/**
+ * A copy of a server's disk, a volume of its host's pool (lib/servers/snapshots). `reserved_gb` is what it
+ * holds of the host's disk while being taken; once taken, its measured size counts instead.
+ */
+export const snapshots = pgTable(
+  "snapshots",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    serverId: integer("server_id")
+      .notNull()
+      .references(() => servers.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** manual (asked for) | reinstall (taken before one) | expiry (the last disk of a lapsed server) */
+    kind: text("kind").$type<SnapshotKind>().notNull(),
+    /** creating | available | failed | deleting */
+    state: text("state").$type<SnapshotState>().notNull().default("creating"),
+    /** The system on the disk when it was taken: a restore gives the server this OS again. */
+    os: text("os").notNull(),
+    hypervisor: text("hypervisor"),
+    /** The volume in the host's pool; null for the simulated provisioner. */
+    volume: text("volume"),
+    sizeBytes: bigint("size_bytes", { mode: "number" }),
+    reservedGb: integer("reserved_gb").notNull().default(0),
+    consistency: text("consistency").$type<SnapshotConsistency>(),
+    failureReason: text("failure_reason"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    completedAt: timestamp("completed_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [
+    index("snapshots_server_idx").on(table.serverId, table.id),
+    index("snapshots_hypervisor_idx").on(table.hypervisor).where(sql`hypervisor IS NOT NULL`),
+    check("snapshots_kind_check", sql`${table.kind} IN ('manual', 'reinstall', 'expiry')`),
+    check("snapshots_state_check", sql`${table.state} IN ('creating', 'available', 'failed', 'deleting')`),
+    check(
+      "snapshots_consistency_check",
+      sql`${table.consistency} IN ('powered_off', 'frozen', 'crash_consistent')`,
+    ),
   ],
 );
 
@@ -148,7 +203,7 @@ export const serverJobs = pgTable(
     serverId: integer("server_id")
       .notNull()
       .references(() => servers.id, { onDelete: "cascade" }),
-    /** provision | power | destroy | reinstall | password (run by the request itself, never by the worker) */
+    /** provision | power | destroy | reinstall | password (run by its request) | snapshot | restore | ... (JobKind) */
     kind: text("kind").$type<JobKind>().notNull(),
     /** start | stop | reboot for power jobs. */
     action: text("action").$type<PowerAction>(),
@@ -164,6 +219,8 @@ export const serverJobs = pgTable(
     /** When a provision job's boot phase gives up waiting for SSH. */
     deadline: timestamp("deadline", { withTimezone: true, mode: "date" }),
     lastError: text("last_error"),
+    /** The snapshot a snapshot, restore or delete_snapshot job (or a reinstall taking one first) works on. */
+    snapshotId: integer("snapshot_id").references(() => snapshots.id, { onDelete: "set null" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }),
   },
@@ -177,7 +234,7 @@ export const serverJobs = pgTable(
     index("server_jobs_finished_idx").on(table.finishedAt).where(sql`state IN ('done', 'failed')`),
     check(
       "server_jobs_kind_check",
-      sql`${table.kind} IN ('provision', 'power', 'destroy', 'reinstall', 'password')`,
+      sql`${table.kind} IN ('provision', 'power', 'destroy', 'reinstall', 'password', 'snapshot', 'restore', 'delete_snapshot', 'rescue', 'leave_rescue', 'revive')`,
     ),
     check("server_jobs_state_check", sql`${table.state} IN ('pending', 'running', 'done', 'failed')`),
   ],

@@ -13,6 +13,7 @@ import { serverMachinePaths } from "./server-machine-paths";
 import { serversPaths, serversTag } from "./servers";
 import { servicePaths, serviceTag } from "./service";
 import { sessionsPaths, sessionsTag } from "./sessions";
+import { snapshotsPaths, snapshotsTag } from "./snapshots";
 import { topupsPaths, topupsTag } from "./topups";
 
 export function buildOpenApiDocument() {
@@ -20,7 +21,17 @@ export function buildOpenApiDocument() {
     openapi: "3.1.0",
     info: API_VERSION_INFO,
     servers: [{ url: "/api/v1", description: "This deployment" }],
-    tags: [accountTag, keysTag, sessionsTag, catalogTag, topupsTag, serversTag, demoTag, serviceTag],
+    tags: [
+      accountTag,
+      keysTag,
+      sessionsTag,
+      catalogTag,
+      topupsTag,
+      serversTag,
+      snapshotsTag,
+      demoTag,
+      serviceTag,
+    ],
     components: {
       securitySchemes: {
         bearerAuth: {
@@ -38,6 +49,7 @@ export function buildOpenApiDocument() {
       ...topupsPaths,
       ...serversPaths,
       ...serverMachinePaths,
+      ...snapshotsPaths,
       ...demoPaths,
       ...catalogPaths,
       ...servicePaths,

@@ -24,7 +24,9 @@ export const serverMachinePaths: ZodOpenApiPathsObject = {
         "reinstalling) and a job replaces its disk with a fresh one of `os` (default: the current OS), with a new " +
         "root password (`root_password`, or generated and returned once here), root's SSH keys (`ssh_keys`, " +
         "default: the current ones) and a new pinned SSH host key; it is `active` again once SSH answers. Id, " +
-        "address, plan and paid period stay; nothing is charged. A reinstall that fails after its retries leaves " +
+        "address, plan and paid period stay; nothing is charged. Unless `snapshot_first` is `false`, the machine " +
+        "is first shut down and its disk kept as a snapshot (kind `reinstall`): restore it to undo the reinstall. " +
+        "A reinstall that fails after its retries leaves " +
         "the server `active` and stopped, with `status_reason` saying why. The new password is also at " +
         "/credentials. Accepts an Idempotency-Key (a replay omits `root_password`).",
       requestParams: { path: serverIdParam, header: idempotencyHeader },
@@ -41,13 +43,24 @@ export const serverMachinePaths: ZodOpenApiPathsObject = {
           "invalid_os",
           "invalid_root_password",
           "invalid_ssh_key",
+          "invalid_snapshot_first",
           "invalid_idempotency_key",
         ]),
         "404": serverNotFound,
         "409": hostOperationConflict(
           "`server_not_active`: only an active server can be reinstalled; `os_unavailable`: no image for the OS " +
-            "here; `idempotency_key_in_use`: the key's first request is still running. Nothing changes.",
-          ["server_not_active", "os_unavailable", "idempotency_key_in_use"],
+            "here; `server_in_rescue`: leave rescue mode first; `snapshot_limit_reached`: the server keeps as " +
+            "many snapshots as it may (delete one, or send `snapshot_first: false`); `out_of_capacity`: its host " +
+            "has no room for the snapshot; `idempotency_key_in_use`: the key's first request is still running. " +
+            "Nothing changes.",
+          [
+            "server_not_active",
+            "os_unavailable",
+            "server_in_rescue",
+            "snapshot_limit_reached",
+            "out_of_capacity",
+            "idempotency_key_in_use",
+          ],
         ),
         "429": hostOperationLimited,
         "422": errorResponse("The Idempotency-Key was used with a different body.", [
@@ -76,9 +89,10 @@ export const serverMachinePaths: ZodOpenApiPathsObject = {
         "400": errorResponse("Bad body.", [...BODY_ERRORS, "invalid_root_password"]),
         "404": serverNotFound,
         "409": hostOperationConflict(
-          "`server_not_active`: the server is not active; `guest_agent_unavailable`: the machine is stopped or " +
-            "its guest agent does not answer. The password is unchanged.",
-          ["server_not_active", "guest_agent_unavailable"],
+          "`server_not_active`: the server is not active; `server_in_rescue`: it runs the rescue system; " +
+            "`guest_agent_unavailable`: the machine is stopped or its guest agent does not answer. The password " +
+            "is unchanged.",
+          ["server_not_active", "server_in_rescue", "guest_agent_unavailable"],
         ),
         "429": hostOperationLimited,
         "502": errorResponse(

@@ -54,8 +54,11 @@ export const serversTag = {
     "`suspended` -> `active` on renewal; `suspended` -> `terminated` at `terminates_at`, the expiry plus a grace " +
     "period of `SERVER_GRACE_DAYS` (default " +
     DEFAULTS.SERVER_GRACE_DAYS +
-    "); any state -> `terminated` when the owner deletes it. " +
-    "Terminated is final: the machine, its address and its password are gone. No refunds.",
+    "), its last disk kept for `EXPIRED_SERVER_RETENTION_DAYS` (default " +
+    DEFAULTS.EXPIRED_SERVER_RETENTION_DAYS +
+    ") until `retained_until`: renewing it before then brings it back (see Snapshots and rescue); any state -> " +
+    "`terminated` when the owner deletes it, with nothing kept. Otherwise terminated is final: the machine, its " +
+    "address and its password are gone. No refunds.",
 };
 
 export const serversPaths: ZodOpenApiPathsObject = {
@@ -148,7 +151,7 @@ export const serversPaths: ZodOpenApiPathsObject = {
       summary: "Terminate a server now",
       description:
         "Ends the server at once (address, capacity and credentials released) and removes the machine, its " +
-        "domain and disks, in the background; the unused time is not refunded.",
+        "domain, disks and snapshots, in the background; the unused time is not refunded and nothing is kept.",
       requestParams: { path: serverIdParam },
       responses: {
         "200": { description: "The terminated server.", content: jsonContent(ServerSchema) },
@@ -178,7 +181,11 @@ export const serversPaths: ZodOpenApiPathsObject = {
       summary: "Renew for one more cycle",
       description:
         "Charges the price from the balance and extends `expires_at` by one cycle (from now for a suspended " +
-        "server, which becomes active again). Accepts an Idempotency-Key.",
+        "server, which becomes active again). A server terminated because its period lapsed can be renewed until " +
+        "`retained_until`: it turns `provisioning` and comes back on its kept disk, on the same address and port " +
+        "where still free, with the same root password and host key (a new host key only if its address changed " +
+        "on a bridged host); its new period starts once it runs, and a return that fails is refunded. Accepts an " +
+        "Idempotency-Key.",
       requestParams: { path: serverIdParam, header: idempotencyHeader },
       responses: {
         "200": { description: "The renewed server.", content: jsonContent(ServerSchema) },
@@ -187,10 +194,12 @@ export const serversPaths: ZodOpenApiPathsObject = {
           content: jsonContent(InsufficientBalanceSchema),
         },
         "404": serverNotFound,
-        "409": errorResponse("The server is terminated, or this renewal was already charged.", [
-          "server_terminated",
-          "already_charged",
-        ]),
+        "409": hostOperationConflict(
+          "`server_terminated`: terminated, and its disk is no longer kept; `already_charged`: this renewal was " +
+            "already charged; `out_of_capacity`: a lapsed server's host has no room to bring it back now. Nothing " +
+            "is charged.",
+          ["server_terminated", "already_charged", "out_of_capacity"],
+        ),
       },
     }),
   },

@@ -71,11 +71,12 @@ export const responses = {
 };
 
 /**
- * The 429 of operations that run on a hypervisor (power, root password, reinstall): the account's limit on
+ * The 429 of operations that run on a hypervisor (power, root password, reinstall, snapshots, rescue): the account's limit on
  * host operations, besides the bad-key limit every authenticated operation has.
  */
 export const hostOperationLimited = errorResponse(
-  `Too many host operations for this account (power actions, root password changes and reinstalls together: ` +
+  "Too many host operations for this account (power actions, root password changes, reinstalls, snapshots " +
+    `taken, restored or deleted, and rescue mode together: ` +
     `${perWindow(DEFAULTS.RATE_LIMIT_HOST_OPERATIONS)} by default, \`RATE_LIMIT_HOST_OPERATIONS\`); nothing was ` +
     "done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys.",
   ["rate_limited"],

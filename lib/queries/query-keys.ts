@@ -12,6 +12,8 @@ export const queryKeys = {
   servers: {
     all: () => ["servers"] as const,
     one: (id: number) => ["servers", id] as const,
+    /** A server's snapshots (under its key: refreshing the server refreshes them too). */
+    snapshots: (id: number) => ["servers", id, "snapshots"] as const,
   },
   topups: {
     all: () => ["topups"] as const,

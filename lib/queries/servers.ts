@@ -2,7 +2,7 @@ import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
 import { bffFetch } from "./bff-fetch";
 import { pagePath } from "./pages";
 import { queryKeys } from "./query-keys";
-import type { Server } from "./types";
+import type { Server, SnapshotList } from "./types";
 
 /** While a server is being built its status changes within seconds; afterwards nothing moves by itself soon. */
 const PROVISIONING_POLL_MS = 2_000;
@@ -22,13 +22,38 @@ export const serversQuery = () =>
         : false,
   });
 
+/** A server the host is still changing: being built (or reinstalled, restored), or entering or leaving rescue. */
+const isChanging = (server: Server | undefined) =>
+  server?.status === "provisioning" ||
+  server?.rescue?.state === "entering" ||
+  server?.rescue?.state === "leaving";
+
 export const serverQuery = (id: number) =>
   queryOptions({
     queryKey: queryKeys.servers.one(id),
     queryFn: () => bffFetch<Server>(`/bff/servers/${id}`),
-    refetchInterval: (query) => (query.state.data?.status === "provisioning" ? PROVISIONING_POLL_MS : false),
+    refetchInterval: (query) => (isChanging(query.state.data) ? PROVISIONING_POLL_MS : false),
   });
 
-/** Root credentials are read on demand only and never enter the query cache (see the reveal control). */
+/**
+ * Root credentials (and in rescue mode the rescue system's password) are read on demand only and never enter
+ * the query cache (see the reveal controls).
+ */
 export const fetchCredentials = (id: number) =>
-  bffFetch<{ username: "root"; password: string }>(`/bff/servers/${id}/credentials`);
+  bffFetch<{ username: "root"; password: string; rescue_password: string | null }>(
+    `/bff/servers/${id}/credentials`,
+  );
+
+/** While a snapshot is being copied or removed its state changes by itself; otherwise nothing moves. */
+const SNAPSHOT_POLL_MS = 2_000;
+
+/** A server's snapshots, newest first, with how many it may keep; polled while one is being taken or removed. */
+export const snapshotsQuery = (serverId: number) =>
+  queryOptions({
+    queryKey: queryKeys.servers.snapshots(serverId),
+    queryFn: () => bffFetch<SnapshotList>(`/bff/servers/${serverId}/snapshots`),
+    refetchInterval: (query) =>
+      query.state.data?.snapshots.some((s) => s.state === "creating" || s.state === "deleting")
+        ? SNAPSHOT_POLL_MS
+        : false,
+  });

@@ -5,3 +5,5 @@ export type Schemas = components["schemas"];
 export type Account = Schemas["Account"];
 export type Server = Schemas["Server"];
 export type Topup = Schemas["Topup"];
+export type Snapshot = Schemas["Snapshot"];
+export type SnapshotList = Schemas["SnapshotList"];

@@ -73,6 +73,24 @@ export const CatalogSchema = z
       rounding: z.string(),
       prices: z.array(PriceSchema).meta({ description: "Every plan x location, already computed." }),
     }),
+    snapshots: z
+      .object({
+        per_server: z.int().meta({ description: "How many snapshots each server may keep." }),
+        price_usd: z.literal(0).meta({
+          description: "Snapshots cost nothing: they are part of the plan's price, like its disk.",
+        }),
+        kept_after_termination_days: z.int().meta({
+          description:
+            "How long a server terminated because its period lapsed keeps its last disk and snapshots: renewing " +
+            "it in that time brings it back. 0: nothing is kept.",
+        }),
+        rescue_available: z.boolean().meta({ description: "Whether this deployment has the rescue system." }),
+      })
+      .meta({
+        description:
+          "Snapshots of a server's disk (taken on request and before a reinstall) and rescue mode: see the " +
+          "Snapshots and rescue operations.",
+      }),
     payment: z.object({
       currency: z.literal("USD"),
       topup_min_usd: z.number(),

@@ -18,6 +18,15 @@ export const ReinstallServerRequestSchema = z
       description:
         "OpenSSH public keys installed for root. Omitted: the server's current keys are installed again; `[]`: none.",
     }),
+    snapshot_first: z
+      .boolean()
+      .default(true)
+      .meta({
+        description:
+          "Default `true`: the machine is shut down and its disk kept as a snapshot (kind `reinstall`) before it " +
+          "is wiped; restore it to undo the reinstall. It takes one of the server's snapshot places: at the " +
+          "limit the reinstall is refused (`snapshot_limit_reached`) unless this is `false`.",
+      }),
   })
   .meta({ id: "ReinstallServerRequest" });
 
@@ -36,9 +45,26 @@ export const ServerBusySchema = z
       example:
         "This server is busy with a stop (since 2026-11-24T10:00:00.000Z); try again once it has finished.",
     }),
-    operation: z.enum(["start", "stop", "reboot", "password", "reinstall", "provision", "destroy"]).meta({
-      description: "What the server is doing: a power action, a root password change, a reinstall, ...",
-    }),
+    operation: z
+      .enum([
+        "start",
+        "stop",
+        "reboot",
+        "password",
+        "reinstall",
+        "provision",
+        "destroy",
+        "snapshot",
+        "restore",
+        "delete_snapshot",
+        "rescue",
+        "leave_rescue",
+        "revive",
+      ])
+      .meta({
+        description:
+          "What the server is doing: a power action, a root password change, a reinstall, a snapshot, a restore, ...",
+      }),
     since: z.iso.datetime().meta({ description: "When that operation was asked for." }),
   })
   .meta({ id: "ServerBusy" });

@@ -43,6 +43,31 @@ export const ServerSchema = z
       .nullable()
       .meta({ description: "For a suspended server: when it is terminated unless renewed first." }),
     terminated_at: timestamp().nullable(),
+    retained_until: timestamp()
+      .nullable()
+      .meta({
+        description:
+          "For a server terminated because its period lapsed: its last disk is kept until then, and renewing it " +
+          "before brings it back on that disk (on the same address where still free). Null otherwise.",
+      }),
+    rescue: z
+      .object({
+        state: z.enum(["entering", "active", "leaving"]).meta({
+          description:
+            "`entering` until the rescue system runs, `leaving` until the server's own system runs again.",
+        }),
+        since: timestamp(),
+        ssh_host_key_fingerprint: z.string().nullable().meta({
+          description:
+            "The rescue system's own SSH host key (not the server's); null until it runs, and when simulated.",
+        }),
+      })
+      .nullable()
+      .meta({
+        description:
+          "Rescue mode: the server boots a small rescue system with its disk attached (`/dev/vda`, not mounted), " +
+          "root's password is `rescue_password` of /credentials. Null when the server runs its own system.",
+      }),
     status_reason: z.string().nullable().meta({
       description:
         "Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing.",
@@ -66,8 +91,9 @@ export const ServerSchema = z
     description:
       "A server. `provisioning` -> `active` when the provisioner has built it and assigned its IPv4; `active` -> " +
       "`suspended` at `expires_at` when not renewed (stopped, data kept); `suspended` -> `active` on renewal; " +
-      "`suspended` -> `terminated` at `terminates_at` (expiry + the grace period); any state -> `terminated` " +
-      "when the owner terminates it (no refund). Terminated is final. A build that fails after its retries ends " +
+      "`suspended` -> `terminated` at `terminates_at` (expiry + the grace period), its last disk kept until " +
+      "`retained_until`: renewing before then brings it back (`provisioning` -> `active`); any state -> " +
+      "`terminated` when the owner terminates it (no refund, nothing kept). Otherwise terminated is final. A build that fails after its retries ends " +
       "`terminated` with the charge refunded and `status_reason` saying why. `power_state` is what the host reports.",
   });
 
@@ -139,7 +165,13 @@ export const ServerActionRequestSchema = z
   .meta({ id: "ServerActionRequest" });
 
 export const CredentialsSchema = z
-  .object({ username: z.literal("root"), password: z.string() })
+  .object({
+    username: z.literal("root"),
+    password: z.string(),
+    rescue_password: z.string().nullable().meta({
+      description: "In rescue mode, root's temporary password of the rescue system; null otherwise.",
+    }),
+  })
   .meta({ id: "ServerCredentials", description: "Root login. Sent with `Cache-Control: no-store`." });
 
 export const InsufficientBalanceSchema = z

@@ -5,8 +5,8 @@ import { limiters, withQuotas } from "@/lib/rate-limit/limits";
 import { type JobInFlight, jobInFlight } from "./jobs";
 
 /**
- * What one account may ask of the hosts. Power actions, root password changes and reinstalls each start
- * virsh (and openssl) on a hypervisor: a server does one such operation at a time, and an account starts
+ * What one account may ask of the hosts. Power actions, root password changes, reinstalls, snapshots (taken,
+ * restored, deleted) and rescue mode each start virsh (and openssl) on a hypervisor: a server does one such operation at a time, and an account starts
  * at most RATE_LIMIT_HOST_OPERATIONS of them per window.
  */
 
@@ -21,6 +21,12 @@ const DESCRIBED: Record<string, string> = {
   reinstall: "a reinstall",
   provision: "its build",
   destroy: "its removal",
+  snapshot: "a snapshot",
+  restore: "a restore",
+  delete_snapshot: "a snapshot's removal",
+  rescue: "starting rescue mode",
+  leave_rescue: "leaving rescue mode",
+  revive: "coming back on its last disk",
 };
 
 /** 409 naming what the server is busy with, and since when. */

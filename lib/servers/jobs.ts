@@ -4,7 +4,7 @@ import { pace } from "@/lib/background/pace";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
 import { type Database, db } from "@/lib/db/client";
-import { accounts, serverJobs, servers } from "@/lib/db/schema";
+import { accounts, serverJobs, servers, snapshots } from "@/lib/db/schema";
 import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
 import { firstLine } from "@/lib/log";
 import { processWide } from "@/lib/process-wide";
@@ -12,16 +12,42 @@ import { CustomerFacingError, customerReason } from "./failure-reasons";
 import type { ServerRow } from "./present";
 import {
   allocatePoolAddress,
+  type Built,
+  DISK_COPY_TIMEOUT_MS,
   type PowerAction,
   provisioner,
   releaseAddress,
   reserveHostAddress,
 } from "./provisioner";
+import { endFailedLeaveRescue, endFailedRescue, runEnterRescue, runLeaveRescue } from "./rescue";
+import { completeRevival, endFailedRevival, recordKeptDisk, reviveOnHost } from "./retention";
 import { decryptRootPassword } from "./secrets";
+import {
+  endFailedRestore,
+  failSnapshot,
+  restoreOnHost,
+  runDeleteSnapshot,
+  runSnapshot,
+  snapshotBeforeReinstall,
+} from "./snapshots/jobs";
 
-/** Host work for a server. A password change is run by its request, and recorded here while it runs. */
-export type JobKind = "provision" | "power" | "destroy" | "reinstall" | "password";
-type Job = typeof serverJobs.$inferSelect;
+/**
+ * Host work for a server. A password change is run by its request, and recorded here while it runs. A build
+ * (provision, reinstall, restore, revive) ends by waiting for the machine's SSH server.
+ */
+export type JobKind =
+  | "provision"
+  | "power"
+  | "destroy"
+  | "reinstall"
+  | "password"
+  | "snapshot"
+  | "restore"
+  | "delete_snapshot"
+  | "rescue"
+  | "leave_rescue"
+  | "revive";
+export type Job = typeof serverJobs.$inferSelect;
 
 const MAX_ATTEMPTS: Record<JobKind, number> = {
   provision: 3,
@@ -29,9 +55,19 @@ const MAX_ATTEMPTS: Record<JobKind, number> = {
   destroy: 10,
   reinstall: 3,
   password: 1,
+  // A copy that failed twice will fail again: the snapshot is marked failed and its space given back.
+  snapshot: 2,
+  restore: 3,
+  delete_snapshot: 10,
+  rescue: 2,
+  leave_rescue: 3,
+  revive: 3,
 };
 /** A running job not finished by then was abandoned by its worker (the process died) and is taken again. */
 const LEASE_MS = 15 * 60_000;
+/** Jobs that copy a whole disk hold their lease for as long as the longest copy may take. */
+const COPYING: ReadonlySet<JobKind> = new Set(["snapshot", "restore", "reinstall"]);
+const leaseFor = (kind: JobKind) => (COPYING.has(kind) ? DISK_COPY_TIMEOUT_MS + LEASE_MS : LEASE_MS);
 const BOOT_POLL_MS = 2_000;
 const backoffMs = (attempts: number) => Math.min(5_000 * 2 ** (attempts - 1), 120_000);
 
@@ -43,7 +79,7 @@ export async function enqueueJob(
   tx: Tx,
   serverId: number,
   kind: JobKind,
-  options: { action?: PowerAction; runAfter?: Date } = {},
+  options: { action?: PowerAction; runAfter?: Date; snapshotId?: number } = {},
 ): Promise<number> {
   const [job] = await tx
     .insert(serverJobs)
@@ -51,6 +87,7 @@ export async function enqueueJob(
       serverId,
       kind,
       action: options.action ?? null,
+      snapshotId: options.snapshotId ?? null,
       maxAttempts: MAX_ATTEMPTS[kind],
       runAfter: options.runAfter ?? now(),
     })
@@ -91,7 +128,7 @@ async function takeJob(onlyId?: number): Promise<Job | undefined> {
         state: "running",
         // Polling a booting machine is not a new attempt at building it.
         attempts: job.phase === "boot" ? job.attempts : job.attempts + 1,
-        leaseUntil: new Date(current.getTime() + LEASE_MS),
+        leaseUntil: new Date(current.getTime() + leaseFor(job.kind)),
       })
       .where(eq(serverJobs.id, job.id))
       .returning();
@@ -99,27 +136,27 @@ async function takeJob(onlyId?: number): Promise<Job | undefined> {
   });
 }
 
-async function serverRow(id: number): Promise<ServerRow> {
+export async function serverRow(id: number): Promise<ServerRow> {
   const database = await db();
   const [row] = await database.select().from(servers).where(eq(servers.id, id));
   if (!row) throw new Error(`server ${id} not found`);
   return row;
 }
 
-async function lockServer(tx: Tx, id: number): Promise<ServerRow> {
+export async function lockServer(tx: Tx, id: number): Promise<ServerRow> {
   const [row] = await tx.select().from(servers).where(eq(servers.id, id)).for("update");
   if (!row) throw new Error(`server ${id} not found`);
   return row;
 }
 
-const finish = (tx: Tx, job: Job, state: "done" | "failed", lastError?: string) =>
+export const finish = (tx: Tx, job: Job, state: "done" | "failed", lastError?: string) =>
   tx
     .update(serverJobs)
     .set({ state, finishedAt: now(), leaseUntil: null, ...(lastError ? { lastError } : {}) })
     .where(eq(serverJobs.id, job.id));
 
 /** Puts a job back in the queue for a later pass. */
-const requeue = (tx: Tx, job: Job, changes: Partial<Job>) =>
+export const requeue = (tx: Tx, job: Job, changes: Partial<Job>) =>
   tx
     .update(serverJobs)
     .set({ state: "pending", leaseUntil: null, ...changes })
@@ -134,34 +171,67 @@ async function abandonBuild(tx: Tx, job: Job, server: ServerRow) {
   if (server.status === "terminated" && !provisioner().simulated) await enqueueJob(tx, server.id, "destroy");
 }
 
-async function runProvision(job: Job): Promise<void> {
+/** Waits for a built machine's SSH server: the server turns `active` once it answers, or the build fails. */
+async function waitForBoot(job: Job, server: ServerRow): Promise<void> {
+  const database = await db();
+  const up = await provisioner().ready(server);
+  const current = now();
+  if (!up && job.deadline && job.deadline < current) {
+    throw new BuildError(`the machine did not answer on SSH within ${config().servers.bootTimeoutSeconds} s`);
+  }
+  await database.transaction(async (tx) => {
+    const row = await lockServer(tx, server.id);
+    if (row.status !== "provisioning") return abandonBuild(tx, job, row);
+    if (!up) return requeue(tx, job, { runAfter: new Date(current.getTime() + BOOT_POLL_MS) });
+    await markBuilt(tx, job, row);
+  });
+}
+
+/** A build is done: the server is active and running (a revived one with its new period). */
+async function markBuilt(tx: Tx, job: Job, row: ServerRow, changes: Partial<ServerRow> = {}) {
+  await tx
+    .update(servers)
+    .set({
+      ...changes,
+      ...(job.kind === "revive" ? await completeRevival(tx, row) : {}),
+      status: "active",
+      powerState: "running",
+      statusReason: null,
+    })
+    .where(eq(servers.id, row.id));
+  await finish(tx, job, "done");
+}
+
+/**
+ * What a build does on the host: a new disk (provision, reinstall, the latter after a snapshot unless told
+ * not to), a snapshot's copy (restore), or the kept disk of a lapsed server (revive). `hostKeyFingerprint`
+ * undefined: the machine keeps the host key it had.
+ */
+async function buildOnHost(
+  job: Job,
+  target: ServerRow,
+): Promise<Omit<Built, "hostKeyFingerprint"> & { hostKeyFingerprint?: string | null }> {
+  if (job.kind === "restore") return restoreOnHost(job, target);
+  if (!target.rootPasswordEnc) throw new Error("the server has no root password");
+  const spec = {
+    server: target,
+    rootPassword: decryptRootPassword(config().encryptionKey, target.id, target.rootPasswordEnc),
+    sshKeys: target.sshKeys ? (JSON.parse(target.sshKeys) as string[]) : [],
+  };
+  if (job.kind === "revive") return reviveOnHost(spec);
+  if (job.kind === "reinstall" && job.snapshotId !== null) await snapshotBeforeReinstall(job, target);
+  return provisioner().create(spec);
+}
+
+/** Runs a build (provision, reinstall, restore, revive): the host work, then the wait for SSH. */
+async function runBuild(job: Job): Promise<void> {
   const database = await db();
   const server = await serverRow(job.serverId);
   if (server.status !== "provisioning") {
     await database.transaction((tx) => abandonBuild(tx, job, server));
     return;
   }
-  if (job.phase === "boot") {
-    const up = await provisioner().ready(server);
-    const current = now();
-    if (!up && job.deadline && job.deadline < current) {
-      throw new BuildError(
-        `the machine did not answer on SSH within ${config().servers.bootTimeoutSeconds} s`,
-      );
-    }
-    await database.transaction(async (tx) => {
-      const row = await lockServer(tx, server.id);
-      if (row.status !== "provisioning") return abandonBuild(tx, job, row);
-      if (!up) return requeue(tx, job, { runAfter: new Date(current.getTime() + BOOT_POLL_MS) });
-      await tx
-        .update(servers)
-        .set({ status: "active", powerState: "running", statusReason: null })
-        .where(eq(servers.id, row.id));
-      await finish(tx, job, "done");
-    });
-    return;
-  }
-  if (!server.rootPasswordEnc) throw new Error("the server has no root password");
+  if (job.phase === "boot") return waitForBoot(job, server);
   // A bridged host's guest learns its public address from the seed: reserve it before the build.
   const network = config().servers.hypervisors.find((host) => host.name === server.hypervisor)?.network;
   const target =
@@ -171,27 +241,20 @@ async function runProvision(job: Job): Promise<void> {
           return { ...row, ip: await reserveHostAddress(tx, row, network), sshPort: 22 };
         })
       : server;
-  const built = await provisioner().create({
-    server: target,
-    rootPassword: decryptRootPassword(config().encryptionKey, server.id, server.rootPasswordEnc),
-    sshKeys: server.sshKeys ? (JSON.parse(server.sshKeys) as string[]) : [],
-  });
+  const built = await buildOnHost(job, target);
   await database.transaction(async (tx) => {
     const row = await lockServer(tx, server.id);
     if (row.status !== "provisioning") return abandonBuild(tx, job, row);
     // A reinstall (or a retried build) keeps the address the server already has.
     const ip = built.ip ?? row.ip ?? (await allocatePoolAddress(tx, row.location));
-    const booted = provisioner().simulated;
-    await tx
-      .update(servers)
-      .set({
-        ip,
-        sshPort: built.sshPort,
-        sshHostKeyFingerprint: built.hostKeyFingerprint,
-        ...(booted ? { status: "active", powerState: "running", statusReason: null } : {}),
-      })
-      .where(eq(servers.id, row.id));
-    if (booted) return finish(tx, job, "done");
+    const address = {
+      ip,
+      sshPort: built.sshPort,
+      ...(built.hostKeyFingerprint === undefined ? {} : { sshHostKeyFingerprint: built.hostKeyFingerprint }),
+    };
+    // A simulated machine is up at once.
+    if (provisioner().simulated) return markBuilt(tx, job, row, address);
+    await tx.update(servers).set(address).where(eq(servers.id, row.id));
     const current = now();
     await requeue(tx, job, {
       phase: "boot",
@@ -201,7 +264,7 @@ async function runProvision(job: Job): Promise<void> {
   });
 }
 
-class BuildError extends CustomerFacingError {}
+export class BuildError extends CustomerFacingError {}
 
 async function runPower(job: Job): Promise<void> {
   const server = await serverRow(job.serverId);
@@ -221,14 +284,32 @@ async function runPower(job: Job): Promise<void> {
   });
 }
 
-/** Removes the machine; only then are its address and port free for another server (a failure keeps them). */
+/**
+ * Removes the machine; only then are its address and port free for another server (a failure keeps them). A
+ * server whose period lapsed keeps its disk (and its snapshots) while `retained_until` lies ahead; otherwise
+ * its snapshots go with it.
+ */
 async function runDestroy(job: Job): Promise<void> {
   const server = await serverRow(job.serverId);
-  if (server.hypervisor || provisioner().simulated) await provisioner().destroy(server);
   const database = await db();
+  const retain = server.status === "terminated" && server.retainedUntil !== null;
+  const taken = retain
+    ? []
+    : await database.select().from(snapshots).where(eq(snapshots.serverId, server.id));
+  let keptBytes: number | null = null;
+  if (server.hypervisor || provisioner().simulated) {
+    ({ keptBytes } = await provisioner().destroy(server, { keepDisk: retain }));
+    for (const snapshot of taken) {
+      if (snapshot.kind !== "expiry" && snapshot.volume) {
+        await provisioner().deleteSnapshot(server, snapshot.volume);
+      }
+    }
+  }
   await database.transaction(async (tx) => {
     await finish(tx, job, "done");
     await releaseAddress(tx, server.id);
+    if (retain) await recordKeptDisk(tx, server, keptBytes);
+    else if (taken.length > 0) await tx.delete(snapshots).where(eq(snapshots.serverId, server.id));
   });
 }
 
@@ -256,15 +337,14 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
     }
     await finish(tx, job, "failed", message);
     if (job.kind === "reinstall") return endFailedReinstall(tx, job, reason);
+    if (job.kind === "restore") return endFailedRestore(tx, job, reason);
+    if (job.kind === "revive") return endFailedRevival(tx, job, reason);
+    if (job.kind === "snapshot") return failSnapshot(tx, job.snapshotId, reason);
+    if (job.kind === "rescue") return endFailedRescue(tx, job, reason);
+    if (job.kind === "leave_rescue") return endFailedLeaveRescue(tx, job, reason);
     if (job.kind !== "provision") return;
-    // Read through tx: PGlite has one connection, and a query beside an open transaction would wait forever.
-    const [{ accountId } = { accountId: 0 }] = await tx
-      .select({ accountId: servers.accountId })
-      .from(servers)
-      .where(eq(servers.id, job.serverId));
-    await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
-    const row = await lockServer(tx, job.serverId);
-    if (row.status !== "provisioning") return;
+    const row = await lockBuildToRefund(tx, job);
+    if (!row) return;
     await postLedgerEntry(tx, {
       accountId: row.accountId,
       amountCents: row.priceCents,
@@ -286,20 +366,42 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
 }
 
 /**
- * A reinstall that failed for good: the server is `active` again (paid time is not touched, nothing is
- * refunded) with its power state left to the host's next report, and says why, so the owner can try again.
+ * The server of a build that failed for good and is to be refunded, locked after its account (the order every
+ * money-moving transaction locks in); undefined when it is no longer being built.
  */
-async function endFailedReinstall(tx: Tx, job: Job, reason: string) {
+export async function lockBuildToRefund(tx: Tx, job: Job): Promise<ServerRow | undefined> {
+  // Read through tx: PGlite has one connection, and a query beside an open transaction would wait forever.
+  const [{ accountId } = { accountId: 0 }] = await tx
+    .select({ accountId: servers.accountId })
+    .from(servers)
+    .where(eq(servers.id, job.serverId));
+  await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
+  const row = await lockServer(tx, job.serverId);
+  return row.status === "provisioning" ? row : undefined;
+}
+
+/**
+ * A rewrite of the disk (a reinstall, a restore) that failed for good: the server is `active` again, stopped
+ * (paid time is not touched, nothing is refunded), and `statusReason` says why and what to do.
+ */
+export async function endFailedDiskRewrite(tx: Tx, job: Job, statusReason: string): Promise<void> {
   const row = await lockServer(tx, job.serverId);
   if (row.status !== "provisioning") return;
   await tx
     .update(servers)
-    .set({
-      status: "active",
-      powerState: "stopped",
-      statusReason: `The reinstall failed after ${job.attempts} attempts (${reason}); reinstall again.`,
-    })
+    .set({ status: "active", powerState: "stopped", statusReason })
     .where(eq(servers.id, row.id));
+}
+
+/** A reinstall that failed for good: the owner can try again. */
+async function endFailedReinstall(tx: Tx, job: Job, reason: string) {
+  // A snapshot the reinstall was to take first, and did not, holds nothing.
+  if (job.snapshotId !== null) await failSnapshot(tx, job.snapshotId, reason);
+  await endFailedDiskRewrite(
+    tx,
+    job,
+    `The reinstall failed after ${job.attempts} attempts (${reason}); reinstall again.`,
+  );
 }
 
 /**
@@ -313,12 +415,23 @@ async function closeAbandonedRequestJob(job: Job): Promise<void> {
   );
 }
 
+const RUNNERS: Record<JobKind, (job: Job) => Promise<void>> = {
+  provision: runBuild,
+  reinstall: runBuild,
+  restore: runBuild,
+  revive: runBuild,
+  power: runPower,
+  password: closeAbandonedRequestJob,
+  destroy: runDestroy,
+  snapshot: runSnapshot,
+  delete_snapshot: runDeleteSnapshot,
+  rescue: runEnterRescue,
+  leave_rescue: runLeaveRescue,
+};
+
 async function execute(job: Job): Promise<void> {
   try {
-    if (job.kind === "provision" || job.kind === "reinstall") await runProvision(job);
-    else if (job.kind === "power") await runPower(job);
-    else if (job.kind === "password") await closeAbandonedRequestJob(job);
-    else await runDestroy(job);
+    await RUNNERS[job.kind](job);
   } catch (error) {
     await recordFailure(job, error);
   }

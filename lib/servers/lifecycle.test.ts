@@ -12,7 +12,8 @@ import {
 import { reconcileHost, runServerLifecycle } from "./lifecycle";
 
 // config() is read on first use: demo secrets go to a scratch DATA_DIR; the grace period is 7 days.
-const restoreEnv = scratchConfigEnv({ SERVER_GRACE_DAYS: "7" });
+// No retention of a lapsed server's disk here: retention.test.ts covers it.
+const restoreEnv = scratchConfigEnv({ SERVER_GRACE_DAYS: "7", EXPIRED_SERVER_RETENTION_DAYS: "0" });
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

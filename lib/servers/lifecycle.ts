@@ -5,7 +5,7 @@ import { pace } from "@/lib/background/pace";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
 import { type Database, db } from "@/lib/db/client";
-import { accounts, serverJobs, servers } from "@/lib/db/schema";
+import { accounts, serverJobs, servers, snapshots } from "@/lib/db/schema";
 import type { Tx } from "@/lib/ledger/ledger";
 import { firstLine } from "@/lib/log";
 import { enqueueJob, runDueJobs, unfinishedJobServers } from "./jobs";
@@ -98,8 +98,40 @@ async function handleExpiries(database: Database, clock: () => Date, rest: () =>
           .where(eq(servers.id, row.id));
         await enqueueJob(tx, row.id, "power", { action: "stop" });
       } else if (row.expiresAt.getTime() + graceMs <= current.getTime()) {
-        await terminateInTx(tx, row, clock());
+        await terminateInTx(tx, row, clock(), { keepLastDisk: true });
       }
+    },
+  );
+}
+
+/**
+ * At the end of a lapsed server's retention its kept disk, seed and snapshots are deleted (a destroy job,
+ * which sees no retention left) and its sealed root password dropped: it can no longer come back.
+ */
+async function handleRetentionEnds(database: Database, clock: () => Date, rest: () => Promise<unknown>) {
+  const current = clock();
+  const due = await database
+    .select({ id: servers.id, accountId: servers.accountId })
+    .from(servers)
+    .where(and(eq(servers.status, "terminated"), lte(servers.retainedUntil, current)))
+    .orderBy(asc(servers.retainedUntil))
+    .limit(BATCH);
+  await forEachLocked(
+    database,
+    rest,
+    due,
+    (row) => row.status === "terminated" && row.retainedUntil !== null && row.retainedUntil <= current,
+    async (tx, row) => {
+      await tx
+        .update(servers)
+        .set({
+          retainedUntil: null,
+          rootPasswordEnc: null,
+          statusReason: `Its last disk was deleted at the end of its retention (${current.toISOString().slice(0, 10)}).`,
+        })
+        .where(eq(servers.id, row.id));
+      await tx.update(snapshots).set({ state: "deleting" }).where(eq(snapshots.serverId, row.id));
+      await enqueueJob(tx, row.id, "destroy");
     },
   );
 }
@@ -210,7 +242,9 @@ async function reconcileWithHosts() {
  */
 export async function runServerLifecycle(database?: Database, clock: () => Date = now): Promise<void> {
   // The process pace rests by the process database's kind; another database only needs a turn between rows.
-  await handleExpiries(database ?? (await db()), clock, database === undefined ? pace : () => setImmediate());
+  const rest = database === undefined ? pace : () => setImmediate();
+  await handleExpiries(database ?? (await db()), clock, rest);
+  await handleRetentionEnds(database ?? (await db()), clock, rest);
   if (database !== undefined) return;
   await runDueJobs();
   try {

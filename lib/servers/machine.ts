@@ -21,7 +21,9 @@ import {
   provisioner,
 } from "./provisioner";
 import { checkReinstall } from "./reinstall-rules";
+import { inRescue } from "./rescue";
 import { encryptRootPassword, generateRootPassword } from "./secrets";
+import { recordSnapshot } from "./snapshots/service";
 import { normalizeSshKeys } from "./ssh-keys";
 
 const present = (row: ServerRow) => presentServer(row, config().servers.graceDays, provisioner().name);
@@ -47,9 +49,10 @@ async function lockOwned(tx: Tx, accountId: number, serverId: number): Promise<S
 
 /**
  * Reinstalls a server: in one transaction the request is checked, the new OS, password and keys are
- * recorded, the server turns `provisioning` and a reinstall job is queued; the worker then wipes the disk
- * (a new overlay on the OS's base image, a new seed and host key) with no transaction open. Id, address,
- * plan and paid period stay. With an Idempotency-Key a retry queues nothing more.
+ * recorded, the server turns `provisioning` and a reinstall job is queued; the worker then (unless told not
+ * to) shuts the machine down and keeps its disk as a snapshot, and wipes the disk (a new overlay on the OS's
+ * base image, a new seed and host key) with no transaction open. Id, address, plan and paid period stay.
+ * With an Idempotency-Key a retry queues nothing more.
  */
 export function reinstallServer(
   accountId: number,
@@ -81,7 +84,9 @@ async function reinstallWithinQuota(
     async (tx) => {
       const row = await lockOwned(tx, accountId, serverId);
       const os = checkReinstall(row, request, (id) => provisioner().imageAvailable(id));
+      if (row.rescueState) throw inRescue();
       await refuseWhileBusy(tx, row.id);
+      const snapshot = request.snapshot_first ? await recordSnapshot(tx, row, "reinstall") : undefined;
       const password = request.root_password ?? generateRootPassword();
       const [updated] = await tx
         .update(servers)
@@ -98,7 +103,10 @@ async function reinstallWithinQuota(
         .returning();
       if (!updated) throw new Error("server update returned no row");
       const delayMs = provisioner().simulated ? settings.servers.provisionDelaySeconds * 1000 : 0;
-      await enqueueJob(tx, row.id, "reinstall", { runAfter: new Date(now().getTime() + delayMs) });
+      await enqueueJob(tx, row.id, "reinstall", {
+        runAfter: new Date(now().getTime() + delayMs),
+        snapshotId: snapshot?.id,
+      });
       const body: ServerCreated = present(updated);
       return {
         status: 202,
@@ -160,6 +168,7 @@ export function changeRootPassword(
     const { row, jobId } = await database.transaction(async (tx) => {
       const locked = await lockOwned(tx, accountId, serverId);
       if (locked.status !== "active") throw notActive(locked);
+      if (locked.rescueState) throw inRescue();
       if (locked.powerState !== "running") {
         throw conflict("guest_agent_unavailable", "The server is stopped: start it, then set its password.");
       }

@@ -2,8 +2,8 @@ import "server-only";
 import { and, eq, ne, sql } from "drizzle-orm";
 import { conflict } from "@/lib/api/errors";
 import type { Plan } from "@/lib/catalog/catalog";
-import { config, type ServerSettings } from "@/lib/config/env";
-import { hypervisors, servers } from "@/lib/db/schema";
+import { config, type HypervisorHost, type ServerSettings } from "@/lib/config/env";
+import { hypervisors, servers, snapshots } from "@/lib/db/schema";
 import type { Tx } from "@/lib/ledger/ledger";
 
 export type Size = { memoryMb: number; vcpus: number; diskGb: number };
@@ -23,6 +23,55 @@ const outOfCapacity = (location: string) =>
     `No host in ${location} has room for this plan right now; try another location or plan later.`,
   );
 
+/** A byte count in GiB, the unit hosts are sized in. */
+const GIB = 1_073_741_824;
+
+/** Upserts the host's row from the configuration, which also locks it for the reservation that follows. */
+async function lockHost(tx: Tx, host: HypervisorHost): Promise<void> {
+  const values = {
+    location: host.location,
+    uri: host.uri,
+    memoryMb: host.memoryMb,
+    vcpus: host.vcpus,
+    diskGb: host.diskGb,
+  };
+  await tx
+    .insert(hypervisors)
+    .values({ name: host.name, ...values })
+    .onConflictDoUpdate({ target: hypervisors.name, set: values });
+}
+
+/**
+ * What a host has committed: its live servers' sizes, plus the disk its snapshots hold (their measured size, or
+ * while one is being taken the server's disk size reserved for it; a failed one holds nothing).
+ */
+async function usedOn(tx: Tx, hostName: string): Promise<Size> {
+  const [used] = await tx
+    .select({
+      memoryMb: sql<number>`coalesce(sum(${servers.memoryMb}), 0)::int`,
+      vcpus: sql<number>`coalesce(sum(${servers.vcpus}), 0)::int`,
+      diskGb: sql<number>`coalesce(sum(${servers.diskGb}), 0)::int`,
+    })
+    .from(servers)
+    .where(and(eq(servers.hypervisor, hostName), ne(servers.status, "terminated")));
+  const [held] = await tx
+    .select({
+      diskGb: sql<number>`ceil(coalesce(sum(coalesce(${snapshots.sizeBytes}, ${snapshots.reservedGb}::bigint * ${GIB})), 0) / ${GIB}::numeric)::int`,
+    })
+    .from(snapshots)
+    .where(and(eq(snapshots.hypervisor, hostName), ne(snapshots.state, "failed")));
+  return {
+    memoryMb: used?.memoryMb ?? 0,
+    vcpus: used?.vcpus ?? 0,
+    diskGb: (used?.diskGb ?? 0) + (held?.diskGb ?? 0),
+  };
+}
+
+const fits = (host: HypervisorHost, used: Size, size: Size) =>
+  used.memoryMb + size.memoryMb <= host.memoryMb &&
+  used.vcpus + size.vcpus <= host.vcpus &&
+  used.diskGb + size.diskGb <= host.diskGb;
+
 /**
  * Chooses a host of the location with room for `size`, inside the order's transaction. Each candidate's
  * row is upserted from the configuration, which also locks it: concurrent orders on any number of app
@@ -36,32 +85,30 @@ export async function placeServer(tx: Tx, location: string, size: Size): Promise
     .filter((host) => host.location === location)
     .sort((a, b) => a.name.localeCompare(b.name));
   for (const host of candidates) {
-    const values = {
-      location: host.location,
-      uri: host.uri,
-      memoryMb: host.memoryMb,
-      vcpus: host.vcpus,
-      diskGb: host.diskGb,
-    };
-    await tx
-      .insert(hypervisors)
-      .values({ name: host.name, ...values })
-      .onConflictDoUpdate({ target: hypervisors.name, set: values });
-    const [used] = await tx
-      .select({
-        memoryMb: sql<number>`coalesce(sum(${servers.memoryMb}), 0)::int`,
-        vcpus: sql<number>`coalesce(sum(${servers.vcpus}), 0)::int`,
-        diskGb: sql<number>`coalesce(sum(${servers.diskGb}), 0)::int`,
-      })
-      .from(servers)
-      .where(and(eq(servers.hypervisor, host.name), ne(servers.status, "terminated")));
-    if (
-      (used?.memoryMb ?? 0) + size.memoryMb <= host.memoryMb &&
-      (used?.vcpus ?? 0) + size.vcpus <= host.vcpus &&
-      (used?.diskGb ?? 0) + size.diskGb <= host.diskGb
-    ) {
-      return host.name;
-    }
+    await lockHost(tx, host);
+    if (fits(host, await usedOn(tx, host.name), size)) return host.name;
   }
   throw outOfCapacity(location);
+}
+
+/**
+ * Reserves `size` more on a server's own host (a snapshot's disk; a lapsed server coming back), under the
+ * host's lock like an order, or refuses with 409 out_of_capacity saying `refusal`. `releasedBytes`: what the
+ * same step frees there (the kept disk that becomes the server's own again). A server without a configured
+ * host (the simulated provisioner) needs no room.
+ */
+export async function reserveOnHost(
+  tx: Tx,
+  hostName: string | null,
+  size: Size,
+  refusal: string,
+  releasedBytes = 0,
+): Promise<void> {
+  const host = config().servers.hypervisors.find((candidate) => candidate.name === hostName);
+  if (!host) return;
+  await lockHost(tx, host);
+  const used = await usedOn(tx, host.name);
+  const released = Math.floor(releasedBytes / GIB);
+  if (!fits(host, { ...used, diskGb: used.diskGb - released }, size))
+    throw conflict("out_of_capacity", refusal);
 }

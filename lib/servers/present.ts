@@ -34,7 +34,15 @@ export function presentServer(
     power_state: row.powerState,
     suspended_at: row.suspendedAt?.toISOString() ?? null,
     terminates_at: terminatesAt,
-    terminated_at: row.terminatedAt?.toISOString() ?? null,
+    terminated_at: row.status === "terminated" ? (row.terminatedAt?.toISOString() ?? null) : null,
+    retained_until: row.status === "terminated" ? (row.retainedUntil?.toISOString() ?? null) : null,
+    rescue: row.rescueState
+      ? {
+          state: row.rescueState,
+          since: row.rescueSince?.toISOString() ?? row.createdAt.toISOString(),
+          ssh_host_key_fingerprint: row.rescueHostKeyFingerprint,
+        }
+      : null,
     status_reason: row.statusReason,
     memory_mb: row.memoryMb,
     vcpus: row.vcpus,

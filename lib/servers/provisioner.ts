@@ -9,6 +9,7 @@ import { HOSTS_PER_LOCATION, poolAddress } from "./ip-pool";
 import { FORWARDED_SSH_ADDRESS, freeAddress } from "./libvirt/network";
 import { LibvirtProvisioner } from "./libvirt/provisioner";
 import type { ServerRow } from "./present";
+import type { SnapshotConsistency } from "./snapshots/types";
 
 export type PowerAction = "start" | "stop" | "reboot";
 export type PowerState = "running" | "stopped";
@@ -31,6 +32,18 @@ export class PasswordUnconfirmedError extends Error {}
 
 /** A built machine: `ip` undefined means "take the next address of the location's pool". */
 export type Built = { ip: string | undefined; sshPort: number; hostKeyFingerprint: string | null };
+
+/** The longest a disk copy (a snapshot, a restore) may take before it is given up. */
+export const DISK_COPY_TIMEOUT_MS = 3 * 3_600_000;
+
+/** A snapshot taken: its size on the host (null when simulated) and how consistent the copy is. */
+export type SnapshotTaken = { sizeBytes: number | null; consistency: SnapshotConsistency };
+
+/** The rescue system's login: a temporary root password and the owner's SSH keys, on a host key of its own. */
+export type RescueSpec = { server: ServerRow; rootPassword: string; sshKeys: string[] };
+
+/** A lapsed server brought back on its kept disk; `newSeed` when its kept seed no longer fits (a new address). */
+export type ReviveSpec = BuildSpec & { newSeed: boolean };
 
 /**
  * What builds, powers and destroys machines. Every method is called by the job worker with no database
@@ -56,8 +69,30 @@ export interface Provisioner {
    * HostUnreachableError when nothing changed, PasswordUnconfirmedError when the host did not say.
    */
   setRootPassword(server: ServerRow, password: string): Promise<void>;
-  /** Removes the machine and its disks; a machine already gone is not an error. */
-  destroy(server: ServerRow): Promise<void>;
+  /**
+   * Removes the machine and its disks; a machine already gone is not an error. With `keepDisk` the disk and
+   * its seed stay (the last disk of a lapsed server) and their size is returned.
+   */
+  destroy(server: ServerRow, options?: { keepDisk?: boolean }): Promise<{ keptBytes: number | null }>;
+  /** The volume a snapshot of the server is kept in. */
+  snapshotVolume(server: Pick<ServerRow, "id">, snapshotId: number): string;
+  /**
+   * Copies the server's disk into the new volume `volume` of its host's pool, running or not; a copy that fails
+   * leaves no volume behind.
+   */
+  snapshot(server: ServerRow, volume: string): Promise<SnapshotTaken>;
+  /** Stops the machine, replaces its disk with a copy of the snapshot `volume` and starts it again. */
+  restore(server: ServerRow, volume: string): Promise<void>;
+  /** Removes a snapshot's volume; one already gone is not an error. */
+  deleteSnapshot(server: ServerRow, volume: string): Promise<void>;
+  /** Whether the rescue system's kernel and initramfs are installed. */
+  rescueAvailable(): boolean;
+  /** Stops the machine and boots the rescue system with the disk attached; returns its host key's fingerprint. */
+  enterRescue(spec: RescueSpec): Promise<{ hostKeyFingerprint: string | null }>;
+  /** Stops the rescue system and boots the server's own disk again. */
+  leaveRescue(server: ServerRow): Promise<void>;
+  /** Defines and starts a lapsed server's machine on its kept disk; a new seed gives a new host key. */
+  revive(spec: ReviveSpec): Promise<Built>;
   /** Power state per server id of the machines on the hosts, or undefined when the host cannot tell. */
   hostStates(hypervisor: string): Promise<Map<number, PowerState> | undefined>;
 }
@@ -97,7 +132,41 @@ export class SimulatedProvisioner implements Provisioner {
     await simulatedHostCall();
   }
 
-  async destroy(): Promise<void> {}
+  async destroy(): Promise<{ keptBytes: null }> {
+    return { keptBytes: null };
+  }
+
+  snapshotVolume(_server: Pick<ServerRow, "id">, snapshotId: number): string {
+    return `simulated-snapshot-${snapshotId}`;
+  }
+
+  async snapshot(server: ServerRow): Promise<SnapshotTaken> {
+    await simulatedHostCall();
+    return { sizeBytes: null, consistency: server.powerState === "running" ? "frozen" : "powered_off" };
+  }
+
+  async restore(): Promise<void> {
+    await simulatedHostCall();
+  }
+
+  async deleteSnapshot(): Promise<void> {}
+
+  rescueAvailable(): boolean {
+    return true;
+  }
+
+  async enterRescue(): Promise<{ hostKeyFingerprint: null }> {
+    await simulatedHostCall();
+    return { hostKeyFingerprint: null };
+  }
+
+  async leaveRescue(): Promise<void> {
+    await simulatedHostCall();
+  }
+
+  async revive(spec: ReviveSpec): Promise<Built> {
+    return { ip: spec.server.ip ?? undefined, sshPort: 22, hostKeyFingerprint: null };
+  }
 
   async hostStates(): Promise<undefined> {
     return undefined;
@@ -161,6 +230,8 @@ export async function reserveForwardedPort(
   tx: Tx,
   location: string,
   hypervisor: string | undefined,
+  /** The port to give when it is free (a lapsed server coming back asks for the one it had). */
+  preferred?: number | null,
 ): Promise<{ ip: string; sshPort: number } | undefined> {
   const settings = config().servers;
   const host = settings.hypervisors.find((h) => h.name === hypervisor);
@@ -173,6 +244,9 @@ export async function reserveForwardedPort(
     .from(servers)
     .where(and(eq(servers.ip, FORWARDED_SSH_ADDRESS), between(servers.sshPort, first, last)));
   const taken = new Set(held.map((row) => row.port));
+  if (preferred && preferred >= first && preferred <= last && !taken.has(preferred)) {
+    return { ip: FORWARDED_SSH_ADDRESS, sshPort: preferred };
+  }
   for (let port = first; port <= last; port++) {
     if (!taken.has(port)) return { ip: FORWARDED_SSH_ADDRESS, sshPort: port };
   }
@@ -184,13 +258,14 @@ export async function reserveForwardedPort(
 
 /**
  * Frees a terminated server's address and port once its machine is gone: until then a machine still running
- * (a destroy not yet run, or failing) would answer on what the next server is given.
+ * (a destroy not yet run, or failing) would answer on what the next server is given. They are remembered, to
+ * be given back if the server returns (a lapsed server renewed) and they are still free then.
  */
 export async function releaseAddress(tx: Tx, serverId: number): Promise<void> {
   await tx
     .update(servers)
-    .set({ ip: null, sshPort: null })
-    .where(and(eq(servers.id, serverId), eq(servers.status, "terminated")));
+    .set({ lastIp: sql`${servers.ip}`, lastSshPort: sql`${servers.sshPort}`, ip: null, sshPort: null })
+    .where(and(eq(servers.id, serverId), eq(servers.status, "terminated"), isNotNull(servers.ip)));
 }
 
 /** The provisioner named by PROVISIONER: simulated (the demo default) or libvirt. */

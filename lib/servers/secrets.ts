@@ -14,3 +14,12 @@ const PASSWORD_ALPHABET = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ2345
 
 /** A generated root password: 24 characters, about 143 bits. */
 export const generateRootPassword = () => randomString(PASSWORD_ALPHABET, 24);
+
+const rescuePasswordPurpose = (serverId: number) => `server:${serverId}:rescue_password`;
+
+/** The rescue system's temporary root password, sealed apart from the server's own. */
+export const encryptRescuePassword = (key: Buffer, serverId: number, password: string) =>
+  seal(key, rescuePasswordPurpose(serverId), password);
+
+export const decryptRescuePassword = (key: Buffer, serverId: number, stored: string) =>
+  unseal(key, rescuePasswordPurpose(serverId), stored);

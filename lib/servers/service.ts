@@ -22,10 +22,12 @@ import { placeServer, sizeFor } from "./placement";
 import { presentServer, type ServerRow } from "./present";
 import { type PowerAction, provisioner, reserveForwardedPort } from "./provisioner";
 import { cachedServerRead } from "./read-cache";
+import { NOT_IN_RESCUE, rescuePasswordOf } from "./rescue";
+import { prepareRevival, retainLastDisk, revivalReference } from "./retention";
 import { decryptRootPassword, encryptRootPassword, generateRootPassword } from "./secrets";
 import { normalizeSshKeys } from "./ssh-keys";
 
-const present = (row: ServerRow) => presentServer(row, config().servers.graceDays, provisioner().name);
+export const present = (row: ServerRow) => presentServer(row, config().servers.graceDays, provisioner().name);
 
 /** 402 with the spec's fields: what it costs, what there is, and what is missing, all in USD. */
 export function insufficientBalance(priceCents: number, balanceCents: number): ApiError {
@@ -161,7 +163,7 @@ export async function orderServer(
   return response;
 }
 
-async function freshOwnedRow(accountId: number, serverId: number): Promise<ServerRow> {
+export async function freshOwnedRow(accountId: number, serverId: number): Promise<ServerRow> {
   const database = await db();
   const [row] = await database
     .select()
@@ -212,7 +214,10 @@ export async function getServer(reader: ServerReader, serverId: number): Promise
   return present(await ownedRow(reader, serverId));
 }
 
-/** The root login, decrypted on request. Terminated servers have none. */
+/**
+ * The root login, decrypted on request, with the rescue system's temporary password while it runs.
+ * Terminated servers have none (a lapsed one's is kept sealed for its return, but not shown).
+ */
 export async function getCredentials(reader: ServerReader, serverId: number) {
   const row = await ownedRow(reader, serverId);
   if (row.status === "terminated" || !row.rootPasswordEnc) {
@@ -221,11 +226,12 @@ export async function getCredentials(reader: ServerReader, serverId: number) {
   return {
     username: "root" as const,
     password: decryptRootPassword(config().encryptionKey, row.id, row.rootPasswordEnc),
+    rescue_password: rescuePasswordOf(row),
   };
 }
 
 /** The account's server, locked FOR UPDATE in `tx`; another account's id is 404. */
-async function lockOwnedServer(tx: Tx, accountId: number, serverId: number): Promise<ServerRow> {
+export async function lockOwnedServer(tx: Tx, accountId: number, serverId: number): Promise<ServerRow> {
   const [row] = await tx
     .select()
     .from(servers)
@@ -283,12 +289,24 @@ export async function renewServer(accountId: number, serverId: number, idempoten
     },
     async (tx) => {
       const row = await lockOwnedServer(tx, accountId, serverId);
-      if (row.status === "terminated")
-        throw conflict("server_terminated", "A terminated server cannot be renewed.");
+      if (row.status === "terminated") return { status: 200, body: present(await reviveInTx(tx, row)) };
       return { status: 200, body: present(await renewInTx(tx, row)) };
     },
   );
+  kickJobs();
   return response;
+}
+
+/**
+ * Renews a server terminated because its period lapsed, while its last disk is kept: one cycle is charged
+ * and the server comes back on that disk (see retention.ts); its new period starts once it runs again.
+ * A revival that fails for good refunds this charge.
+ */
+export async function reviveInTx(tx: Tx, row: ServerRow): Promise<ServerRow> {
+  await lockFunds(tx, row.accountId, row.priceCents);
+  const revival = await prepareRevival(tx, row);
+  await debit(tx, row.accountId, row.priceCents, "renewal", revivalReference(row.id, revival.jobId));
+  return revival.row;
 }
 
 export async function setAutoRenew(accountId: number, serverId: number, autoRenew: boolean): Promise<Server> {
@@ -322,7 +340,10 @@ export function powerAction(accountId: number, serverId: number, action: PowerAc
   });
 }
 
-/** The owner ends the server now: destroyed (then its address released), no refund of the unused time. */
+/**
+ * The owner ends the server now: destroyed with its snapshots (then its address released), no refund of the
+ * unused time.
+ */
 export async function terminateServer(accountId: number, serverId: number): Promise<Server> {
   const server = await withLockedServer(accountId, serverId, async (tx, row) => {
     if (row.status === "terminated")
@@ -336,11 +357,20 @@ export async function terminateServer(accountId: number, serverId: number): Prom
 /**
  * Ends the server in the caller's transaction: capacity and credentials released at once; the machine itself
  * is removed by a destroy job after commit, and its address is released only when that has succeeded.
+ * `keepLastDisk` (a lapsed period): the disk is kept for the retention period, and the server can come back.
  */
-export async function terminateInTx(tx: Tx, row: ServerRow, current: Date = now()): Promise<ServerRow> {
+export async function terminateInTx(
+  tx: Tx,
+  row: ServerRow,
+  current: Date = now(),
+  options: { keepLastDisk?: boolean } = {},
+): Promise<ServerRow> {
+  const retention = options.keepLastDisk
+    ? await retainLastDisk(tx, row, current)
+    : { retainedUntil: null, rootPasswordEnc: null };
   const [updated] = await tx
     .update(servers)
-    .set({ status: "terminated", terminatedAt: current, powerState: null, rootPasswordEnc: null })
+    .set({ ...NOT_IN_RESCUE, status: "terminated", terminatedAt: current, powerState: null, ...retention })
     .where(eq(servers.id, row.id))
     .returning();
   if (!updated) throw new Error("server update returned no row");

@@ -4,6 +4,11 @@ const xmlText = (value: string | number) => String(value).replace(/[<>&'"]/g, (c
 
 export type DomainSpec = {
   name: string;
+  /**
+   * The UUID of the domain this definition replaces: libvirt refuses a new definition of an existing name
+   * under another UUID, and one left out is generated afresh. Absent for a domain defined for the first time.
+   */
+  uuid?: string;
   memoryMb: number;
   vcpus: number;
   /** kvm where the host has vmx/svm, qemu (TCG software emulation) otherwise. */
@@ -11,8 +16,11 @@ export type DomainSpec = {
   pool: string;
   diskVolume: string;
   seedVolume: string;
-  /** Direct kernel boot (images built by guest:build); absent: the image's own boot loader. */
-  kernel?: { kernel: string; initrd: string };
+  /**
+   * Direct kernel boot (images built by guest:build, and the rescue system); absent: the image's own boot
+   * loader. `cmdline` replaces the usual one (root on the disk).
+   */
+  kernel?: { kernel: string; initrd: string; cmdline?: string };
   /** User-mode networking with only this port of 127.0.0.1 forwarded to the guest's SSH (no bridge). */
   sshForwardPort: number;
   mac: string;
@@ -23,7 +31,7 @@ export type DomainSpec = {
 export function domainXml(spec: DomainSpec): string {
   const kernel = spec.kernel
     ? `<kernel>${xmlText(spec.kernel.kernel)}</kernel><initrd>${xmlText(spec.kernel.initrd)}</initrd>` +
-      "<cmdline>root=/dev/vda rw console=ttyS0 clocksource=hpet</cmdline>"
+      `<cmdline>${xmlText(spec.kernel.cmdline ?? "root=/dev/vda rw console=ttyS0 clocksource=hpet")}</cmdline>`
     : "";
   // Under TCG a smaller translation cache keeps QEMU's resident memory near half of the default.
   const tcg = spec.virtType === "qemu" ? "<tcg><tb-cache unit='MiB'>128</tb-cache></tcg>" : "";
@@ -47,7 +55,7 @@ export function domainXml(spec: DomainSpec): string {
       "</interface>"
     : "";
   return `<domain type='${spec.virtType}' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
-  <name>${xmlText(spec.name)}</name>
+  <name>${xmlText(spec.name)}</name>${spec.uuid ? `<uuid>${xmlText(spec.uuid)}</uuid>` : ""}
   <memory unit='MiB'>${spec.memoryMb}</memory>
   <vcpu>${spec.vcpus}</vcpu>
   <os><type arch='x86_64' machine='pc'>hvm</type>${kernel}<boot dev='hd'/></os>

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -85,6 +85,28 @@ describe("libvirt provisioner parts", () => {
     expect(kvm).toContain("host-passthrough");
     expect(kvm).not.toContain("tb-cache");
     expect(kvm).toContain("<name>a&#39;&#60;b&#62;</name>");
+    // An image with its own kernel boots from the disk; the rescue system keeps its root in memory.
+    const own = domainXml({
+      ...spec,
+      virtType: "qemu",
+      kernel: { kernel: "/i/os.vmlinuz", initrd: "/i/os.initrd" },
+    });
+    expect(own).toContain("<cmdline>root=/dev/vda rw console=ttyS0 clocksource=hpet</cmdline>");
+    const rescue = domainXml({
+      ...spec,
+      virtType: "qemu",
+      seedVolume: "vps-7-rescue-seed.iso",
+      kernel: {
+        kernel: "/i/rescue.vmlinuz",
+        initrd: "/i/rescue.initrd",
+        cmdline: "console=ttyS0 vps.rescue=1",
+      },
+    });
+    expect(rescue).toContain("<kernel>/i/rescue.vmlinuz</kernel><initrd>/i/rescue.initrd</initrd>");
+    expect(rescue).toContain("<cmdline>console=ttyS0 vps.rescue=1</cmdline>");
+    expect(rescue).not.toContain("root=/dev/vda");
+    expect(rescue).toContain("volume='vps-7.qcow2'");
+    expect(rescue).toContain("volume='vps-7-rescue-seed.iso'");
   });
 
   it("the SSH readiness probe sees an SSH server's identification line", async () => {
@@ -146,5 +168,39 @@ describe("libvirt provisioner parts", () => {
     expect(powerStateOf("in shutdown")).toBe("running");
     expect(powerStateOf("shut off")).toBe("stopped");
     expect(powerStateOf("crashed")).toBe("stopped");
+  });
+  it("a new definition of an existing domain keeps its UUID, which libvirt requires (its test driver)", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "vps-define-"));
+    const spec = {
+      name: "vps-9",
+      memoryMb: 512,
+      vcpus: 1,
+      virtType: "qemu" as const,
+      pool: "vps-disks",
+      diskVolume: "vps-9.qcow2",
+      seedVolume: "vps-9-seed.iso",
+      sshForwardPort: 22009,
+      mac: "52:54:00:00:00:02",
+    };
+    const uuid = "6f0d3c5e-2a4b-4c1d-9e8f-0a1b2c3d4e5f";
+    const files = {
+      first: domainXml({ ...spec, uuid }),
+      fresh: domainXml(spec),
+      kept: domainXml({ ...spec, uuid, memoryMb: 1024 }),
+    };
+    for (const [name, xml] of Object.entries(files)) writeFileSync(path.join(dir, `${name}.xml`), xml);
+    expect(files.fresh).not.toContain("<uuid>");
+    // One virsh session: the test driver's domains last as long as its connection.
+    const session = (...steps: string[]) =>
+      execFileSync("virsh", ["-c", "test:///default", steps.join("; ")], {
+        stdio: ["ignore", "pipe", "pipe"],
+      }).toString();
+    expect(() => session(`define ${dir}/first.xml`, `define ${dir}/fresh.xml`)).toThrow(
+      /already exists with uuid/,
+    );
+    const kept = session(`define ${dir}/first.xml`, `define ${dir}/kept.xml`, "dominfo vps-9");
+    expect(kept).toContain(uuid);
+    expect(kept).toMatch(/Max memory:\s+1048576 KiB/);
+    rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -4,16 +4,21 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { HypervisorHost, ServerSettings } from "@/lib/config/env";
+import { CustomerFacingError } from "../failure-reasons";
 import type { ServerRow } from "../present";
 import {
   type BuildSpec,
   type Built,
+  DISK_COPY_TIMEOUT_MS,
   GuestAgentUnavailableError,
   HostUnreachableError,
   PasswordUnconfirmedError,
   type PowerAction,
   type PowerState,
   type Provisioner,
+  type RescueSpec,
+  type ReviveSpec,
+  type SnapshotTaken,
 } from "../provisioner";
 import {
   generateHostKey,
@@ -23,6 +28,7 @@ import {
   USER_NETWORK_MAC,
   userData,
 } from "./cloud-init";
+import { copyDiskAtRest, copyRunningDisk, volumeSize } from "./disk-copy";
 import { domainXml, overlayVolumeXml } from "./domain";
 import { FORWARDED_SSH_ADDRESS, macFor, networkConfig } from "./network";
 import { run, VirshError, virsh, virshScript, virshShellArg } from "./virsh";
@@ -99,10 +105,21 @@ export function sshAnswers(host: string, port: number, deadlineMs = 3_000): Prom
   });
 }
 
+/** The rescue system the operator installs beside the images: a kernel and an initramfs (see guest:build-rescue). */
+export const RESCUE_FILES = { kernel: "rescue.vmlinuz", initrd: "rescue.initrd" } as const;
+
+/** The rescue system's kernel command line: its console on the serial port, the disk left alone. */
+const RESCUE_CMDLINE = "console=ttyS0 clocksource=hpet vps.rescue=1";
+
+/** The login a seed carries; the host key is generated for each seed. */
+type SeedLogin = { hostname: string; rootPassword: string; sshKeys: string[] };
+
 /**
  * Real machines through libvirt: one connection URI per hypervisor host, `virsh` with argument arrays.
  * Each server is a domain `<prefix><id>` with a qcow2 overlay on `GUEST_IMAGES_DIR/<os>.qcow2` and a
  * cloud-init NoCloud seed, both volumes of the storage pool `<prefix>disks` (so they work on remote hosts).
+ * Its snapshots are volumes of the same pool (`<prefix><id>-snap-<snapshot id>.qcow2`, see disk-copy.ts), and
+ * in rescue mode it boots the rescue system with a seed of its own (`<prefix><id>-rescue-seed.iso`).
  */
 export class LibvirtProvisioner implements Provisioner {
   readonly name = "libvirt";
@@ -126,6 +143,14 @@ export class LibvirtProvisioner implements Provisioner {
 
   seedVolume(server: Pick<ServerRow, "id">): string {
     return `${this.domainName(server)}-seed.iso`;
+  }
+
+  rescueSeedVolume(server: Pick<ServerRow, "id">): string {
+    return `${this.domainName(server)}-rescue-seed.iso`;
+  }
+
+  snapshotVolume(server: Pick<ServerRow, "id">, snapshotId: number): string {
+    return `${this.domainName(server)}-snap-${snapshotId}.qcow2`;
   }
 
   /** 22 on a bridged host (the guest has its own address), else the port reserved for it on 127.0.0.1. */
@@ -206,19 +231,38 @@ export class LibvirtProvisioner implements Provisioner {
     await virsh(host.uri, ["undefine", name]).catch(() => undefined);
   }
 
-  /** The domain definition of a server whose volumes exist; re-run to redefine a vanished domain. */
+  /** The kernel a server boots directly: the rescue system in rescue mode, else its image's, if there is one. */
+  private kernelOf(server: ServerRow): { kernel: string; initrd: string; cmdline?: string } | undefined {
+    const file = (name: string) => path.join(this.settings.guestImagesDir, name);
+    if (server.rescueState === "active") {
+      return {
+        kernel: file(RESCUE_FILES.kernel),
+        initrd: file(RESCUE_FILES.initrd),
+        cmdline: RESCUE_CMDLINE,
+      };
+    }
+    const kernel = file(`${server.os}.vmlinuz`);
+    const initrd = file(`${server.os}.initrd`);
+    return existsSync(kernel) && existsSync(initrd) ? { kernel, initrd } : undefined;
+  }
+
+  /**
+   * The domain definition of a server whose volumes exist, as the server row says it should be (its OS, rescue
+   * mode or not): written before every start, and to redefine a vanished domain.
+   */
   private async define(server: ServerRow, host: HypervisorHost): Promise<void> {
-    const kernel = path.join(this.settings.guestImagesDir, `${server.os}.vmlinuz`);
-    const initrd = path.join(this.settings.guestImagesDir, `${server.os}.initrd`);
+    const rescue = server.rescueState === "active";
+    const name = this.domainName(server);
     const xml = domainXml({
-      name: this.domainName(server),
+      name,
+      uuid: await this.existingUuid(host, name),
       memoryMb: server.memoryMb ?? 1024,
       vcpus: server.vcpus ?? 1,
       virtType: await this.virtType(host),
       pool: this.pool,
       diskVolume: this.diskVolume(server),
-      seedVolume: this.seedVolume(server),
-      kernel: existsSync(kernel) && existsSync(initrd) ? { kernel, initrd } : undefined,
+      seedVolume: rescue ? this.rescueSeedVolume(server) : this.seedVolume(server),
+      kernel: this.kernelOf(server),
       sshForwardPort: this.sshPort(server),
       mac: host.network ? macFor(server.id) : USER_NETWORK_MAC,
       bridge: host.network
@@ -226,6 +270,16 @@ export class LibvirtProvisioner implements Provisioner {
         : undefined,
     });
     await this.withXmlFile(xml, (file) => virsh(host.uri, ["define", file]));
+  }
+
+  /** The UUID of the defined domain `name`, which a new definition of it must keep; undefined when there is none. */
+  private async existingUuid(host: HypervisorHost, name: string): Promise<string | undefined> {
+    try {
+      return (await virsh(host.uri, ["domuuid", name])).trim() || undefined;
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
   }
 
   async create(spec: BuildSpec): Promise<Built> {
@@ -245,6 +299,23 @@ export class LibvirtProvisioner implements Provisioner {
       (file) => virsh(host.uri, ["vol-create", "--pool", this.pool, file]),
     );
 
+    const fingerprint = await this.uploadSeed(server, host, this.seedVolume(server), {
+      hostname: server.hostname,
+      rootPassword: spec.rootPassword,
+      sshKeys: spec.sshKeys,
+    });
+    await this.define(server, host);
+    await virsh(host.uri, ["start", name]);
+    const ip = host.network ? this.reservedAddress(server, host) : FORWARDED_SSH_ADDRESS;
+    return { ip, sshPort: this.sshPort(server), hostKeyFingerprint: fingerprint };
+  }
+
+  /**
+   * Writes a cloud-init seed (hostname, root's password hash and keys, a new host key, the network) into the
+   * new volume `volume`; returns the host key's fingerprint. The files live in a private temporary folder
+   * only while they are packed and uploaded.
+   */
+  private async uploadSeed(server: ServerRow, host: HypervisorHost, volume: string, login: SeedLogin) {
     const hostKey = generateHostKey();
     const dir = await mkdtemp(path.join(tmpdir(), "vps-seed-"));
     try {
@@ -254,11 +325,13 @@ export class LibvirtProvisioner implements Provisioner {
         network: path.join(dir, "network-config"),
         iso: path.join(dir, "seed.iso"),
       };
-      const passwordHash = await sha512Crypt(spec.rootPassword);
-      await writeFile(files.user, userData({ passwordHash, sshKeys: spec.sshKeys, hostKey }), {
+      const passwordHash = await sha512Crypt(login.rootPassword);
+      await writeFile(files.user, userData({ passwordHash, sshKeys: login.sshKeys, hostKey }), {
         mode: 0o600,
       });
-      await writeFile(files.meta, metaData(`${name}-${Date.now()}`, server.hostname), { mode: 0o600 });
+      await writeFile(files.meta, metaData(`${this.domainName(server)}-${Date.now()}`, login.hostname), {
+        mode: 0o600,
+      });
       await writeFile(files.network, this.networkConfigOf(server, host), { mode: 0o600 });
       await run("cloud-localds", [`--network-config=${files.network}`, files.iso, files.user, files.meta]);
       const size = (await stat(files.iso)).size;
@@ -267,20 +340,17 @@ export class LibvirtProvisioner implements Provisioner {
         "--pool",
         this.pool,
         "--name",
-        this.seedVolume(server),
+        volume,
         "--capacity",
         String(size),
         "--format",
         "raw",
       ]);
-      await virsh(host.uri, ["vol-upload", "--pool", this.pool, this.seedVolume(server), files.iso]);
+      await virsh(host.uri, ["vol-upload", "--pool", this.pool, volume, files.iso]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-    await this.define(server, host);
-    await virsh(host.uri, ["start", name]);
-    const ip = host.network ? this.reservedAddress(server, host) : FORWARDED_SSH_ADDRESS;
-    return { ip, sshPort: this.sshPort(server), hostKeyFingerprint: hostKey.fingerprint };
+    return hostKey.fingerprint;
   }
 
   private reservedAddress(server: ServerRow, host: HypervisorHost): string {
@@ -319,7 +389,11 @@ export class LibvirtProvisioner implements Provisioner {
       current = "stopped";
     }
     if (action === "start" || (action === "reboot" && current === "stopped")) {
-      if (current === "stopped") await virsh(host.uri, ["start", name]);
+      if (current === "stopped") {
+        // The definition follows the server row (its OS after a restore, rescue mode or not).
+        await this.define(server, host);
+        await virsh(host.uri, ["start", name]);
+      }
     } else if (action === "reboot") {
       // ACPI reboot asks the guest; a guest that ignores it is reset.
       await virsh(host.uri, ["reboot", name]).catch(() => virsh(host.uri, ["reset", name]));
@@ -368,12 +442,127 @@ export class LibvirtProvisioner implements Provisioner {
     throw new PasswordUnconfirmedError(detail);
   }
 
-  async destroy(server: ServerRow): Promise<void> {
+  async destroy(
+    server: ServerRow,
+    options: { keepDisk?: boolean } = {},
+  ): Promise<{ keptBytes: number | null }> {
     const host = this.host(server);
     await this.ensurePool(host);
     await this.removeDomain(host, this.domainName(server));
+    await this.deleteVolume(host, this.rescueSeedVolume(server));
+    if (options.keepDisk) {
+      const kept = await volumeSize(host.uri, this.pool, this.diskVolume(server)).catch(() => undefined);
+      return { keptBytes: kept?.allocation ?? null };
+    }
     await this.deleteVolume(host, this.diskVolume(server));
     await this.deleteVolume(host, this.seedVolume(server));
+    return { keptBytes: null };
+  }
+
+  async snapshot(server: ServerRow, volume: string): Promise<SnapshotTaken> {
+    const host = this.host(server);
+    await this.ensurePool(host);
+    const disk = this.diskVolume(server);
+    const running = (await this.state(server)) === "running";
+    let consistency: SnapshotTaken["consistency"] = "powered_off";
+    if (running) {
+      const { capacity } = await volumeSize(host.uri, this.pool, disk);
+      consistency = await copyRunningDisk(
+        host.uri,
+        this.pool,
+        this.domainName(server),
+        volume,
+        capacity,
+        DISK_COPY_TIMEOUT_MS,
+      );
+    } else {
+      await copyDiskAtRest(host.uri, this.pool, disk, volume, DISK_COPY_TIMEOUT_MS);
+    }
+    const { allocation } = await volumeSize(host.uri, this.pool, volume);
+    return { sizeBytes: allocation, consistency };
+  }
+
+  async restore(server: ServerRow, volume: string): Promise<void> {
+    const host = this.host(server);
+    await this.ensurePool(host);
+    await this.power(server, "stop");
+    await copyDiskAtRest(host.uri, this.pool, volume, this.diskVolume(server), DISK_COPY_TIMEOUT_MS);
+    await this.define(server, host);
+    await virsh(host.uri, ["start", this.domainName(server)]);
+  }
+
+  async deleteSnapshot(server: ServerRow, volume: string): Promise<void> {
+    const host = this.host(server);
+    await this.ensurePool(host);
+    await this.deleteVolume(host, volume);
+  }
+
+  rescueAvailable(): boolean {
+    const file = (name: string) => path.join(this.settings.guestImagesDir, name);
+    return existsSync(file(RESCUE_FILES.kernel)) && existsSync(file(RESCUE_FILES.initrd));
+  }
+
+  /**
+   * Shuts the machine down (forced after the stop timeout), writes the rescue system's seed (hostname
+   * `rescue`, the temporary password, the owner's keys, a host key of its own, the server's network) and
+   * boots the rescue kernel with the server's disk attached.
+   */
+  async enterRescue(spec: RescueSpec): Promise<{ hostKeyFingerprint: string }> {
+    const { server } = spec;
+    const host = this.host(server);
+    if (!this.rescueAvailable()) throw new CustomerFacingError("the rescue system is not installed");
+    await this.ensurePool(host);
+    await this.power({ ...server, rescueState: null }, "stop");
+    await this.deleteVolume(host, this.rescueSeedVolume(server));
+    const hostKeyFingerprint = await this.uploadSeed(server, host, this.rescueSeedVolume(server), {
+      hostname: "rescue",
+      rootPassword: spec.rootPassword,
+      sshKeys: spec.sshKeys,
+    });
+    await this.define({ ...server, rescueState: "active" }, host);
+    await virsh(host.uri, ["start", this.domainName(server)]);
+    return { hostKeyFingerprint };
+  }
+
+  /** Shuts the rescue system down (it unmounts what its owner mounted) and boots the server's own disk. */
+  async leaveRescue(server: ServerRow): Promise<void> {
+    const host = this.host(server);
+    await this.ensurePool(host);
+    const own = { ...server, rescueState: null };
+    await this.power(own, "stop");
+    await this.deleteVolume(host, this.rescueSeedVolume(server));
+    await this.define(own, host);
+    await virsh(host.uri, ["start", this.domainName(server)]);
+  }
+
+  /**
+   * Brings a lapsed server back on its kept disk: with its kept seed (same password hash and host key) unless
+   * `newSeed` asks for one (or it is gone), then defined and started.
+   */
+  async revive(spec: ReviveSpec): Promise<Built> {
+    const { server } = spec;
+    const host = this.host(server);
+    await this.ensurePool(host);
+    await this.removeDomain(host, this.domainName(server));
+    const disk = await volumeSize(host.uri, this.pool, this.diskVolume(server)).catch(() => undefined);
+    if (!disk) throw new CustomerFacingError("its kept disk is missing on the host");
+    const seedKept = await volumeSize(host.uri, this.pool, this.seedVolume(server)).then(
+      () => true,
+      () => false,
+    );
+    let hostKeyFingerprint: string | null = null;
+    if (spec.newSeed || !seedKept) {
+      await this.deleteVolume(host, this.seedVolume(server));
+      hostKeyFingerprint = await this.uploadSeed(server, host, this.seedVolume(server), {
+        hostname: server.hostname,
+        rootPassword: spec.rootPassword,
+        sshKeys: spec.sshKeys,
+      });
+    }
+    await this.define(server, host);
+    await virsh(host.uri, ["start", this.domainName(server)]);
+    const ip = host.network ? this.reservedAddress(server, host) : FORWARDED_SSH_ADDRESS;
+    return { ip, sshPort: this.sshPort(server), hostKeyFingerprint };
   }
 
   async hostStates(hypervisor: string): Promise<Map<number, PowerState> | undefined> {

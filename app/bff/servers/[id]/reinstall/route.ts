@@ -9,7 +9,11 @@ import {
   relay,
 } from "@/lib/bff-session/bff";
 
-const ReinstallBody = z.strictObject({ os: z.string().max(64), confirm: z.string().max(253) });
+const ReinstallBody = z.strictObject({
+  os: z.string().max(64),
+  confirm: z.string().max(253),
+  snapshot_first: z.boolean().optional(),
+});
 
 /** The OSes a reinstall can choose from: the catalog's, with whether this deployment has an image. */
 export const GET = bffRoute(
@@ -24,14 +28,20 @@ export const GET = bffRoute(
   { signedIn: true },
 );
 
-/** Wipes the disk and installs the chosen OS afresh; the typed hostname and the Idempotency-Key pass on. */
+/**
+ * Wipes the disk (after a snapshot of it, unless `snapshot_first` is false) and installs the chosen OS afresh;
+ * the typed hostname and the Idempotency-Key pass on.
+ */
 export const POST = bffRoute(
   async ({ request, api, params }) => {
     const id = numericId(params);
     if (!id) return notFound("server");
     const body = ReinstallBody.safeParse(await jsonBody(request));
     if (!body.success) {
-      return bffJson({ error: "invalid_body", message: "Send {os, confirm: the server's hostname}." }, 400);
+      return bffJson(
+        { error: "invalid_body", message: "Send {os, confirm: the server's hostname, snapshot_first?}." },
+        400,
+      );
     }
     const result = await api.POST("/servers/{id}/reinstall", {
       params: { path: { id } },

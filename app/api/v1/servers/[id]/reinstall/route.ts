@@ -9,6 +9,7 @@ export const POST = authedRoute(async ({ request, auth, params }) => {
   const idempotencyKey = readIdempotencyKey(request.headers);
   const body = await parseJsonBody(request, ReinstallServerRequestSchema, {
     fieldCodes: {
+      snapshot_first: "invalid_snapshot_first",
       confirm: { code: "invalid_confirm", message: "Send confirm as the server's hostname." },
       os: "invalid_os",
       root_password: "invalid_root_password",

@@ -1,0 +1,18 @@
+import { parseJsonBody } from "@/lib/api/body";
+import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
+import { RestoreSnapshotRequestSchema } from "@/lib/schemas/snapshots";
+import { restoreSnapshot } from "@/lib/servers/snapshots/service";
+
+export const POST = authedRoute(async ({ request, auth, params }) => {
+  const serverId = pathId(params, "id", "server");
+  const snapshotId = pathId(params, "snapshotId", "snapshot");
+  const idempotencyKey = readIdempotencyKey(request.headers);
+  const body = await parseJsonBody(request, RestoreSnapshotRequestSchema, {
+    fieldCodes: { confirm: { code: "invalid_confirm", message: "Send confirm as the server's hostname." } },
+  });
+  const outcome = await restoreSnapshot(auth.accountId, serverId, snapshotId, body, idempotencyKey);
+  return json(outcome.body, outcome.status, outcome.headers);
+});
+
+export const { GET, PUT, PATCH, DELETE } = methodNotAllowed(["POST"]);

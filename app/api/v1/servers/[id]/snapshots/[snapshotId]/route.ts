@@ -1,0 +1,25 @@
+import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { deleteSnapshot, getSnapshot } from "@/lib/servers/snapshots/service";
+
+export const GET = authedRoute(async ({ auth, params }) =>
+  json(
+    await getSnapshot(
+      auth.accountId,
+      pathId(params, "id", "server"),
+      pathId(params, "snapshotId", "snapshot"),
+    ),
+  ),
+);
+
+export const DELETE = authedRoute(async ({ auth, params }) =>
+  json(
+    await deleteSnapshot(
+      auth.accountId,
+      pathId(params, "id", "server"),
+      pathId(params, "snapshotId", "snapshot"),
+    ),
+    202,
+  ),
+);
+
+export const { POST, PUT, PATCH } = methodNotAllowed(["GET", "DELETE"]);

@@ -1,0 +1,21 @@
+import { parseJsonBody } from "@/lib/api/body";
+import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
+import { CreateSnapshotRequestSchema } from "@/lib/schemas/snapshots";
+import { listSnapshots, takeSnapshot } from "@/lib/servers/snapshots/service";
+
+export const GET = authedRoute(async ({ auth, params }) =>
+  json(await listSnapshots(auth.accountId, pathId(params, "id", "server"))),
+);
+
+export const POST = authedRoute(async ({ request, auth, params }) => {
+  const serverId = pathId(params, "id", "server");
+  const idempotencyKey = readIdempotencyKey(request.headers);
+  const body = await parseJsonBody(request, CreateSnapshotRequestSchema, {
+    fieldCodes: { name: "invalid_snapshot_name" },
+  });
+  const outcome = await takeSnapshot(auth.accountId, serverId, body, idempotencyKey);
+  return json(outcome.body, outcome.status, outcome.headers);
+});
+
+export const { PUT, PATCH, DELETE } = methodNotAllowed(["GET", "POST"]);

@@ -1,0 +1,231 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useId, useRef, useState } from "react";
+import { BUTTON_STYLES, Button } from "@/components/ui/button";
+import { Panel } from "@/components/ui/panel";
+import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
+import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/queries/idempotency";
+import { queryKeys } from "@/lib/queries/query-keys";
+import { serverQuery, snapshotsQuery } from "@/lib/queries/servers";
+import type { Server, Snapshot } from "@/lib/queries/types";
+import { Alert, TEXT_STYLES } from "../ui/alert";
+import { HostnameConfirmField } from "./hostname-confirm";
+import { formatUtc } from "./status-badge";
+
+const UNITS = ["B", "KB", "MB", "GB", "TB"] as const;
+
+/** Bytes in the largest unit that keeps the number at 1 or more: "1.2 GB". */
+export function formatBytes(bytes: number | null): string {
+  if (bytes === null) return "—";
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${UNITS[unit]}`;
+}
+
+const relative = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
+const STEPS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ["day", 86_400_000],
+  ["hour", 3_600_000],
+  ["minute", 60_000],
+];
+
+/** How long ago `iso` was, in its largest whole unit ("3 hours ago"; under a minute: "just now"). */
+export function formatAge(iso: string, at: number = Date.now()): string {
+  const elapsed = at - Date.parse(iso);
+  for (const [unit, ms] of STEPS) {
+    if (elapsed >= ms) return relative.format(-Math.floor(elapsed / ms), unit);
+  }
+  return "just now";
+}
+
+const STATE_LABELS: Record<Snapshot["state"], string> = {
+  creating: "being taken…",
+  available: "ready",
+  failed: "failed",
+  deleting: "being deleted…",
+};
+
+const CONSISTENCY_LABELS: Record<NonNullable<Snapshot["consistency"]>, string> = {
+  powered_off: "taken while off",
+  frozen: "filesystems frozen",
+  crash_consistent: "crash-consistent",
+};
+
+/**
+ * The server's snapshots: take one (optionally named), list them with size and age, restore one after typing
+ * the host name (the page names what is lost), delete one. Restoring turns the server `provisioning` until it
+ * runs again on the snapshot's disk; the page follows it.
+ */
+export function SnapshotsPanel({ server }: { server: Server }) {
+  const queryClient = useQueryClient();
+  const ids = useId();
+  const list = useQuery(snapshotsQuery(server.id));
+  const [name, setName] = useState("");
+  const [restoring, setRestoring] = useState<Snapshot>();
+  const [typed, setTyped] = useState("");
+  const takeIntent: IntentRef = useRef(undefined);
+  const restoreIntent: IntentRef = useRef(undefined);
+
+  const refreshList = () =>
+    queryClient.invalidateQueries({ queryKey: queryKeys.servers.snapshots(server.id) });
+  const take = useMutation({
+    mutationFn: (body: { name?: string }) =>
+      bffFetch<Snapshot>(`/bff/servers/${server.id}/snapshots`, {
+        method: "POST",
+        body,
+        headers: { "idempotency-key": idempotencyKeyFor(takeIntent, body) },
+      }),
+    onSettled: (_data, error) => settleIntent(takeIntent, error),
+    onSuccess: () => {
+      setName("");
+      void refreshList();
+    },
+  });
+  const restore = useMutation({
+    mutationFn: ({ snapshot, body }: { snapshot: Snapshot; body: { confirm: string } }) =>
+      bffFetch<Server>(`/bff/servers/${server.id}/snapshots/${snapshot.id}/restore`, {
+        method: "POST",
+        body,
+        headers: { "idempotency-key": idempotencyKeyFor(restoreIntent, { id: snapshot.id, ...body }) },
+      }),
+    onSettled: (_data, error) => settleIntent(restoreIntent, error),
+    onSuccess: (updated) => {
+      setRestoring(undefined);
+      setTyped("");
+      queryClient.setQueryData(serverQuery(server.id).queryKey, updated);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.servers.all(), exact: true });
+    },
+  });
+  const remove = useMutation({
+    mutationFn: (snapshot: Snapshot) =>
+      bffFetch<Snapshot>(`/bff/servers/${server.id}/snapshots/${snapshot.id}`, { method: "DELETE" }),
+    onSuccess: () => void refreshList(),
+  });
+
+  const active = server.status === "active";
+  const snapshots = list.data?.snapshots ?? [];
+  const limit = list.data?.limit;
+  const failure = take.error ?? restore.error ?? remove.error ?? list.error;
+
+  return (
+    <Panel id="snapshots" title="Snapshots">
+      <p className="text-sm">
+        A snapshot is a copy of the whole disk, taken while the server runs (its filesystems are frozen for
+        the moment of the copy when the guest agent answers). Snapshots are free
+        {limit ? `; a server keeps up to ${limit}` : ""}, and they are deleted with the server.
+      </p>
+      {active && (
+        <form
+          className="flex flex-wrap items-end gap-2"
+          onSubmit={(event) => {
+            event.preventDefault();
+            take.mutate(name.trim() ? { name: name.trim() } : {});
+          }}
+        >
+          <label className="flex flex-col gap-1 text-sm">
+            Name (optional)
+            <input
+              value={name}
+              maxLength={64}
+              onChange={(e) => setName(e.target.value)}
+              placeholder="Before the upgrade"
+              className="rounded border border-zinc-300 px-3 py-1.5 dark:border-zinc-700 dark:bg-zinc-900"
+            />
+          </label>
+          <button type="submit" disabled={take.isPending} className={BUTTON_STYLES.secondary}>
+            {take.isPending ? "Taking snapshot…" : "Take snapshot"}
+          </button>
+        </form>
+      )}
+
+      {list.isPending ? (
+        <p className={`text-sm ${TEXT_STYLES.muted}`}>Loading snapshots…</p>
+      ) : snapshots.length === 0 ? (
+        <p className={`text-sm ${TEXT_STYLES.muted}`} data-testid="no-snapshots">
+          No snapshots yet.
+        </p>
+      ) : (
+        <ul className="divide-y divide-zinc-200 text-sm dark:divide-zinc-800" data-testid="snapshot-list">
+          {snapshots.map((snapshot) => (
+            <li key={snapshot.id} className="flex flex-wrap items-center gap-x-4 gap-y-2 py-2">
+              <div className="min-w-0 flex-1" data-testid="snapshot">
+                <p className="font-medium break-all">{snapshot.name}</p>
+                <p className={TEXT_STYLES.muted}>
+                  <time dateTime={snapshot.created_at} title={formatUtc(snapshot.created_at)}>
+                    {formatAge(snapshot.created_at)}
+                  </time>{" "}
+                  · {formatBytes(snapshot.size_bytes)} ·{" "}
+                  <span data-testid="snapshot-state">{STATE_LABELS[snapshot.state]}</span>
+                  {snapshot.consistency && ` · ${CONSISTENCY_LABELS[snapshot.consistency]}`}
+                  {snapshot.kept_until && ` · kept until ${formatUtc(snapshot.kept_until)}`}
+                </p>
+                {snapshot.failure_reason && <p className={TEXT_STYLES.error}>{snapshot.failure_reason}</p>}
+              </div>
+              {active && snapshot.state === "available" && snapshot.kind !== "expiry" && (
+                <Button
+                  onClick={() => {
+                    setRestoring(snapshot);
+                    setTyped("");
+                  }}
+                  disabled={server.rescue !== null}
+                  aria-label={`Restore ${snapshot.name}`}
+                >
+                  Restore
+                </Button>
+              )}
+              {snapshot.state !== "deleting" && snapshot.state !== "creating" && (
+                <Button
+                  onClick={() => remove.mutate(snapshot)}
+                  disabled={remove.isPending}
+                  aria-label={`Delete ${snapshot.name}`}
+                >
+                  Delete
+                </Button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+
+      {restoring && (
+        <form
+          aria-labelledby={`${ids}-restore`}
+          className="space-y-2 rounded border border-amber-300 p-3 dark:border-amber-900"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (typed === server.hostname) restore.mutate({ snapshot: restoring, body: { confirm: typed } });
+          }}
+        >
+          <p id={`${ids}-restore`} className="text-sm" data-testid="restore-warning">
+            Restoring “{restoring.name}” returns the disk to {formatUtc(restoring.created_at)}: everything
+            written to it since then is lost. The server restarts; its address, SSH host key, password and
+            paid period stay. Type <code className="font-semibold">{server.hostname}</code> to confirm.
+          </p>
+          <div className="flex flex-wrap items-end gap-2">
+            <HostnameConfirmField
+              id={`${ids}-confirm`}
+              label="Host name to confirm restore"
+              value={typed}
+              onChange={setTyped}
+            />
+            <button
+              type="submit"
+              disabled={typed !== server.hostname || restore.isPending}
+              className={BUTTON_STYLES.danger}
+            >
+              {restore.isPending ? "Starting restore…" : "Restore snapshot"}
+            </button>
+            <Button onClick={() => setRestoring(undefined)}>Cancel</Button>
+          </div>
+        </form>
+      )}
+
+      {failure && <Alert className="text-sm">{errorMessage(failure)}</Alert>}
+    </Panel>
+  );
+}

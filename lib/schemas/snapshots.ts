@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { timestamp } from "./common";
+import { ServerSchema } from "./servers";
+
+export const SnapshotSchema = z
+  .object({
+    id: z.int().meta({ example: 42 }),
+    server_id: z.int().meta({ example: 311 }),
+    name: z.string().meta({ example: "Before the upgrade" }),
+    kind: z.enum(["manual", "reinstall", "expiry"]).meta({
+      description:
+        "`manual`: asked for; `reinstall`: taken before a reinstall; `expiry`: the last disk of a server " +
+        "terminated because its period lapsed, kept until `kept_until` (renew the server to bring it back).",
+    }),
+    state: z.enum(["creating", "available", "failed", "deleting"]).meta({
+      description:
+        "`creating` while the disk is copied; `available` to restore; `failed` (see `failure_reason`; delete " +
+        "it); `deleting` until its volume is removed.",
+    }),
+    os: z.string().meta({ description: "The system on the disk: a restore gives the server this OS again." }),
+    size_bytes: z.int().nullable().meta({
+      description: "Space it takes on the host, measured once taken; null before, and for simulated servers.",
+      example: 1_073_938_432,
+    }),
+    consistency: z
+      .enum(["powered_off", "frozen", "crash_consistent"])
+      .nullable()
+      .meta({
+        description:
+          "How consistent the copy is: `powered_off` (taken while the machine was off), `frozen` (running; the " +
+          "guest agent froze its filesystems for the moment of the copy), `crash_consistent` (running without " +
+          "an answering guest agent: what a power cut would have left, which journaling filesystems recover). " +
+          "Null until taken.",
+      }),
+    failure_reason: z.string().nullable(),
+    created_at: timestamp(),
+    completed_at: timestamp().nullable().meta({ description: "When the copy was done." }),
+    kept_until: timestamp()
+      .nullable()
+      .meta({
+        description:
+          "For the snapshots of a server terminated because its period lapsed: when they are deleted unless the " +
+          "server is renewed first. Null while the server lives (its snapshots last as long as it does).",
+      }),
+  })
+  .meta({ id: "Snapshot" });
+
+export const SnapshotListSchema = z
+  .object({
+    snapshots: z.array(SnapshotSchema).meta({ description: "Newest first." }),
+    limit: z
+      .int()
+      .meta({ description: "How many snapshots (not counting a last disk) the server may keep." }),
+  })
+  .meta({ id: "SnapshotList" });
+
+export const CreateSnapshotRequestSchema = z
+  .strictObject({
+    name: z.string().max(64).optional().meta({
+      description: "1 to 64 printable ASCII characters; default `Snapshot of <date> UTC`.",
+      example: "Before the upgrade",
+    }),
+  })
+  .meta({ id: "CreateSnapshotRequest" });
+
+export const RestoreSnapshotRequestSchema = z
+  .strictObject({
+    confirm: z.string().max(253).meta({
+      description:
+        "The server's hostname, typed out: everything written to the disk since the snapshot is lost.",
+      example: "fox-nl-k3m9qa",
+    }),
+  })
+  .meta({ id: "RestoreSnapshotRequest" });
+
+export const RescueStartedSchema = ServerSchema.extend({
+  rescue_password: z.string().meta({
+    description:
+      "The rescue system's temporary root password, shown here once and by /credentials while it runs.",
+  }),
+}).meta({ id: "RescueStarted" });
+
+export type Snapshot = z.infer<typeof SnapshotSchema>;
+export type CreateSnapshotRequest = z.infer<typeof CreateSnapshotRequestSchema>;
+export type RestoreSnapshotRequest = z.infer<typeof RestoreSnapshotRequestSchema>;
+
+/** Rescue mode takes no options: the body is empty or `{}`. */
+export const RescueRequestSchema = z.strictObject({}).meta({ id: "RescueRequest" });

@@ -10,6 +10,7 @@ import { releaseWatcherLeasesOnShutdown, watchersStopping } from "@/lib/deposits
 import { firstLine } from "@/lib/log";
 import { processWide } from "@/lib/process-wide";
 import { runServerLifecycle } from "@/lib/servers/lifecycle";
+import { startMetricsSampling } from "@/lib/servers/metrics/sampler";
 import { pace } from "./pace";
 import { pruneWhenDue } from "./retention";
 
@@ -105,9 +106,13 @@ export async function runBackgroundPass(): Promise<void> {
   }
 }
 
-/** Starts the periodic pass once per process (from instrumentation); passes never overlap. */
+/**
+ * Starts the periodic pass once per process (from instrumentation); passes never overlap. Usage sampling
+ * runs on a timer of its own, so a slow host never delays the deposit watchers.
+ */
 export function startBackgroundWork(): void {
   releaseWatcherLeasesOnShutdown();
+  startMetricsSampling();
   processWide("background.runner", () => {
     let running = false;
     const timer = setInterval(async () => {

@@ -12,6 +12,7 @@ import {
   priceFor,
   TOPUP_MAX_CENTS,
   TOPUP_MIN_CENTS,
+  TRAFFIC_POLICY,
 } from "./catalog";
 
 /** The public catalog document, in the API's field layout; `available` says which OS can be installed. */
@@ -54,6 +55,14 @@ export function catalogBody(available: (os: string) => boolean = () => true): Ca
           annual_usd: centsToUsd(priceFor(plan, location, "annual")),
         })),
       ),
+    },
+    traffic: {
+      counted: TRAFFIC_POLICY.counted,
+      period:
+        "each calendar month of the paid period, from the day and time it began (an annual cycle has twelve)",
+      notices_percent: [...TRAFFIC_POLICY.noticePercents],
+      over_allowance_mbps: TRAFFIC_POLICY.slowedMbps,
+      over_allowance: `slowed to ${TRAFFIC_POLICY.slowedMbps} Mbit/s both ways until the next period begins; never suspended`,
     },
     payment: {
       currency: "USD",

@@ -13,7 +13,8 @@ import type { ReinstallServerRequest } from "@/lib/schemas/server-machine";
 import type { ServerCreated } from "@/lib/schemas/servers";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
 import { enqueueJob, finishRequestJob, kickJobs, startRequestJob } from "./jobs";
-import { presentServer, type ServerRow } from "./present";
+import { presentServerWithTraffic } from "./metrics/traffic";
+import type { ServerRow } from "./present";
 import {
   GuestAgentUnavailableError,
   HostUnreachableError,
@@ -23,8 +24,6 @@ import {
 import { checkReinstall } from "./reinstall-rules";
 import { encryptRootPassword, generateRootPassword } from "./secrets";
 import { normalizeSshKeys } from "./ssh-keys";
-
-const present = (row: ServerRow) => presentServer(row, config().servers.graceDays, provisioner().name);
 
 /** A chosen password enters a stored request fingerprint only as a keyed hash. */
 const keyedHash = (password: string | undefined) =>
@@ -99,7 +98,7 @@ async function reinstallWithinQuota(
       if (!updated) throw new Error("server update returned no row");
       const delayMs = provisioner().simulated ? settings.servers.provisionDelaySeconds * 1000 : 0;
       await enqueueJob(tx, row.id, "reinstall", { runAfter: new Date(now().getTime() + delayMs) });
-      const body: ServerCreated = present(updated);
+      const body: ServerCreated = await presentServerWithTraffic(tx, updated);
       return {
         status: 202,
         body,

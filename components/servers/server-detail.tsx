@@ -13,9 +13,10 @@ import { ServerFacts } from "./server-facts";
 import { ShortfallTopupLink } from "./shortfall-topup-link";
 import { StatusBadge } from "./status-badge";
 import { TerminatePanel } from "./terminate-panel";
+import { UsagePanel } from "./usage-panel";
 import { useServerChange } from "./use-server-change";
 
-/** One server: its facts (refreshed while it is being built), root login, renewal, power and termination. */
+/** One server: its facts (refreshed while it is being built), root login, renewal, power, usage and termination. */
 export function ServerDetail({ id }: { id: number }) {
   // Prefetched by the page: there from the first render, then polled while the server is being built.
   const { data: server, error } = useSuspenseQuery(serverQuery(id));
@@ -70,6 +71,7 @@ export function ServerDetail({ id }: { id: number }) {
       )}
       {live && <RenewalPanel server={server} actions={actions} />}
       {server.status === "active" && <PowerPanel server={server} actions={actions} />}
+      {(server.status === "active" || server.status === "suspended") && <UsagePanel server={server} />}
       {live && <MachinePanels server={server} />}
       {live && <TerminatePanel hostname={server.hostname} actions={actions} />}
     </article>

@@ -56,6 +56,8 @@ export async function setup(project: TestProject) {
     RATE_LIMIT_X402_ATTEMPTS: `${TEST_LIMITS.x402Attempts}/10m`,
     RATE_LIMIT_DEPOSIT_TOPUPS: `${TEST_LIMITS.depositTopups}/1h`,
     RATE_LIMIT_HOST_OPERATIONS: `${TEST_LIMITS.hostOperations}/10m`,
+    // Usage graphs fill within seconds (server-metrics.test.ts).
+    METRICS_INTERVAL_SECONDS: "2",
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;

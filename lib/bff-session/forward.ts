@@ -14,6 +14,8 @@ type Forwarded = {
   to?: string;
   /** Passes the list's `limit` and `cursor` on. */
   list?: boolean;
+  /** Query parameters passed on as they came (the API checks them). */
+  query?: readonly string[];
   /** Request headers passed on besides Idempotency-Key, each checked before it leaves (else a 400 `code`). */
   headers?: Record<string, { schema: z.ZodType<string>; code: string; message: string }>;
 };
@@ -44,6 +46,7 @@ export const FORWARDED: readonly Forwarded[] = [
   { method: "POST", path: "/servers/{id}/actions" },
   { method: "POST", path: "/servers/{id}/renew" },
   { method: "POST", path: "/servers/{id}/password" },
+  { method: "GET", path: "/servers/{id}/metrics", query: ["period"] },
   { method: "GET", path: "/topups", list: true },
   { method: "POST", path: "/topups", headers: { "x-payment": PAYMENT_HEADER } },
   { method: "GET", path: "/topups/{ref}" },
@@ -80,6 +83,17 @@ function segmentsOf(request: Request): string[] {
     .split("/")
     .filter(Boolean)
     .map((segment) => decodeURIComponent(segment));
+}
+
+/** The entry's own query parameters present on the request, as they came. */
+function passedQuery(request: Request, entry: Forwarded): Record<string, string> {
+  const query = new URL(request.url).searchParams;
+  return Object.fromEntries(
+    (entry.query ?? []).flatMap((name) => {
+      const value = query.get(name);
+      return value === null ? [] : [[name, value]];
+    }),
+  );
 }
 
 type LooseCall = (
@@ -129,9 +143,10 @@ export async function forward({ request, api }: BffContext): Promise<Response> {
   }
   const body = entry.method === "POST" || entry.method === "PATCH" ? await jsonBody(request) : undefined;
   const call = api[entry.method] as unknown as LooseCall;
+  const query = { ...(entry.list ? listQuery(request) : {}), ...passedQuery(request, entry) };
   return relay(
     await call(entry.to ?? entry.path, {
-      params: { path: params, ...(entry.list ? { query: listQuery(request) } : {}) },
+      params: { path: params, ...(Object.keys(query).length > 0 ? { query } : {}) },
       ...(body === undefined ? {} : { body }),
       headers,
     }),

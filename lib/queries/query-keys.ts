@@ -12,6 +12,8 @@ export const queryKeys = {
   servers: {
     all: () => ["servers"] as const,
     one: (id: number) => ["servers", id] as const,
+    /** A server's usage graphs over one period. */
+    metrics: (id: number, period: string) => ["servers", id, "metrics", period] as const,
   },
   topups: {
     all: () => ["topups"] as const,

@@ -4,4 +4,5 @@ import type { components } from "@/lib/api-client/schema";
 export type Schemas = components["schemas"];
 export type Account = Schemas["Account"];
 export type Server = Schemas["Server"];
+export type ServerMetrics = Schemas["ServerMetrics"];
 export type Topup = Schemas["Topup"];

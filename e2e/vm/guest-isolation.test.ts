@@ -195,8 +195,9 @@ describe("bridged guests (tiny test guest)", () => {
       return Date.now() - from;
     };
 
-    // CPU: a busy loop on guest A (its own core), while B moves data.
-    await a.run("nohup timeout 120 sh -c 'while :; do :; done' >/dev/null 2>&1 &");
+    // CPU: a busy loop on guest A (its own core), while B moves data
+    // (in an SSH session left open meanwhile: the guest's SSH server ends what a closed session started).
+    const busyLoop = a.run("timeout 80 sh -c 'while :; do :; done'; echo stopped");
     const busySince = Date.now();
 
     // Into B: 3 MB of random bytes over its SSH port (received by the guest: "in").
@@ -262,16 +263,19 @@ describe("bridged guests (tiny test guest)", () => {
       expect(await domstate(b.domain)).toBe("running");
     }
 
-    // Guest A's busy loop shows: a minute whose CPU is mostly busy (1 vCPU), within a minute and a bit.
+    // Guest A's busy loop shows: a minute with its vCPU busy at least 25 % of the time, where an idle guest
+    // shows under 5 % (under TCG on a shared 2-core machine the loop gets what the host gives it: 40-70 % here),
+    // within a minute and a bit.
     const busy = await waitFor(
       () => metrics(a.id),
-      (m) => (m.series.cpu_percent ?? []).some((value) => value !== null && value >= 60),
+      (m) => (m.series.cpu_percent ?? []).some((value) => value !== null && value >= 25),
       Math.max(5_000, 90_000 - (Date.now() - busySince)),
     );
     console.log(
       `usage: busy guest's CPU per minute: ${JSON.stringify(busy.series.cpu_percent?.filter((v) => v !== null))}`,
     );
-    await a.run("pkill -f 'while :' || true");
+    await a.run("pkill -f 'whil[e] :' || true");
+    expect(await busyLoop).toBe("stopped");
     expect((await api(`/servers/${a.id}`, { method: "DELETE", key: apiKey })).status).toBe(200);
 
     // The next period: business time moves past the expiry, auto-renew pays, the count starts at zero and the
@@ -287,10 +291,12 @@ describe("bridged guests (tiny test guest)", () => {
     );
     const next = await waitFor(
       () => serverOf(b.id),
-      (s) => s.traffic.period_start !== over.traffic.period_start && s.traffic.slowed_to_mbps === null,
+      (s) =>
+        Date.parse(s.expires_at) > expiresAt &&
+        s.traffic.period_start !== over.traffic.period_start &&
+        s.traffic.slowed_to_mbps === null,
       60_000,
     );
-    expect(Date.parse(next.expires_at)).toBeGreaterThan(expiresAt);
     expect(next).toMatchObject({ status: "active", power_state: "running" });
     expect(next.traffic).toMatchObject({ reached_80_percent_at: null, reached_100_percent_at: null });
     expect(next.traffic.outbound_bytes).toBeLessThan(TRAFFIC_CAP_MB * 1_000_000);

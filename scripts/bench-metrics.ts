@@ -21,7 +21,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import pg from "pg";
+import { resetPostgres } from "../e2e/support/reset-postgres";
 import { percentile } from "./percentile";
 
 const DOMAINS = Number(process.env.BENCH_DOMAINS ?? 1000);
@@ -35,12 +35,7 @@ const PREFIX = "vps-";
 const databaseUrl =
   process.env.BENCH_DATABASE_URL ?? "postgres://vps_test:vps_test@127.0.0.1:5432/vps_test_reads";
 if (target === "postgres") {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  await client.query(
-    "DROP SCHEMA IF EXISTS public CASCADE; DROP SCHEMA IF EXISTS drizzle CASCADE; CREATE SCHEMA public;",
-  );
-  await client.end();
+  await resetPostgres(databaseUrl);
   process.env.DATABASE_URL = databaseUrl;
 } else {
   delete process.env.DATABASE_URL;

@@ -8,6 +8,7 @@ import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { type RunningApp, startApp } from "../support/app-server";
 import { checkLedger, type LedgerReport } from "../support/ledger-check";
+import { resetPostgres } from "../support/reset-postgres";
 import { startTestChains, type TestChains } from "../support/test-chains";
 
 /** Limits low enough for the suite to reach them, per test-chosen client address. */
@@ -25,18 +26,6 @@ export const TEST_LIMITS = {
   /** Above the 5 requests the suite sends to one server at once, which all count until refused. */
   hostOperations: 8,
 };
-
-async function resetPostgres(url: string) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(
-      "DROP SCHEMA IF EXISTS public CASCADE; DROP SCHEMA IF EXISTS drizzle CASCADE; CREATE SCHEMA public;",
-    );
-  } finally {
-    await client.end();
-  }
-}
 
 let app: RunningApp | undefined;
 let chains: TestChains | undefined;

@@ -3,6 +3,7 @@
  * sampling, storage and accounting as real readings (the suite's app samples every 2 s).
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import type { components } from "@/lib/api-client/schema";
 import { fund } from "./funding";
 import { api, createAccount, errorCode } from "./helpers";
 
@@ -18,17 +19,8 @@ type Metrics = {
   series: Series;
   totals: Record<string, number>;
 };
-type Traffic = {
-  period_start: string;
-  period_end: string;
-  allowance_bytes: number;
-  outbound_bytes: number;
-  inbound_bytes: number;
-  used_percent: number;
-  reached_80_percent_at: string | null;
-  reached_100_percent_at: string | null;
-  slowed_to_mbps: number | null;
-};
+/** The server's `traffic`, as the OpenAPI document (and the typed client) describe it. */
+type Traffic = components["schemas"]["ServerTraffic"];
 
 const SERIES = [
   "cpu_percent",

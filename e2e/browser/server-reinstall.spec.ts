@@ -1,21 +1,12 @@
 import { expect, test } from "@playwright/test";
-import { api, fundBalance, signUp } from "../support/dashboard";
+import { api, signUpWithServer } from "../support/dashboard";
 
 test("a new root password, then a reinstall with another OS after typing the host name", async ({
   page,
   request,
 }) => {
   test.setTimeout(90_000);
-  const { apiKey } = await signUp(page);
-  await fundBalance(request, apiKey, 25);
-  const ordered = await api(request, apiKey, "/servers", "POST", {
-    plan: "pup",
-    location: "nl",
-    os: "debian-13",
-  });
-  expect(ordered.status).toBe(201);
-  const id = ordered.body.id as number;
-  const hostname = ordered.body.hostname as string;
+  const { apiKey, id, hostname } = await signUpWithServer(page, request);
   const credentials = async () => (await api(request, apiKey, `/servers/${id}/credentials`)).body.password;
 
   await page.goto(`/dashboard/servers/${id}`);

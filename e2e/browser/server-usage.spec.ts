@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { api, fundBalance, signUp } from "../support/dashboard";
+import { signUpWithServer } from "../support/dashboard";
 
 /** A literal of uPlot's (its default grid colour) that survives minification: a chart script holds it. */
 const CHART_MARK = "rgba(0,0,0,0.07)";
@@ -9,15 +9,7 @@ test("the server page draws its usage graphs with data (demo series), the traffi
   request,
 }) => {
   test.setTimeout(90_000);
-  const { apiKey } = await signUp(page);
-  await fundBalance(request, apiKey, 25);
-  const ordered = await api(request, apiKey, "/servers", "POST", {
-    plan: "pup",
-    location: "nl",
-    os: "debian-13",
-  });
-  expect(ordered.status).toBe(201);
-  const id = ordered.body.id as number;
+  const { id } = await signUpWithServer(page, request);
 
   // The chart library is no part of the servers list page.
   const chartScripts: string[] = [];

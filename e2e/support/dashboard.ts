@@ -40,6 +40,19 @@ export async function fundBalance(request: APIRequestContext, key: string, usd: 
     .toBe("completed");
 }
 
+/** Signs up in the browser, funds the account and orders a `pup` server in `nl` with the key shown. */
+export async function signUpWithServer(page: Page, request: APIRequestContext) {
+  const { apiKey } = await signUp(page);
+  await fundBalance(request, apiKey, 25);
+  const ordered = await api(request, apiKey, "/servers", "POST", {
+    plan: "pup",
+    location: "nl",
+    os: "debian-13",
+  });
+  expect(ordered.status).toBe(201);
+  return { apiKey, id: ordered.body.id as number, hostname: ordered.body.hostname as string };
+}
+
 /**
  * Records the bodies of the responses whose URL matches, from now on. Reading a body is asynchronous, so the
  * returned function waits for every body seen so far before handing them over (no check races a read).

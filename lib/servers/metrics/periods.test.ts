@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { addCycle } from "../cycle";
-import { addMonths, allowanceBytes, anchoredMonth, levelsReached, trafficPeriod } from "./periods";
+import { addCycle, addMonths } from "../cycle";
+import { allowanceBytes, anchoredMonth, levelsReached, trafficPeriod } from "./periods";
 
 const d = (iso: string) => new Date(iso);
 const iso = (period: { start: Date; end: Date }) => [period.start.toISOString(), period.end.toISOString()];

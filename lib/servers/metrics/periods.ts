@@ -3,26 +3,9 @@
  * against its plan's allowance. Pure.
  */
 import { findPlan, TRAFFIC_POLICY } from "@/lib/catalog/catalog";
+import { addMonths } from "../cycle";
 
 export type Period = { start: Date; end: Date };
-
-/** `from` moved by `months` calendar months (negative: back), on the same day and time, clamped to the month's end. */
-export function addMonths(from: Date, months: number): Date {
-  const year = from.getUTCFullYear();
-  const month = from.getUTCMonth() + months;
-  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-  return new Date(
-    Date.UTC(
-      year,
-      month,
-      Math.min(from.getUTCDate(), lastDay),
-      from.getUTCHours(),
-      from.getUTCMinutes(),
-      from.getUTCSeconds(),
-      from.getUTCMilliseconds(),
-    ),
-  );
-}
 
 /** The month containing `at` among those whose boundaries are `anchor` plus or minus whole months. */
 export function anchoredMonth(at: Date, anchor: Date): Period {

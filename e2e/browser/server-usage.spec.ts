@@ -55,9 +55,16 @@ test("the server page draws its usage graphs with data (demo series), the traffi
   expect(painted).toBeGreaterThan(10);
   expect(chartScripts.length).toBeGreaterThan(0);
 
-  // Other periods answer from their own resolution.
+  // Other periods answer from their own resolution: the page asks for 30 days and draws its hourly points.
+  const thirtyDays = page.waitForResponse(
+    (response) => response.url().endsWith(`/bff/servers/${id}/metrics?period=30d`) && response.ok(),
+  );
   await page.getByRole("button", { name: "30 days" }).click();
   await expect(page.getByRole("button", { name: "30 days" })).toHaveAttribute("aria-pressed", "true");
+  const monthly = (await (await thirtyDays).json()) as { resolution_seconds: number; timestamps: number[] };
+  expect(monthly).toMatchObject({ resolution_seconds: 3600 });
+  expect(monthly.timestamps).toHaveLength(720);
+  await expect(page.getByRole("button", { name: "1 hour" })).toHaveAttribute("aria-pressed", "false");
   await expect(page.getByTestId("usage-chart-cpu")).not.toHaveAttribute("data-points", "0", {
     timeout: 20_000,
   });

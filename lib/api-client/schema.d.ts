@@ -1198,7 +1198,7 @@ export interface components {
             /** @description The generated root password: present only when none was given. Shown here and by /credentials. */
             root_password?: string;
         };
-        /** @description This period's traffic against the plan's allowance. Periods are the calendar months of the paid period (boundaries at the expiry's day and time, so an annual cycle has twelve). Only outbound traffic counts. Past the allowance the network is slowed to 10 Mbit/s both ways until the next period (never suspended). Figures lag by up to one sampling interval (METRICS_INTERVAL_SECONDS). */
+        /** @description This period's traffic against the plan's allowance. Periods are the calendar months of the paid period (boundaries at the expiry's day and time, so an annual cycle has twelve). Only outbound traffic counts. Past the allowance the network is slowed to 10 Mbit/s both ways until the next period (never suspended). Figures lag by up to one and a half sampling intervals (METRICS_INTERVAL_SECONDS; at most one interval and 10 s). */
         ServerTraffic: {
             /**
              * Format: date-time

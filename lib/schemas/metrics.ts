@@ -30,7 +30,8 @@ export const TrafficSchema = z
       "This period's traffic against the plan's allowance. Periods are the calendar months of the paid period " +
       "(boundaries at the expiry's day and time, so an annual cycle has twelve). Only outbound traffic counts. " +
       `Past the allowance the network is slowed to ${TRAFFIC_POLICY.slowedMbps} Mbit/s both ways until the ` +
-      "next period (never suspended). Figures lag by up to one sampling interval (METRICS_INTERVAL_SECONDS).",
+      "next period (never suspended). Figures lag by up to one and a half sampling intervals " +
+      "(METRICS_INTERVAL_SECONDS; at most one interval and 10 s).",
   });
 
 export type Traffic = z.infer<typeof TrafficSchema>;

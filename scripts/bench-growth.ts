@@ -13,7 +13,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
-import { resetPostgres } from "../e2e/support/reset-postgres";
+import pg from "pg";
 
 const sizes = (process.env.BENCH_SIZES ?? "100,1000,10000").split(",").map(Number);
 const target = process.env.BENCH_DB ?? "pglite";
@@ -21,7 +21,12 @@ const PASSES = 3;
 
 if (target === "postgres") {
   const url = process.env.BENCH_DATABASE_URL ?? "postgres://vps_test:vps_test@127.0.0.1:5432/vps_test_reads";
-  await resetPostgres(url);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(
+    "DROP SCHEMA IF EXISTS public CASCADE; DROP SCHEMA IF EXISTS drizzle CASCADE; CREATE SCHEMA public;",
+  );
+  await client.end();
   process.env.DATABASE_URL = url;
 } else {
   delete process.env.DATABASE_URL;

@@ -48,7 +48,7 @@ process.env.LIBVIRT_DOMAIN_PREFIX = PREFIX;
 const { sql } = await import("drizzle-orm");
 const { db } = await import("@/lib/db/client");
 const { sampleHost } = await import("@/lib/servers/metrics/sampler");
-const { LibvirtUsageSource } = await import("@/lib/servers/metrics/libvirt-source");
+const { DOMSTATS_ARGS, LibvirtUsageSource } = await import("@/lib/servers/metrics/libvirt-source");
 const { DemoUsageSource } = await import("@/lib/servers/metrics/demo-source");
 const { parseDomstats } = await import("@/lib/servers/metrics/domstats");
 const { readServerMetrics } = await import("@/lib/servers/metrics/read");
@@ -190,14 +190,7 @@ async function hostPass() {
 async function realPass() {
   try {
     const started = performance.now();
-    const output = await virsh(REAL_URI, [
-      "domstats",
-      "--state",
-      "--cpu-total",
-      "--balloon",
-      "--interface",
-      "--block",
-    ]);
+    const output = await virsh(REAL_URI, DOMSTATS_ARGS);
     const readings = parseDomstats(output);
     const elapsed = performance.now() - started;
     const running = [...readings.values()].filter((reading) => reading.running).length;

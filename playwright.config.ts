@@ -34,6 +34,8 @@ export default defineConfig({
       // Fast background work so payments confirm and servers build within a test's patience.
       WATCHER_INTERVAL_MS: "300",
       PROVISION_DELAY_SECONDS: "2",
+      // Usage graphs fill within seconds (server-usage.spec.ts).
+      METRICS_INTERVAL_SECONDS: "1",
       // The demo chain on a known port, so wallet specs can fund their test accounts.
       DEMO_CHAIN_PORT: String(port + 1000),
       // Every spec signs up from 127.0.0.1; the default 10 per hour is too few for the whole suite.

@@ -17,8 +17,8 @@
 import { execSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import autocannon from "autocannon";
-import pg from "pg";
 import { startApp } from "../e2e/support/app-server";
+import { resetPostgres } from "../e2e/support/reset-postgres";
 import { percentile } from "./percentile";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
@@ -169,12 +169,7 @@ async function main() {
     RATE_LIMIT_ACCOUNT_CREATE: "1000/1h",
   };
   if (target === "postgres") {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    await client.query(
-      "DROP SCHEMA IF EXISTS public CASCADE; DROP SCHEMA IF EXISTS drizzle CASCADE; CREATE SCHEMA public;",
-    );
-    await client.end();
+    await resetPostgres(databaseUrl);
     env.DATABASE_URL = databaseUrl;
   }
   const app = await startApp(env);

@@ -15,7 +15,8 @@
  *
  * The app runs from the build with `next start` on a free loopback port and a fresh DATA_DIR (demo mode).
  * Pages under /dashboard are measured signed in: the script signs up through the BFF like the browser does
- * and Lighthouse sends the session cookie with every request.
+ * and Lighthouse sends the session cookie with every request. `/dashboard/servers/:server` is the page of a
+ * server the script orders for that account (a demo payment funds it) once its usage graphs have data.
  *
  * Lighthouse is pinned at 12.8.2: Lighthouse 13 needs Node 22, the project runs on Node 20.
  */
@@ -28,7 +29,9 @@ import lighthouse, { desktopConfig, type Result } from "lighthouse";
 import { type RunningApp, startApp } from "../e2e/support/app-server";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../e2e/support/chromium";
 
-const DEFAULT_PAGES = ["/", "/dashboard/order", "/dashboard/servers"];
+/** Stands for the page of a server ordered for the measuring account. */
+const SERVER_PAGE = "/dashboard/servers/:server";
+const DEFAULT_PAGES = ["/", "/dashboard/order", "/dashboard/servers", SERVER_PAGE];
 const TARGETS = { jsBytes: 200_000, performance: 90, accessibility: 95 };
 const CHROMIUM = CHROMIUM_PATH;
 
@@ -37,11 +40,13 @@ type Measured = {
   /** What Lighthouse audited (checked to be the page itself). */
   url: string;
   /** Script responses, summed: bytes on the wire (gzip body + headers) and decoded bodies. */
-  js: { transferred: number; decoded: number; files: number; later: number; wallet: boolean };
+  js: { transferred: number; decoded: number; files: number; later: number; wallet: boolean; charts: Charts };
   performance: number;
   accessibility: number;
   warnings: string[];
 };
+/** Whether the chart library (uPlot) was requested: in the first load, only after the load event, or not at all. */
+type Charts = "first load" | "after load" | "none";
 type Outcome = Measured | { page: string; skipped: string } | { page: string; error: string };
 
 const { values: options, positionals } = parseArgs({
@@ -64,15 +69,68 @@ for (const page of pages)
 
 const needsSession = (page: string) => page === "/dashboard" || page.startsWith("/dashboard/");
 
-/** Signs up as the sign-up page does. The BFF refuses writes without our own Origin, so it is sent. */
-async function signUp(appUrl: string): Promise<string> {
+/**
+ * Signs up as the sign-up page does, with the session cookie and the API key it shows once. The BFF refuses
+ * writes without our own Origin, so it is sent.
+ */
+async function signUp(appUrl: string): Promise<{ cookie: string; apiKey: string }> {
   const response = await fetch(`${appUrl}/bff/sign-up`, { method: "POST", headers: { origin: appUrl } });
   const cookie = response.headers
     .getSetCookie()
     .map((header) => header.split(";")[0] ?? "")
     .find((pair) => pair.startsWith("vps_session="));
-  if (response.status !== 201 || !cookie) throw new Error(`sign-up failed: HTTP ${response.status}`);
-  return cookie;
+  const body = (await response.json()) as { api_key?: string };
+  if (response.status !== 201 || !cookie || !body.api_key)
+    throw new Error(`sign-up failed: HTTP ${response.status}`);
+  return { cookie, apiKey: body.api_key };
+}
+
+/** Polls `read` every half second until `done` holds; throws with `what` after `seconds`. */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, seconds = 90) {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/**
+ * Orders a server for the account through the REST API (a demo top-up pays for it) and waits until it runs
+ * and its usage graphs have readings, so the page draws them. Returns the server's page.
+ */
+async function orderServer(appUrl: string, apiKey: string): Promise<string> {
+  const call = async (pathname: string, method = "GET", body?: unknown) => {
+    const response = await fetch(`${appUrl}/api/v1${pathname}`, {
+      method,
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  const topup = await call("/topups", "POST", { amount: 25, coin: "BTC" });
+  if (topup.status !== 201) throw new Error(`demo top-up: HTTP ${topup.status}`);
+  await call(`/demo/topups/${topup.body.ref}/pay`, "POST", {});
+  await until(
+    async () => (await call(`/topups/${topup.body.ref}`)).body.status,
+    (s) => s === "completed",
+    "the top-up",
+  );
+  const ordered = await call("/servers", "POST", { plan: "pup", location: "nl", os: "debian-13" });
+  if (ordered.status !== 201) throw new Error(`order: HTTP ${ordered.status}`);
+  const id = Number(ordered.body.id);
+  await until(
+    async () => (await call(`/servers/${id}`)).body.status,
+    (s) => s === "active",
+    "the server",
+  );
+  await until(
+    async () => (await call(`/servers/${id}/metrics?period=24h`)).body.series as { cpu_percent?: unknown[] },
+    (series) => series?.cpu_percent?.some((value) => value !== null) ?? false,
+    "the server's first usage readings",
+  );
+  return `/dashboard/servers/${id}`;
 }
 
 /** Checks the page answers 200 before spending an audit on it: a 404 is skipped, a redirect is an error. */
@@ -103,14 +161,25 @@ function scriptBytes(lhr: Result): Measured["js"] {
   // The metrics audit's "observed" timings are on the same clock as networkRequestTime (ms from navigation).
   const metrics = lhr.audits.metrics?.details as { items?: { observedLoad?: number }[] } | undefined;
   const loadAt = metrics?.items?.[0]?.observedLoad ?? Number.POSITIVE_INFINITY;
-  const js = { transferred: 0, decoded: 0, files: 0, later: 0, wallet: false };
+  const js: Measured["js"] = {
+    transferred: 0,
+    decoded: 0,
+    files: 0,
+    later: 0,
+    wallet: false,
+    charts: "none",
+  };
   for (const item of items) {
     if (item.resourceType !== "Script") continue;
-    js.wallet ||= isWalletChunk(String(item.url ?? ""));
+    const url = String(item.url ?? "");
+    js.wallet ||= chunkHolds(url, WALLET_MARK);
+    const charts = chunkHolds(url, CHARTS_MARK);
     if (Number(item.networkRequestTime ?? 0) > loadAt) {
+      if (charts && js.charts === "none") js.charts = "after load";
       js.later += Number(item.transferSize ?? 0);
       continue;
     }
+    if (charts) js.charts = "first load";
     js.transferred += Number(item.transferSize ?? 0);
     js.decoded += Number(item.resourceSize ?? 0);
     js.files += 1;
@@ -119,14 +188,22 @@ function scriptBytes(lhr: Result): Measured["js"] {
 }
 
 /**
- * Whether a script of the build is wallet code (wagmi): its own error class name survives minification. The
- * wallet must load only on the USDC payment path, so it should be in no page's first load or prefetch.
+ * Wallet code (wagmi): its own error class name survives minification. The wallet must load only on the USDC
+ * payment path, so it should be in no page's first load or prefetch.
  */
-function isWalletChunk(url: string): boolean {
+const WALLET_MARK = "WagmiProviderNotFoundError";
+/**
+ * The chart library (uPlot): a class name of its cursor survives minification. The graphs load only on a
+ * server's page, after its load event, so the library should be in no page's first load.
+ */
+const CHARTS_MARK = "u-cursor-pt";
+
+/** Whether a script of the build holds `mark`. */
+function chunkHolds(url: string, mark: string): boolean {
   const pathname = new URL(url).pathname;
   if (!pathname.startsWith("/_next/static/")) return false;
   const file = path.join(".next", decodeURIComponent(pathname.slice("/_next/".length)));
-  return existsSync(file) && readFileSync(file, "utf8").includes("WagmiProviderNotFoundError");
+  return existsSync(file) && readFileSync(file, "utf8").includes(mark);
 }
 
 const median = (values: number[]) => {
@@ -194,6 +271,11 @@ async function measure(page: string, appUrl: string, cookie: string): Promise<Ou
         files: median(js.map((j) => j.files)),
         later: median(js.map((j) => j.later)),
         wallet: js.some((j) => j.wallet),
+        charts: js.some((j) => j.charts === "first load")
+          ? "first load"
+          : js.some((j) => j.charts === "after load")
+            ? "after load"
+            : "none",
       },
       performance: Math.round(median(results.map((lhr) => score(lhr, "performance")))),
       accessibility: Math.round(median(results.map((lhr) => score(lhr, "accessibility")))),
@@ -211,12 +293,22 @@ const meets = (m: Measured) => ({
   performance: m.performance >= TARGETS.performance,
   accessibility: m.accessibility >= TARGETS.accessibility,
   noWallet: !m.js.wallet,
+  noCharts: m.js.charts !== "first load",
 });
 
 function report(outcomes: Outcome[]): boolean {
   const width = Math.max(20, ...outcomes.map((o) => o.page.length + 2));
-  const row = (page: string, js: string, decoded = "", later = "", wallet = "", perf = "", a11y = "") =>
-    `${page.padEnd(width)} ${js.padEnd(22)} ${decoded.padEnd(12)} ${later.padEnd(12)} ${wallet.padEnd(8)} ${perf.padEnd(9)} ${a11y}`.trimEnd();
+  const row = (
+    page: string,
+    js: string,
+    decoded = "",
+    later = "",
+    wallet = "",
+    charts = "",
+    perf = "",
+    a11y = "",
+  ) =>
+    `${page.padEnd(width)} ${js.padEnd(22)} ${decoded.padEnd(12)} ${later.padEnd(12)} ${wallet.padEnd(8)} ${charts.padEnd(16)} ${perf.padEnd(9)} ${a11y}`.trimEnd();
   const mode = options.desktop ? "desktop" : "mobile (Lighthouse default emulation and throttling)";
   const runText = runs === 1 ? "1 run" : `median of ${runs} runs`;
   console.log(`\nLighthouse ${mode}, ${runText} per page, ${CHROMIUM}`);
@@ -224,7 +316,9 @@ function report(outcomes: Outcome[]): boolean {
     `targets: first-load JS ≤ ${kB(TARGETS.jsBytes)} gzip, performance ≥ ${TARGETS.performance}, ` +
       `accessibility ≥ ${TARGETS.accessibility}\n`,
   );
-  console.log(row("page", "first-load JS (gzip)", "decoded", "prefetched", "wallet", "perf", "a11y"));
+  console.log(
+    row("page", "first-load JS (gzip)", "decoded", "prefetched", "wallet", "charts", "perf", "a11y"),
+  );
   let missed = 0;
   let unmeasured = 0;
   for (const outcome of outcomes) {
@@ -234,7 +328,7 @@ function report(outcomes: Outcome[]): boolean {
       continue;
     }
     const ok = meets(outcome);
-    if (!ok.js || !ok.performance || !ok.accessibility || !ok.noWallet) missed += 1;
+    if (!ok.js || !ok.performance || !ok.accessibility || !ok.noWallet || !ok.noCharts) missed += 1;
     console.log(
       row(
         outcome.page,
@@ -242,6 +336,7 @@ function report(outcomes: Outcome[]): boolean {
         kB(outcome.js.decoded),
         kB(outcome.js.later),
         outcome.js.wallet ? "LOADED" : "none",
+        outcome.js.charts === "first load" ? "FIRST LOAD FAIL" : outcome.js.charts,
         `${outcome.performance} ${verdict(ok.performance)}`,
         `${outcome.accessibility} ${verdict(ok.accessibility)}`,
       ),
@@ -251,7 +346,9 @@ function report(outcomes: Outcome[]): boolean {
     "\nfirst-load JS: every script the first visit (empty cache) requests up to the load event, as " +
       "transferred (gzip body + headers); decoded: the same scripts uncompressed; prefetched: scripts " +
       "requested after the load event (Next's prefetch of linked pages), as transferred; wallet: whether " +
-      "any of these scripts is wallet code (wagmi), which only the USDC payment path should load; kB = 1000 bytes.",
+      "any of these scripts is wallet code (wagmi), which only the USDC payment path should load; charts: whether " +
+      "the chart library (uPlot) was requested in the first load (a miss) or after the load event (a server's " +
+      "page draws its graphs then); kB = 1000 bytes.",
   );
   for (const outcome of outcomes) {
     if (!("warnings" in outcome)) continue;
@@ -276,10 +373,14 @@ async function main() {
     void app?.stop().finally(() => process.exit(130));
   });
   try {
-    app = await startApp();
-    const cookie = pages.some(needsSession) ? await signUp(app.url) : "";
+    // Usage read every 2 s, so a new server's graphs have data within seconds.
+    app = await startApp({ METRICS_INTERVAL_SECONDS: "2", PROVISION_DELAY_SECONDS: "2" });
+    const account = pages.some(needsSession) ? await signUp(app.url) : undefined;
+    const cookie = account?.cookie ?? "";
+    const serverPage =
+      account && pages.includes(SERVER_PAGE) ? await orderServer(app.url, account.apiKey) : "";
     const outcomes: Outcome[] = [];
-    for (const page of pages) {
+    for (const page of pages.map((page) => (page === SERVER_PAGE ? serverPage : page))) {
       process.stderr.write(`measuring ${page} ...\n`);
       outcomes.push(
         await measure(page, app.url, cookie).catch((error: Error) => ({ page, error: error.message })),

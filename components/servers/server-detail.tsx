@@ -15,12 +15,13 @@ import { ShortfallTopupLink } from "./shortfall-topup-link";
 import { SnapshotsPanel } from "./snapshots-panel";
 import { formatUtc, StatusBadge } from "./status-badge";
 import { TerminatePanel } from "./terminate-panel";
+import { UsagePanel } from "./usage-panel";
 import { useServerChange } from "./use-server-change";
 
 /**
  * One server: its facts (refreshed while it is being built), root login, renewal, power, snapshots, rescue
- * mode and termination. A server whose period lapsed shows until when its disk is kept, and can be renewed
- * until then.
+ * mode, usage and termination. A server whose period lapsed shows until when its disk is kept, and can be
+ * renewed until then.
  */
 export function ServerDetail({ id }: { id: number }) {
   // Prefetched by the page: there from the first render, then polled while the server is being built.
@@ -87,6 +88,7 @@ export function ServerDetail({ id }: { id: number }) {
       {server.status === "active" && <PowerPanel server={server} actions={actions} />}
       {(live || retained) && <SnapshotsPanel server={server} />}
       {server.status === "active" && <RescuePanel server={server} />}
+      {(server.status === "active" || server.status === "suspended") && <UsagePanel server={server} />}
       {live && <MachinePanels server={server} />}
       {live && <TerminatePanel hostname={server.hostname} actions={actions} />}
     </article>

@@ -8,6 +8,7 @@ import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { type RunningApp, startApp } from "../support/app-server";
 import { checkLedger, type LedgerReport } from "../support/ledger-check";
+import { resetPostgres } from "../support/reset-postgres";
 import { startTestChains, type TestChains } from "../support/test-chains";
 
 /** Limits low enough for the suite to reach them, per test-chosen client address. */
@@ -25,18 +26,6 @@ export const TEST_LIMITS = {
   /** Above the 5 requests the suite sends to one server at once, which all count until refused. */
   hostOperations: 8,
 };
-
-async function resetPostgres(url: string) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(
-      "DROP SCHEMA IF EXISTS public CASCADE; DROP SCHEMA IF EXISTS drizzle CASCADE; CREATE SCHEMA public;",
-    );
-  } finally {
-    await client.end();
-  }
-}
 
 let app: RunningApp | undefined;
 let chains: TestChains | undefined;
@@ -56,6 +45,8 @@ export async function setup(project: TestProject) {
     RATE_LIMIT_X402_ATTEMPTS: `${TEST_LIMITS.x402Attempts}/10m`,
     RATE_LIMIT_DEPOSIT_TOPUPS: `${TEST_LIMITS.depositTopups}/1h`,
     RATE_LIMIT_HOST_OPERATIONS: `${TEST_LIMITS.hostOperations}/10m`,
+    // Usage graphs fill within seconds (server-metrics.test.ts).
+    METRICS_INTERVAL_SECONDS: "2",
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;

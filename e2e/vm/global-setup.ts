@@ -48,6 +48,9 @@ export const TINY_SSH_PORT_BASE = VM_LIMITS.sshPortBase + 500;
 /** Each app's range of forwarded ports ends before the next one's, and before the local sshd's port. */
 const SSH_FORWARD_PORT_COUNT = "400";
 export const LOCAL_SSHD_PORT = TINY_SSH_PORT_BASE - 1;
+/** The tiny guest's app reads its hosts this often, and allows this much outbound traffic per period. */
+export const TINY_METRICS_INTERVAL_SECONDS = 2;
+export const TRAFFIC_CAP_MB = 8;
 
 export async function setup(project: TestProject) {
   if (!existsSync(path.join(IMAGES_DIR, "debian-12.qcow2"))) {
@@ -124,6 +127,9 @@ export async function setup(project: TestProject) {
     WATCHER_INTERVAL_MS: "1000",
     // A server keeps two snapshots, so the limit is reached within one test; the lapse test moves the clock.
     SNAPSHOTS_PER_SERVER: "2",
+    // Usage within seconds, a tiny allowance to pass, and business time to move to the next period.
+    METRICS_INTERVAL_SECONDS: String(TINY_METRICS_INTERVAL_SECONDS),
+    TRAFFIC_ALLOWANCE_CAP_MB: String(TRAFFIC_CAP_MB),
     ENABLE_TEST_CLOCK: "1",
   });
   project.provide("tinyBaseUrl", tinyApp.url);

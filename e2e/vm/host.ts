@@ -65,8 +65,8 @@ export type Login = { password?: string; privateKey?: string };
 export type SshTarget = number | { host: string; port: number };
 
 /**
- * Logs in as root over SSH, accepting only the pinned host key, runs `command` and returns its output.
- * Rejects when the connection is refused or the host key differs.
+ * Logs in as root over SSH, accepting only the pinned host key, runs `command` (with `input` on its standard
+ * input, if given) and returns its output. Rejects when the connection is refused or the host key differs.
  */
 export function sshRun(
   target: SshTarget,
@@ -75,6 +75,7 @@ export function sshRun(
   command: string,
   // A guest still finishing cloud-init under TCG on a busy host can take this long to log in.
   timeoutMs = 60_000,
+  input?: Buffer,
 ): Promise<string> {
   const { host, port } = typeof target === "number" ? { host: "127.0.0.1", port: target } : target;
   return new Promise((resolve, reject) => {
@@ -97,6 +98,7 @@ export function sshRun(
           stream.on("data", (chunk: Buffer) => {
             out += chunk.toString();
           });
+          if (input) stream.end(input);
           stream.stderr.on("data", () => {});
           stream.on("close", () => {
             clearTimeout(timer);

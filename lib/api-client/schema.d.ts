@@ -532,6 +532,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/servers/{id}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage graphs: CPU, memory, network and disk over a period
+         * @description Each host is read every `METRICS_INTERVAL_SECONDS` (default 60) with one `virsh domstats` for all its machines. Readings are kept at three resolutions: 1-minute points for 2 hours, 5-minute points for 25 hours and hourly points for 32 days, so `1h` answers 60 points, `24h` 288, `7d` 168 and `30d` 720. Rates are averages over the part of each bucket the machine was measured (a stopped machine leaves nulls). Network counts the server's card on its host's bridge (servers on hosts without a bridge, a test setup, show no network). Memory comes from the guest's balloon driver and is null where the guest does not report it. Counters restart with each run of the machine (a stop and start, a reinstall): a reading below the last one starts a new run, counted from zero, so nothing is counted twice. For simulated servers the series are generated and marked `demo`. This period's traffic against the allowance is `traffic` on the server (outbound only; past it the network is slowed to 10 Mbit/s until the next period).
+         */
+        get: operations["getServerMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/demo/topups/{ref}/pay": {
         parameters: {
             query?: never;
@@ -1299,8 +1319,39 @@ export interface components {
              * @enum {string}
              */
             provisioner: "simulated" | "libvirt";
+            /** @description This period's traffic against the plan's allowance; null once terminated. */
+            traffic: components["schemas"]["ServerTraffic"] | null;
             /** @description The generated root password: present only when none was given. Shown here and by /credentials. */
             root_password?: string;
+        };
+        /** @description This period's traffic against the plan's allowance. Periods are the calendar months of the paid period (boundaries at the expiry's day and time, so an annual cycle has twelve). Only outbound traffic counts. Past the allowance the network is slowed to 10 Mbit/s both ways until the next period (never suspended). Figures lag by up to one and a half sampling intervals (METRICS_INTERVAL_SECONDS; at most one interval and 10 s). */
+        ServerTraffic: {
+            /**
+             * Format: date-time
+             * @description Start of this traffic period.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            period_start: string;
+            /**
+             * Format: date-time
+             * @description When the next period starts (and a slowdown ends).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            period_end: string;
+            /** @description Outbound bytes included per period (the plan's). */
+            allowance_bytes: number;
+            /** @description Bytes the server sent this period: what is counted. */
+            outbound_bytes: number;
+            /** @description Bytes the server received this period: not counted. */
+            inbound_bytes: number;
+            /** @description outbound_bytes / allowance_bytes x 100, one decimal. */
+            used_percent: number;
+            /** @description When this period's outbound traffic reached 80 % of the allowance. */
+            reached_80_percent_at: string | null;
+            /** @description When it reached the allowance: the network is then slowed until period_end. */
+            reached_100_percent_at: string | null;
+            /** @description The network's speed both ways while slowed (10), once the host has applied it; null when not slowed. */
+            slowed_to_mbps: number | null;
         };
         InsufficientBalance: {
             /** @constant */
@@ -1423,6 +1474,8 @@ export interface components {
              * @enum {string}
              */
             provisioner: "simulated" | "libvirt";
+            /** @description This period's traffic against the plan's allowance; null once terminated. */
+            traffic: components["schemas"]["ServerTraffic"] | null;
         };
         /** @description Root login. Sent with `Cache-Control: no-store`. */
         ServerCredentials: {
@@ -1584,8 +1637,55 @@ export interface components {
              * @enum {string}
              */
             provisioner: "simulated" | "libvirt";
+            /** @description This period's traffic against the plan's allowance; null once terminated. */
+            traffic: components["schemas"]["ServerTraffic"] | null;
             /** @description The rescue system's temporary root password, shown here once and by /credentials while it runs. */
             rescue_password: string;
+        };
+        /** @description Usage over the period, one point per bucket, each an average over the time the machine was measured in it. Every array of `series` has one value per timestamp. */
+        ServerMetrics: {
+            server_id: number;
+            /** @enum {string} */
+            period: "1h" | "24h" | "7d" | "30d";
+            /** @description True for a simulated server: generated demo series, not a machine's readings. */
+            demo: boolean;
+            /** @description Width of each point's bucket: 60, 300 or 3600. */
+            resolution_seconds: number;
+            /**
+             * Format: date-time
+             * @description Start of the first bucket.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description End of the last bucket (the current one, still filling).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            to: string;
+            /** @description Start of each bucket, Unix seconds, oldest first. */
+            timestamps: number[];
+            series: {
+                /** @description CPU used, percent of the server's vCPUs together (0-100); null where nothing was measured. */
+                cpu_percent: (number | null)[];
+                /** @description Memory in use inside the guest (its balloon driver's figures); null where the guest does not report it; null where nothing was measured. */
+                memory_used_bytes: (number | null)[];
+                /** @description Bytes per second the server received; null where nothing was measured. */
+                network_in_bytes_per_second: (number | null)[];
+                /** @description Bytes per second the server sent; null where nothing was measured. */
+                network_out_bytes_per_second: (number | null)[];
+                /** @description Bytes per second read from its disk; null where nothing was measured. */
+                disk_read_bytes_per_second: (number | null)[];
+                /** @description Bytes per second written to its disk; null where nothing was measured. */
+                disk_write_bytes_per_second: (number | null)[];
+            };
+            /** @description Sums over the period's points. */
+            totals: {
+                network_in_bytes: number;
+                network_out_bytes: number;
+                disk_read_bytes: number;
+                disk_write_bytes: number;
+            };
         };
         Catalog: {
             /** @constant */
@@ -1616,6 +1716,21 @@ export interface components {
                 /** @description Whether this deployment has the rescue system. */
                 rescue_available: boolean;
             };
+            /** @description How plans' `traffic_tb` is counted and what happens past it. */
+            traffic: {
+                /**
+                 * @description Only bytes the server sends count.
+                 * @constant
+                 */
+                counted: "outbound";
+                /** @description What one allowance covers. */
+                period: string;
+                /** @description Shares of the allowance at which the server records a notice. */
+                notices_percent: number[];
+                /** @description Past the allowance the network is slowed to this speed both ways until the next period. */
+                over_allowance_mbps: number;
+                over_allowance: string;
+            };
             payment: {
                 /** @constant */
                 currency: "USD";
@@ -1644,7 +1759,7 @@ export interface components {
             disk_gb: number;
             /** @constant */
             disk_type: "nvme";
-            /** @description Monthly outbound traffic included. */
+            /** @description Monthly outbound traffic included (see `traffic`). */
             traffic_tb: number;
             port_mbps: number;
             /** @description Dedicated IPv4 addresses included. */
@@ -4536,6 +4651,83 @@ export interface operations {
                 };
             };
             /** @description Too many host operations for this account (power actions, root password changes, reinstalls, snapshots taken, restored or deleted, and rescue mode together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getServerMetrics: {
+        parameters: {
+            query?: {
+                /** @description How far back: 1h (1-minute points), 24h (5-minute), 7d and 30d (hourly). */
+                period?: "1h" | "24h" | "7d" | "30d";
+            };
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage series. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerMetrics"];
+                };
+            };
+            /** @description `period` is not 1h, 24h, 7d or 30d. Codes: `invalid_period`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */

@@ -54,6 +54,7 @@ export const ERROR_CODES = {
   invalid_ssh_key: { status: 400, message: "Invalid SSH public key." },
   invalid_auto_renew: { status: 400, message: "Send auto_renew as true or false." },
   invalid_action: { status: 400, message: "Send action as start, stop or reboot." },
+  invalid_period: { status: 400, message: "Send period as 1h, 24h, 7d or 30d." },
   insufficient_balance: { status: 402, message: "The balance does not cover the price." },
   already_charged: { status: 409, message: "This cycle was already charged." },
   os_unavailable: { status: 409, message: "This OS image is not available here." },

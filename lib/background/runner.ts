@@ -11,6 +11,7 @@ import type { DepositWatcher } from "@/lib/deposits/watcher";
 import { firstLine } from "@/lib/log";
 import { processWide } from "@/lib/process-wide";
 import { runServerLifecycle } from "@/lib/servers/lifecycle";
+import { startMetricsSampling } from "@/lib/servers/metrics/sampler";
 import { pace } from "./pace";
 import { pruneWhenDue } from "./retention";
 
@@ -142,9 +143,13 @@ export async function runBackgroundPass(): Promise<void> {
   }
 }
 
-/** Starts the periodic pass once per process (from instrumentation); passes never overlap. */
+/**
+ * Starts the periodic pass once per process (from instrumentation); passes never overlap. Usage sampling
+ * runs on a timer of its own, so a slow host never delays the deposit watchers.
+ */
 export function startBackgroundWork(): void {
   releaseWatcherLeasesOnShutdown();
+  startMetricsSampling();
   processWide("background.runner", () => {
     let running = false;
     const timer = setInterval(async () => {

@@ -14,6 +14,8 @@ type Forwarded = {
   to?: string;
   /** Passes the list's `limit` and `cursor` on. */
   list?: boolean;
+  /** Query parameters passed on as they came (the API checks them). */
+  query?: readonly string[];
   /** Request headers passed on besides Idempotency-Key, each checked before it leaves (else a 400 `code`). */
   headers?: Record<string, { schema: z.ZodType<string>; code: string; message: string }>;
 };
@@ -49,6 +51,7 @@ export const FORWARDED: readonly Forwarded[] = [
   { method: "DELETE", path: "/servers/{id}/snapshots/{snapshotId}" },
   { method: "POST", path: "/servers/{id}/snapshots/{snapshotId}/restore" },
   { method: "DELETE", path: "/servers/{id}/rescue" },
+  { method: "GET", path: "/servers/{id}/metrics", query: ["period"] },
   { method: "GET", path: "/topups", list: true },
   { method: "POST", path: "/topups", headers: { "x-payment": PAYMENT_HEADER } },
   { method: "GET", path: "/topups/{ref}" },
@@ -85,6 +88,17 @@ function segmentsOf(request: Request): string[] {
     .split("/")
     .filter(Boolean)
     .map((segment) => decodeURIComponent(segment));
+}
+
+/** The entry's own query parameters present on the request, as they came. */
+function passedQuery(request: Request, entry: Forwarded): Record<string, string> {
+  const query = new URL(request.url).searchParams;
+  return Object.fromEntries(
+    (entry.query ?? []).flatMap((name) => {
+      const value = query.get(name);
+      return value === null ? [] : [[name, value]];
+    }),
+  );
 }
 
 type LooseCall = (
@@ -134,9 +148,10 @@ export async function forward({ request, api }: BffContext): Promise<Response> {
   }
   const body = entry.method === "POST" || entry.method === "PATCH" ? await jsonBody(request) : undefined;
   const call = api[entry.method] as unknown as LooseCall;
+  const query = { ...(entry.list ? listQuery(request) : {}), ...passedQuery(request, entry) };
   return relay(
     await call(entry.to ?? entry.path, {
-      params: { path: params, ...(entry.list ? { query: listQuery(request) } : {}) },
+      params: { path: params, ...(Object.keys(query).length > 0 ? { query } : {}) },
       ...(body === undefined ? {} : { body }),
       headers,
     }),

@@ -163,6 +163,18 @@ export const OS_IMAGES: readonly OsImage[] = [
   { id: "freebsd-14", name: "FreeBSD 14", family: "freebsd", version: "14" },
 ];
 
+/**
+ * How a plan's monthly traffic allowance (`trafficTb`, decimal terabytes) is counted: outbound bytes only,
+ * per calendar month of the paid period (monthly boundaries at the expiry date's day and time, so an annual
+ * cycle has twelve). At 80 % and 100 % the customer is told; past 100 % the network is slowed to
+ * `slowedMbps` both ways until the next period begins. A server is never suspended for traffic.
+ */
+export const TRAFFIC_POLICY = {
+  counted: "outbound",
+  noticePercents: [80, 100],
+  slowedMbps: 10,
+} as const;
+
 export const TOPUP_MIN_CENTS: Cents = 2500;
 export const TOPUP_MAX_CENTS: Cents = 200000;
 

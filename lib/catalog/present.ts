@@ -12,6 +12,7 @@ import {
   priceFor,
   TOPUP_MAX_CENTS,
   TOPUP_MIN_CENTS,
+  TRAFFIC_POLICY,
 } from "./catalog";
 
 /** What this deployment offers around servers: snapshots kept per server, retention, rescue mode. */
@@ -63,6 +64,14 @@ export function catalogBody(available: (os: string) => boolean, extras: ServerEx
       price_usd: 0,
       kept_after_termination_days: extras.retentionDays,
       rescue_available: extras.rescueAvailable,
+    },
+    traffic: {
+      counted: TRAFFIC_POLICY.counted,
+      period:
+        "each calendar month of the paid period, from the day and time it began (an annual cycle has twelve)",
+      notices_percent: [...TRAFFIC_POLICY.noticePercents],
+      over_allowance_mbps: TRAFFIC_POLICY.slowedMbps,
+      over_allowance: `slowed to ${TRAFFIC_POLICY.slowedMbps} Mbit/s both ways until the next period begins; never suspended`,
     },
     payment: {
       currency: "USD",

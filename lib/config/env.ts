@@ -230,6 +230,8 @@ const envSchema = z.object({
     .string()
     .regex(/^[a-z][a-z0-9-]{0,15}$/, "lower-case letters, digits and hyphens, starting with a letter")
     .default("vps-"),
+  METRICS_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  TRAFFIC_ALLOWANCE_CAP_MB: z.coerce.number().int().min(1).optional(),
 });
 
 /** The settings' values when unset: the documentation quotes these, so it cannot drift from the code. */
@@ -516,6 +518,10 @@ export type ServerSettings = {
   bootTimeoutSeconds: number;
   stopTimeoutSeconds: number;
   domainPrefix: string;
+  /** How often each host's machines are read for usage (one `virsh domstats` per host). */
+  metricsIntervalSeconds: number;
+  /** Caps every plan's monthly traffic allowance (small test setups); undefined: the plan's. */
+  trafficCapMb: number | undefined;
 };
 
 export class ConfigError extends Error {
@@ -779,6 +785,8 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       bootTimeoutSeconds: values.SERVER_BOOT_TIMEOUT_SECONDS,
       stopTimeoutSeconds: values.SERVER_STOP_TIMEOUT_SECONDS,
       domainPrefix: values.LIBVIRT_DOMAIN_PREFIX,
+      metricsIntervalSeconds: values.METRICS_INTERVAL_SECONDS,
+      trafficCapMb: values.TRAFFIC_ALLOWANCE_CAP_MB,
     },
   };
 }

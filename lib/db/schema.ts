@@ -453,3 +453,75 @@ export const rateLimitCounters = pgTable(
     index("rate_limit_counters_expires_idx").on(table.expiresAt),
   ],
 );
+
+/**
+ * A server's usage per time bucket, at three resolutions (lib/servers/metrics/tiers.ts): every reading adds
+ * into the bucket of each, and rows past a tier's retention are deleted, so a server has a bounded number of
+ * rows. `seconds` is how much of the bucket was measured (the machine ran and was read), so rates divide by it.
+ */
+export const serverMetrics = pgTable(
+  "server_metrics",
+  {
+    serverId: integer("server_id")
+      .notNull()
+      .references(() => servers.id, { onDelete: "cascade" }),
+    stepSeconds: integer("step_seconds").notNull(),
+    bucket: timestamp("bucket", { withTimezone: true, mode: "date" }).notNull(),
+    seconds: integer("seconds").notNull(),
+    /** Readings that reported the guest's memory in use, and their sum (KiB): the bucket's average. */
+    memorySamples: integer("memory_samples").notNull(),
+    memoryKibSum: bigint("memory_kib_sum", { mode: "number" }).notNull(),
+    cpuMs: bigint("cpu_ms", { mode: "number" }).notNull(),
+    /** Bytes the server received (rx) and sent (tx), read from and written to its disks. */
+    rxBytes: bigint("rx_bytes", { mode: "number" }).notNull(),
+    txBytes: bigint("tx_bytes", { mode: "number" }).notNull(),
+    readBytes: bigint("read_bytes", { mode: "number" }).notNull(),
+    writeBytes: bigint("write_bytes", { mode: "number" }).notNull(),
+  },
+  (table) => [
+    primaryKey({ name: "server_metrics_pk", columns: [table.serverId, table.stepSeconds, table.bucket] }),
+    check("server_metrics_step_check", sql`${table.stepSeconds} IN (60, 300, 3600)`),
+  ],
+);
+
+/**
+ * A server's traffic per period (a calendar month of its paid period) against its allowance, with the moments
+ * it reached 80 % and 100 %: facts a notification can announce later.
+ */
+export const serverTraffic = pgTable(
+  "server_traffic",
+  {
+    serverId: integer("server_id")
+      .notNull()
+      .references(() => servers.id, { onDelete: "cascade" }),
+    periodStart: timestamp("period_start", { withTimezone: true, mode: "date" }).notNull(),
+    periodEnd: timestamp("period_end", { withTimezone: true, mode: "date" }).notNull(),
+    allowanceBytes: bigint("allowance_bytes", { mode: "number" }).notNull(),
+    rxBytes: bigint("rx_bytes", { mode: "number" }).notNull().default(0),
+    txBytes: bigint("tx_bytes", { mode: "number" }).notNull().default(0),
+    reached80At: timestamp("reached_80_at", { withTimezone: true, mode: "date" }),
+    reached100At: timestamp("reached_100_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [
+    primaryKey({ name: "server_traffic_pk", columns: [table.serverId, table.periodStart] }),
+    check("server_traffic_period_check", sql`${table.periodEnd} > ${table.periodStart}`),
+  ],
+);
+
+/**
+ * Per server: the last reading of its run counters (the next reading counts from it), and the network slowdown
+ * in force on its host (set when its host confirmed it).
+ */
+export const serverMetricState = pgTable("server_metric_state", {
+  serverId: integer("server_id")
+    .primaryKey()
+    .references(() => servers.id, { onDelete: "cascade" }),
+  readAt: timestamp("read_at", { withTimezone: true, mode: "date" }).notNull(),
+  cpuMs: bigint("cpu_ms", { mode: "number" }).notNull(),
+  rxBytes: bigint("rx_bytes", { mode: "number" }).notNull(),
+  txBytes: bigint("tx_bytes", { mode: "number" }).notNull(),
+  readBytes: bigint("read_bytes", { mode: "number" }).notNull(),
+  writeBytes: bigint("write_bytes", { mode: "number" }).notNull(),
+  slowedMbps: integer("slowed_mbps"),
+  slowedAt: timestamp("slowed_at", { withTimezone: true, mode: "date" }),
+});

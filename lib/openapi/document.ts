@@ -9,6 +9,7 @@ import { catalogPaths, catalogTag } from "./catalog";
 import { demoPaths, demoTag } from "./demo";
 import { API_VERSION_INFO } from "./info";
 import { keysPaths, keysTag } from "./keys";
+import { serverMetricsPaths } from "./metrics";
 import { serverMachinePaths } from "./server-machine-paths";
 import { serversPaths, serversTag } from "./servers";
 import { servicePaths, serviceTag } from "./service";
@@ -50,6 +51,7 @@ export function buildOpenApiDocument() {
       ...serversPaths,
       ...serverMachinePaths,
       ...snapshotsPaths,
+      ...serverMetricsPaths,
       ...demoPaths,
       ...catalogPaths,
       ...servicePaths,

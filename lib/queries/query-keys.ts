@@ -14,6 +14,8 @@ export const queryKeys = {
     one: (id: number) => ["servers", id] as const,
     /** A server's snapshots (under its key: refreshing the server refreshes them too). */
     snapshots: (id: number) => ["servers", id, "snapshots"] as const,
+    /** A server's usage graphs over one period. */
+    metrics: (id: number, period: string) => ["servers", id, "metrics", period] as const,
   },
   topups: {
     all: () => ["topups"] as const,

@@ -2,10 +2,12 @@ import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
 import { bffFetch } from "./bff-fetch";
 import { pagePath } from "./pages";
 import { queryKeys } from "./query-keys";
-import type { Server, SnapshotList } from "./types";
+import type { Server, ServerMetrics, SnapshotList } from "./types";
 
-/** While a server is being built its status changes within seconds; afterwards nothing moves by itself soon. */
+/** While a server is being built its status changes within seconds. */
 const PROVISIONING_POLL_MS = 2_000;
+/** Afterwards its traffic this period and the power state the host reports move slowly. */
+const ACTIVE_POLL_MS = 60_000;
 
 export type ServerPage = { servers: Server[]; next_cursor: string | null };
 
@@ -32,7 +34,26 @@ export const serverQuery = (id: number) =>
   queryOptions({
     queryKey: queryKeys.servers.one(id),
     queryFn: () => bffFetch<Server>(`/bff/servers/${id}`),
-    refetchInterval: (query) => (isChanging(query.state.data) ? PROVISIONING_POLL_MS : false),
+    refetchInterval: (query) => {
+      const server = query.state.data;
+      return isChanging(server) ? PROVISIONING_POLL_MS : server?.status === "active" ? ACTIVE_POLL_MS : false;
+    },
+  });
+
+export type MetricPeriod = ServerMetrics["period"];
+export const METRIC_PERIODS: readonly MetricPeriod[] = ["1h", "24h", "7d", "30d"];
+
+/** Until the first reading arrives (a new server) the graphs look again soon, then at the points' pace. */
+const NO_DATA_POLL_MS = 5_000;
+const hasData = (metrics: ServerMetrics | undefined) =>
+  metrics?.series.cpu_percent.some((value) => value !== null) ?? false;
+
+export const serverMetricsQuery = (id: number, period: MetricPeriod) =>
+  queryOptions({
+    queryKey: queryKeys.servers.metrics(id, period),
+    queryFn: () => bffFetch<ServerMetrics>(`/bff/servers/${id}/metrics?period=${period}`),
+    refetchInterval: (query) =>
+      !hasData(query.state.data) ? NO_DATA_POLL_MS : period === "1h" ? 30_000 : 5 * 60_000,
   });
 
 /**

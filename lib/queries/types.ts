@@ -4,6 +4,7 @@ import type { components } from "@/lib/api-client/schema";
 export type Schemas = components["schemas"];
 export type Account = Schemas["Account"];
 export type Server = Schemas["Server"];
+export type ServerMetrics = Schemas["ServerMetrics"];
 export type Topup = Schemas["Topup"];
 export type Snapshot = Schemas["Snapshot"];
 export type SnapshotList = Schemas["SnapshotList"];

@@ -9,7 +9,7 @@ const PlanSchema = z
     ram_mb: z.int(),
     disk_gb: z.int().meta({ description: "NVMe SSD storage." }),
     disk_type: z.literal("nvme"),
-    traffic_tb: z.int().meta({ description: "Monthly outbound traffic included." }),
+    traffic_tb: z.int().meta({ description: "Monthly outbound traffic included (see `traffic`)." }),
     port_mbps: z.int(),
     ipv4: z.int().meta({ description: "Dedicated IPv4 addresses included." }),
     ipv6: z.string().meta({ example: "/64" }),
@@ -91,6 +91,20 @@ export const CatalogSchema = z
           "Snapshots of a server's disk (taken on request and before a reinstall) and rescue mode: see the " +
           "Snapshots and rescue operations.",
       }),
+    traffic: z
+      .object({
+        counted: z.literal("outbound").meta({ description: "Only bytes the server sends count." }),
+        period: z.string().meta({ description: "What one allowance covers." }),
+        notices_percent: z
+          .array(z.int())
+          .meta({ description: "Shares of the allowance at which the server records a notice." }),
+        over_allowance_mbps: z.int().meta({
+          description:
+            "Past the allowance the network is slowed to this speed both ways until the next period.",
+        }),
+        over_allowance: z.string(),
+      })
+      .meta({ description: "How plans' `traffic_tb` is counted and what happens past it." }),
     payment: z.object({
       currency: z.literal("USD"),
       topup_min_usd: z.number(),

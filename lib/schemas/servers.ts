@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CYCLES, LOCATIONS, OS_IMAGES, PLANS } from "@/lib/catalog/catalog";
 import { nextCursorField, timestamp } from "./common";
+import { TrafficSchema } from "./metrics";
 
 export const ServerSchema = z
   .object({
@@ -84,6 +85,9 @@ export const ServerSchema = z
     ssh_keys: z.int().meta({ description: "How many SSH public keys were installed for root at order." }),
     provisioner: z.enum(["simulated", "libvirt"]).meta({
       description: "`simulated`: demo mode, no machine exists; `libvirt`: a real virtual machine.",
+    }),
+    traffic: TrafficSchema.nullable().meta({
+      description: "This period's traffic against the plan's allowance; null once terminated.",
     }),
   })
   .meta({

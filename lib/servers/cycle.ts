@@ -1,11 +1,10 @@
 import type { Cycle } from "@/lib/catalog/catalog";
 
 /**
- * One billing cycle after `from`: the same day and time one calendar month (or year) later, clamped to the
- * month's last day (31 Jan + 1 month = 28/29 Feb), as billing systems do.
+ * `from` moved by `months` calendar months (negative: back): the same day and time, clamped to the month's last
+ * day (31 Jan + 1 month = 28/29 Feb), as billing systems do.
  */
-export function addCycle(from: Date, cycle: Cycle): Date {
-  const months = cycle === "annual" ? 12 : 1;
+export function addMonths(from: Date, months: number): Date {
   const year = from.getUTCFullYear();
   const month = from.getUTCMonth() + months;
   const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
@@ -20,4 +19,9 @@ export function addCycle(from: Date, cycle: Cycle): Date {
       from.getUTCMilliseconds(),
     ),
   );
+}
+
+/** One billing cycle after `from`: one calendar month (or year) later (see addMonths). */
+export function addCycle(from: Date, cycle: Cycle): Date {
+  return addMonths(from, cycle === "annual" ? 12 : 1);
 }

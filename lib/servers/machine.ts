@@ -13,7 +13,8 @@ import type { ReinstallServerRequest } from "@/lib/schemas/server-machine";
 import type { ServerCreated } from "@/lib/schemas/servers";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
 import { enqueueJob, finishRequestJob, kickJobs, startRequestJob } from "./jobs";
-import { presentServer, type ServerRow } from "./present";
+import { presentServerWithTraffic } from "./metrics/traffic";
+import type { ServerRow } from "./present";
 import {
   GuestAgentUnavailableError,
   HostUnreachableError,
@@ -25,8 +26,6 @@ import { inRescue } from "./rescue";
 import { encryptRootPassword, generateRootPassword } from "./secrets";
 import { recordSnapshot } from "./snapshots/service";
 import { normalizeSshKeys } from "./ssh-keys";
-
-const present = (row: ServerRow) => presentServer(row, config().servers.graceDays, provisioner().name);
 
 /** A chosen password enters a stored request fingerprint only as a keyed hash. */
 const keyedHash = (password: string | undefined) =>
@@ -107,7 +106,7 @@ async function reinstallWithinQuota(
         runAfter: new Date(now().getTime() + delayMs),
         snapshotId: snapshot?.id,
       });
-      const body: ServerCreated = present(updated);
+      const body: ServerCreated = await presentServerWithTraffic(tx, updated);
       return {
         status: 202,
         body,

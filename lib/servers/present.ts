@@ -1,6 +1,7 @@
 import "server-only";
 import type { servers } from "@/lib/db/schema";
 import { centsToUsd } from "@/lib/money/cents";
+import type { Traffic } from "@/lib/schemas/metrics";
 import type { Server } from "@/lib/schemas/servers";
 
 export type ServerRow = typeof servers.$inferSelect;
@@ -9,6 +10,7 @@ export function presentServer(
   row: ServerRow,
   graceDays: number,
   provisioner: Server["provisioner"] = "simulated",
+  traffic: Traffic | null = null,
 ): Server {
   const terminatesAt =
     row.status === "suspended"
@@ -49,5 +51,6 @@ export function presentServer(
     disk_gb: row.diskGb,
     ssh_keys: row.sshKeys ? (JSON.parse(row.sshKeys) as string[]).length : 0,
     provisioner,
+    traffic,
   };
 }

@@ -9,10 +9,11 @@ import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/l
 import type { Tx } from "@/lib/ledger/ledger";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
 import { enqueueJob, finish, type Job, kickJobs, lockServer, serverRow } from "./jobs";
+import { presentServerWithTraffic } from "./metrics/traffic";
 import type { ServerRow } from "./present";
 import { provisioner } from "./provisioner";
 import { decryptRescuePassword, encryptRescuePassword, generateRootPassword } from "./secrets";
-import { lockOwnedServer, present } from "./service";
+import { lockOwnedServer } from "./service";
 
 /**
  * Rescue mode: the server boots a small rescue system (busybox and dropbear on a Linux kernel, installed by
@@ -89,7 +90,11 @@ export function enterRescue(
           .returning();
         if (!updated) throw new Error("server update returned no row");
         await enqueueJob(tx, row.id, "rescue");
-        return { status: 202, body: present(updated), unstored: { rescue_password: password } };
+        return {
+          status: 202,
+          body: await presentServerWithTraffic(tx, updated),
+          unstored: { rescue_password: password },
+        };
       },
     );
     kickJobs();
@@ -113,7 +118,7 @@ export function leaveRescue(accountId: number, serverId: number) {
         .where(eq(servers.id, row.id))
         .returning();
       await enqueueJob(tx, row.id, "leave_rescue");
-      return present(updated ?? row);
+      return presentServerWithTraffic(tx, updated ?? row);
     });
     kickJobs();
     return server;

@@ -18,16 +18,15 @@ import { addCycle } from "./cycle";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
 import { defaultHostname, isValidHostname } from "./hostname";
 import { enqueueJob, kickJobs, runJobNow } from "./jobs";
+import { presentServers, presentServerWithTraffic } from "./metrics/traffic";
 import { placeServer, sizeFor } from "./placement";
-import { presentServer, type ServerRow } from "./present";
+import type { ServerRow } from "./present";
 import { type PowerAction, provisioner, reserveForwardedPort } from "./provisioner";
 import { cachedServerRead } from "./read-cache";
 import { NOT_IN_RESCUE, rescuePasswordOf } from "./rescue";
 import { prepareRevival, retainLastDisk, revivalReference } from "./retention";
 import { decryptRootPassword, encryptRootPassword, generateRootPassword } from "./secrets";
 import { normalizeSshKeys } from "./ssh-keys";
-
-export const present = (row: ServerRow) => presentServer(row, config().servers.graceDays, provisioner().name);
 
 /** 402 with the spec's fields: what it costs, what there is, and what is missing, all in USD. */
 export function insufficientBalance(priceCents: number, balanceCents: number): ApiError {
@@ -150,7 +149,7 @@ export async function orderServer(
         .returning();
       if (!stored) throw new Error("server update returned no row");
       // The stored (replayable) answer never holds the password: a replay omits it; /credentials has it.
-      const body: ServerCreated = present(stored);
+      const body: ServerCreated = await presentServerWithTraffic(tx, stored);
       return {
         status: 201,
         body,
@@ -181,7 +180,7 @@ export const serverReader = (auth: AuthContext): ServerReader => ({
   serversRevision: auth.account.serversRevision,
 });
 
-function ownedRow(reader: ServerReader, serverId: number): Promise<ServerRow> {
+export function ownedRow(reader: ServerReader, serverId: number): Promise<ServerRow> {
   const { accountId, serversRevision } = reader;
   return cachedServerRead(accountId, serversRevision, `row:${serverId}`, () =>
     freshOwnedRow(accountId, serverId),
@@ -191,13 +190,14 @@ function ownedRow(reader: ServerReader, serverId: number): Promise<ServerRow> {
 /** One page of the account's servers, newest first, terminated ones included. */
 export async function listServers(reader: ServerReader, page: PageRequest): Promise<Page<Server>> {
   const { accountId, serversRevision } = reader;
-  return cachedServerRead(
+  // The rows are cached by revision; traffic moves without one, so it is read for every answer.
+  const rows = await cachedServerRead(
     accountId,
     serversRevision,
     `page:${page.beforeId ?? ""}:${page.limit}`,
     async () => {
       const database = await db();
-      const rows = await database
+      return database
         .select()
         .from(servers)
         .where(
@@ -205,13 +205,14 @@ export async function listServers(reader: ServerReader, page: PageRequest): Prom
         )
         .orderBy(desc(servers.id))
         .limit(page.limit + 1);
-      return toPage(rows, page.limit, present);
     },
   );
+  const rowPage = toPage(rows, page.limit, (row) => row);
+  return { ...rowPage, items: await presentServers(await db(), rowPage.items) };
 }
 
 export async function getServer(reader: ServerReader, serverId: number): Promise<Server> {
-  return present(await ownedRow(reader, serverId));
+  return presentServerWithTraffic(await db(), await ownedRow(reader, serverId));
 }
 
 /**
@@ -289,8 +290,8 @@ export async function renewServer(accountId: number, serverId: number, idempoten
     },
     async (tx) => {
       const row = await lockOwnedServer(tx, accountId, serverId);
-      if (row.status === "terminated") return { status: 200, body: present(await reviveInTx(tx, row)) };
-      return { status: 200, body: present(await renewInTx(tx, row)) };
+      const renewed = row.status === "terminated" ? await reviveInTx(tx, row) : await renewInTx(tx, row);
+      return { status: 200, body: await presentServerWithTraffic(tx, renewed) };
     },
   );
   kickJobs();
@@ -313,7 +314,7 @@ export async function setAutoRenew(accountId: number, serverId: number, autoRene
   return withLockedServer(accountId, serverId, async (tx, row) => {
     if (row.status === "terminated") throw conflict("server_terminated", "This server is terminated.");
     const [updated] = await tx.update(servers).set({ autoRenew }).where(eq(servers.id, row.id)).returning();
-    return present(updated ?? row);
+    return presentServerWithTraffic(tx, updated ?? row);
   });
 }
 
@@ -336,7 +337,7 @@ export function powerAction(accountId: number, serverId: number, action: PowerAc
       return enqueueJob(tx, row.id, "power", { action });
     });
     await runJobNow(jobId, (config().servers.stopTimeoutSeconds + 30) * 1000);
-    return present(await freshOwnedRow(accountId, serverId));
+    return presentServerWithTraffic(await db(), await freshOwnedRow(accountId, serverId));
   });
 }
 
@@ -348,7 +349,7 @@ export async function terminateServer(accountId: number, serverId: number): Prom
   const server = await withLockedServer(accountId, serverId, async (tx, row) => {
     if (row.status === "terminated")
       throw conflict("server_terminated", "This server is already terminated.");
-    return present(await terminateInTx(tx, row));
+    return presentServerWithTraffic(tx, await terminateInTx(tx, row));
   });
   kickJobs();
   return server;

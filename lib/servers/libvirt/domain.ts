@@ -28,6 +28,12 @@ export type DomainSpec = {
   bridge?: { name: string; address: string };
 };
 
+/**
+ * A balloon device for its statistics only (it is never inflated): the guest's driver reports its memory in use
+ * every few seconds, which `virsh domstats --balloon` reads for the usage graphs.
+ */
+export const BALLOON = "<memballoon model='virtio'><stats period='10'/></memballoon>";
+
 export function domainXml(spec: DomainSpec): string {
   const kernel = spec.kernel
     ? `<kernel>${xmlText(spec.kernel.kernel)}</kernel><initrd>${xmlText(spec.kernel.initrd)}</initrd>` +
@@ -81,7 +87,7 @@ export function domainXml(spec: DomainSpec): string {
     <console type='pty'/>
     <channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>
     <rng model='virtio'><backend model='random'>/dev/urandom</backend></rng>
-    <memballoon model='none'/>
+    ${BALLOON}
     ${bridged}
   </devices>${spec.bridge ? "" : userNetwork}
 </domain>

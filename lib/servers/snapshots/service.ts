@@ -10,10 +10,11 @@ import type { Tx } from "@/lib/ledger/ledger";
 import type { CreateSnapshotRequest, RestoreSnapshotRequest, Snapshot } from "@/lib/schemas/snapshots";
 import { refuseWhileBusy, withHostQuota } from "../host-operations";
 import { enqueueJob, kickJobs } from "../jobs";
+import { presentServerWithTraffic } from "../metrics/traffic";
 import { reserveOnHost } from "../placement";
 import type { ServerRow } from "../present";
 import { provisioner } from "../provisioner";
-import { freshOwnedRow, lockOwnedServer, present } from "../service";
+import { freshOwnedRow, lockOwnedServer } from "../service";
 import { checkRestore, checkSnapshotLimit, snapshotName } from "./rules";
 import type { SnapshotKind } from "./types";
 
@@ -211,7 +212,7 @@ export function restoreSnapshot(
           .returning();
         if (!updated) throw new Error("server update returned no row");
         await enqueueJob(tx, row.id, "restore", { snapshotId: snapshot.id });
-        return { status: 202, body: present(updated) };
+        return { status: 202, body: await presentServerWithTraffic(tx, updated) };
       },
     );
     kickJobs();

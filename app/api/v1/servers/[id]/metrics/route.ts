@@ -1,0 +1,11 @@
+import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { getServerMetrics, metricPeriod } from "@/lib/servers/metrics/read";
+import { serverReader } from "@/lib/servers/service";
+
+export const GET = authedRoute(async ({ request, auth, params }) => {
+  const serverId = pathId(params, "id", "server");
+  const period = metricPeriod(new URL(request.url).searchParams.get("period"));
+  return json(await getServerMetrics(serverReader(auth), serverId, period));
+});
+
+export const { POST, PUT, PATCH, DELETE } = methodNotAllowed(["GET"]);

@@ -1,0 +1,79 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
+import { useEffect, useState } from "react";
+import { errorMessage } from "@/lib/queries/bff-fetch";
+import { METRIC_PERIODS, type MetricPeriod, serverMetricsQuery } from "@/lib/queries/servers";
+import type { Server } from "@/lib/queries/types";
+import { Alert, TEXT_STYLES } from "../ui/alert";
+import { Button } from "../ui/button";
+import { Panel } from "../ui/panel";
+import { TrafficBar } from "./traffic-panel";
+
+/** The chart library loads only here, and only after the page has loaded: it is in no page's first load. */
+const UsageCharts = dynamic(() => import("./usage-charts"), {
+  ssr: false,
+  loading: () => <p role="status">Loading the graphs…</p>,
+});
+
+const PERIOD_NAMES: Record<MetricPeriod, string> = {
+  "1h": "1 hour",
+  "24h": "24 hours",
+  "7d": "7 days",
+  "30d": "30 days",
+};
+
+/** True once the window's load event has passed. */
+function usePageLoaded(): boolean {
+  const [loaded, setLoaded] = useState(false);
+  useEffect(() => {
+    if (document.readyState === "complete") {
+      setLoaded(true);
+      return;
+    }
+    const done = () => setLoaded(true);
+    window.addEventListener("load", done, { once: true });
+    return () => window.removeEventListener("load", done);
+  }, []);
+  return loaded;
+}
+
+/** This period's traffic against the allowance, and graphs of CPU, memory, network and disk over a chosen period. */
+export function UsagePanel({ server }: { server: Server }) {
+  const [period, setPeriod] = useState<MetricPeriod>("24h");
+  const loaded = usePageLoaded();
+  const { data, error } = useQuery({ ...serverMetricsQuery(server.id, period), enabled: loaded });
+  const measured = data?.series.cpu_percent.some((value) => value !== null) ?? false;
+  return (
+    <Panel id="usage" title="Usage">
+      {server.traffic && <TrafficBar traffic={server.traffic} />}
+      <fieldset className="flex flex-wrap items-center gap-2">
+        <legend className="sr-only">Period of the graphs</legend>
+        {METRIC_PERIODS.map((choice) => (
+          <Button
+            key={choice}
+            aria-pressed={choice === period}
+            className={choice === period ? "font-semibold" : undefined}
+            onClick={() => setPeriod(choice)}
+          >
+            {PERIOD_NAMES[choice]}
+          </Button>
+        ))}
+      </fieldset>
+      {data?.demo && (
+        <p className={`text-sm ${TEXT_STYLES.muted}`} data-testid="usage-demo">
+          Demo series: generated for this simulated server; no machine was read.
+        </p>
+      )}
+      {error && <Alert>{errorMessage(error)}</Alert>}
+      {data && data.period === period && measured && <UsageCharts metrics={data} />}
+      {data && !measured && (
+        <p className={`text-sm ${TEXT_STYLES.muted}`} data-testid="usage-empty">
+          Nothing measured in the last {PERIOD_NAMES[period]} yet: the first readings appear within a few
+          minutes of the server running.
+        </p>
+      )}
+    </Panel>
+  );
+}

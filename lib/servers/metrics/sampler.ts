@@ -1,0 +1,196 @@
+import "server-only";
+import { and, eq, inArray, lt } from "drizzle-orm";
+import { now } from "@/lib/clock";
+import { config, type ServerSettings } from "@/lib/config/env";
+import { type Database, db } from "@/lib/db/client";
+import { acquireLease } from "@/lib/db/lease";
+import { serverMetricState, serverMetrics, servers, serverTraffic } from "@/lib/db/schema";
+import { firstLine } from "@/lib/log";
+import { processWide } from "@/lib/process-wide";
+import { provisioner } from "../provisioner";
+import { DemoUsageSource } from "./demo-source";
+import { LibvirtUsageSource } from "./libvirt-source";
+import type { SampledServer, UsageSource } from "./source";
+import { lastReadings, pruneServers, recordReadings, recordSlowdown, type SlowdownChange } from "./store";
+import { TIERS } from "./tiers";
+
+/** The demo's generated series with the simulated provisioner, the hosts' own counters with libvirt. */
+export const usageSource = (): UsageSource =>
+  processWide("metrics.source", () => {
+    const settings = config().servers;
+    return provisioner().simulated
+      ? new DemoUsageSource(settings.metricsIntervalSeconds)
+      : new LibvirtUsageSource(settings);
+  });
+
+const SAMPLED_COLUMNS = {
+  id: servers.id,
+  plan: servers.plan,
+  status: servers.status,
+  powerState: servers.powerState,
+  hypervisor: servers.hypervisor,
+  vcpus: servers.vcpus,
+  memoryMb: servers.memoryMb,
+  createdAt: servers.createdAt,
+  expiresAt: servers.expiresAt,
+};
+
+/** A speed change the host refused or could not make yet is tried again no sooner than this. */
+const SLOWDOWN_RETRY_MS = 10 * 60_000;
+
+/** One message per problem per 10 minutes: a host that is down must not flood the log. */
+function logThrottled(key: string, message: string) {
+  const logged = processWide("metrics.logged", () => new Map<string, number>());
+  if ((logged.get(key) ?? 0) > Date.now()) return;
+  logged.set(key, Date.now() + 10 * 60_000);
+  console.error(message);
+}
+
+/** Asks the host for each speed change and records the ones it made. */
+async function applySlowdowns(
+  database: Database,
+  source: UsageSource,
+  host: string,
+  sampled: SampledServer[],
+  changes: SlowdownChange[],
+  clock: () => Date,
+): Promise<void> {
+  const retryAt = processWide("metrics.slowdown-retry", () => new Map<number, number>());
+  const byId = new Map(sampled.map((server) => [server.id, server]));
+  for (const change of changes) {
+    const server = byId.get(change.serverId);
+    if (!server || (retryAt.get(change.serverId) ?? 0) > Date.now()) continue;
+    try {
+      if (await source.setSlowdown(host, server, change.running, change.mbps)) {
+        await recordSlowdown(database, change, clock());
+        retryAt.delete(change.serverId);
+      } else retryAt.set(change.serverId, Date.now() + SLOWDOWN_RETRY_MS);
+    } catch (error) {
+      retryAt.set(change.serverId, Date.now() + SLOWDOWN_RETRY_MS);
+      const what = change.mbps === null ? "freeing the network of" : `slowing to ${change.mbps} Mbit/s`;
+      logThrottled(`slowdown:${change.serverId}`, `server ${change.serverId}: ${what}: ${firstLine(error)}`);
+    }
+  }
+}
+
+/**
+ * One sampling of a host: one reading of all its machines, recorded (usage, traffic, notices), the speed
+ * changes that follow made on the host, and rows past their retention deleted. Returns how many servers
+ * were read and how many the host reported.
+ */
+export async function sampleHost(
+  database: Database,
+  source: UsageSource,
+  host: string,
+  settings: Pick<ServerSettings, "metricsIntervalSeconds" | "trafficCapMb">,
+  clock: () => Date = now,
+): Promise<{ servers: number; readings: number }> {
+  const rows = (
+    await database
+      .select(SAMPLED_COLUMNS)
+      .from(servers)
+      .where(
+        and(
+          inArray(servers.status, ["active", "suspended"]),
+          source.demo ? undefined : eq(servers.hypervisor, host),
+        ),
+      )
+  ).filter((server) => source.onHost(server, host));
+  if (rows.length === 0) return { servers: 0, readings: 0 };
+  const ids = rows.map((row) => row.id);
+  const last = source.demo ? await lastReadings(database, ids) : new Map();
+  const readings = await source.read(host, rows, last, clock());
+  const changes = await recordReadings(database, {
+    host,
+    servers: rows,
+    readings,
+    at: clock(),
+    intervalSeconds: settings.metricsIntervalSeconds,
+    trafficCapMb: settings.trafficCapMb,
+  });
+  await applySlowdowns(database, source, host, rows, changes, clock);
+  await pruneServers(database, ids, clock());
+  return { servers: rows.length, readings: readings.size };
+}
+
+/** Usage of a terminated server is kept as long as the longest tier, then deleted with its traffic figures. */
+const KEEP_AFTER_TERMINATION_MS = Math.max(...TIERS.map((tier) => tier.keepSeconds)) * 1000;
+const TERMINATED_BATCH = 200;
+
+/** Deletes the usage rows of servers terminated longer ago than the longest tier keeps. */
+export async function pruneTerminated(database: Database, at: Date): Promise<number> {
+  const gone = await database
+    .select({ id: serverMetricState.serverId })
+    .from(serverMetricState)
+    .innerJoin(servers, eq(servers.id, serverMetricState.serverId))
+    .where(
+      and(
+        eq(servers.status, "terminated"),
+        lt(servers.terminatedAt, new Date(at.getTime() - KEEP_AFTER_TERMINATION_MS)),
+      ),
+    )
+    .limit(TERMINATED_BATCH);
+  const ids = gone.map((row) => row.id);
+  if (ids.length === 0) return 0;
+  await database.transaction(async (tx) => {
+    await tx.delete(serverMetrics).where(inArray(serverMetrics.serverId, ids));
+    await tx.delete(serverTraffic).where(inArray(serverTraffic.serverId, ids));
+    await tx.delete(serverMetricState).where(inArray(serverMetricState.serverId, ids));
+  });
+  return ids.length;
+}
+
+const PRUNE_TERMINATED_EVERY_MS = 10 * 60_000;
+
+/**
+ * One round of sampling: every host whose interval has passed is read by the instance holding its lease
+ * (`metrics:<host>`), so several app instances never read one host at once; an instance that does not get a
+ * lease tries again an interval later. Terminated servers' rows are deleted now and then.
+ */
+export async function runMetricsPass(): Promise<void> {
+  const settings = config().servers;
+  const source = usageSource();
+  const intervalMs = settings.metricsIntervalSeconds * 1000;
+  const nextAt = processWide("metrics.next", () => new Map<string, number>());
+  for (const host of source.hosts()) {
+    if ((nextAt.get(host) ?? 0) > Date.now()) continue;
+    nextAt.set(host, Date.now() + intervalMs);
+    try {
+      if (!(await acquireLease(`metrics:${host}`, Math.max(30_000, intervalMs * 4)))) continue;
+      await sampleHost(await db(), source, host, settings);
+    } catch (error) {
+      logThrottled(`host:${host}`, `usage of host ${host}: ${firstLine(error)}`);
+    }
+  }
+  const prune = processWide("metrics.prune", () => ({ nextAt: 0 }));
+  if (prune.nextAt <= Date.now()) {
+    prune.nextAt = Date.now() + PRUNE_TERMINATED_EVERY_MS;
+    try {
+      await pruneTerminated(await db(), now());
+    } catch (error) {
+      logThrottled("prune", `pruning usage of terminated servers: ${firstLine(error)}`);
+    }
+  }
+}
+
+/** Starts sampling once per process (from the background work); rounds never overlap. */
+export function startMetricsSampling(): void {
+  processWide("metrics.runner", () => {
+    const intervalMs = config().servers.metricsIntervalSeconds * 1000;
+    let running = false;
+    const timer = setInterval(
+      async () => {
+        if (running) return;
+        running = true;
+        try {
+          await runMetricsPass();
+        } finally {
+          running = false;
+        }
+      },
+      Math.max(250, Math.min(intervalMs / 2, 5_000)),
+    );
+    timer.unref();
+    return timer;
+  });
+}

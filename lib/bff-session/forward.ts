@@ -44,6 +44,7 @@ export const FORWARDED: readonly Forwarded[] = [
   { method: "POST", path: "/servers/{id}/actions" },
   { method: "POST", path: "/servers/{id}/renew" },
   { method: "POST", path: "/servers/{id}/password" },
+  { method: "POST", path: "/servers/{id}/console" },
   { method: "GET", path: "/topups", list: true },
   { method: "POST", path: "/topups", headers: { "x-payment": PAYMENT_HEADER } },
   { method: "GET", path: "/topups/{ref}" },

@@ -201,6 +201,10 @@ const envSchema = z.object({
   SSH_FORWARD_PORT_BASE: z.coerce.number().int().min(1024).max(60000).default(22000),
   SERVER_BOOT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
   SERVER_STOP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
+  CONSOLE_TICKET_TTL_SECONDS: z.coerce.number().int().min(5).max(300).default(30),
+  CONSOLE_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).max(100).default(3),
+  CONSOLE_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(900),
+  CONSOLE_MAX_SECONDS: z.coerce.number().int().min(60).max(86_400).default(14_400),
   LIBVIRT_DOMAIN_PREFIX: z
     .string()
     .regex(/^[a-z][a-z0-9-]{0,15}$/, "lower-case letters, digits and hyphens, starting with a letter")
@@ -411,6 +415,18 @@ export type AppConfig = {
   /** Demo mode only: the business clock can be moved forward over HTTP (for tests). */
   testClock: boolean;
   servers: ServerSettings;
+  console: ConsoleSettings;
+};
+
+/** The serial console in the browser: its tickets and how long a session may last. */
+export type ConsoleSettings = {
+  ticketTtlSeconds: number;
+  /** Servers whose console one account may hold open (or hold an unused ticket for) at once. */
+  maxPerAccount: number;
+  /** A session with no input from its client for this long is closed. */
+  idleTimeoutSeconds: number;
+  /** A session is closed this long after it opened, whatever happens in it. */
+  maxSeconds: number;
 };
 
 export type ServerSettings = {
@@ -655,6 +671,12 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       bootTimeoutSeconds: values.SERVER_BOOT_TIMEOUT_SECONDS,
       stopTimeoutSeconds: values.SERVER_STOP_TIMEOUT_SECONDS,
       domainPrefix: values.LIBVIRT_DOMAIN_PREFIX,
+    },
+    console: {
+      ticketTtlSeconds: values.CONSOLE_TICKET_TTL_SECONDS,
+      maxPerAccount: values.CONSOLE_MAX_PER_ACCOUNT,
+      idleTimeoutSeconds: values.CONSOLE_IDLE_TIMEOUT_SECONDS,
+      maxSeconds: values.CONSOLE_MAX_SECONDS,
     },
   };
 }

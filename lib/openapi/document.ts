@@ -6,6 +6,7 @@
 import { createDocument } from "zod-openapi";
 import { accountPaths, accountTag } from "./account";
 import { catalogPaths, catalogTag } from "./catalog";
+import { consolePaths, consoleTag } from "./console";
 import { demoPaths, demoTag } from "./demo";
 import { API_VERSION_INFO } from "./info";
 import { keysPaths, keysTag } from "./keys";
@@ -20,7 +21,17 @@ export function buildOpenApiDocument() {
     openapi: "3.1.0",
     info: API_VERSION_INFO,
     servers: [{ url: "/api/v1", description: "This deployment" }],
-    tags: [accountTag, keysTag, sessionsTag, catalogTag, topupsTag, serversTag, demoTag, serviceTag],
+    tags: [
+      accountTag,
+      keysTag,
+      sessionsTag,
+      catalogTag,
+      topupsTag,
+      serversTag,
+      consoleTag,
+      demoTag,
+      serviceTag,
+    ],
     components: {
       securitySchemes: {
         bearerAuth: {
@@ -38,6 +49,7 @@ export function buildOpenApiDocument() {
       ...topupsPaths,
       ...serversPaths,
       ...serverMachinePaths,
+      ...consolePaths,
       ...demoPaths,
       ...catalogPaths,
       ...servicePaths,

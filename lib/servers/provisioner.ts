@@ -4,6 +4,8 @@ import { config, type HostNetwork } from "@/lib/config/env";
 import { ipCounters, servers } from "@/lib/db/schema";
 import type { Tx } from "@/lib/ledger/ledger";
 import { processWide } from "@/lib/process-wide";
+import type { ConsoleHandlers, ConsoleStream } from "./console-stream";
+import { DemoConsole } from "./demo-console";
 import { HOSTS_PER_LOCATION, poolAddress } from "./ip-pool";
 import { freeAddress } from "./libvirt/network";
 import { LibvirtProvisioner } from "./libvirt/provisioner";
@@ -50,6 +52,11 @@ export interface Provisioner {
   destroy(server: ServerRow): Promise<void>;
   /** Power state per server id of the machines on the hosts, or undefined when the host cannot tell. */
   hostStates(hypervisor: string): Promise<Map<number, PowerState> | undefined>;
+  /**
+   * Attaches to the machine's serial console (one per machine: a newer one ends an older one, also one held
+   * by another app instance). Failures, and a stopped machine, arrive through `handlers.end`.
+   */
+  openConsole(server: ServerRow, handlers: ConsoleHandlers): ConsoleStream;
 }
 
 /** Pretends to build servers: up at once (the job's start is delayed by PROVISION_DELAY_SECONDS). */
@@ -79,6 +86,10 @@ export class SimulatedProvisioner implements Provisioner {
 
   async hostStates(): Promise<undefined> {
     return undefined;
+  }
+
+  openConsole(server: ServerRow, handlers: ConsoleHandlers): ConsoleStream {
+    return new DemoConsole(server.hostname, handlers);
   }
 }
 

@@ -4,6 +4,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { HypervisorHost, ServerSettings } from "@/lib/config/env";
+import type { ConsoleHandlers, ConsoleStream } from "../console-stream";
 import type { ServerRow } from "../present";
 import {
   type BuildSpec,
@@ -21,6 +22,7 @@ import {
   USER_NETWORK_MAC,
   userData,
 } from "./cloud-init";
+import { openSerialConsole } from "./console";
 import { domainXml, overlayVolumeXml } from "./domain";
 import { macFor, networkConfig } from "./network";
 import { run, VirshError, virsh, virshScript, virshShellArg } from "./virsh";
@@ -341,5 +343,13 @@ export class LibvirtProvisioner implements Provisioner {
       if (Number.isSafeInteger(id)) states.set(id, running.has(name) ? "running" : "stopped");
     }
     return states;
+  }
+
+  /** `virsh console` over the host's own URI, under a pseudo-terminal (see console.ts). */
+  openConsole(server: ServerRow, handlers: ConsoleHandlers): ConsoleStream {
+    return openSerialConsole(
+      { uri: this.host(server).uri, domain: this.domainName(server), state: () => this.state(server) },
+      handlers,
+    );
   }
 }

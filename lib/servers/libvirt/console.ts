@@ -1,0 +1,130 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, constants, openSync } from "node:fs";
+import type { ConsoleEnd, ConsoleHandlers, ConsoleStream } from "../console-stream";
+
+/**
+ * A machine's serial console through libvirt, on whatever URI its host is reached by (qemu:///system,
+ * qemu+ssh, qemu+libssh): `virsh console` opens libvirt's console stream for the domain, which the remote
+ * transports carry like any other call. virsh refuses to run without a terminal on its standard input, and
+ * Node cannot make a pseudo-terminal without a native addon, so socat makes one: `socat STDIO PTY` holds the
+ * master end and copies our writes into it; virsh gets the slave end as its standard input (it switches it
+ * to raw mode itself) and writes the guest's output to a plain pipe we read. Both are spawned with argument
+ * arrays; no shell and no command string is involved. When this process dies, socat reads end-of-file on its
+ * standard input and exits, and virsh sees its terminal hang up and exits too: nothing is left on the host.
+ */
+
+/** virsh's escape character (Ctrl+]) ends its console, so that byte is kept from the guest. */
+const VIRSH_ESCAPE = 0x1d;
+const PTY_LINE = /PTY is (\/dev\/pts\/\d+)/;
+const START_TIMEOUT_MS = 5_000;
+
+export type SerialConsoleTarget = {
+  uri: string;
+  domain: string;
+  /** The domain's state once the stream has ended: a stopped machine is not a failure. */
+  state: () => Promise<"running" | "stopped" | "missing">;
+};
+
+/** What virsh's last words and the domain's state say about why a console ended that we did not close. */
+export function endReason(stderr: string, state: "running" | "stopped" | "missing" | "unknown"): ConsoleEnd {
+  if (/domain is not running/i.test(stderr) || state === "stopped" || state === "missing") {
+    return "machine_stopped";
+  }
+  // libvirt aborts the older stream when another client opens the console with --force.
+  if (/stream had I\/O failure/i.test(stderr)) return "replaced";
+  return "host_error";
+}
+
+/** Strips virsh's escape byte from client input. */
+export function withoutEscape(bytes: Buffer): Buffer {
+  return bytes.includes(VIRSH_ESCAPE) ? Buffer.from(bytes.filter((byte) => byte !== VIRSH_ESCAPE)) : bytes;
+}
+
+export function openSerialConsole(target: SerialConsoleTarget, handlers: ConsoleHandlers): ConsoleStream {
+  const env = { ...process.env, LC_ALL: "C" };
+  let virsh: ChildProcess | undefined;
+  let closedByUs = false;
+  let ended = false;
+  let stderr = "";
+
+  const socat = spawn("socat", ["-d", "-d", "STDIO", "PTY,rawer,wait-slave"], {
+    stdio: ["pipe", "ignore", "pipe"],
+    env,
+  });
+  // A write racing the end of either process is lost, never thrown.
+  socat.stdin?.on("error", () => {});
+
+  const finish = async (detail: string) => {
+    if (ended) return;
+    ended = true;
+    clearTimeout(startTimer);
+    if (socat.exitCode === null) socat.kill("SIGTERM");
+    if (virsh && virsh.exitCode === null) virsh.kill("SIGTERM");
+    if (closedByUs) {
+      handlers.end("closed");
+      return;
+    }
+    const state = await target.state().catch(() => "unknown" as const);
+    handlers.end(endReason(detail, state), detail.trim() || undefined);
+  };
+
+  const startTimer = setTimeout(() => void finish("socat made no pseudo-terminal in time"), START_TIMEOUT_MS);
+  let socatLog = "";
+  socat.stderr?.on("data", (chunk: Buffer) => {
+    if (virsh || ended) return;
+    socatLog = (socatLog + chunk.toString()).slice(-4096);
+    const pty = PTY_LINE.exec(socatLog)?.[1];
+    if (!pty) return;
+    clearTimeout(startTimer);
+    let slave: number;
+    try {
+      slave = openSync(pty, constants.O_RDWR | constants.O_NOCTTY);
+    } catch (error) {
+      void finish(`could not open ${pty}: ${(error as Error).message}`);
+      return;
+    }
+    try {
+      virsh = spawn("virsh", ["-q", "-c", target.uri, "console", target.domain, "--force"], {
+        stdio: [slave, "pipe", "pipe"],
+        env,
+      });
+    } finally {
+      // virsh holds its own copy; ours would keep the terminal open after virsh has gone.
+      closeSync(slave);
+    }
+    virsh.stdout?.on("data", (chunk: Buffer) => {
+      if (!ended) handlers.data(chunk);
+    });
+    virsh.stderr?.on("data", (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-2048);
+    });
+    virsh.on("error", (error) => void finish(`virsh: ${error.message}`));
+    // "close", not "exit": virsh's last words on stderr have been read by then.
+    virsh.on("close", () => void finish(stderr));
+  });
+  socat.on("error", (error) => void finish(`socat: ${error.message}`));
+  socat.on("exit", () => {
+    // Before virsh started, or without it: nothing carries the console any more.
+    if (!virsh || virsh.exitCode !== null) void finish(stderr || socatLog);
+  });
+
+  return {
+    write(bytes) {
+      if (!ended) socat.stdin?.write(withoutEscape(bytes));
+    },
+    resize() {
+      // A serial line has no window size to pass on.
+    },
+    pause() {
+      virsh?.stdout?.pause();
+    },
+    resume() {
+      virsh?.stdout?.resume();
+    },
+    close() {
+      if (ended || closedByUs) return;
+      closedByUs = true;
+      void finish("");
+    },
+  };
+}

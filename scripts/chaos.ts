@@ -1,6 +1,6 @@
 /**
  * The chaos run: nginx with deploy/nginx/vps.conf (ports and certificate templated) in front of three
- * `next start` instances on a throwaway PostgreSQL cluster, all on loopback, with mixed clients for
+ * app instances (scripts/server.mjs) on a throwaway PostgreSQL cluster, all on loopback, with mixed clients for
  * CHAOS_SECONDS while PostgreSQL is restarted twice and one instance is killed with SIGKILL and started again.
  * Afterwards it checks the money and the limits on the database and exits non-zero on any violation.
  *
@@ -126,14 +126,7 @@ async function waitHealthy(port: number, child: ChildProcess, timeoutMs = 120_00
 function spawnInstance(instance: Instance, env: Record<string, string>) {
   const child = spawn(
     process.execPath,
-    [
-      path.join(ROOT, "node_modules/next/dist/bin/next"),
-      "start",
-      "-H",
-      "127.0.0.1",
-      "-p",
-      String(instance.port),
-    ],
+    [path.join(ROOT, "scripts/server.mjs"), "-H", "127.0.0.1", "-p", String(instance.port)],
     {
       cwd: ROOT,
       env: { ...process.env, ...env, PORT: String(instance.port) },

@@ -13,7 +13,7 @@
  * --reports D writes each Lighthouse report (JSON, for the Lighthouse viewer) into folder D
  * --strict    exits 1 when a target is missed or a page could not be measured (otherwise always 0)
  *
- * The app runs from the build with `next start` on a free loopback port and a fresh DATA_DIR (demo mode).
+ * The app runs from the build (scripts/server.mjs) on a free loopback port and a fresh DATA_DIR (demo mode).
  * Pages under /dashboard are measured signed in: the script signs up through the BFF like the browser does
  * and Lighthouse sends the session cookie with every request.
  *
@@ -271,7 +271,7 @@ function report(outcomes: Outcome[]): boolean {
 async function main() {
   if (options.build) execSync("npm run build", { stdio: "inherit" });
   let app: RunningApp | undefined;
-  // Ctrl-C must not leave `next start` running: stop it, then exit as interrupted.
+  // Ctrl-C must not leave the app running: stop it, then exit as interrupted.
   process.once("SIGINT", () => {
     void app?.stop().finally(() => process.exit(130));
   });

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { errorMessage } from "@/lib/queries/bff-fetch";
 import { serverQuery } from "@/lib/queries/servers";
 import { Alert, TEXT_STYLES } from "../ui/alert";
+import { ConsolePanel } from "./console/console-panel";
 import { CredentialsPanel } from "./credentials-panel";
 import { MachinePanels } from "./machine-panels";
 import { PowerPanel } from "./power-panel";
@@ -15,7 +16,7 @@ import { StatusBadge } from "./status-badge";
 import { TerminatePanel } from "./terminate-panel";
 import { useServerChange } from "./use-server-change";
 
-/** One server: its facts (refreshed while it is being built), root login, renewal, power and termination. */
+/** One server: its facts (refreshed while it is being built), root login, renewal, power, console and termination. */
 export function ServerDetail({ id }: { id: number }) {
   // Prefetched by the page: there from the first render, then polled while the server is being built.
   const { data: server, error } = useSuspenseQuery(serverQuery(id));
@@ -70,6 +71,7 @@ export function ServerDetail({ id }: { id: number }) {
       )}
       {live && <RenewalPanel server={server} actions={actions} />}
       {server.status === "active" && <PowerPanel server={server} actions={actions} />}
+      {server.status === "active" && <ConsolePanel server={server} />}
       {live && <MachinePanels server={server} />}
       {live && <TerminatePanel hostname={server.hostname} actions={actions} />}
     </article>

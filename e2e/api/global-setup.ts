@@ -19,6 +19,10 @@ export const TEST_LIMITS = {
   totpAccountFailures: 8,
   sessionsPerAccount: 4,
   x402Attempts: 25,
+  /** Servers whose consoles one account may hold at once, and short console lifetimes to see them end. */
+  consoles: 2,
+  consoleIdleSeconds: 6,
+  consoleMaxSeconds: 12,
 };
 
 async function resetPostgres(url: string) {
@@ -48,6 +52,9 @@ export async function setup(project: TestProject) {
     RATE_LIMIT_TOTP_ACCOUNT_FAILURES: `${TEST_LIMITS.totpAccountFailures}/10m`,
     MAX_SESSIONS_PER_ACCOUNT: String(TEST_LIMITS.sessionsPerAccount),
     RATE_LIMIT_X402_ATTEMPTS: `${TEST_LIMITS.x402Attempts}/10m`,
+    CONSOLE_MAX_PER_ACCOUNT: String(TEST_LIMITS.consoles),
+    CONSOLE_IDLE_TIMEOUT_SECONDS: String(TEST_LIMITS.consoleIdleSeconds),
+    CONSOLE_MAX_SECONDS: String(TEST_LIMITS.consoleMaxSeconds),
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;

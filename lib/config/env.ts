@@ -203,8 +203,8 @@ const envSchema = z.object({
   SERVER_STOP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
   CONSOLE_TICKET_TTL_SECONDS: z.coerce.number().int().min(5).max(300).default(30),
   CONSOLE_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).max(100).default(3),
-  CONSOLE_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(900),
-  CONSOLE_MAX_SECONDS: z.coerce.number().int().min(60).max(86_400).default(14_400),
+  CONSOLE_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(86_400).default(900),
+  CONSOLE_MAX_SECONDS: z.coerce.number().int().min(10).max(86_400).default(14_400),
   LIBVIRT_DOMAIN_PREFIX: z
     .string()
     .regex(/^[a-z][a-z0-9-]{0,15}$/, "lower-case letters, digits and hyphens, starting with a letter")

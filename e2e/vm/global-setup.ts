@@ -70,7 +70,8 @@ export async function setup(project: TestProject) {
     PROVISIONER: "libvirt",
     HYPERVISORS: JSON.stringify([
       { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 6 },
-      { name: "remote-1", location: "se", uri: sshd.uri, memory_mb: 1536, vcpus: 2, disk_gb: 6 },
+      // Room for two capped servers: the console test holds the consoles of one account's two.
+      { name: "remote-1", location: "se", uri: sshd.uri, memory_mb: 2560, vcpus: 2, disk_gb: 10 },
       { name: "unreachable-1", location: "fr", uri: UNREACHABLE_URI, memory_mb: 4096, vcpus: 4, disk_gb: 40 },
     ]),
     GUEST_IMAGES_DIR: TINY_IMAGES_DIR,
@@ -82,6 +83,9 @@ export async function setup(project: TestProject) {
     SERVER_STOP_TIMEOUT_SECONDS: "30",
     SERVER_BOOT_TIMEOUT_SECONDS: "120",
     WATCHER_INTERVAL_MS: "1000",
+    // The console test: one server's console per account, and a clock it moves past a ticket's expiry.
+    CONSOLE_MAX_PER_ACCOUNT: "1",
+    ENABLE_TEST_CLOCK: "1",
   });
   project.provide("tinyBaseUrl", tinyApp.url);
 }

@@ -9,14 +9,18 @@ import type { ConsoleEnd, ConsoleHandlers, ConsoleStream } from "../console-stre
  * Node cannot make a pseudo-terminal without a native addon, so socat makes one: `socat STDIO PTY` holds the
  * master end and copies our writes into it; virsh gets the slave end as its standard input (it switches it
  * to raw mode itself) and writes the guest's output to a plain pipe we read. Both are spawned with argument
- * arrays; no shell and no command string is involved. When this process dies, socat reads end-of-file on its
- * standard input and exits, and virsh sees its terminal hang up and exits too: nothing is left on the host.
+ * arrays; no shell and no command string is involved. Both run under util-linux's `setpriv --pdeathsig`, so
+ * the kernel ends them when this process dies, whatever state they are in (socat also exits on end-of-file on
+ * its standard input, and virsh when its terminal hangs up): nothing is left behind, here or on the host.
  */
 
 /** virsh's escape character (Ctrl+]) ends its console, so that byte is kept from the guest. */
 const VIRSH_ESCAPE = 0x1d;
 const PTY_LINE = /PTY is (\/dev\/pts\/\d+)/;
 const START_TIMEOUT_MS = 5_000;
+
+/** Runs `program` so that it is killed when this process dies (PR_SET_PDEATHSIG, kept across exec). */
+const withParent = (program: string, args: string[]) => ["--pdeathsig", "TERM", "--", program, ...args];
 
 export type SerialConsoleTarget = {
   uri: string;
@@ -47,7 +51,7 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
   let ended = false;
   let stderr = "";
 
-  const socat = spawn("socat", ["-d", "-d", "STDIO", "PTY,rawer,wait-slave"], {
+  const socat = spawn("setpriv", withParent("socat", ["-d", "-d", "STDIO", "PTY,rawer,wait-slave"]), {
     stdio: ["pipe", "ignore", "pipe"],
     env,
   });
@@ -84,10 +88,14 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
       return;
     }
     try {
-      virsh = spawn("virsh", ["-q", "-c", target.uri, "console", target.domain, "--force"], {
-        stdio: [slave, "pipe", "pipe"],
-        env,
-      });
+      virsh = spawn(
+        "setpriv",
+        withParent("virsh", ["-q", "-c", target.uri, "console", target.domain, "--force"]),
+        {
+          stdio: [slave, "pipe", "pipe"],
+          env,
+        },
+      );
     } finally {
       // virsh holds its own copy; ours would keep the terminal open after virsh has gone.
       closeSync(slave);

@@ -10,9 +10,13 @@ import type { ServerRow } from "@/lib/servers/present";
 import { provisioner } from "@/lib/servers/provisioner";
 import { type CloseReason, CONSOLE_PROTOCOL, consoleSocketPath } from "./protocol";
 
-/** How often the instance holding a session says it still does; one not heard of for STALE_MS is gone. */
+/**
+ * How often the instance holding a session says it still does; one not heard of for STALE_MS is gone.
+ * `seen_at` is the system's time, not the business clock tests move: liveness is not a business rule.
+ */
 export const SEEN_INTERVAL_MS = 10_000;
 const STALE_MS = 3 * SEEN_INTERVAL_MS;
+const seenNow = () => new Date();
 
 const TICKET_PREFIX = "vpsct_";
 const hashTicket = (ticket: string) => createHash("sha256").update(ticket).digest("hex");
@@ -39,7 +43,10 @@ const stillHeld = (at: Date) =>
     isNull(consoleSessions.closedAt),
     or(
       and(isNull(consoleSessions.openedAt), gt(consoleSessions.ticketExpiresAt, at)),
-      and(isNotNull(consoleSessions.openedAt), gt(consoleSessions.seenAt, new Date(at.getTime() - STALE_MS))),
+      and(
+        isNotNull(consoleSessions.openedAt),
+        gt(consoleSessions.seenAt, new Date(seenNow().getTime() - STALE_MS)),
+      ),
     ),
   );
 
@@ -145,7 +152,7 @@ export async function redeemConsoleTicket(
   const at = now();
   const [session] = await database
     .update(consoleSessions)
-    .set({ openedAt: at, openedFrom: client, seenAt: at })
+    .set({ openedAt: at, openedFrom: client, seenAt: seenNow() })
     .where(
       and(
         eq(consoleSessions.ticketHash, hashTicket(ticket)),
@@ -183,7 +190,7 @@ export async function markConsolesSeen(sessionIds: number[]): Promise<void> {
   const database = await db();
   await database
     .update(consoleSessions)
-    .set({ seenAt: now() })
+    .set({ seenAt: seenNow() })
     .where(and(inArray(consoleSessions.id, sessionIds), isNull(consoleSessions.closedAt)));
 }
 
@@ -201,7 +208,7 @@ export async function closeAbandonedConsoles(): Promise<void> {
       and(
         isNull(consoleSessions.closedAt),
         isNotNull(consoleSessions.openedAt),
-        lt(consoleSessions.seenAt, new Date(at.getTime() - 2 * STALE_MS)),
+        lt(consoleSessions.seenAt, new Date(seenNow().getTime() - 2 * STALE_MS)),
       ),
     );
   await database

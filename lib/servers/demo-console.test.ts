@@ -61,4 +61,20 @@ describe("the demo console", () => {
     expect(ends).toEqual(["closed"]);
     expect(output()).not.toContain("hostname\r\nbox-1");
   });
+
+  it("shows a pretend reboot, and ends as a stopped machine", async () => {
+    const { shell, output, ends, settle } = demo();
+    shell.write(Buffer.from("half"));
+    shell.rebooted();
+    await settle();
+    expect(output()).toContain("Rebooting (simulated)");
+    expect(output()).toMatch(/root@box-1:~# $/);
+    shell.write(Buffer.from("hostname\r"));
+    await settle();
+    expect(output()).toContain("hostname\r\nbox-1\r\n");
+    shell.stopped();
+    shell.close();
+    await settle();
+    expect(ends).toEqual(["machine_stopped"]);
+  });
 });

@@ -22,10 +22,30 @@ export class DemoConsole implements ConsoleStream {
     private readonly hostname: string,
     private readonly handlers: ConsoleHandlers,
   ) {
-    this.emit(
-      `${YELLOW}[demo]${RESET} ${hostname} is a demo machine: the simulated provisioner built no server, so ` +
-        `this console is a tiny pretend shell. Type ${YELLOW}help${RESET}.${CRLF}${CRLF}${this.prompt()}`,
+    this.emit(this.banner());
+  }
+
+  private banner(): string {
+    return (
+      `${YELLOW}[demo]${RESET} ${this.hostname} is a demo machine: the simulated provisioner built no server, so ` +
+      `this console is a tiny pretend shell. Type ${YELLOW}help${RESET}.${CRLF}${CRLF}${this.prompt()}`
     );
+  }
+
+  /** The pretend machine was rebooted: a pretend boot, then the shell afresh. */
+  rebooted(): void {
+    this.line = "";
+    this.emit(
+      `${CRLF}${YELLOW}[demo]${RESET} Rebooting (simulated)...${CRLF}[    0.000000] Linux version demo${CRLF}` +
+        `[    0.000001] ${this.hostname}: booted (simulated)${CRLF}${CRLF}${this.banner()}`,
+    );
+  }
+
+  /** The pretend machine was stopped: its console ends, as a real one does. */
+  stopped(): void {
+    if (this.ended) return;
+    this.ended = true;
+    setImmediate(() => this.handlers.end("machine_stopped"));
   }
 
   private prompt(): string {

@@ -63,6 +63,8 @@ export interface Provisioner {
 export class SimulatedProvisioner implements Provisioner {
   readonly name = "simulated";
   readonly simulated = true;
+  /** Open demo consoles by server, so a pretend reboot or stop shows in them as a real one would. */
+  private readonly consoles = new Map<number, Set<DemoConsole>>();
 
   imageAvailable(): boolean {
     return true;
@@ -76,7 +78,11 @@ export class SimulatedProvisioner implements Provisioner {
     return true;
   }
 
-  async power(_server: ServerRow, action: PowerAction): Promise<PowerState> {
+  async power(server: ServerRow, action: PowerAction): Promise<PowerState> {
+    for (const demo of this.consoles.get(server.id) ?? []) {
+      if (action === "stop") demo.stopped();
+      else if (action === "reboot") demo.rebooted();
+    }
     return action === "stop" ? "stopped" : "running";
   }
 
@@ -89,7 +95,18 @@ export class SimulatedProvisioner implements Provisioner {
   }
 
   openConsole(server: ServerRow, handlers: ConsoleHandlers): ConsoleStream {
-    return new DemoConsole(server.hostname, handlers);
+    const open = this.consoles.get(server.id) ?? new Set<DemoConsole>();
+    this.consoles.set(server.id, open);
+    const demo = new DemoConsole(server.hostname, {
+      data: handlers.data,
+      end: (why, detail) => {
+        open.delete(demo);
+        if (open.size === 0) this.consoles.delete(server.id);
+        handlers.end(why, detail);
+      },
+    });
+    open.add(demo);
+    return demo;
   }
 }
 

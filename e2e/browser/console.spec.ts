@@ -50,12 +50,17 @@ test("the demo console: loaded only when opened, labelled demo, typing, copy and
   await expect(terminal).toContainText(`${size?.[2]} ${size?.[1]}`);
 
   // Copy: a double click selects the word, the button puts it on the clipboard.
-  await answer.dblclick({ position: { x: 12, y: 6 } });
+  const row = await answer.boundingBox();
+  expect(row).not.toBeNull();
+  // The terminal's screen takes the mouse above its rows: click where the word is drawn.
+  await page.mouse.dblclick((row?.x ?? 0) + 12, (row?.y ?? 0) + (row?.height ?? 0) / 2);
   await page.getByRole("button", { name: "Copy selection" }).click();
   await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe("demo-con");
   // Paste: the button types the clipboard into the console.
   await page.evaluate(() => navigator.clipboard.writeText("echo from-the-clipboard"));
   await page.getByRole("button", { name: "Paste" }).click();
+  await expect(terminal).toContainText("echo from-the-clipboard");
+  await terminal.click();
   await page.keyboard.press("Enter");
   await expect(terminal.locator(".xterm-rows > div", { hasText: /^\s*from-the-clipboard\s*$/ })).toHaveCount(
     1,

@@ -76,6 +76,8 @@ test("order on the dashboard, log in over SSH with the shown port, host key and 
   // Pasting (the button reads the clipboard): the shell runs what was pasted.
   await page.evaluate(() => navigator.clipboard.writeText("echo pasted-$((6 * 7))"));
   await page.getByRole("button", { name: "Paste" }).click();
+  await expect(terminal).toContainText("echo pasted-$((6 * 7))");
+  await terminal.click();
   await page.keyboard.press("Enter");
   await expect(terminal).toContainText("pasted-42");
 

@@ -211,11 +211,15 @@ export default function ConsoleTerminal({
     };
   }, [serverId]);
 
-  // A machine that was stopped and has been started again: reconnect by itself.
+  // A machine that was stopped and has been started again since: reconnect by itself. Only a change to
+  // running counts; the page may still show the state from before the stop when the console ends.
   const stoppedEnd =
     status.kind === "ended" && (status.reason === "machine_stopped" || status.reason === "server_stopped");
+  const seenPower = useRef(powerState);
   useEffect(() => {
-    if (stoppedEnd && powerState === "running") controls.current?.reconnect();
+    const before = seenPower.current;
+    seenPower.current = powerState;
+    if (stoppedEnd && powerState === "running" && before !== "running") controls.current?.reconnect();
   }, [stoppedEnd, powerState]);
 
   return (

@@ -14,7 +14,7 @@ import {
 } from "../support/console-client";
 import { fund } from "./funding";
 import { TEST_LIMITS } from "./global-setup";
-import { api, createAccount, errorCode } from "./helpers";
+import { api, createAccount, errorCode, randomIp } from "./helpers";
 
 const appUrl = () => inject("baseUrl");
 
@@ -98,6 +98,40 @@ describe("the console (simulated provisioner)", () => {
     const closed = await console1.closed;
     expect(closed).toEqual({ code: 1000, reason: "ended" });
     expect(console1.messages.at(-1)).toMatchObject({ type: "closed", reason: "ended" });
+  });
+
+  it("gives a dashboard session a ticket through the BFF; the WebSocket then needs the ticket only", async () => {
+    const bff = (path: string, cookie: string, origin = appUrl()) =>
+      fetch(`${appUrl()}/bff${path}`, {
+        method: "POST",
+        headers: { cookie, origin, "content-type": "application/json", "x-forwarded-for": randomIp() },
+        body: "{}",
+      });
+    const signUp = await bff("/sign-up", "");
+    expect(signUp.status).toBe(201);
+    const cookie = (signUp.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const { api_key: apiKey } = (await signUp.json()) as { api_key: string };
+    await fund(apiKey, 25);
+    const ordered = await api("/servers", {
+      method: "POST",
+      key: apiKey,
+      body: { plan: "pup", location: "nl", os: "debian-12" },
+    });
+    const id = ordered.body.id as number;
+    await waitForServer(apiKey, id, (s) => s.status === "active");
+
+    const foreign = await bff(`/servers/${id}/console`, cookie, "https://evil.example");
+    expect(foreign.status).toBe(403);
+    const granted = await bff(`/servers/${id}/console`, cookie);
+    expect(granted.status).toBe(201);
+    const ticket = (await granted.json()) as { ticket: string; websocket_url: string; demo: boolean };
+    expect(ticket.demo).toBe(true);
+    // What a page does: same origin, the ticket as a subprotocol, no cookie.
+    const session = await openConsole(ticket.websocket_url, ticket.ticket, appUrl());
+    session.type("whoami\r");
+    await session.waitFor("whoami\r\nroot\r\n");
+    session.ws.close();
+    await session.closed;
   });
 
   it("refuses without a ticket, with another account's ticket, from a foreign Origin, and after expiry", async () => {

@@ -16,12 +16,18 @@
  *   npm run bench:console
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { chromium } from "@playwright/test";
 import autocannon from "autocannon";
 import { startApp } from "../e2e/support/app-server";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../e2e/support/chromium";
-import { type ConsoleConnection, openConsole, requestTicket } from "../e2e/support/console-client";
+import {
+  type ConsoleConnection,
+  logInOnConsole,
+  openConsole,
+  requestTicket,
+} from "../e2e/support/console-client";
+import { removeMachines, rssMb, virsh } from "./bench-host";
 import { percentile } from "./percentile";
 
 const RUNS = Number(process.env.BENCH_CONSOLE_RUNS ?? 10);
@@ -33,32 +39,6 @@ const POOL = `${PREFIX}disks`;
 const TINY_IMAGES = process.env.TINY_GUEST_DIR ?? "/var/lib/vps/test-images";
 const SSH_PORT_BASE = Number(process.env.VM_TEST_SSH_PORT_BASE ?? 23600) + 1200;
 const MEMORY_MB = 256;
-
-const virsh = (...args: string[]) => {
-  try {
-    return execFileSync("virsh", ["-c", "qemu:///system", ...args], { stdio: ["ignore", "pipe", "ignore"] })
-      .toString()
-      .trim();
-  } catch {
-    return "";
-  }
-};
-
-function cleanUp() {
-  for (const name of virsh("list", "--all", "--name").split("\n")) {
-    if (!name.startsWith(PREFIX)) continue;
-    virsh("destroy", name);
-    virsh("undefine", name);
-  }
-  virsh("pool-refresh", POOL);
-  for (const line of virsh("vol-list", "--pool", POOL).split("\n")) {
-    const volume = line.trim().split(/\s+/)[0] ?? "";
-    if (volume.startsWith(PREFIX)) virsh("vol-delete", "--pool", POOL, volume);
-  }
-}
-
-const rssMb = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
 /** pid and arguments of every process on the machine. */
 const processes = () =>
@@ -86,30 +66,11 @@ async function reads(base: string, key: string, serverId: number) {
   return results;
 }
 
-/** Presses Enter until the getty's prompt shows, then logs root in. */
-async function logIn(session: ConsoleConnection, hostname: string, password: string) {
-  for (let attempt = 0; ; attempt++) {
-    session.type("\r");
-    try {
-      await session.waitFor(`${hostname} login: `, 3_000);
-      break;
-    } catch (error) {
-      if (attempt > 40) throw error;
-    }
-  }
-  let from = session.output().length;
-  session.type("root\r");
-  await session.waitFor("Password: ", 20_000, from);
-  from = session.output().length;
-  session.type(`${password}\r`);
-  await session.waitFor("# ", 20_000, from);
-}
-
 async function main() {
   if (!existsSync(`${TINY_IMAGES}/debian-12.qcow2`)) {
     throw new Error(`no tiny test guest in ${TINY_IMAGES}: run \`npm run guest:build-tiny\` first`);
   }
-  cleanUp();
+  removeMachines(PREFIX);
   const app = await startApp({
     PROVISIONER: "libvirt",
     HYPERVISORS: JSON.stringify([
@@ -253,7 +214,7 @@ async function main() {
     // 2. Keystroke echo through the gateway, at the guest's shell.
     const ticket = await requestTicket(app.url, key, first.id);
     const session = await openConsole(ticket.body.websocket_url, ticket.body.ticket);
-    await logIn(session, first.hostname, first.password);
+    await logInOnConsole(session, first.hostname, first.password);
     const echoes: number[] = [];
     for (let i = 0; i < KEYS; i++) {
       const char = "abcdefghijklmnopqrstuvwxyz"[i % 26] as string;
@@ -314,7 +275,7 @@ async function main() {
     for (const session of open) session.ws.close();
     await browser.close();
     await app.stop();
-    cleanUp();
+    removeMachines(PREFIX);
     virsh("pool-destroy", POOL);
     virsh("pool-undefine", POOL);
   }

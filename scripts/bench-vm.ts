@@ -1,18 +1,7 @@
-/**
- * Real-VM benchmark (root, libvirtd running, `npm run build`, `npm run guest:build` and
- * `npm run guest:build-tiny` done): for the tiny test guest and for the Debian 12 image, orders
- * BENCH_VM_ORDERS servers (default 5, BENCH_VM_PARALLEL = 2 booting at once) through the API with the
- * libvirt provisioner and measures order -> first successful SSH login with the revealed password on the
- * pinned host key (p50, max); then, for each idle VM, QEMU's resident memory and its CPU share over 20 s
- * from /proc, and from the guest's console log how long the kernel took before starting userspace.
- * Everything it creates (domains `vpsb-<id>`, volumes) is removed at the end.
- *
- *   npm run bench:vm
- */
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { startApp } from "../e2e/support/app-server";
 import { sshWhenUp } from "../e2e/vm/host";
+import { removeMachines, rssMb, virsh } from "./bench-host";
 import { percentile } from "./percentile";
 
 const ORDERS = Number(process.env.BENCH_VM_ORDERS ?? 5);
@@ -24,33 +13,10 @@ const TINY_IMAGES = process.env.TINY_GUEST_DIR ?? "/var/lib/vps/test-images";
 const SSH_PORT_BASE = Number(process.env.VM_TEST_SSH_PORT_BASE ?? 23600) + 300;
 const KINDS = (process.env.BENCH_VM_IMAGES ?? "tiny,debian").split(",");
 
-const virsh = (...args: string[]) => {
-  try {
-    return execFileSync("virsh", ["-c", "qemu:///system", ...args], { stdio: ["ignore", "pipe", "ignore"] })
-      .toString()
-      .trim();
-  } catch {
-    return "";
-  }
-};
-
-function cleanUp() {
-  for (const name of virsh("list", "--all", "--name").split("\n")) {
-    if (!name.startsWith(PREFIX)) continue;
-    virsh("destroy", name);
-    virsh("undefine", name);
-  }
-  virsh("pool-refresh", `${PREFIX}disks`);
-  for (const line of virsh("vol-list", "--pool", `${PREFIX}disks`).split("\n")) {
-    const volume = line.trim().split(/\s+/)[0] ?? "";
-    if (volume.startsWith(PREFIX)) virsh("vol-delete", "--pool", `${PREFIX}disks`, volume);
-  }
-}
+const cleanUp = () => removeMachines(PREFIX);
 
 /** QEMU's pid for a domain, from libvirt's pid file. */
 const qemuPid = (domain: string) => Number(readFileSync(`/run/libvirt/qemu/${domain}.pid`, "utf8").trim());
-const rssMb = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 const cpuTicks = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
   return Number(fields[11]) + Number(fields[12]);

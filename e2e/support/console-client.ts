@@ -4,15 +4,7 @@
  */
 import WebSocket from "ws";
 import { CONSOLE_PROTOCOL, type ServerMessage, TICKET_PROTOCOL_PREFIX } from "../../lib/console/protocol";
-
-export type Ticket = {
-  ticket: string;
-  expires_at: string;
-  websocket_url: string;
-  protocol: string;
-  session_id: number;
-  demo: boolean;
-};
+import type { ConsoleTicketBody } from "../../lib/schemas/console";
 
 export type ConsoleConnection = {
   ws: WebSocket;
@@ -34,7 +26,7 @@ export async function requestTicket(
   baseUrl: string,
   key: string,
   serverId: number,
-): Promise<{ status: number; headers: Headers; body: Ticket & { error?: string } }> {
+): Promise<{ status: number; headers: Headers; body: ConsoleTicketBody & { error?: string } }> {
   const response = await fetch(`${baseUrl}/api/v1/servers/${serverId}/console`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}` },
@@ -131,4 +123,32 @@ export async function openConsole(url: string, ticket: string, origin?: string):
   const result = await connectConsole(url, ticket, { origin });
   if (isRefusal(result)) throw new Error(`console refused: ${result.status} ${JSON.stringify(result.body)}`);
   return result;
+}
+
+/**
+ * Presses Enter until the guest's getty shows `<hostname> login: ` (the machine may still be booting), then
+ * logs root in with `password` and waits for the shell's prompt.
+ */
+export async function logInOnConsole(
+  session: ConsoleConnection,
+  hostname: string,
+  password: string,
+  timeoutMs = 120_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    session.type("\r");
+    try {
+      await session.waitFor(`${hostname} login: `, 3_000);
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+  }
+  let from = session.output().length;
+  session.type("root\r");
+  await session.waitFor("Password: ", 20_000, from);
+  from = session.output().length;
+  session.type(`${password}\r`);
+  await session.waitFor("# ", 20_000, from);
 }

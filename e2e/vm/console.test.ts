@@ -10,9 +10,9 @@ import { describe, expect, inject, it } from "vitest";
 import { fund } from "../api/funding";
 import { api, createAccount, errorCode, targetApp } from "../api/helpers";
 import {
-  type ConsoleConnection,
   connectConsole,
   isRefusal,
+  logInOnConsole,
   openConsole,
   type Refusal,
   requestTicket,
@@ -63,26 +63,6 @@ const active = (key: string, id: number) =>
     BOOT_MS,
   );
 
-/** Presses Enter until the getty's prompt shows (the guest may still be booting), then logs root in. */
-async function logIn(console1: ConsoleConnection, hostname: string, password: string) {
-  const deadline = Date.now() + BOOT_MS;
-  for (;;) {
-    console1.type("\r");
-    try {
-      await console1.waitFor(`${hostname} login: `, 3_000);
-      break;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-    }
-  }
-  let from = console1.output().length;
-  console1.type("root\r");
-  await console1.waitFor("Password: ", 20_000, from);
-  from = console1.output().length;
-  console1.type(`${password}\r`);
-  await console1.waitFor("# ", 20_000, from);
-}
-
 describe("the serial console of real machines (tiny test guest)", () => {
   it("answers on the remote host, refuses without touching it, holds the limit, and leaves nothing behind", async () => {
     const owner = await createAccount();
@@ -107,7 +87,7 @@ describe("the serial console of real machines (tiny test guest)", () => {
     expect(ticket.status).toBe(201);
     expect(ticket.body.demo).toBe(false);
     const session = await openConsole(ticket.body.websocket_url, ticket.body.ticket);
-    await logIn(session, "con-far", far.root_password);
+    await logInOnConsole(session, "con-far", far.root_password);
     let from = session.output().length;
     session.type("hostname\r");
     await session.waitFor("con-far\r\n", 10_000, from);
@@ -156,7 +136,7 @@ describe("the serial console of real machines (tiny test guest)", () => {
     const spareTicket = await requestTicket(appUrl(), owner.apiKey, spare.id);
     expect(spareTicket.status).toBe(201);
     const spareSession = await openConsole(spareTicket.body.websocket_url, spareTicket.body.ticket);
-    await logIn(spareSession, "con-spare", spare.root_password);
+    await logInOnConsole(spareSession, "con-spare", spare.root_password);
     const stopped = await api(`/servers/${spare.id}/actions`, {
       method: "POST",
       key: owner.apiKey,

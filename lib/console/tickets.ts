@@ -6,6 +6,7 @@ import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { accounts, consoleSessions, servers } from "@/lib/db/schema";
+import type { ConsoleTicketBody } from "@/lib/schemas/console";
 import type { ServerRow } from "@/lib/servers/present";
 import { provisioner } from "@/lib/servers/provisioner";
 import { type CloseReason, CONSOLE_PROTOCOL, consoleSocketPath } from "./protocol";
@@ -20,15 +21,6 @@ const seenNow = () => new Date();
 
 const TICKET_PREFIX = "vpsct_";
 const hashTicket = (ticket: string) => createHash("sha256").update(ticket).digest("hex");
-
-export type ConsoleTicket = {
-  ticket: string;
-  expires_at: string;
-  websocket_url: string;
-  protocol: string;
-  session_id: number;
-  demo: boolean;
-};
 
 /** The WebSocket URL of a server's console at this public origin (http -> ws, https -> wss). */
 export function consoleSocketUrl(publicOrigin: string, serverId: number): string {
@@ -61,7 +53,7 @@ export async function issueConsoleTicket(
   accountId: number,
   serverId: number,
   request: { client: string; publicOrigin: string },
-): Promise<ConsoleTicket> {
+): Promise<ConsoleTicketBody> {
   const settings = config().console;
   const ticket = `${TICKET_PREFIX}${randomBytes(32).toString("base64url")}`;
   const database = await db();

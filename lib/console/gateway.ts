@@ -1,6 +1,5 @@
 import "server-only";
-import type { IncomingMessage } from "node:http";
-import { STATUS_CODES } from "node:http";
+import { type IncomingMessage, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import { type RawData, WebSocket, WebSocketServer } from "ws";
 import { ApiError } from "@/lib/api/errors";

@@ -35,16 +35,19 @@ function consoleProcesses(domain: string): string[] {
     );
 }
 
-/**
- * The remote host's side of libvirt connections older than `seconds`: the helper its sshd runs per client.
- * The app's own short calls (power states, every second) come and go; a console's helper stays.
- */
-const lastingRemoteHelpers = (seconds: number) =>
-  execFileSync("ps", ["-eo", "pid,etimes,args"], { encoding: "utf8" })
+/** The remote host's side of libvirt connections: the helper its sshd runs for each client. */
+const remoteHelpers = () =>
+  execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
     .split("\n")
-    .map((line) => line.trim().split(/\s+/))
-    .filter(([, age, ...args]) => Number(age) >= seconds && /virt-ssh-helper|nc -U/.test(args.join(" ")))
-    .map(([pid]) => pid);
+    .filter((line) => /virt-ssh-helper|nc -U/.test(line))
+    .map((line) => line.trim().split(/\s+/)[0] ?? "");
+
+/** The helpers alive in two looks a second and a half apart: the app's own short calls come and go between. */
+async function lastingRemoteHelpers(): Promise<string[]> {
+  const first = remoteHelpers();
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  return remoteHelpers().filter((pid) => first.includes(pid));
+}
 
 async function order(key: string, location: string, hostname: string) {
   const ordered = await api("/servers", {
@@ -123,11 +126,14 @@ describe("the serial console of real machines (tiny test guest)", () => {
     expect(errorCode(refused)).toBe("too_many_consoles");
 
     // Closing the client (no goodbye: the connection just goes) ends virsh, socat and the host's helper.
-    const consoleHelpers = lastingRemoteHelpers(5);
-    expect(consoleHelpers.length).toBeGreaterThan(0);
+    const consoleHelpers = await lastingRemoteHelpers();
+    expect(
+      consoleHelpers.length,
+      execFileSync("ps", ["-eo", "pid,etimes,args"], { encoding: "utf8" }),
+    ).toBeGreaterThan(0);
     session.ws.terminate();
     await waitFor(
-      async () => ({ local: consoleProcesses(farDomain), remote: lastingRemoteHelpers(0) }),
+      async () => ({ local: consoleProcesses(farDomain), remote: remoteHelpers() }),
       ({ local, remote }) => local.length === 0 && !consoleHelpers.some((pid) => remote.includes(pid)),
       10_000,
     );

@@ -1,7 +1,8 @@
 import ssh2 from "ssh2";
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { balanceOf, fund } from "../api/funding";
 import { api, createAccount, errorCode } from "../api/helpers";
+import { logInOnConsole, openConsole, requestTicket } from "../support/console-client";
 import { VM_LIMITS } from "./global-setup";
 import { domstate, PREFIX, type Server, sshRun, sshWhenUp, volumes, waitFor } from "./host";
 
@@ -15,7 +16,7 @@ const BOOT_MS = Number(process.env.VM_TEST_BOOT_MS ?? 420_000);
 const REFUSED = /authentication methods failed/;
 
 describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
-  it("order -> SSH login with the revealed password and the order's key on a pinned host key; new password through the guest agent; terminate", async () => {
+  it("order -> SSH login with the revealed password and the order's key on a pinned host key; a serial console login; new password through the guest agent; terminate", async () => {
     const health = await api("/health");
     expect(health.body.provisioner).toBe("libvirt");
     const catalog = (await api("/catalog")).body.os as { id: string; available: boolean }[];
@@ -103,6 +104,17 @@ describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
     expect(await sshRun(port, pinned, { privateKey: clientKey.private }, "id -u")).toBe("0");
     // A wrong host key is never accepted.
     await expect(sshRun(port, "SHA256:not-the-pinned-key", byPassword, "true")).rejects.toThrow();
+
+    // The serial console: Debian's serial getty on ttyS0 logs root in with the same password.
+    const ticket = await requestTicket(inject("baseUrl"), apiKey, created.id);
+    expect(ticket.status).toBe(201);
+    const console1 = await openConsole(ticket.body.websocket_url, ticket.body.ticket);
+    await logInOnConsole(console1, "vm-one", password);
+    const from = console1.output().length;
+    console1.type("hostname\r");
+    await console1.waitFor("vm-one\r\n", 20_000, from);
+    console1.ws.close();
+    await console1.closed;
 
     // A new root password through the guest agent (which may start a little after SSH).
     const setPassword = () => api(`/servers/${created.id}/password`, { method: "POST", key: apiKey });

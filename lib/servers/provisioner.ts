@@ -70,8 +70,14 @@ export class SimulatedProvisioner implements Provisioner {
     return true;
   }
 
-  async create(): Promise<Built> {
+  async create(spec: BuildSpec): Promise<Built> {
+    // A reinstall replaces the machine: its console ends, as a real one does.
+    this.stopConsoles(spec.server);
     return { ip: undefined, sshPort: 22, hostKeyFingerprint: null };
+  }
+
+  private stopConsoles(server: ServerRow): void {
+    for (const demo of this.consoles.get(server.id) ?? []) demo.stopped();
   }
 
   async ready(): Promise<boolean> {
@@ -79,16 +85,16 @@ export class SimulatedProvisioner implements Provisioner {
   }
 
   async power(server: ServerRow, action: PowerAction): Promise<PowerState> {
-    for (const demo of this.consoles.get(server.id) ?? []) {
-      if (action === "stop") demo.stopped();
-      else if (action === "reboot") demo.rebooted();
-    }
+    if (action === "stop") this.stopConsoles(server);
+    if (action === "reboot") for (const demo of this.consoles.get(server.id) ?? []) demo.rebooted();
     return action === "stop" ? "stopped" : "running";
   }
 
   async setRootPassword(): Promise<void> {}
 
-  async destroy(): Promise<void> {}
+  async destroy(server: ServerRow): Promise<void> {
+    this.stopConsoles(server);
+  }
 
   async hostStates(): Promise<undefined> {
     return undefined;

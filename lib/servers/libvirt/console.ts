@@ -17,6 +17,11 @@ import type { ConsoleEnd, ConsoleHandlers, ConsoleStream } from "../console-stre
 /** virsh's escape character (Ctrl+]) ends its console, so that byte is kept from the guest. */
 const VIRSH_ESCAPE = 0x1d;
 const PTY_LINE = /PTY is (\/dev\/pts\/\d+)/;
+/**
+ * socat's end: a pseudo-terminal in raw mode that waits until virsh has opened its slave end, checking
+ * every 10 ms (socat's default is once a second, which a console's first byte would wait for).
+ */
+const SOCAT_PTY = "PTY,rawer,wait-slave,pty-interval=0.01";
 const START_TIMEOUT_MS = 5_000;
 
 /** Runs `program` so that it is killed when this process dies (PR_SET_PDEATHSIG, kept across exec). */
@@ -51,7 +56,7 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
   let ended = false;
   let stderr = "";
 
-  const socat = spawn("setpriv", withParent("socat", ["-d", "-d", "STDIO", "PTY,rawer,wait-slave"]), {
+  const socat = spawn("setpriv", withParent("socat", ["-d", "-d", "STDIO", SOCAT_PTY]), {
     stdio: ["pipe", "ignore", "pipe"],
     env,
   });

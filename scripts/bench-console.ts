@@ -274,6 +274,9 @@ async function main() {
       const cell = (r: typeof a) => `${Math.round(r.rps)} req/s p50 ${r.p50} p99 ${r.p99}`.padEnd(28);
       console.log(`${route.padEnd(24)} ${cell(a)} ${cell(b)}`);
     }
+  } catch (error) {
+    console.error(`the app's last words:\n${app.logs().split("\n").slice(-30).join("\n")}`);
+    throw error;
   } finally {
     for (const session of open) session.ws.close();
     await browser.close();

@@ -36,6 +36,8 @@ export default defineConfig({
       WATCHER_INTERVAL_MS: "300",
       DEMO_CHAIN_PORT: String(BROWSER_VM.appPort + 1000),
       PROVISIONER: "libvirt",
+      // A test machine only this run reaches: demo payments fund its real machines.
+      ALLOW_DEMO_LIBVIRT: "1",
       HYPERVISORS: JSON.stringify([
         { name: "local-1", location: "nl", uri: "qemu:///system", memory_mb: 1536, vcpus: 2, disk_gb: 6 },
       ]),
@@ -45,6 +47,8 @@ export default defineConfig({
       SERVER_MEMORY_CAP_MB: "512",
       SERVER_DISK_CAP_GB: "2",
       SSH_FORWARD_PORT_BASE: String(BROWSER_VM.sshPortBase),
+      // Ends before the app's own port (sshPortBase + 200).
+      SSH_FORWARD_PORT_COUNT: "100",
       SERVER_BOOT_TIMEOUT_SECONDS: "120",
     },
   },

@@ -73,6 +73,8 @@ async function main() {
   removeMachines(PREFIX);
   const app = await startApp({
     PROVISIONER: "libvirt",
+    // A test machine only this run reaches: demo payments fund its real machines.
+    ALLOW_DEMO_LIBVIRT: "1",
     HYPERVISORS: JSON.stringify([
       {
         name: "bench-1",
@@ -89,6 +91,7 @@ async function main() {
     SERVER_MEMORY_CAP_MB: String(MEMORY_MB),
     SERVER_DISK_CAP_GB: "1",
     SSH_FORWARD_PORT_BASE: String(SSH_PORT_BASE),
+    SSH_FORWARD_PORT_COUNT: "100",
     SERVER_BOOT_TIMEOUT_SECONDS: "600",
     CONSOLE_MAX_PER_ACCOUNT: String(CONSOLES + 1),
     WATCHER_INTERVAL_MS: "1000",

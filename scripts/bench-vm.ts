@@ -43,6 +43,8 @@ type Result = {
 async function bench(kind: string, images: string): Promise<Result> {
   const app = await startApp({
     PROVISIONER: "libvirt",
+    // A test machine only this run reaches: demo payments fund its real machines.
+    ALLOW_DEMO_LIBVIRT: "1",
     HYPERVISORS: JSON.stringify([
       {
         name: "bench-1",
@@ -59,6 +61,7 @@ async function bench(kind: string, images: string): Promise<Result> {
     SERVER_MEMORY_CAP_MB: "1024",
     SERVER_DISK_CAP_GB: "8",
     SSH_FORWARD_PORT_BASE: String(SSH_PORT_BASE),
+    SSH_FORWARD_PORT_COUNT: "100",
     WATCHER_INTERVAL_MS: "500",
     SERVER_BOOT_TIMEOUT_SECONDS: "900",
   });

@@ -9,8 +9,8 @@
  *
  *   npm run contracts:compile
  *
- * The contracts: TestToken (ERC-20 + EIP-3009) and AuthorizationBatch (several authorizations in one
- * transaction). Unit tests beside them compile the sources again and fail when a committed artifact has drifted.
+ * The contracts: TestToken (ERC-20 + EIP-3009), AuthorizationBatch (several authorizations in one
+ * transaction) and TestSmartWallet (an ERC-1271 contract wallet, honest or gas-burning). Unit tests beside them compile the sources again and fail when a committed artifact has drifted.
  */
 
 import { execFileSync } from "node:child_process";
@@ -47,7 +47,15 @@ export const AUTHORIZATION_BATCH: ContractBuild = {
   abiExport: "authorizationBatchAbi",
 };
 
-const CONTRACTS = [TEST_TOKEN, AUTHORIZATION_BATCH];
+export const TEST_SMART_WALLET: ContractBuild = {
+  contract: "TestSmartWallet",
+  sourcePath: path.join(ROOT, "lib/chain/contracts/TestSmartWallet.sol"),
+  artifactPath: path.join(ROOT, "lib/chain/contracts/test-smart-wallet.json"),
+  abiModulePath: path.join(ROOT, "lib/chain/test-smart-wallet-abi.ts"),
+  abiExport: "testSmartWalletAbi",
+};
+
+const CONTRACTS = [TEST_TOKEN, AUTHORIZATION_BATCH, TEST_SMART_WALLET];
 
 export type AbiItem = Record<string, unknown>;
 

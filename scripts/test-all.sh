@@ -36,6 +36,8 @@ command -v socat >/dev/null || missing+=(socat)
 [ -x /usr/sbin/dropbear ] || missing+=(dropbear-bin)
 command -v cpio >/dev/null || missing+=(cpio)
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
+# The guest isolation test watches a test bridge from a network namespace with tcpdump.
+command -v tcpdump >/dev/null || missing+=(tcpdump)
 # The chaos run: nginx in front of three instances, with a throwaway certificate from openssl.
 command -v nginx >/dev/null || missing+=(nginx)
 command -v openssl >/dev/null || missing+=(openssl)

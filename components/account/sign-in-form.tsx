@@ -4,18 +4,22 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
+import { SecondFactorField, secondFactorOf } from "../security/second-factor-field";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 
 const TOKEN_INPUT =
   "w-full rounded border border-zinc-300 px-3 py-2 font-mono dark:border-zinc-700 dark:bg-zinc-900";
 
-/** Sign-in with the login token; asks for a TOTP code when the account has two-factor sign-in on. */
+/**
+ * Sign-in with the login token; asks for a TOTP code (or a recovery code) when the account has two-factor
+ * sign-in on.
+ */
 export function SignInForm() {
   const router = useRouter();
   const [needsCode, setNeedsCode] = useState(false);
   const signIn = useMutation({
-    mutationFn: (body: { login_token: string; totp_code?: string }) =>
+    mutationFn: (body: { login_token: string; totp_code?: string; recovery_code?: string }) =>
       bffFetch("/bff/sign-in", { method: "POST", body }),
     onSuccess: () => {
       router.push("/dashboard");
@@ -31,7 +35,7 @@ export function SignInForm() {
     const form = new FormData(event.currentTarget);
     signIn.mutate({
       login_token: String(form.get("login_token") ?? ""),
-      totp_code: needsCode ? String(form.get("totp_code") ?? "") : undefined,
+      ...(needsCode ? secondFactorOf(form) : {}),
     });
   }
 
@@ -50,22 +54,7 @@ export function SignInForm() {
           className={TOKEN_INPUT}
         />
       </div>
-      {needsCode && (
-        <div className="space-y-1">
-          <label htmlFor="totp_code" className="block text-sm font-medium">
-            Code from your authenticator app
-          </label>
-          <input
-            id="totp_code"
-            name="totp_code"
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            pattern="\d{6}"
-            required
-            className={TOKEN_INPUT}
-          />
-        </div>
-      )}
+      {needsCode && <SecondFactorField id="second_factor" />}
       <Button type="submit" variant="primary" disabled={signIn.isPending}>
         {signIn.isPending ? "Signing in…" : "Sign in"}
       </Button>

@@ -2,15 +2,19 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { SecondFactorField, secondFactorOf } from "@/components/security/second-factor-field";
 import { Alert } from "@/components/ui/alert";
-import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
+import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
 import { keysQuery } from "@/lib/queries/keys";
 import type { Schemas } from "@/lib/queries/types";
 
 type ApiKey = Schemas["ApiKey"];
 
-/** API keys: listed by prefix, created (shown once), revoked. Sessions of the dashboard are not listed. */
-export function KeysPanel() {
+/**
+ * API keys: listed by prefix, created (shown once), revoked. Sessions of the dashboard are not listed. With
+ * two-factor sign-in on, creating a key here takes a code: the dashboard's session alone mints none.
+ */
+export function KeysPanel({ totpEnabled }: { totpEnabled: boolean }) {
   const queryClient = useQueryClient();
   const { data, error: loadError } = useQuery(keysQuery());
   const keys = data?.keys;
@@ -18,15 +22,19 @@ export function KeysPanel() {
   const [created, setCreated] = useState<string>();
   const refresh = () => queryClient.invalidateQueries({ queryKey: keysQuery().queryKey });
 
+  const [needsCode, setNeedsCode] = useState(totpEnabled);
   const createKey = useMutation({
-    mutationFn: (name: string) =>
-      bffFetch<Schemas["ApiKeyCreated"]>("/bff/keys", { method: "POST", body: name ? { name } : {} }),
+    mutationFn: (body: { name?: string; totp_code?: string; recovery_code?: string }) =>
+      bffFetch<Schemas["ApiKeyCreated"]>("/bff/keys", { method: "POST", body }),
     // Not kept in the mutation cache either: once shown here, the key is gone from the page's memory.
     gcTime: 0,
     onSuccess: async (key) => {
       setCreated(key.api_key);
       createKey.reset();
       await refresh();
+    },
+    onError: (error) => {
+      if (error instanceof BffError && error.code === "totp_required") setNeedsCode(true);
     },
   });
   const revokeKey = useMutation({
@@ -36,7 +44,9 @@ export function KeysPanel() {
 
   function create(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    createKey.mutate(String(new FormData(event.currentTarget).get("name") ?? "").trim());
+    const form = new FormData(event.currentTarget);
+    const name = String(form.get("name") ?? "").trim();
+    createKey.mutate({ ...(name ? { name } : {}), ...(needsCode ? secondFactorOf(form) : {}) });
   }
 
   const failure = createKey.error ?? revokeKey.error ?? loadError;
@@ -57,6 +67,7 @@ export function KeysPanel() {
             className="rounded border border-zinc-300 px-3 py-2 dark:border-zinc-700 dark:bg-zinc-900"
           />
         </div>
+        {needsCode && <SecondFactorField id="key-code" />}
         <button
           type="submit"
           disabled={createKey.isPending}

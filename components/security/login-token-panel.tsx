@@ -5,13 +5,15 @@ import { type FormEvent, useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { CopyButton } from "@/components/ui/copy-button";
 import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
-import { sessionsQuery } from "@/lib/queries/sessions";
+import { queryKeys } from "@/lib/queries/query-keys";
+import { SecondFactorField, secondFactorOf } from "./second-factor-field";
 
-type Rotated = { login_token: string; sessions_revoked: number };
+type Rotated = { login_token: string; sessions_revoked: number; api_keys_revoked: number };
 
 /**
  * Replaces a leaked login token: the new one is shown once, here only; the old one and every other session
- * stop working at once. With two-factor sign-in on it takes a current code.
+ * stop working at once, and the API keys too when the box is ticked. With two-factor sign-in on it takes a
+ * current code or a recovery code.
  */
 export function LoginTokenPanel({ totpEnabled }: { totpEnabled: boolean }) {
   const queryClient = useQueryClient();
@@ -19,16 +21,16 @@ export function LoginTokenPanel({ totpEnabled }: { totpEnabled: boolean }) {
   // The new token lives in this component only, never in a query cache.
   const [rotated, setRotated] = useState<Rotated>();
   const rotate = useMutation({
-    mutationFn: (code: string | undefined) =>
-      bffFetch<Rotated>("/bff/account/login-token", {
-        method: "POST",
-        body: code ? { totp_code: code } : {},
-      }),
+    mutationFn: (body: ReturnType<typeof secondFactorOf> & { revoke_api_keys: boolean }) =>
+      bffFetch<Rotated>("/bff/account/login-token", { method: "POST", body }),
     gcTime: 0,
     onSuccess: async (result) => {
       setRotated(result);
       rotate.reset();
-      await queryClient.invalidateQueries({ queryKey: sessionsQuery().queryKey });
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: queryKeys.sessions() }),
+        queryClient.invalidateQueries({ queryKey: queryKeys.apiKeys() }),
+      ]);
     },
     onError: (error) => {
       if (error instanceof BffError && error.code === "totp_required") setNeedsCode(true);
@@ -37,34 +39,27 @@ export function LoginTokenPanel({ totpEnabled }: { totpEnabled: boolean }) {
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const code = String(new FormData(event.currentTarget).get("code") ?? "").trim();
+    const form = new FormData(event.currentTarget);
     setRotated(undefined);
-    rotate.mutate(needsCode ? code : undefined);
+    rotate.mutate({
+      ...(needsCode ? secondFactorOf(form) : {}),
+      revoke_api_keys: form.get("revoke_api_keys") === "on",
+    });
   }
 
   return (
     <div className="space-y-3">
       <p>
         If your login token may have leaked, replace it. The old token stops working at once and every other
-        dashboard session is signed out; API keys are not affected.
+        dashboard session is signed out. API keys are kept unless you tick the box: whoever signed in with the
+        token could have made keys of their own, but your scripts use keys too.
       </p>
-      <form onSubmit={submit} className="flex flex-wrap items-end gap-3">
-        {needsCode && (
-          <div className="space-y-1">
-            <label htmlFor="rotate-code" className="block text-sm font-medium">
-              Code from your authenticator app
-            </label>
-            <input
-              id="rotate-code"
-              name="code"
-              inputMode="numeric"
-              pattern="\d{6}"
-              required
-              autoComplete="one-time-code"
-              className="rounded border border-zinc-300 px-3 py-2 font-mono dark:border-zinc-700 dark:bg-zinc-900"
-            />
-          </div>
-        )}
+      <form onSubmit={submit} className="space-y-3">
+        {needsCode && <SecondFactorField id="rotate-code" />}
+        <label className="flex items-center gap-2">
+          <input type="checkbox" name="revoke_api_keys" />
+          Also revoke every API key (scripts using them stop working)
+        </label>
         <button
           type="submit"
           disabled={rotate.isPending}
@@ -81,6 +76,7 @@ export function LoginTokenPanel({ totpEnabled }: { totpEnabled: boolean }) {
             {rotated.sessions_revoked > 1
               ? `${rotated.sessions_revoked - 1} other session(s) were signed out.`
               : "No other session was signed in."}
+            {rotated.api_keys_revoked > 0 && ` ${rotated.api_keys_revoked} API key(s) were revoked.`}
           </p>
           <div className="flex flex-wrap items-center gap-2">
             <code data-testid="new-login-token" className="break-all font-mono text-lg">

@@ -1,59 +1,77 @@
 "use client";
 
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
+import { queryKeys } from "@/lib/queries/query-keys";
+import type { Schemas } from "@/lib/queries/types";
 import { Button } from "../ui/button";
+import { RecoveryCodesNotice, RecoveryCodesStatus } from "./recovery-codes";
+import { SecondFactorField, secondFactorOf } from "./second-factor-field";
 
 type Setup = { secret: string; otpauth_uri: string; qr_data_uri: string };
 
-/** Two-factor sign-in: scan or type the secret, confirm with a code; turning it off also takes a code. */
+/**
+ * Two-factor sign-in: scan or type the secret, confirm with a code, then save the recovery codes; turning it
+ * off takes a code or a recovery code.
+ */
 export function TotpPanel({ enabled: initiallyEnabled }: { enabled: boolean }) {
+  const queryClient = useQueryClient();
   const [enabled, setEnabled] = useState(initiallyEnabled);
   const [message, setMessage] = useState("");
-  // The secret lives in this component only, never in a mutation cache.
+  // The secret and the recovery codes live in this component only, never in a query or mutation cache.
   const [setup, setSetup] = useState<Setup>();
+  const [recoveryCodes, setRecoveryCodes] = useState<string[]>();
+  const refreshRecoveryCodes = () => queryClient.invalidateQueries({ queryKey: queryKeys.recoveryCodes() });
+
   const start = useMutation({
     mutationFn: () => bffFetch<Setup>("/bff/totp", { method: "POST" }),
     gcTime: 0,
     onSuccess: (started) => setSetup(started),
     onError: (error) => setMessage(errorMessage(error)),
   });
-  const code = useMutation({
-    mutationFn: (input: { action: "confirm" | "disable"; code: string }) =>
-      bffFetch<{ totp_enabled: boolean }>(`/bff/totp/${input.action}`, {
-        method: "POST",
-        body: { code: input.code },
-      }),
+  const confirm = useMutation({
+    mutationFn: (code: string) =>
+      bffFetch<Schemas["TotpEnabled"]>("/bff/totp/confirm", { method: "POST", body: { code } }),
+    gcTime: 0,
     onSuccess: (result) => {
-      setEnabled(result.totp_enabled);
+      confirm.reset();
+      setEnabled(true);
       setSetup(undefined);
-      setMessage(result.totp_enabled ? "Two-factor sign-in is on." : "Two-factor sign-in is off.");
+      setRecoveryCodes(result.recovery_codes);
+      setMessage("Two-factor sign-in is on.");
+    },
+    onError: (error) => setMessage(errorMessage(error)),
+  });
+  const disable = useMutation({
+    mutationFn: (factor: ReturnType<typeof secondFactorOf>) =>
+      bffFetch<Schemas["TotpState"]>("/bff/totp/disable", {
+        method: "POST",
+        body: factor.recovery_code ? { recovery_code: factor.recovery_code } : { code: factor.totp_code },
+      }),
+    onSuccess: async () => {
+      setEnabled(false);
+      setRecoveryCodes(undefined);
+      setMessage("Two-factor sign-in is off.");
+      await refreshRecoveryCodes();
     },
     onError: (error) => setMessage(errorMessage(error)),
   });
 
-  function submitCode(event: FormEvent<HTMLFormElement>, action: "confirm" | "disable") {
+  function submitConfirm(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    code.mutate({ action, code: String(new FormData(event.currentTarget).get("code") ?? "") });
+    confirm.mutate(String(new FormData(event.currentTarget).get("code") ?? "").trim());
   }
 
-  const codeField = (
-    <div className="space-y-1">
-      <label htmlFor="totp-code" className="block text-sm font-medium">
-        6-digit code
-      </label>
-      <input
-        id="totp-code"
-        name="code"
-        inputMode="numeric"
-        pattern="\d{6}"
-        required
-        autoComplete="one-time-code"
-        className="rounded border border-zinc-300 px-3 py-2 font-mono dark:border-zinc-700 dark:bg-zinc-900"
-      />
-    </div>
-  );
+  function submitDisable(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    disable.mutate(secondFactorOf(new FormData(event.currentTarget)));
+  }
+
+  async function recoveryCodesSaved() {
+    setRecoveryCodes(undefined);
+    await refreshRecoveryCodes();
+  }
 
   return (
     <div className="space-y-4">
@@ -70,21 +88,38 @@ export function TotpPanel({ enabled: initiallyEnabled }: { enabled: boolean }) {
           <p>
             Or type this secret: <code data-testid="totp-secret">{setup.secret}</code>
           </p>
-          <form onSubmit={(event) => submitCode(event, "confirm")} className="flex flex-wrap items-end gap-3">
-            {codeField}
-            <Button type="submit" variant="primary" disabled={code.isPending}>
+          <form onSubmit={submitConfirm} className="flex flex-wrap items-end gap-3">
+            <div className="space-y-1">
+              <label htmlFor="totp-code" className="block text-sm font-medium">
+                6-digit code
+              </label>
+              <input
+                id="totp-code"
+                name="code"
+                inputMode="numeric"
+                pattern="\d{6}"
+                required
+                autoComplete="one-time-code"
+                className="rounded border border-zinc-300 px-3 py-2 font-mono dark:border-zinc-700 dark:bg-zinc-900"
+              />
+            </div>
+            <Button type="submit" variant="primary" disabled={confirm.isPending}>
               Confirm
             </Button>
           </form>
         </div>
       )}
-      {enabled && (
-        <form onSubmit={(event) => submitCode(event, "disable")} className="flex flex-wrap items-end gap-3">
-          {codeField}
-          <Button type="submit" disabled={code.isPending}>
-            Turn off
-          </Button>
-        </form>
+      {recoveryCodes && <RecoveryCodesNotice codes={recoveryCodes} onSaved={recoveryCodesSaved} />}
+      {enabled && !recoveryCodes && (
+        <>
+          <RecoveryCodesStatus onNewCodes={setRecoveryCodes} />
+          <form onSubmit={submitDisable} className="flex flex-wrap items-end gap-3">
+            <SecondFactorField id="disable-totp-code" />
+            <Button type="submit" disabled={disable.isPending}>
+              Turn off
+            </Button>
+          </form>
+        </>
       )}
       {message && <p role="status">{message}</p>}
     </div>

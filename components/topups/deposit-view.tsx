@@ -11,7 +11,14 @@ import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
 import { queryKeys } from "@/lib/queries/query-keys";
 import { topupQuery } from "@/lib/queries/topups";
 import type { Topup } from "@/lib/queries/types";
-import { decimalShortfall, depositPhase, formatRemaining, halfOf, networkLabel } from "@/lib/topups/view";
+import {
+  creditedPartText,
+  decimalShortfall,
+  depositPhase,
+  formatRemaining,
+  halfOf,
+  networkLabel,
+} from "@/lib/topups/view";
 import { StatusBadge } from "./status-badge";
 
 /** Seconds left until `expiresAt`, ticking once a second. */
@@ -294,6 +301,17 @@ export function DepositView({ topupRef }: { topupRef: string }) {
                   </a>
                 ) : (
                   <code>{payment.tx_hash}</code>
+                )}
+                {payment.credited_usd !== null && (
+                  <div data-testid="payment-credit" className="text-zinc-600 dark:text-zinc-400">
+                    Credited {formatApiUsd(payment.credited_usd)}
+                    {payment.credited_parts.length > 0 && ":"}
+                    <ul className="ml-4 list-disc">
+                      {payment.credited_parts.map((part) => (
+                        <li key={part.kind}>{creditedPartText(part, topup.deposit_coin)}</li>
+                      ))}
+                    </ul>
+                  </div>
                 )}
               </li>
             ))}

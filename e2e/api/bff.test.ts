@@ -1,3 +1,4 @@
+import { Secret, TOTP } from "otpauth";
 import { describe, expect, inject, it } from "vitest";
 import { balanceOf, fund } from "./funding";
 import { randomIp } from "./helpers";
@@ -131,6 +132,75 @@ describe("the dashboard's forwarding route", () => {
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     // $4 for the order and $4 for one renewal: the repeated renewal moved no money.
     expect(await balanceOf(signUp.body.api_key)).toBe(17);
+  });
+});
+
+describe("the dashboard's keys and the login token", () => {
+  const works = async (key: string) =>
+    (await fetch(`${appUrl()}/api/v1/account`, { headers: { authorization: `Bearer ${key}` } })).status ===
+    200;
+
+  it("a cookie alone mints no key once TOTP is on, and keys it minted die with the login token if asked", async () => {
+    const remaining = TOTP.remaining({ period: 30 });
+    if (remaining < 12_000) await new Promise((resolve) => setTimeout(resolve, remaining + 500));
+    const signUp = await bff("/sign-up", { method: "POST" });
+    const cookie = cookieOf(signUp.setCookie);
+    const secret = Secret.fromBase32((await bff("/totp", { method: "POST", cookie })).body.secret);
+    const code = (offset: number) => TOTP.generate({ secret, timestamp: Date.now() + offset * 30_000 });
+    const confirmed = await bff("/totp/confirm", { method: "POST", cookie, body: { code: code(-1) } });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body.recovery_codes).toHaveLength(10);
+
+    const bare = await bff("/keys", { method: "POST", cookie, body: { name: "cookie" } });
+    expect(bare.status).toBe(400);
+    expect(bare.body.error).toBe("totp_required");
+    expect((await bff("/keys", { cookie })).body.keys).toHaveLength(1);
+    const minted = await bff("/keys", {
+      method: "POST",
+      cookie,
+      body: { name: "cookie", totp_code: code(0) },
+    });
+    expect(minted.status).toBe(201);
+    const mintedKey = minted.body.api_key as string;
+
+    // Replacing the token with a recovery code, and every API key with it.
+    const rotated = await bff("/account/login-token", {
+      method: "POST",
+      cookie,
+      body: { recovery_code: confirmed.body.recovery_codes[0], revoke_api_keys: true },
+    });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.api_keys_revoked).toBe(2);
+    expect(rotated.text).not.toContain("vpsk_");
+    expect(await works(mintedKey)).toBe(false);
+    expect(await works(signUp.body.api_key)).toBe(false);
+    // The dashboard goes on with its new session; the old cookie is dead.
+    expect((await bff("/account", { cookie: cookieOf(rotated.setCookie) })).status).toBe(200);
+    expect((await bff("/account", { cookie })).status).toBe(401);
+  });
+
+  it("without TOTP, rotation keeps the API keys unless asked", async () => {
+    const signUp = await bff("/sign-up", { method: "POST" });
+    const cookie = cookieOf(signUp.setCookie);
+    const minted = (await bff("/keys", { method: "POST", cookie, body: {} })).body.api_key as string;
+    const kept = await bff("/account/login-token", { method: "POST", cookie, body: {} });
+    expect(kept.body.api_keys_revoked).toBe(0);
+    expect(await works(minted)).toBe(true);
+    const next = cookieOf(kept.setCookie);
+    const badOption = await bff("/account/login-token", {
+      method: "POST",
+      cookie: next,
+      body: { revoke_api_keys: "yes" },
+    });
+    expect(badOption.status).toBe(400);
+    expect(await works(minted)).toBe(true);
+    const revoked = await bff("/account/login-token", {
+      method: "POST",
+      cookie: next,
+      body: { revoke_api_keys: true },
+    });
+    expect(revoked.body.api_keys_revoked).toBe(2);
+    expect(await works(minted)).toBe(false);
   });
 });
 

@@ -1,4 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { createServer, type Server } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, type RunningApp, startApp } from "../support/app-server";
 import { api, baseUrl, errorCode } from "./helpers";
 
 type Plan = { id: string; base_price_monthly_usd: number; vcpu: number; ram_mb: number; disk_gb: number };
@@ -94,7 +96,95 @@ describe("GET /health", () => {
       database: { status: "ok" },
     });
     expect(["pglite", "postgres"]).toContain((result.body.database as { kind: string }).kind);
+    // Each watcher's state, without the node's address or its raw error.
+    const watchers = result.body.watchers as Record<string, unknown>[];
+    expect(watchers.map((w) => w.name)).toEqual(expect.arrayContaining(["evm:ethereum", "demo"]));
+    for (const watcher of watchers) {
+      expect(watcher).not.toHaveProperty("node");
+      expect(watcher).not.toHaveProperty("error");
+      expect(watcher).toHaveProperty("problem");
+    }
   });
+});
+
+/**
+ * A node that does not answer: its own app, whose Bitcoin node is a loopback port the test first leaves
+ * closed, then serves with HTTP errors. The public health and the customer's refusal say so in plain words;
+ * the node's address and the raw error go to the operator's log, once per change.
+ */
+describe("GET /health with a node down", () => {
+  let app: RunningApp;
+  let nodePort: number;
+  let node: Server | undefined;
+  const call = async (route: string, init: RequestInit = {}) => {
+    const response = await fetch(`${app.url}/api/v1${route}`, init);
+    const text = await response.text();
+    return { status: response.status, text, body: JSON.parse(text) as Record<string, unknown> };
+  };
+  const bitcoinWatcher = async () => {
+    const { body } = await call("/health");
+    return (body.watchers as Record<string, unknown>[]).find((w) => w.name === "utxo:bitcoin");
+  };
+  const waitForProblem = async (pattern: RegExp) => {
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const watcher = await bitcoinWatcher();
+      if (pattern.test(String(watcher?.problem))) return watcher;
+      if (Date.now() > deadline) throw new Error(`watcher: ${JSON.stringify(watcher)}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+  const logLines = () =>
+    app
+      .logs()
+      .split("\n")
+      .filter((line) => line.includes("utxo:bitcoin"));
+
+  beforeAll(async () => {
+    nodePort = await freePort();
+    app = await startApp({ BTC_RPC_URL: `http://127.0.0.1:${nodePort}/`, WATCHER_INTERVAL_MS: "300" });
+  }, 90_000);
+  afterAll(async () => {
+    await app?.stop();
+    await new Promise((resolve) => (node ? node.close(resolve) : resolve(undefined)));
+  });
+
+  it("shows the state in plain words, and logs the detail once per change", async () => {
+    const refused = await waitForProblem(/does not accept connections/i);
+    expect(refused).toMatchObject({ status: "unreachable", demo: false });
+    expect(refused).not.toHaveProperty("node");
+    expect(refused).not.toHaveProperty("error");
+    const health = await call("/health");
+    expect(health.text).not.toContain("127.0.0.1");
+    expect(health.text).not.toContain(String(nodePort));
+    expect(health.text).not.toMatch(/ECONNREFUSED|fetch failed/);
+
+    // The customer hears that the coin is paused, and nothing about the node.
+    const { api_key: key } = (await call("/account", { method: "POST" })).body as { api_key: string };
+    const topup = await call("/topups", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ amount: 30, coin: "BTC" }),
+    });
+    expect(topup.status).toBe(400);
+    expect(topup.body.error).toBe("coin_unavailable");
+    expect(topup.body.message).toMatch(/^BTC deposits are paused/);
+    expect(topup.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|fetch failed|http:/);
+
+    // Many passes later, one log line with the detail for the operator.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(logLines()).toHaveLength(1);
+    expect(logLines()[0]).toMatch(/ECONNREFUSED|fetch failed/);
+
+    // The node starts answering with HTTP errors: a new state, one new line.
+    node = createServer((_request, response) => response.writeHead(502).end("bad gateway"));
+    await new Promise<void>((resolve) => node?.listen(nodePort, "127.0.0.1", resolve));
+    const failing = await waitForProblem(/HTTP error/i);
+    expect(failing).toMatchObject({ status: "unreachable" });
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(logLines()).toHaveLength(2);
+    expect(logLines()[1]).toMatch(/HTTP 502/);
+  }, 60_000);
 });
 
 describe("GET /openapi.json", () => {

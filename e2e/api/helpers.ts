@@ -1,4 +1,5 @@
 import { randomInt } from "node:crypto";
+import { Secret, TOTP } from "otpauth";
 import { inject } from "vitest";
 
 let app: "baseUrl" | "tinyBaseUrl" = "baseUrl";
@@ -20,6 +21,8 @@ type CallOptions = {
   body?: unknown;
   rawBody?: string | Uint8Array;
   headers?: Record<string, string>;
+  /** Another app's origin than the suite's, for a test that starts its own. */
+  base?: string;
 };
 
 export type ApiResult = {
@@ -37,7 +40,8 @@ export async function api(path: string, options: CallOptions = {}): Promise<ApiR
     body = JSON.stringify(options.body);
     headers["content-type"] ??= "application/json";
   }
-  const response = await fetch(`${baseUrl()}${path}`, {
+  const root = options.base ? `${options.base}/api/v1` : baseUrl();
+  const response = await fetch(`${root}${path}`, {
     method: options.method ?? "GET",
     headers,
     body: body as BodyInit | undefined,
@@ -71,4 +75,32 @@ export function errorCode(result: ApiResult): string {
     throw new Error(`not an error body: ${JSON.stringify(result.body)}`);
   }
   return error;
+}
+
+/** A TOTP code of `secret` for the step `offset` steps from now, as an app with a drifting clock shows it. */
+export const codeAt = (secret: string, offset: number) =>
+  TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + offset * 30_000 });
+
+/** Codes are judged on 30-second steps: start far enough from a step boundary that "now" cannot move. */
+export async function awayFromStepBoundary() {
+  const remaining = TOTP.remaining({ period: 30 });
+  if (remaining < 12_000) await new Promise((resolve) => setTimeout(resolve, remaining + 500));
+}
+
+/**
+ * A new account with TOTP on, confirmed with the previous step's code (so the current step's is unspent), and
+ * the recovery codes the confirmation showed.
+ */
+export async function accountWithTotp(): Promise<TestAccount & { secret: string; recoveryCodes: string[] }> {
+  await awayFromStepBoundary();
+  const account = await createAccount();
+  const secret = (await api("/account/totp", { method: "POST", key: account.apiKey })).body.secret as string;
+  const confirmed = await api("/account/totp/confirm", {
+    method: "POST",
+    key: account.apiKey,
+    body: { code: codeAt(secret, -1) },
+  });
+  if (confirmed.status !== 200)
+    throw new Error(`TOTP confirmation failed: ${JSON.stringify(confirmed.body)}`);
+  return { ...account, secret, recoveryCodes: confirmed.body.recovery_codes as string[] };
 }

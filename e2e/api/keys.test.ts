@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, createAccount, errorCode } from "./helpers";
+import { accountWithTotp, api, codeAt, createAccount, errorCode } from "./helpers";
 
 describe("API keys", () => {
   it("lists the first key by prefix only", async () => {
@@ -137,5 +137,33 @@ describe("API keys", () => {
     expect((await api("/keys")).status).toBe(401);
     expect((await api("/keys", { method: "POST" })).status).toBe(401);
     expect((await api("/keys/1", { method: "DELETE" })).status).toBe(401);
+  });
+
+  it("with TOTP on, a dashboard session mints a key only with a current code; an API key needs none", async () => {
+    const account = await accountWithTotp();
+    const code = (offset: number) => codeAt(account.secret, offset);
+    const session = (
+      await api("/sessions", {
+        method: "POST",
+        body: { login_token: account.loginToken, totp_code: code(0) },
+      })
+    ).body.api_key as string;
+    const mint = (key: string, body: unknown) => api("/keys", { method: "POST", key, body });
+
+    const missing = await mint(session, { name: "from a cookie" });
+    expect(missing.status).toBe(400);
+    expect(errorCode(missing)).toBe("totp_required");
+    const wrong = await mint(session, { name: "from a cookie", totp_code: code(5) });
+    expect(wrong.status).toBe(400);
+    expect(errorCode(wrong)).toBe("invalid_totp_code");
+    const names = async () =>
+      ((await api("/keys", { key: account.apiKey })).body.keys as { name: string }[]).map((k) => k.name);
+    expect(await names()).toEqual(["default"]);
+    const minted = await mint(session, { name: "from a cookie", totp_code: code(1) });
+    expect(minted.status).toBe(201);
+
+    // A key already is lasting access with every power a new key would have: no code asked.
+    expect((await mint(account.apiKey, { name: "ci" })).status).toBe(201);
+    expect(await names()).toEqual(["default", "from a cookie", "ci"]);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { balanceOf, fund } from "./funding";
+import { TEST_LIMITS } from "./global-setup";
 import { api, createAccount, errorCode } from "./helpers";
 
 type Server = {
@@ -199,6 +200,76 @@ describe("POST /servers/{id}/password (simulated provisioner)", () => {
   });
 });
 
+describe("host operations: one at a time per server, a limit per account", () => {
+  const changePassword = (key: string, id: number, body?: unknown) =>
+    api(`/servers/${id}/password`, { method: "POST", key, body });
+  const powerAction = (key: string, id: number, action: string) =>
+    api(`/servers/${id}/actions`, { method: "POST", key, body: { action } });
+
+  it("a password change in flight refuses other changes and power actions with 409 server_busy", async () => {
+    const { apiKey, server } = await activeServer();
+    const before = await password(apiKey, server.id);
+    const calls = [
+      () => changePassword(apiKey, server.id, { root_password: "First-pass-001" }),
+      () => changePassword(apiKey, server.id, { root_password: "Second-pass-02" }),
+      () => powerAction(apiKey, server.id, "reboot"),
+      () => changePassword(apiKey, server.id, { root_password: "Third-pass-003" }),
+    ];
+    const results = await Promise.all(calls.map((call) => call()));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    const winner = results.findIndex((r) => r.status === 200);
+    const operation = winner === 2 ? "reboot" : "password";
+    for (const [index, result] of results.entries()) {
+      if (index === winner) continue;
+      expect([result.status, errorCode(result)]).toEqual([409, "server_busy"]);
+      expect(result.body.operation).toBe(operation);
+    }
+    // /credentials holds the one change that ran, or the old password when the reboot ran instead.
+    const stored = await password(apiKey, server.id);
+    expect(stored).toBe(winner === 2 ? before : (results[winner]?.body.password as string));
+  });
+
+  it("past the account's limit: 429 with Retry-After, and the refused request changes and queues nothing", async () => {
+    const { apiKey, server } = await activeServer();
+    const ops = [() => changePassword(apiKey, server.id), () => powerAction(apiKey, server.id, "reboot")];
+    // Refusals (4xx) along the way are given back: a reinstall with the wrong name, an unknown server.
+    for (let used = 0; used < TEST_LIMITS.hostOperations; used++) {
+      const result = await (ops[used % ops.length] as () => ReturnType<typeof api>)();
+      expect(result.status, JSON.stringify(result.body)).toBe(200);
+      if (used === 0) {
+        expect((await reinstall(apiKey, server.id, { confirm: "not-the-name" })).status).toBe(400);
+        expect((await changePassword(apiKey, 999_999_999)).status).toBe(404);
+      }
+    }
+    const credentials = await password(apiKey, server.id);
+    const state = await read(apiKey, server.id);
+
+    const refused = [
+      await changePassword(apiKey, server.id, { root_password: "Refused-pass-1" }),
+      await powerAction(apiKey, server.id, "stop"),
+      await reinstall(apiKey, server.id, { confirm: server.hostname }),
+    ];
+    for (const result of refused) {
+      expect([result.status, errorCode(result)]).toEqual([429, "rate_limited"]);
+      const retryAfter = Number(result.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(600);
+      expect(result.headers.get("ratelimit-policy")).toBe(
+        `"host-operations";q=${TEST_LIMITS.hostOperations};w=600`,
+      );
+    }
+    // Nothing was done or queued: a queued stop or reinstall would have run by now (builds take 1 s here).
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(await read(apiKey, server.id)).toEqual(state);
+    expect(state).toMatchObject({ status: "active", power_state: "running", os: server.os });
+    expect(await password(apiKey, server.id)).toBe(credentials);
+
+    // The limit is the account's: another account's server is served.
+    const other = await activeServer();
+    expect((await changePassword(other.apiKey, other.server.id)).status).toBe(200);
+  });
+});
+
 it("the OpenAPI document describes both operations", async () => {
   const document = (await api("/openapi.json")).body as {
     paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
@@ -207,8 +278,15 @@ it("the OpenAPI document describes both operations", async () => {
   const passwordOp = document.paths["/servers/{id}/password"]?.post;
   expect(reinstallOp?.operationId).toBe("reinstallServer");
   expect(Object.keys(reinstallOp?.responses ?? {})).toEqual(
-    expect.arrayContaining(["202", "400", "404", "409", "422"]),
+    expect.arrayContaining(["202", "400", "404", "409", "422", "429"]),
   );
   expect(passwordOp?.operationId).toBe("setServerRootPassword");
-  expect(Object.keys(passwordOp?.responses ?? {})).toEqual(expect.arrayContaining(["200", "404", "409"]));
+  expect(Object.keys(passwordOp?.responses ?? {})).toEqual(
+    expect.arrayContaining(["200", "404", "409", "429", "502", "503"]),
+  );
+  for (const op of [reinstallOp, passwordOp, document.paths["/servers/{id}/actions"]?.post]) {
+    const conflict = JSON.stringify(op?.responses["409"]);
+    expect(conflict).toContain("server_busy");
+    expect(JSON.stringify(op?.responses["429"])).toContain("RATE_LIMIT_HOST_OPERATIONS");
+  }
 });

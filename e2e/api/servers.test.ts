@@ -304,6 +304,50 @@ describe("lifecycle", () => {
 describe("concurrency", () => {
   const PLAN = { plan: "pup", location: "nl", os: "debian-13" };
 
+  it("parallel power actions on one server: one runs, the others get 409 server_busy naming it and since when", async () => {
+    const { apiKey } = await createAccount();
+    await fund(apiKey, 30);
+    const created = (await order(apiKey, PLAN)).body as Server;
+    await waitForServer(apiKey, created.id, (s) => s.status === "active");
+    const actions = ["stop", "reboot", "stop", "reboot", "stop"];
+    const results = await Promise.all(
+      actions.map((action) =>
+        api(`/servers/${created.id}/actions`, { method: "POST", key: apiKey, body: { action } }),
+      ),
+    );
+    const ran = results.findIndex((r) => r.status === 200);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    const action = actions[ran];
+    expect(results[ran]?.body.power_state).toBe(action === "stop" ? "stopped" : "running");
+    const busy = results.filter((r) => r.status === 409);
+    expect(busy).toHaveLength(actions.length - 1);
+    for (const refused of busy) {
+      expect(errorCode(refused)).toBe("server_busy");
+      expect(refused.body).toMatchObject({ operation: action, since: expect.any(String) });
+      expect(refused.body.message).toContain(`a ${action} (since ${refused.body.since as string})`);
+      expect(Date.parse(refused.body.since as string)).not.toBeNaN();
+    }
+    // Finished, it takes the next action; a refusal queued nothing (the server did exactly one action).
+    const next = await api(`/servers/${created.id}/actions`, {
+      method: "POST",
+      key: apiKey,
+      body: { action: action === "stop" ? "start" : "stop" },
+    });
+    expect(next.status).toBe(200);
+    expect(next.body.power_state).toBe(action === "stop" ? "running" : "stopped");
+  });
+
+  it("the test clock answers this machine by its connection, whatever X-Forwarded-For says", async () => {
+    // The suite reaches the app on loopback only; a remote peer is refused (lib/http/loopback.test.ts).
+    for (const ip of ["203.0.113.5", "127.0.0.1"]) {
+      const read = await api("/demo/clock", { ip });
+      expect(read.status).toBe(200);
+      expect(Date.parse(read.body.now as string)).not.toBeNaN();
+    }
+    const health = await api("/health");
+    expect([health.body.provisioner, health.body.demo_libvirt]).toEqual(["simulated", false]);
+  });
+
   async function hundredOrders(targets: string[]) {
     const { apiKey } = await createAccount();
     const unit = price("pup", "nl").monthly_usd;

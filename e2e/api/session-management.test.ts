@@ -1,7 +1,6 @@
-import { Secret, TOTP } from "otpauth";
 import { describe, expect, it } from "vitest";
 import { TEST_LIMITS } from "./global-setup";
-import { api, createAccount, errorCode, randomIp } from "./helpers";
+import { accountWithTotp, api, codeAt, createAccount, errorCode, randomIp } from "./helpers";
 
 const signIn = async (loginToken: string, totpCode?: string) => {
   const result = await api("/sessions", {
@@ -107,6 +106,57 @@ describe("rotating the login token", () => {
     expect(await works(account.apiKey)).toBe(true);
   });
 
+  it("revokes the account's API keys only when asked, never the key that asks", async () => {
+    const account = await createAccount();
+    const mint = async (name: string) =>
+      (await api("/keys", { method: "POST", key: account.apiKey, body: { name } })).body.api_key as string;
+    const ci = await mint("ci");
+    const kept = await api("/account/login-token", { method: "POST", key: account.apiKey, body: {} });
+    expect(kept.body.api_keys_revoked).toBe(0);
+    expect(await works(ci)).toBe(true);
+
+    const other = await mint("other");
+    const rotated = await api("/account/login-token", {
+      method: "POST",
+      key: account.apiKey,
+      body: { revoke_api_keys: true },
+    });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.api_keys_revoked).toBe(2);
+    expect(await works(ci)).toBe(false);
+    expect(await works(other)).toBe(false);
+    // The key that asked goes on working: it proved itself by making the request.
+    expect(await works(account.apiKey)).toBe(true);
+    const listed = (await api("/keys", { key: account.apiKey })).body.keys as { name: string }[];
+    expect(listed.map((key) => key.name)).toEqual(["default"]);
+    const bad = await api("/account/login-token", {
+      method: "POST",
+      key: account.apiKey,
+      body: { revoke_api_keys: "yes" },
+    });
+    expect(bad.status).toBe(400);
+    expect(errorCode(bad)).toBe("invalid_request");
+  });
+
+  it("called with a session and revoke_api_keys, revokes every API key, those the session minted too", async () => {
+    const account = await createAccount();
+    const current = await sessionKey(account.loginToken);
+    const minted = await api("/keys", { method: "POST", key: current.key, body: { name: "from a session" } });
+    expect(minted.status).toBe(201);
+    const rotated = await api("/account/login-token", {
+      method: "POST",
+      key: current.key,
+      body: { revoke_api_keys: true },
+    });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.api_keys_revoked).toBe(2);
+    expect(await works(minted.body.api_key as string)).toBe(false);
+    expect(await works(account.apiKey)).toBe(false);
+    const next = rotated.body.session as { api_key: string };
+    expect(await works(next.api_key)).toBe(true);
+    expect((await api("/keys", { key: next.api_key })).body.keys).toEqual([]);
+  });
+
   it("no sign-in racing the rotation outlives it with the old token", async () => {
     const account = await createAccount();
     const signIns = Array.from({ length: 12 }, () => signIn(account.loginToken));
@@ -133,14 +183,8 @@ describe("rotating the login token", () => {
   });
 
   it("with TOTP on needs a current code; a missing or wrong one, or a bad body, changes nothing", async () => {
-    const remaining = TOTP.remaining({ period: 30 });
-    if (remaining < 12_000) await new Promise((resolve) => setTimeout(resolve, remaining + 500));
-    const account = await createAccount();
-    const secret = (await api("/account/totp", { method: "POST", key: account.apiKey })).body
-      .secret as string;
-    const code = (offset: number) =>
-      TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + offset * 30_000 });
-    await api("/account/totp/confirm", { method: "POST", key: account.apiKey, body: { code: code(-1) } });
+    const account = await accountWithTotp();
+    const code = (offset: number) => codeAt(account.secret, offset);
     expect(errorCode(await signIn(account.loginToken))).toBe("totp_required");
     const signedIn = await signIn(account.loginToken, code(0));
     expect(signedIn.status).toBe(201);

@@ -1,7 +1,15 @@
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bech32, createBase58check } from "@scure/base";
 import { isAddress } from "viem";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { deriveDepositAddress, type WatchOnlyKeys } from "@/lib/deposits/addresses";
+import { type RunningApp, startApp } from "../support/app-server";
+import { checkLedger } from "../support/ledger-check";
+import { TEST_LIMITS } from "./global-setup";
 import { api, createAccount, errorCode } from "./helpers";
 
 type Topup = {
@@ -20,7 +28,14 @@ type Topup = {
   received_amount: string;
   confirmed_amount: string;
   confirmations_required: number;
-  payments: { tx_hash: string; amount: string; confirmations: number }[];
+  payments: {
+    tx_hash: string;
+    amount: string;
+    confirmations: number;
+    credited_usd: number | null;
+    credited_parts: { kind: string; amount: string; rate_usd: string; usd: number }[];
+  }[];
+  rate_usd: string;
   rate_source: string;
   demo: boolean;
 };
@@ -30,10 +45,16 @@ const createTopup = async (key: string, body: unknown, headers: Record<string, s
 
 const balanceOf = async (key: string) => (await api("/account", { key })).body.balance_usd as number;
 
-async function waitForTopup(key: string, ref: string, done: (topup: Topup) => boolean, timeoutMs = 15_000) {
+async function waitForTopup(
+  key: string,
+  ref: string,
+  done: (topup: Topup) => boolean,
+  timeoutMs = 15_000,
+  base?: string,
+) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const result = await api(`/topups/${ref}`, { key });
+    const result = await api(`/topups/${ref}`, { key, base });
     expect(result.status).toBe(200);
     const topup = result.body as unknown as Topup;
     if (done(topup)) return topup;
@@ -66,6 +87,19 @@ const validAddress: Record<string, (address: string) => boolean> = {
   // Monero subaddresses: 95 base58 characters starting with 8 (network byte 42).
   monero: (a) => /^8[1-9A-HJ-NP-Za-km-z]{94}$/.test(a),
 };
+
+/** The app's demo watch-only keys (public keys only), to tell which derivation index an address has. */
+function demoDepositKeys(): WatchOnlyKeys {
+  const secrets = JSON.parse(readFileSync(path.join(inject("appDataDir"), "demo-secrets.json"), "utf8"));
+  return secrets.depositKeys as WatchOnlyKeys;
+}
+
+function addressIndex(chain: "litecoin", keys: WatchOnlyKeys, address: string): number {
+  for (let index = 0; index < 20_000; index++) {
+    if (deriveDepositAddress(chain, keys, index) === address) return index;
+  }
+  throw new Error(`${address} is not among the first 20000 ${chain} addresses`);
+}
 
 describe("POST /topups validation", () => {
   it.each([
@@ -176,6 +210,40 @@ describe("classic-coin top-ups", () => {
     const refused = await createTopup(apiKey, { amount: 25, coin: "LTC" });
     expect(refused.status).toBe(409);
     expect(errorCode(refused)).toBe("too_many_pending_topups");
+  });
+
+  it("limits deposit top-ups per account, cancelled ones included: 429 with Retry-After, nothing created", async () => {
+    const { apiKey } = await createAccount();
+    const other = await createAccount();
+    const limit = TEST_LIMITS.depositTopups;
+    // Create then cancel: the pending cap never bites, yet every address stays watched for days.
+    for (let i = 0; i < limit; i++) {
+      const created = await createTopup(apiKey, { amount: 25, coin: "LTC" });
+      expect(created.status).toBe(201);
+      const cancelled = await api(`/topups/${created.body.ref}/cancel`, { method: "POST", key: apiKey });
+      expect(cancelled.status).toBe(200);
+    }
+    const before = await createTopup(other.apiKey, { amount: 25, coin: "LTC" });
+    expect(before.status).toBe(201);
+
+    const refused = await createTopup(apiKey, { amount: 25, coin: "LTC" });
+    expect(refused.status).toBe(429);
+    expect(errorCode(refused)).toBe("too_many_topups");
+    expect(refused.body.message).toMatch(new RegExp(`${limit} deposit top-ups`));
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
+    // The limit is per account, not per coin.
+    expect((await createTopup(apiKey, { amount: 25, coin: "BTC" })).status).toBe(429);
+
+    // The refusal created nothing and used no address: the other account gets the very next one.
+    const list = await api("/topups?limit=100", { key: apiKey });
+    expect(list.body.topups).toHaveLength(limit);
+    const after = await createTopup(other.apiKey, { amount: 25, coin: "LTC" });
+    expect(after.status).toBe(201);
+    const keys = demoDepositKeys();
+    const index = addressIndex("litecoin", keys, before.body.deposit_address as string);
+    expect(after.body.deposit_address).toBe(deriveDepositAddress("litecoin", keys, index + 1));
   });
 });
 
@@ -344,4 +412,165 @@ describe("Idempotency-Key on POST /topups", () => {
     expect((await createTopup(apiKey, { amount: 5, coin: "BTC" }, headers)).status).toBe(400);
     expect((await createTopup(apiKey, { amount: 25, coin: "BTC" }, headers)).status).toBe(201);
   });
+});
+
+/** A CoinGecko-compatible `/simple/price` on loopback whose BTC price the test sets. */
+async function startRateStub(): Promise<{
+  url: string;
+  setBtc: (usd: number) => void;
+  stop: () => Promise<void>;
+}> {
+  let btc = 100_000;
+  const server: Server = createServer((request, response) => {
+    if (!request.url?.startsWith("/simple/price")) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(
+      JSON.stringify({
+        bitcoin: { usd: btc },
+        monero: { usd: 160 },
+        ethereum: { usd: 3200 },
+        litecoin: { usd: 85 },
+        tether: { usd: 1 },
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    setBtc: (usd) => {
+      btc = usd;
+    },
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * Payments outside the quote (after it expired or was cancelled, or beyond the asked amount) are worth
+ * what the coins are worth when they are credited, never more than at the locked rate. Its own app reads
+ * prices from a stub whose price the test moves; the price is read afresh each time (RATE_CACHE_SECONDS=0).
+ */
+describe("late and extra payments against a moving price", () => {
+  let rates: Awaited<ReturnType<typeof startRateStub>>;
+  let app: RunningApp;
+  const call = (route: string, init: { method?: string; key?: string; body?: unknown } = {}) =>
+    api(route, { ...init, base: app.url });
+
+  beforeAll(async () => {
+    rates = await startRateStub();
+    // Its own embedded database: the shared app's watcher must not credit these top-ups at its own prices.
+    const { DATABASE_URL: _shared, ...env } = inject("appEnv");
+    app = await startApp({
+      ...env,
+      RATE_SOURCE: "coingecko",
+      RATE_SOURCE_URL: rates.url,
+      RATE_CACHE_SECONDS: "0",
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await app?.stop();
+    await rates?.stop();
+  });
+
+  it("credits late and extra coins at the lower of the locked and the current price, shown per payment", async () => {
+    const { api_key: key } = (await call("/account", { method: "POST" })).body as { api_key: string };
+    const create = async () => {
+      const created = await call("/topups", { method: "POST", key, body: { amount: 25, coin: "BTC" } });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ rate_usd: "100000", deposit_amount: "0.00025000" });
+      return created.body as Topup;
+    };
+    const pay = async (ref: string, amount: string) =>
+      expect((await call(`/demo/topups/${ref}/pay`, { method: "POST", key, body: { amount } })).status).toBe(
+        200,
+      );
+    const settled = (ref: string) =>
+      waitForTopup(
+        key,
+        ref,
+        (t) => t.payments.every((p) => p.credited_usd !== null) && t.credited_usd > 0,
+        15_000,
+        app.url,
+      );
+
+    // All quoted at 100,000 USD/BTC: 0.00025 BTC for 25 USD.
+    const onTime = await create();
+    const cancelled = await create();
+    const expiring = await create();
+    const risen = await create();
+    expect((await call(`/topups/${cancelled.ref}/cancel`, { method: "POST", key })).status).toBe(200);
+
+    // BTC halves. Twice the asked amount inside the quote: the asked half keeps its 25 USD, the rest is
+    // worth today's price.
+    rates.setBtc(50_000);
+    await pay(onTime.ref, "0.0005");
+    const extra = await settled(onTime.ref);
+    expect(extra).toMatchObject({ status: "completed", credited_usd: 37.5 });
+    expect(extra.payments[0]).toMatchObject({
+      amount: "0.00050000",
+      credited_usd: 37.5,
+      credited_parts: [
+        { kind: "quote", amount: "0.00025000", rate_usd: "100000", usd: 25 },
+        { kind: "excess", amount: "0.00025000", rate_usd: "50000", usd: 12.5 },
+      ],
+    });
+
+    // Ten times the amount to the cancelled top-up: all of it late, at today's price.
+    await pay(cancelled.ref, "0.0025");
+    const afterCancel = await settled(cancelled.ref);
+    expect(afterCancel).toMatchObject({ status: "completed", credited_usd: 125 });
+    expect(afterCancel.payments[0]?.credited_parts).toEqual([
+      { kind: "late", amount: "0.00250000", rate_usd: "50000", usd: 125 },
+    ]);
+
+    // Past the quote's expiry, exactly the asked amount: also late, at today's price.
+    expect((await call("/demo/clock", { method: "POST", body: { advance_seconds: 31 * 60 } })).status).toBe(
+      200,
+    );
+    await pay(expiring.ref, "0.00025");
+    const late = await settled(expiring.ref);
+    expect(late).toMatchObject({ status: "completed", credited_usd: 12.5 });
+    expect(late.payments[0]?.credited_parts).toEqual([
+      { kind: "late", amount: "0.00025000", rate_usd: "50000", usd: 12.5 },
+    ]);
+
+    // BTC doubles past the locked rate: a late payment is still worth the locked rate at most.
+    rates.setBtc(200_000);
+    await pay(risen.ref, "0.0005");
+    const capped = await settled(risen.ref);
+    expect(capped).toMatchObject({ status: "completed", credited_usd: 50 });
+    expect(capped.payments[0]?.credited_parts).toEqual([
+      { kind: "late", amount: "0.00050000", rate_usd: "100000", usd: 50 },
+    ]);
+
+    const account = await call("/account", { key });
+    expect(account.body.balance_usd).toBe(37.5 + 125 + 12.5 + 50);
+    // Polling again credits nothing more.
+    await Promise.all(Array.from({ length: 5 }, () => call(`/topups/${onTime.ref}`, { key })));
+    expect((await call("/account", { key })).body.balance_usd).toBe(225);
+
+    // One ledger row per credited step, keyed by the top-up's running total; the ledger balances.
+    await app.stop();
+    const { PGlite } = await import("@electric-sql/pglite");
+    const db = await PGlite.create({ dataDir: path.join(app.dataDir, "pglite") });
+    try {
+      const query = async (text: string) => (await db.query<Record<string, unknown>>(text)).rows;
+      expect((await checkLedger(query)).problems).toEqual([]);
+      const rows = await query(
+        "SELECT reference, amount_cents FROM ledger_entries WHERE kind = 'topup' ORDER BY id",
+      );
+      expect(rows.map((row) => [row.reference, Number(row.amount_cents)])).toEqual([
+        [`topup:${onTime.ref}:3750`, 3750],
+        [`topup:${cancelled.ref}:12500`, 12500],
+        [`topup:${expiring.ref}:1250`, 1250],
+        [`topup:${risen.ref}:5000`, 5000],
+      ]);
+    } finally {
+      await db.close();
+    }
+  }, 90_000);
 });

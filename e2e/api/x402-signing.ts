@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { authorizationTypes } from "@x402/evm";
-import { createPublicClient, http, type PrivateKeyAccount, toHex } from "viem";
+import { createPublicClient, createWalletClient, type Hex, http, type PrivateKeyAccount, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { inject } from "vitest";
-import { mintTestToken } from "@/lib/chain/test-token";
+import { expect, inject } from "vitest";
+import { fundNativeBalance, mintTestToken, type TransferAuthorization } from "@/lib/chain/test-token";
 import { testTokenAbi } from "@/lib/chain/test-token-abi";
-import { api } from "./helpers";
+import { type ApiResult, api } from "./helpers";
 
 const chains = inject("chains");
 export const base = createPublicClient({ transport: http(chains.baseRpc) });
@@ -28,6 +28,8 @@ export async function fundedWallet(usdc: bigint): Promise<PrivateKeyAccount> {
 }
 
 export type AuthorizationOverrides = Partial<{
+  /** The paying address when it is not the signer's own: a contract wallet the signer owns. */
+  from: `0x${string}`;
   to: `0x${string}`;
   value: bigint;
   validAfter: bigint;
@@ -42,8 +44,8 @@ export async function signPayment(
   overrides: AuthorizationOverrides = {},
 ) {
   const now = BigInt(Math.floor(Date.now() / 1000));
-  const message = {
-    from: payer.address,
+  const message: TransferAuthorization = {
+    from: overrides.from ?? payer.address,
     to: overrides.to ?? chains.payTo,
     value: overrides.value ?? units,
     validAfter: overrides.validAfter ?? now - 600n,
@@ -56,6 +58,11 @@ export async function signPayment(
     primaryType: "TransferWithAuthorization",
     message,
   });
+  return { header: paymentHeader(message, signature), message, signature };
+}
+
+/** The x402 v1 X-PAYMENT header carrying an authorization and its signature. */
+export function paymentHeader(message: TransferAuthorization, signature: Hex): string {
   const payload = {
     x402Version: 1,
     scheme: "exact",
@@ -70,7 +77,51 @@ export async function signPayment(
       },
     },
   };
-  return { header: Buffer.from(JSON.stringify(payload)).toString("base64"), message, signature };
+  return Buffer.from(JSON.stringify(payload)).toString("base64");
+}
+
+/**
+ * Submits a signed authorization straight to the token, as anyone holding it can (a front-runner, the payer's
+ * own wallet, or someone who copied it from a public transaction); resolves to the mined transaction's hash.
+ */
+export async function submitToToken(message: TransferAuthorization, signature: Hex): Promise<Hex> {
+  const submitter = privateKeyToAccount(generatePrivateKey());
+  await fundNativeBalance(chains.baseRpc, submitter.address, 10n ** 18n);
+  const wallet = createWalletClient({ account: submitter, transport: http(chains.baseRpc) });
+  const hash = await wallet.writeContract({
+    chain: null,
+    address: chains.usdc,
+    abi: testTokenAbi,
+    functionName: "transferWithAuthorization",
+    args: [
+      message.from,
+      message.to,
+      message.value,
+      message.validAfter,
+      message.validBefore,
+      message.nonce,
+      signature,
+    ],
+  });
+  expect((await base.waitForTransactionReceipt({ hash, pollingInterval: 100 })).status).toBe("success");
+  return hash;
+}
+
+type NodeState = { calls: number; held: number; recorded: { method?: string; params?: unknown[] }[] };
+
+/** Commands the proxy between the app and the settlement node (e2e/support/rpc-proxy.ts). */
+export async function settlementNode(command: Record<string, unknown> = {}): Promise<NodeState> {
+  const response = await fetch(chains.baseProxyControl, { method: "POST", body: JSON.stringify(command) });
+  return (await response.json()) as NodeState;
+}
+
+/** Waits until the proxy holds `count` calls of the app's. */
+export async function untilHeld(count: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while ((await settlementNode()).held < count) {
+    if (Date.now() > deadline) throw new Error(`the app did not reach the held call ${count} times`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 export const payTopup = (
@@ -137,3 +188,32 @@ export const payTopupV2 = (
     body: { amount, coin: "USDCBASE" },
     headers: { "payment-signature": header, ...extra },
   });
+
+/**
+ * Sends payments and, once the app has claimed every one of their authorizations (it is held at its first
+ * read of the payer's code, inside verification, which comes after the claim), runs `meanwhile`: typically
+ * someone else submitting the authorizations first. Each payment's credit from the chain (its log search)
+ * is then let through in the order given, and its answer awaited before the next.
+ */
+export async function payAfterClaims(
+  payments: { nonce: Hex; send: () => Promise<ApiResult> }[],
+  meanwhile: () => Promise<unknown>,
+): Promise<ApiResult[]> {
+  await settlementNode({ hold: { method: "eth_getCode" } });
+  await settlementNode({ hold: { method: "eth_getLogs" } });
+  try {
+    const answers = payments.map((payment) => payment.send());
+    await untilHeld(payments.length);
+    await meanwhile();
+    await settlementNode({ release: { method: "eth_getCode" } });
+    const results: ApiResult[] = [];
+    for (const [index, payment] of payments.entries()) {
+      await untilHeld(payments.length - index);
+      await settlementNode({ release: { method: "eth_getLogs", text: payment.nonce.slice(2) } });
+      results.push(await (answers[index] as Promise<ApiResult>));
+    }
+    return results;
+  } finally {
+    await settlementNode({ release: {} });
+  }
+}

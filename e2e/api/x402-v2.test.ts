@@ -8,11 +8,9 @@ import { x402Client } from "@x402/core/client";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { ExactEvmScheme, registerExactEvmScheme } from "@x402/evm/exact/client";
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
-import { createWalletClient, getAddress, http, type PrivateKeyAccount, toHex } from "viem";
+import { getAddress, type PrivateKeyAccount, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { fundNativeBalance } from "@/lib/chain/test-token";
-import { testTokenAbi } from "@/lib/chain/test-token-abi";
 import { api, baseUrl, createAccount, errorCode, randomIp } from "./helpers";
 import {
   type AuthorizationOverrides,
@@ -20,10 +18,12 @@ import {
   base,
   fundedWallet,
   offeredV2,
+  payAfterClaims,
   payTopup,
   payTopupV2,
   relayerNonce,
   signPaymentV2,
+  submitToToken,
   usdcBalance,
 } from "./x402-signing";
 
@@ -159,35 +159,34 @@ describe("v2 payments on the local Base chain", () => {
     expect(await balanceOf(thief.apiKey)).toBe(0);
   });
 
-  it("a front-run v2 settlement is credited once, from what the chain shows", async () => {
+  it("a v2 settlement front-run after our claim is credited once, from the front-runner's transaction", async () => {
     const { apiKey } = await createAccount();
     const payer = await fundedWallet(40_000_000n);
     const { header, message, signature } = await signPaymentV2(payer, 40_000_000n);
-    const runner = privateKeyToAccount(generatePrivateKey());
-    await fundNativeBalance(chains.baseRpc, runner.address, 10n ** 18n);
-    const wallet = createWalletClient({ account: runner, transport: http(chains.baseRpc) });
-    const hash = await wallet.writeContract({
-      chain: null,
-      address: chains.usdc,
-      abi: testTokenAbi,
-      functionName: "transferWithAuthorization",
-      args: [
-        message.from,
-        message.to,
-        message.value,
-        message.validAfter,
-        message.validBefore,
-        message.nonce,
-        signature,
-      ],
-    });
-    expect((await base.waitForTransactionReceipt({ hash })).status).toBe("success");
     const nonceBefore = await relayerNonce();
-    const result = await payTopupV2(apiKey, 40, header);
-    expect(result.status).toBe(201);
-    expect((result.body.payments as { tx_hash: string }[])[0]?.tx_hash).toBe(hash);
+    let hash: `0x${string}` | undefined;
+    const [result] = await payAfterClaims(
+      [{ nonce: message.nonce, send: () => payTopupV2(apiKey, 40, header) }],
+      async () => {
+        hash = await submitToToken(message, signature);
+      },
+    );
+    expect(result?.status).toBe(201);
+    expect((result?.body.payments as { tx_hash: string }[] | undefined)?.[0]?.tx_hash).toBe(hash);
     expect(await relayerNonce()).toBe(nonceBefore);
     expect(await balanceOf(apiKey)).toBe(40);
+  });
+
+  it("a v2 authorization submitted straight to the token credits nobody who presents it afterwards", async () => {
+    const payer = await fundedWallet(25_000_000n);
+    const { header, message, signature } = await signPaymentV2(payer, 25_000_000n);
+    await submitToToken(message, signature);
+    const { apiKey } = await createAccount();
+    const claimed = await payTopupV2(apiKey, 25, header);
+    expect(claimed.status).toBe(409);
+    expect(errorCode(claimed)).toBe("payment_settled_elsewhere");
+    expect(await balanceOf(apiKey)).toBe(0);
+    expect((await api("/topups", { key: apiKey })).body.topups).toEqual([]);
   });
 
   it("an Idempotency-Key returns the settled top-up for a retried v2 request", async () => {

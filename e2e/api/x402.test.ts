@@ -2,20 +2,22 @@ import { randomBytes } from "node:crypto";
 import { x402Client } from "@x402/core/client";
 import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/client";
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
-import { createWalletClient, getAddress, http, type PrivateKeyAccount, toHex } from "viem";
+import { getAddress, type PrivateKeyAccount, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { fundNativeBalance } from "@/lib/chain/test-token";
-import { testTokenAbi } from "@/lib/chain/test-token-abi";
 import { api, baseUrl, createAccount, errorCode, randomIp } from "./helpers";
 import {
   type AuthorizationOverrides,
   balanceOf,
   base,
   fundedWallet,
+  payAfterClaims,
   payTopup,
   relayerNonce,
+  settlementNode,
   signPayment,
+  submitToToken,
+  untilHeld,
   usdcBalance,
 } from "./x402-signing";
 
@@ -70,6 +72,12 @@ describe("the x402 challenge", () => {
     expect(errorCode(result)).toBe("amount_too_low");
   });
 });
+
+const setChain = (mode: "up" | "down") =>
+  fetch(chains.baseProxyControl, { method: "POST", body: JSON.stringify({ mode }) });
+
+/** How long a claim on an authorization lasts (lib/x402/service.ts). */
+const CLAIM_LEASE_SECONDS = 60;
 
 describe("paid x402 top-ups on the local Base chain", () => {
   it("the official client @x402/fetch (v1) pays, and the balance is credited", async () => {
@@ -167,38 +175,69 @@ describe("paid x402 top-ups on the local Base chain", () => {
     expect(await balanceOf(thief.apiKey)).toBe(0);
   });
 
-  it("a front-run settlement is credited once, from what the chain shows", async () => {
+  it("a settlement front-run after our claim is credited once, from the front-runner's transaction", async () => {
     const { apiKey } = await createAccount();
     const payer = await fundedWallet(40_000_000n);
     const { header, message, signature } = await signPayment(payer, 40_000_000n);
-    const runner = privateKeyToAccount(generatePrivateKey());
-    await fundNativeBalance(chains.baseRpc, runner.address, 10n ** 18n);
-    const wallet = createWalletClient({ account: runner, transport: http(chains.baseRpc) });
-    const hash = await wallet.writeContract({
-      chain: null,
-      address: chains.usdc,
-      abi: testTokenAbi,
-      functionName: "transferWithAuthorization",
-      args: [
-        message.from,
-        message.to,
-        message.value,
-        message.validAfter,
-        message.validBefore,
-        message.nonce,
-        signature,
-      ],
-    });
-    expect((await base.waitForTransactionReceipt({ hash })).status).toBe("success");
     const nonceBefore = await relayerNonce();
-    const result = await payTopup(apiKey, 40, header);
-    expect(result.status).toBe(201);
-    expect((result.body.payments as { tx_hash: string }[])[0]?.tx_hash).toBe(hash);
+    let hash: `0x${string}` | undefined;
+    const [result] = await payAfterClaims(
+      [{ nonce: message.nonce, send: () => payTopup(apiKey, 40, header) }],
+      async () => {
+        hash = await submitToToken(message, signature);
+      },
+    );
+    expect(result?.status).toBe(201);
+    expect((result?.body.payments as { tx_hash: string }[] | undefined)?.[0]?.tx_hash).toBe(hash);
     expect(await relayerNonce()).toBe(nonceBefore);
     expect(await balanceOf(apiKey)).toBe(40);
     expect((await payTopup(apiKey, 40, header)).status).toBe(200);
     expect(await balanceOf(apiKey)).toBe(40);
   });
+
+  it(
+    "a settlement whose answer was lost is credited to its owner's retry once the claim's lease lapses",
+    async () => {
+      const owner = await createAccount();
+      const other = await createAccount();
+      const payer = await fundedWallet(45_000_000n);
+      const { header } = await signPayment(payer, 45_000_000n);
+      const nonceBefore = await relayerNonce();
+      // Our transaction reaches the node, but its answer is lost and the node then stops answering us.
+      await settlementNode({ hold: { method: "eth_sendRawTransaction" } });
+      let lost: Awaited<ReturnType<typeof payTopup>>;
+      try {
+        const paying = payTopup(owner.apiKey, 45, header);
+        await untilHeld(1);
+        await setChain("down");
+        await settlementNode({ release: { lose: true } });
+        lost = await paying;
+      } finally {
+        await settlementNode({ release: {} });
+        await setChain("up");
+      }
+      expect(lost.status).toBe(503);
+      await expect.poll(() => usdcBalance(payer.address), { timeout: 10_000 }).toBe(0n);
+      expect(await relayerNonce()).toBe(nonceBefore + 1);
+      expect(await balanceOf(owner.apiKey)).toBe(0);
+      // While the claim's lease runs, nobody settles or credits it; afterwards only its owner is credited.
+      for (const account of [owner, other]) {
+        const early = await payTopup(account.apiKey, 45, header);
+        expect(early.status).toBe(409);
+        expect(errorCode(early)).toBe("payment_in_progress");
+      }
+      await new Promise((resolve) => setTimeout(resolve, CLAIM_LEASE_SECONDS * 1000 + 1000));
+      const stranger = await payTopup(other.apiKey, 45, header);
+      expect(stranger.status).toBe(409);
+      const retried = await payTopup(owner.apiKey, 45, header);
+      expect(retried.status).toBe(201);
+      expect(retried.body).toMatchObject({ status: "completed", credited_usd: 45 });
+      expect(await balanceOf(owner.apiKey)).toBe(45);
+      expect(await balanceOf(other.apiKey)).toBe(0);
+      expect(await relayerNonce()).toBe(nonceBefore + 1);
+    },
+    (CLAIM_LEASE_SECONDS + 40) * 1000,
+  );
 
   it("an Idempotency-Key returns the settled top-up for a retried request", async () => {
     const { apiKey } = await createAccount();
@@ -277,10 +316,26 @@ describe("invalid x402 payments: a clear 4xx and no chain transaction", () => {
   });
 });
 
-describe("chain outages", () => {
-  const setChain = (mode: "up" | "down") =>
-    fetch(chains.baseProxyControl, { method: "POST", body: JSON.stringify({ mode }) });
+describe("authorizations used on chain outside this service", () => {
+  it("one submitted straight to the token credits nobody who presents it afterwards, its payer included", async () => {
+    const payer = await fundedWallet(25_000_000n);
+    const { header, message, signature } = await signPayment(payer, 25_000_000n);
+    const payToBefore = await usdcBalance(chains.payTo);
+    await submitToToken(message, signature);
+    expect(await usdcBalance(chains.payTo)).toBe(payToBefore + 25_000_000n);
+    const nonceBefore = await relayerNonce();
+    for (const account of [await createAccount(), await createAccount()]) {
+      const claimed = await payTopup(account.apiKey, 25, header);
+      expect(claimed.status).toBe(409);
+      expect(errorCode(claimed)).toBe("payment_settled_elsewhere");
+      expect(await balanceOf(account.apiKey)).toBe(0);
+      expect((await api("/topups", { key: account.apiKey })).body.topups).toEqual([]);
+    }
+    expect(await relayerNonce()).toBe(nonceBefore);
+  });
+});
 
+describe("chain outages", () => {
   it("an RPC failure answers 503 and credits nothing; the same header then works", async () => {
     const { apiKey } = await createAccount();
     const payer = await fundedWallet(35_000_000n);

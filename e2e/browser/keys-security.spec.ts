@@ -37,3 +37,39 @@ test("two-factor sign-in, once turned on, is required at sign-in", async ({ page
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
 });
+
+test("turning two-factor sign-in on shows the recovery codes once; one signs in in place of the app", async ({
+  page,
+}) => {
+  const { loginToken: token } = await signUp(page);
+  await page.getByRole("link", { name: "Security" }).click();
+  await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
+  const secret = Secret.fromBase32((await page.getByTestId("totp-secret").textContent()) ?? "");
+  await page.getByLabel("6-digit code").fill(TOTP.generate({ secret }));
+  await page.getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByTestId("totp-state")).toHaveText("Two-factor sign-in is on.");
+
+  // The "save these" step: ten codes, and the page waits until the user says they are kept.
+  await expect(page.getByRole("heading", { name: "Save your recovery codes" })).toBeVisible();
+  const codes = await page.getByTestId("recovery-code").allTextContents();
+  expect(codes).toHaveLength(10);
+  for (const code of codes) expect(code).toMatch(/^[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
+  const done = page.getByRole("button", { name: "Done" });
+  await expect(done).toBeDisabled();
+  await page.getByLabel("I have saved these codes").check();
+  await done.click();
+  await expect(page.getByTestId("recovery-code")).toHaveCount(0);
+  await expect(page.getByText("10 recovery codes left.")).toBeVisible();
+
+  await page.goto("/dashboard");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/signin$/);
+  await page.getByLabel("Login token").fill(token);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Use a recovery code instead" }).click();
+  await page.getByLabel("Recovery code").fill(codes[0] ?? "");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+  await page.getByRole("link", { name: "Security" }).click();
+  await expect(page.getByText("9 recovery codes left.")).toBeVisible();
+});

@@ -52,6 +52,14 @@ test("a Bitcoin deposit shows its QR, address and amount, and turns completed wh
   await expect(page.getByTestId("topup-phase")).toHaveText("Completed", { timeout: 15_000 });
   await expect(page.getByText("Credited $40.00. Your balance is now $40.00.")).toBeVisible();
   await expect(page.getByTestId("balance")).toHaveText("$40.00");
+  // Each payment says what it credited and at which rate: both paid the asked amount, at the locked rate.
+  const credits = page.getByTestId("payment-credit");
+  await expect(credits).toHaveCount(2);
+  for (const credit of await credits.all()) {
+    await expect(credit).toContainText(
+      /^Credited \$20\.00:0\.\d{8} BTC of the asked amount, at the locked \$97,000\/BTC: \$20\.00$/,
+    );
+  }
 
   // Polling stops at the final state.
   const polls: string[] = [];
@@ -83,6 +91,34 @@ test("a deposit can be reopened from the history and cancelled", async ({ page }
   await page.getByRole("button", { name: "Yes, cancel it" }).click();
   await expect(page.getByTestId("topup-phase")).toHaveText("Cancelled");
   await expect(page.getByTestId("deposit-address")).toHaveCount(0);
+});
+
+test("a payment sent after cancelling is shown credited as late, with the rate it was valued at", async ({
+  page,
+}) => {
+  await signUp(page);
+  await startDeposit(page, "34", /Litecoin/);
+  const ref = new URL(page.url()).pathname.split("/").pop();
+  await page.getByRole("button", { name: "Cancel top-up" }).click();
+  await page.getByRole("button", { name: "Yes, cancel it" }).click();
+  await expect(page.getByTestId("topup-phase")).toHaveText("Cancelled");
+
+  // Sent anyway, as a wallet could: 0.4 LTC at the demo's 85 USD/LTC.
+  const paid = await page.request.post(`/bff/topups/${ref}/demo-pay`, {
+    headers: { origin: new URL(page.url()).origin },
+    data: { amount: "0.4" },
+  });
+  expect(paid.status()).toBe(200);
+  // A cancelled top-up is final to the page, so it stops asking: open it again once the watcher has credited.
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByTestId("payment-credit")).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(page.getByTestId("payment-credit")).toHaveText(
+    "Credited $34.00:0.40000000 LTC after the quote ended, at $85/LTC: $34.00",
+  );
+  await expect(page.getByTestId("topup-phase")).toHaveText("Completed");
+  await expect(page.getByTestId("balance")).toHaveText("$34.00");
 });
 
 test("the form checks the amount as the API does", async ({ page }) => {

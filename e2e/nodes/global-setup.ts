@@ -27,7 +27,12 @@ let monero: MoneroNodes | undefined;
 let databaseUrl: string | undefined;
 
 export async function setup(project: TestProject) {
-  const env: Record<string, string> = { ENABLE_TEST_CLOCK: "1", WATCHER_INTERVAL_MS: "500" };
+  const env: Record<string, string> = {
+    ENABLE_TEST_CLOCK: "1",
+    WATCHER_INTERVAL_MS: "500",
+    // The Monero test hands out 200 subaddresses from one account, past the per-account top-up limit.
+    RATE_LIMIT_DEPOSIT_TOPUPS: "1000/1h",
+  };
   if (process.env.API_TEST_DB === "postgres") {
     databaseUrl = process.env.TEST_DATABASE_URL;
     if (!databaseUrl) throw new Error("API_TEST_DB=postgres needs TEST_DATABASE_URL");

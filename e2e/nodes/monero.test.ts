@@ -84,6 +84,8 @@ describe("Monero deposits read through a view-only monero-wallet-rpc (monerod re
         confirmations: 0,
         explorer_url: `https://xmrchain.net/tx/${txid}`,
         dropped: false,
+        credited_usd: null,
+        credited_parts: [],
       },
     ]);
     await mine(9);

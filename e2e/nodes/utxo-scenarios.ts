@@ -43,6 +43,8 @@ export type Topup = {
     confirmations: number;
     explorer_url?: string | null;
     dropped?: boolean;
+    credited_usd?: number | null;
+    credited_parts?: { kind: string; amount: string; rate_usd: string; usd: number }[];
   }[];
   demo: boolean;
 };
@@ -102,6 +104,8 @@ export function describeUtxoDeposits(options: UtxoScenarioOptions) {
           confirmations: 0,
           explorer_url: options.explorer.replace("{tx}", txid),
           dropped: false,
+          credited_usd: null,
+          credited_parts: [],
         },
       ]);
       await mine(required - 1);
@@ -113,6 +117,11 @@ export function describeUtxoDeposits(options: UtxoScenarioOptions) {
       await mine(1);
       const done = await waitFor(readTopup(apiKey, topup.ref), (t) => t.status === "completed");
       expect(done.credited_usd).toBe(worth(1));
+      // Paid as asked, in time: all of it at the locked rate, exactly the amount.
+      expect(done.payments[0]).toMatchObject({
+        credited_usd: worth(1),
+        credited_parts: [{ kind: "quote", amount: coins(1).toFixed(8), usd: worth(1) }],
+      });
       expect(await balanceOf(apiKey)).toBe(worth(1));
     });
 
@@ -211,15 +220,15 @@ export function describeUtxoDeposits(options: UtxoScenarioOptions) {
       expect(await balanceOf(apiKey)).toBe(worth(1));
     });
 
-    it("/health reports the watcher: node reachable, tip, cursor, lag", async () => {
+    it("/health reports the watcher: node reachable, tip, cursor, lag, no node address", async () => {
       const tip = await rpc<number>("getblockcount");
       const health = await waitFor(
         async () => (await api("/health")).body as { watchers: Record<string, unknown>[] },
         (h) => h.watchers.some((w) => w.name === options.watcher && w.tip === tip && w.lag === 0),
       );
       const watcher = health.watchers.find((w) => w.name === options.watcher);
-      expect(watcher).toMatchObject({ status: "ok", demo: false, cursor: tip, error: null });
-      expect(String(watcher?.node)).not.toContain("@");
+      expect(watcher).toMatchObject({ status: "ok", demo: false, cursor: tip, problem: null });
+      expect(watcher).not.toHaveProperty("node");
     });
   });
 }

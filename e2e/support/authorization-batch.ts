@@ -6,19 +6,9 @@ import { createPublicClient, createWalletClient, type Hex, http, type PrivateKey
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { authorizationBatchAbi } from "@/lib/chain/authorization-batch-abi";
 import artifact from "@/lib/chain/contracts/authorization-batch.json";
-import { fundNativeBalance } from "@/lib/chain/test-token";
+import { fundNativeBalance, type TransferAuthorization } from "@/lib/chain/test-token";
 
-export type SignedAuthorization = {
-  message: {
-    from: `0x${string}`;
-    to: `0x${string}`;
-    value: bigint;
-    validAfter: bigint;
-    validBefore: bigint;
-    nonce: Hex;
-  };
-  signature: Hex;
-};
+export type SignedAuthorization = { message: TransferAuthorization; signature: Hex };
 
 export type AuthorizationBatch = {
   address: `0x${string}`;

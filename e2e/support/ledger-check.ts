@@ -1,7 +1,7 @@
 /**
  * The money invariants, checked on the database after a test run: every balance equals the sum of its
- * ledger rows, nothing is below zero, every top-up's credit is in the ledger exactly, and every settled
- * x402 authorization credited exactly one top-up.
+ * ledger rows, nothing is below zero, every top-up's credit is in the ledger exactly and is what its payments
+ * recorded crediting, and every settled x402 authorization credited exactly one top-up.
  */
 type Query = (sql: string) => Promise<Record<string, unknown>[]>;
 
@@ -33,6 +33,15 @@ export async function checkLedger(query: Query): Promise<LedgerReport> {
     HAVING t.credited_cents <> COALESCE(SUM(l.amount_cents), 0)`);
   for (const row of topupCredits) {
     problems.push(`top-up ${row.ref}: credited ${row.credited_cents} but ledger has ${row.ledger_cents}`);
+  }
+  // Each payment records what it credited: together they are the top-up's credit.
+  const paymentCredits = await query(`
+    SELECT t.ref, t.credited_cents, COALESCE(SUM(p.quote_cents + p.extra_cents), 0) AS payment_cents
+    FROM topups t LEFT JOIN deposit_payments p ON p.topup_id = t.id AND p.quote_cents IS NOT NULL
+    GROUP BY t.ref, t.credited_cents
+    HAVING t.credited_cents <> COALESCE(SUM(p.quote_cents + p.extra_cents), 0)`);
+  for (const row of paymentCredits) {
+    problems.push(`top-up ${row.ref}: credited ${row.credited_cents} but its payments ${row.payment_cents}`);
   }
   for (const row of await query(
     "SELECT id FROM x402_authorizations WHERE state = 'settled' AND topup_id IS NULL",

@@ -2,10 +2,12 @@
  * The real-VM suite: one app with the libvirt provisioner on this machine's libvirtd (TCG here), a
  * hypervisor with room for exactly one capped server, and the Debian 12 image built by `npm run guest:build`.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { type RunningApp, startApp } from "../support/app-server";
+import { TEST_BRIDGE } from "./bridge";
 import {
   cleanUpTestMachines,
   DISKS_DIR,
@@ -21,6 +23,18 @@ import { type LocalSshd, startLocalSshd } from "./sshd";
 let app: RunningApp | undefined;
 let tinyApp: RunningApp | undefined;
 let sshd: LocalSshd | undefined;
+let scratch: string | undefined;
+
+/**
+ * A HOME nothing can be written in, as under the shipped systemd unit (ProtectHome=yes), even for root: its
+ * parent is a regular file. virsh's interactive mode, which sets root passwords, must not need it.
+ */
+function unwritableHome(): string {
+  scratch = mkdtempSync(path.join(tmpdir(), "vps-vm-home-"));
+  const file = path.join(scratch, "not-a-directory");
+  writeFileSync(file, "");
+  return path.join(file, "home");
+}
 
 const UNREACHABLE_URI = "qemu+ssh://nobody@127.0.0.1:1/system?no_tty=1";
 
@@ -31,6 +45,8 @@ export const VM_LIMITS = {
 };
 /** The tiny guest's app forwards SSH from its own range; the local sshd listens just below it. */
 export const TINY_SSH_PORT_BASE = VM_LIMITS.sshPortBase + 500;
+/** Each app's range of forwarded ports ends before the next one's, and before the local sshd's port. */
+const SSH_FORWARD_PORT_COUNT = "400";
 export const LOCAL_SSHD_PORT = TINY_SSH_PORT_BASE - 1;
 
 export async function setup(project: TestProject) {
@@ -39,7 +55,12 @@ export async function setup(project: TestProject) {
   }
   await cleanUpTestMachines();
   app = await startApp({
+    // No cache folder of its own either: virsh would fall back to HOME/.cache.
+    HOME: unwritableHome(),
+    XDG_CACHE_HOME: "",
     PROVISIONER: "libvirt",
+    // A test machine only this run reaches: demo payments fund its real machines.
+    ALLOW_DEMO_LIBVIRT: "1",
     HYPERVISORS: JSON.stringify([
       // Room for one capped server (1 GiB, 1 vCPU, 4 GB): a second order in nl is out of capacity.
       { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 6 },
@@ -52,6 +73,7 @@ export async function setup(project: TestProject) {
     SERVER_MEMORY_CAP_MB: String(VM_LIMITS.memoryMb),
     SERVER_DISK_CAP_GB: String(VM_LIMITS.diskGb),
     SSH_FORWARD_PORT_BASE: String(VM_LIMITS.sshPortBase),
+    SSH_FORWARD_PORT_COUNT,
     SERVER_STOP_TIMEOUT_SECONDS: "60",
     SERVER_BOOT_TIMEOUT_SECONDS: String(
       Math.round(Number(process.env.VM_TEST_BOOT_MS ?? 420_000) / 1000) - 20,
@@ -68,10 +90,25 @@ export async function setup(project: TestProject) {
   sshd = await startLocalSshd(LOCAL_SSHD_PORT);
   tinyApp = await startApp({
     PROVISIONER: "libvirt",
+    // A test machine only this run reaches: demo payments fund its real machines.
+    ALLOW_DEMO_LIBVIRT: "1",
     HYPERVISORS: JSON.stringify([
       { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 6 },
       // Room for two capped servers: the console test holds the consoles of one account's two.
       { name: "remote-1", location: "se", uri: sshd.uri, memory_mb: 2560, vcpus: 2, disk_gb: 10 },
+      // Two guests on the isolation test's own bridge (guest-isolation.test.ts creates it).
+      {
+        name: "bridged-1",
+        location: "ro",
+        uri: URI,
+        memory_mb: 2048,
+        vcpus: 2,
+        disk_gb: 8,
+        bridge: TEST_BRIDGE.name,
+        ipv4_pool: TEST_BRIDGE.pool,
+        ipv4_prefix: TEST_BRIDGE.prefix,
+        ipv4_gateway: TEST_BRIDGE.gateway,
+      },
       { name: "unreachable-1", location: "fr", uri: UNREACHABLE_URI, memory_mb: 4096, vcpus: 4, disk_gb: 40 },
     ]),
     GUEST_IMAGES_DIR: TINY_IMAGES_DIR,
@@ -80,6 +117,7 @@ export async function setup(project: TestProject) {
     SERVER_MEMORY_CAP_MB: String(VM_LIMITS.memoryMb),
     SERVER_DISK_CAP_GB: String(VM_LIMITS.diskGb),
     SSH_FORWARD_PORT_BASE: String(TINY_SSH_PORT_BASE),
+    SSH_FORWARD_PORT_COUNT,
     SERVER_STOP_TIMEOUT_SECONDS: "30",
     SERVER_BOOT_TIMEOUT_SECONDS: "120",
     WATCHER_INTERVAL_MS: "1000",
@@ -103,4 +141,5 @@ export async function teardown() {
   await tinyApp?.stop();
   await sshd?.stop();
   await cleanUpTestMachines();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
 }

@@ -61,19 +61,22 @@ export const fingerprintOfKey = (key: Buffer) =>
   `SHA256:${createHash("sha256").update(key).digest("base64").replace(/=+$/, "")}`;
 
 export type Login = { password?: string; privateKey?: string };
+/** A forwarded port on 127.0.0.1, or a guest's own address on a bridge. */
+export type SshTarget = number | { host: string; port: number };
 
 /**
  * Logs in as root over SSH, accepting only the pinned host key, runs `command` and returns its output.
  * Rejects when the connection is refused or the host key differs.
  */
 export function sshRun(
-  port: number,
+  target: SshTarget,
   fingerprint: string,
   login: Login,
   command: string,
   // A guest still finishing cloud-init under TCG on a busy host can take this long to log in.
   timeoutMs = 60_000,
 ): Promise<string> {
+  const { host, port } = typeof target === "number" ? { host: "127.0.0.1", port: target } : target;
   return new Promise((resolve, reject) => {
     const client = new ssh2.Client();
     let seen: string | undefined;
@@ -111,7 +114,7 @@ export function sshRun(
         );
       })
       .connect({
-        host: "127.0.0.1",
+        host,
         port,
         username: "root",
         ...login,
@@ -126,7 +129,7 @@ export function sshRun(
 
 /** Retries `sshRun` until it succeeds or `timeoutMs` passes (a machine still booting refuses). */
 export async function sshWhenUp(
-  port: number,
+  target: SshTarget,
   fingerprint: string,
   login: Login,
   command: string,
@@ -136,7 +139,7 @@ export async function sshWhenUp(
   let last: unknown;
   while (Date.now() < deadline) {
     try {
-      return await sshRun(port, fingerprint, login, command);
+      return await sshRun(target, fingerprint, login, command);
     } catch (error) {
       last = error;
       await new Promise((resolve) => setTimeout(resolve, 2_000));

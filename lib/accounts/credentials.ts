@@ -1,8 +1,8 @@
 /**
- * The two credentials of an account: API keys (Bearer) and the dashboard login token.
- * Both are random, shown once, and stored only as SHA-256 hashes.
+ * The credentials of an account: API keys (Bearer) and the dashboard login token, both random, shown once and
+ * stored only as SHA-256 hashes; and, with TOTP on, recovery codes, stored only as salted scrypt hashes.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { crc32 } from "node:zlib";
 import { base32crockford } from "@scure/base";
 
@@ -72,11 +72,96 @@ export function generateLoginToken(): NewLoginToken {
 }
 
 /**
- * Brings a typed login token to its canonical form: upper case, groups joined by hyphens,
- * and the look-alike letters O, I and L read as 0, 1 and 1. Returns undefined when it cannot be a token.
+ * Brings a typed Crockford code to its canonical form: upper case, groups of four joined by hyphens, and the
+ * look-alike letters O, I and L read as 0, 1 and 1. Returns undefined unless it has exactly `length` characters.
  */
-export function normalizeLoginToken(input: string): string | undefined {
+function normalizeCrockford(input: string, length: number): string | undefined {
   const chars = input.toUpperCase().replace(/[\s-]/g, "").replace(/O/g, "0").replace(/[IL]/g, "1");
-  if (chars.length !== 16 || [...chars].some((c) => !TOKEN_ALPHABET.includes(c))) return undefined;
+  if (chars.length !== length || [...chars].some((c) => !TOKEN_ALPHABET.includes(c))) return undefined;
   return chars.match(/.{4}/g)?.join("-");
+}
+
+/** A typed login token in canonical form (see normalizeCrockford), or undefined when it cannot be a token. */
+export const normalizeLoginToken = (input: string) => normalizeCrockford(input, 16);
+
+/** How many recovery codes a set holds. */
+export const RECOVERY_CODE_COUNT = 10;
+/** 12 Crockford characters: 60 random bits, in three groups of four, e.g. `4K9Q-XW2M-T7HD`. */
+const RECOVERY_CODE_CHARS = 12;
+export const RECOVERY_CODE_BITS = RECOVERY_CODE_CHARS * 5;
+
+/** A typed recovery code in canonical form, or undefined when it cannot be one. */
+export const normalizeRecoveryCode = (input: string) => normalizeCrockford(input, RECOVERY_CODE_CHARS);
+
+/**
+ * scrypt at 16 MiB: codes of 60 bits are below the 112 at which a plain hash would do, so each is stored
+ * under a salted, memory-hard hash. One hash per attempt costs the server a few tens of milliseconds.
+ */
+const SCRYPT = { N: 2 ** 14, r: 8, p: 1 } as const;
+const SALT_BYTES = 16;
+const HASH_BYTES = 32;
+
+function scryptHash(code: string, salt: Buffer, cost: { N: number; r: number; p: number }): Promise<Buffer> {
+  const maxmem = 256 * cost.N * cost.r; // twice what scrypt needs
+  return new Promise((resolve, reject) => {
+    scrypt(code, salt, HASH_BYTES, { ...cost, maxmem }, (error, hash) =>
+      error ? reject(error) : resolve(hash),
+    );
+  });
+}
+
+/** One recovery code, in canonical form. */
+export function newRecoveryCode(): string {
+  const chars = randomString(TOKEN_ALPHABET, RECOVERY_CODE_CHARS);
+  return chars.match(/.{4}/g)?.join("-") ?? chars;
+}
+
+export type NewRecoveryCodes = { codes: string[]; hashes: string[] };
+
+/**
+ * A fresh set of recovery codes and what to store for them: `scrypt$N$r$p$salt$hash` (base64url), one salt
+ * for the set, so checking a typed code costs one hash however many codes are left.
+ */
+export async function generateRecoveryCodes(): Promise<NewRecoveryCodes> {
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  const salt = randomBytes(SALT_BYTES);
+  const { N, r, p } = SCRYPT;
+  const prefix = `scrypt$${N}$${r}$${p}$${salt.toString("base64url")}`;
+  const hashes = await Promise.all(
+    codes.map(async (code) => `${prefix}$${(await scryptHash(code, salt, SCRYPT)).toString("base64url")}`),
+  );
+  return { codes, hashes };
+}
+
+/** A stored hash taken apart, or undefined when it is not one this module wrote. */
+function parseStoredHash(stored: string) {
+  const match = /^scrypt\$(\d+)\$(\d+)\$(\d+)\$([\w-]+)\$([\w-]+)$/.exec(stored);
+  if (!match) return undefined;
+  const [, N, r, p, salt = "", hash = ""] = match;
+  return {
+    setting: stored.slice(0, stored.lastIndexOf("$")),
+    cost: { N: Number(N), r: Number(r), p: Number(p) },
+    salt: Buffer.from(salt, "base64url"),
+    hash: Buffer.from(hash, "base64url"),
+  };
+}
+
+/**
+ * Which of the `stored` hashes the typed code (canonical form) matches: its index, or -1. The code is hashed
+ * once per distinct salt and cost (one for a set) and compared in constant time.
+ */
+export async function matchRecoveryCode(code: string, stored: string[]): Promise<number> {
+  const parsed = stored.map(parseStoredHash);
+  const computed = new Map<string, Promise<Buffer>>();
+  for (const entry of parsed) {
+    if (entry && !computed.has(entry.setting)) {
+      computed.set(entry.setting, scryptHash(code, entry.salt, entry.cost));
+    }
+  }
+  for (const [index, entry] of parsed.entries()) {
+    if (!entry) continue;
+    const hash = await computed.get(entry.setting);
+    if (hash && hash.length === entry.hash.length && timingSafeEqual(hash, entry.hash)) return index;
+  }
+  return -1;
 }

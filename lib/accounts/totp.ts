@@ -1,7 +1,7 @@
 import "server-only";
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
-import { badRequest, conflict } from "@/lib/api/errors";
+import { conflict } from "@/lib/api/errors";
 import { config } from "@/lib/config/env";
 import { seal, unseal } from "@/lib/crypto/seal";
 import { db } from "@/lib/db/client";
@@ -33,7 +33,12 @@ function matchingStep(secret: Secret, accountId: number, code: string): number |
 
 /**
  * Takes one code attempt under both TOTP limits (429 past either) and returns how to give it back. Only
- * failures may keep it: a success, or an attempt refused by the other limit, costs nothing.
+ * failures may keep it: a success, or an attempt refused by the other limit, costs nothing. The pair limit
+ * comes first, so an address past its own limit never reaches the account's count.
+ *
+ * A right code is refused too once the account is past its limit: if it were let through, the answers would
+ * still tell a right guess from a wrong one, and only the per-address limit (which many addresses defeat)
+ * would bound the guessing. The owner's way past that refusal is a recovery code (recovery-codes.ts).
  */
 async function takeTotpAttempt(accountId: number, client: string): Promise<() => Promise<void>> {
   const { totpFailures, totpAccountFailures } = limiters();
@@ -79,7 +84,8 @@ export async function spendTotpCode(
   return true;
 }
 
-async function totpState(accountId: number) {
+/** The account's TOTP state: on or off, and the sealed secrets (the active one, the one waiting for a code). */
+export async function totpState(accountId: number) {
   const database = await db();
   const [row] = await database
     .select({
@@ -92,9 +98,6 @@ async function totpState(accountId: number) {
   if (!row) throw new Error(`account ${accountId} not found`);
   return row;
 }
-
-const invalidCode = () =>
-  badRequest("invalid_totp_code", "That code is not valid (or was already used); try the next one.");
 
 /** Starts enabling TOTP: a fresh secret, as text and as an otpauth:// QR, waiting for its first code. */
 export async function beginTotpSetup(accountId: number) {
@@ -114,29 +117,11 @@ export async function beginTotpSetup(accountId: number) {
   return { secret: secret.base32, otpauth_uri: uri, qr_data_uri: await qrDataUri(uri) };
 }
 
-/** Turns TOTP on once the user proves their app has the pending secret. */
-export async function confirmTotp(accountId: number, code: string, client: string) {
-  const state = await totpState(accountId);
-  if (state.enabled) throw conflict("totp_already_enabled", "Two-factor sign-in is already on.");
-  if (!state.pending) throw conflict("totp_not_started", "Start with POST /account/totp to get a secret.");
-  if (!(await spendTotpCode(accountId, code, state.pending, client))) throw invalidCode();
-  const database = await db();
-  await database
-    .update(accounts)
-    .set({ totpEnabled: true, totpSecretEnc: state.pending, totpPendingSecretEnc: null })
-    .where(eq(accounts.id, accountId));
-  return { totp_enabled: true };
-}
-
-/** Turns TOTP off; it takes a current code, so a stolen session alone cannot remove the second factor. */
-export async function disableTotp(accountId: number, code: string, client: string) {
-  const state = await totpState(accountId);
-  if (!state.enabled || !state.secret) throw conflict("totp_not_enabled", "Two-factor sign-in is not on.");
-  if (!(await spendTotpCode(accountId, code, state.secret, client))) throw invalidCode();
-  const database = await db();
-  await database
-    .update(accounts)
-    .set({ totpEnabled: false, totpSecretEnc: null, totpPendingSecretEnc: null })
-    .where(eq(accounts.id, accountId));
-  return { totp_enabled: false };
+/**
+ * Ends the account-wide count of wrong codes: called once the login token was replaced with a second factor,
+ * so the throttle that the old token's holder caused lifts with that token. Only someone who passed a second
+ * factor can trigger it, so it gives no guesser a fresh budget of their own making.
+ */
+export async function liftTotpThrottle(accountId: number): Promise<void> {
+  await limiters().totpAccountFailures.reset(String(accountId));
 }

@@ -26,7 +26,7 @@ export function apiClient(options: { apiKey?: string; clientAddress?: string } =
       if (options.apiKey) request.headers.set("authorization", `Bearer ${options.apiKey}`);
       // The API limits some calls per client address: pass on the browser's (signed), not this server's.
       if (options.clientAddress) {
-        const forwarded = forwardedClientHeaders(config().sessionSecret, options.clientAddress);
+        const forwarded = forwardedClientHeaders(config().clientAddressKey, options.clientAddress);
         for (const [name, value] of Object.entries(forwarded)) request.headers.set(name, value);
       }
       return request;

@@ -96,7 +96,7 @@ export interface paths {
         put?: never;
         /**
          * Replace the login token
-         * @description For a login token that leaked: returns a new one, shown only in this response; the old one stops working at once and every dashboard session is revoked. With two-factor sign-in on, send a current `totp_code`. Called with a session key (revoked too), the answer carries a new `session` to go on with.
+         * @description For a login token that leaked: returns a new one, shown only in this response; the old one stops working at once and every dashboard session is revoked. With two-factor sign-in on, send a current `totp_code` or a `recovery_code` (which works while TOTP codes are throttled; afterwards the account-wide TOTP throttle is lifted). Called with a session key (revoked too), the answer carries a new `session` to go on with. With `revoke_api_keys: true` the account's API keys are revoked too, except the key making the request (from a session: every API key); by default they are kept.
          */
         post: operations["rotateLoginToken"];
         delete?: never;
@@ -134,7 +134,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm and turn on two-factor sign-in */
+        /**
+         * Confirm and turn on two-factor sign-in
+         * @description The answer holds the account's 10 recovery codes, shown only here (stored as salted scrypt hashes): save them.
+         */
         post: operations["confirmTotp"];
         delete?: never;
         options?: never;
@@ -151,8 +154,35 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn off two-factor sign-in (needs a current code) */
+        /**
+         * Turn off two-factor sign-in (needs a current code or a recovery code)
+         * @description Send `code` or `recovery_code`. The recovery codes are deleted with the secret.
+         */
         post: operations["disableTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How many recovery codes are left
+         * @description Never the codes themselves: they are shown only when made.
+         */
+        get: operations["getRecoveryCodeStatus"];
+        put?: never;
+        /**
+         * Replace the recovery codes
+         * @description A new set of 10 codes, shown only in this response; the old set stops working at once. Takes a current `totp_code` or one of the old `recovery_code`s.
+         */
+        post: operations["regenerateRecoveryCodes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -174,7 +204,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description The body is optional. The full key is in this response only. At most 20 active keys per account.
+         * @description The body is optional. The full key is in this response only. At most 20 active keys per account. Made with a dashboard session key on an account with two-factor sign-in on, it takes a current `totp_code` (or a `recovery_code`): a session expires and dies with the login token, a key does not. API keys are asked for no code: they already hold every power a new key would have.
          */
         post: operations["createKey"];
         delete?: never;
@@ -218,7 +248,7 @@ export interface paths {
         put?: never;
         /**
          * Start a top-up
-         * @description `coin` defaults to `BTC`. A classic coin answers 201 with a pending Topup. `USDCBASE`, or the header `X-Payment-Mode: x402`, answers 402 with the x402 challenge in both wire versions: the v1 body (`X402Requirements`) and the v2 `PAYMENT-REQUIRED` header (base64 JSON `{x402Version: 2, error, resource: {url, description, mimeType}, accepts: [{scheme, network: "eip155:8453", amount, asset, payTo, maxTimeoutSeconds, extra}]}`). Re-send the same request with `X-PAYMENT` (v1: base64 of `{x402Version: 1, scheme, network, payload}`) or `PAYMENT-SIGNATURE` (v2: base64 of `{x402Version: 2, accepted, payload}`, where `accepted` must equal the offered requirement) to pay: the authorization must be for exactly the asked amount, to `payTo`, valid for at most `maxTimeoutSeconds`. The settled request answers 201 with the completed Topup and the settlement header of its version (`X-PAYMENT-RESPONSE` for v1, `PAYMENT-RESPONSE` for v2: base64 JSON `{success, transaction, network, payer}`); the same authorization sent again by the same account, in either version, answers 200 with the same top-up. One authorization credits at most once, whichever header carried it, exactly its own transfer's value, also when one transaction used several authorizations. Refused payment attempts are limited per account and per client address (`RATE_LIMIT_X402_ATTEMPTS`, default 30 per 10 minutes; paid ones do not count). At most 10 pending deposit top-ups per account.
+         * @description `coin` defaults to `BTC`. A classic coin answers 201 with a pending Topup. `USDCBASE`, or the header `X-Payment-Mode: x402`, answers 402 with the x402 challenge in both wire versions: the v1 body (`X402Requirements`) and the v2 `PAYMENT-REQUIRED` header (base64 JSON `{x402Version: 2, error, resource: {url, description, mimeType}, accepts: [{scheme, network: "eip155:8453", amount, asset, payTo, maxTimeoutSeconds, extra}]}`). Re-send the same request with `X-PAYMENT` (v1: base64 of `{x402Version: 1, scheme, network, payload}`) or `PAYMENT-SIGNATURE` (v2: base64 of `{x402Version: 2, accepted, payload}`, where `accepted` must equal the offered requirement) to pay: the authorization must be for exactly the asked amount, to `payTo`, valid for at most `maxTimeoutSeconds`. The settled request answers 201 with the completed Topup and the settlement header of its version (`X-PAYMENT-RESPONSE` for v1, `PAYMENT-RESPONSE` for v2: base64 JSON `{success, transaction, network, payer}`); the same authorization sent again by the same account, in either version, answers 200 with the same top-up. One authorization credits at most once, whichever header carried it, exactly its own transfer's value, also when one transaction used several authorizations. Refused payment attempts are limited per account and per client address (`RATE_LIMIT_X402_ATTEMPTS`, default 30 per 10 minutes; paid ones do not count). At most 10 pending deposit top-ups per account (409), and at most 100 deposit top-ups created per account in any 168 hours, whatever became of them (`RATE_LIMIT_DEPOSIT_TOPUPS`; 429 `too_many_topups` with `Retry-After` until the oldest of them leaves the window): each one keeps its address watched for late payments.
          */
         post: operations["createTopup"];
         delete?: never;
@@ -236,7 +266,7 @@ export interface paths {
         };
         /**
          * Poll a top-up
-         * @description The current state. Reading settles the top-up: a payment that reached its confirmations is credited to the balance here (exactly once, however many polls run at once), and a pending top-up past `expires_at` with nothing confirming becomes `expired`. Other accounts' refs answer 404.
+         * @description The current state. Reading settles the top-up: a payment that reached its confirmations is credited to the balance here (exactly once, however many polls run at once; its `credited_usd` and `credited_parts` say how), and a pending top-up past `expires_at` with nothing confirming becomes `expired`. Other accounts' refs answer 404.
          */
         get: operations["getTopup"];
         put?: never;
@@ -258,7 +288,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a pending top-up
-         * @description Only while nothing has been received. The address stays watched: a payment sent anyway is still credited.
+         * @description Only while nothing has been received. The quote ends (`expires_at` becomes now); the address stays watched: a payment sent anyway is still credited, as a late one.
          */
         post: operations["cancelTopup"];
         delete?: never;
@@ -364,7 +394,7 @@ export interface paths {
         put?: never;
         /**
          * Start, stop or reboot
-         * @description Performed on the host before the answer: `stop` is an ACPI shutdown, forced off after the stop timeout; `power_state` is what the host then reports.
+         * @description Performed on the host before the answer: `stop` is an ACPI shutdown, forced off after the stop timeout; `power_state` is what the host then reports. One host operation runs per server at a time, and each account has a limit on them (see 429).
          */
         post: operations["serverPowerAction"];
         delete?: never;
@@ -404,7 +434,7 @@ export interface paths {
         put?: never;
         /**
          * Set a new root password on the running machine
-         * @description Sets root's password inside the running machine through its QEMU guest agent (as a SHA-512 crypt hash), then stores it for /credentials. `root_password` is generated when omitted. The answer is the new login, as /credentials gives it, with `Cache-Control: no-store`. A stopped machine, or one whose image has no guest agent, is refused with 409 `guest_agent_unavailable` and keeps its password.
+         * @description Sets root's password inside the running machine through its QEMU guest agent (as a SHA-512 crypt hash), then stores it for /credentials. `root_password` is generated when omitted. The answer is the new login, as /credentials gives it, with `Cache-Control: no-store`. A stopped machine, or one whose image has no guest agent, is refused with 409 `guest_agent_unavailable` and keeps its password. The password counts as set only when the host confirms it: a change the host confirmed is always stored and returned, and one it did not confirm (cut off, an unexpected host error) is 502 `password_unconfirmed` with /credentials unchanged. It is recorded as the server's host operation while it runs.
          */
         post: operations["setServerRootPassword"];
         delete?: never;
@@ -519,7 +549,7 @@ export interface paths {
         };
         /**
          * Service health
-         * @description Public. 200 when the service and its database answer; 503 with the same body when not. `watchers` shows each deposit watcher's node (reachable, tip, cursor, lag); a coin whose node is unreachable answers `coin_unavailable` to new top-ups until it is back.
+         * @description Public. 200 when the service and its database answer; 503 with the same body when not. `watchers` shows the state of each deposit watcher's node (reachable, tip, cursor, lag, and what is wrong in plain words; never the node's address or its raw errors); a coin whose node is unreachable answers `coin_unavailable` to new top-ups until it is back.
          */
         get: operations["getHealth"];
         put?: never;
@@ -562,13 +592,28 @@ export interface components {
              * @example 492039
              */
             totp_code?: string;
+            /**
+             * @description One of the recovery codes shown when two-factor sign-in was turned on, in place of `totp_code` (send one of the two). Each works once; case, spaces and hyphens do not matter. Accepted while TOTP codes are throttled.
+             * @example 4K9Q-XW2M-T7HD
+             */
+            recovery_code?: string;
         };
         RotateLoginTokenRequest: {
             /**
-             * @description A current code, required when two-factor sign-in is on.
+             * @description A current code, required (or `recovery_code`) when two-factor sign-in is on.
              * @example 492039
              */
             totp_code?: string;
+            /**
+             * @description One of the recovery codes shown when two-factor sign-in was turned on, in place of `totp_code` (send one of the two). Each works once; case, spaces and hyphens do not matter. Accepted while TOTP codes are throttled.
+             * @example 4K9Q-XW2M-T7HD
+             */
+            recovery_code?: string;
+            /**
+             * @description Also revoke the account's API keys (default false). The key making this request is kept; called with a session key, every API key is revoked.
+             * @example true
+             */
+            revoke_api_keys?: boolean;
         };
         TotpCodeRequest: {
             /**
@@ -577,12 +622,48 @@ export interface components {
              */
             code: string;
         };
+        /** @description Send `code` or `recovery_code`. */
+        DisableTotpRequest: {
+            /**
+             * @description A current 6-digit code.
+             * @example 492039
+             */
+            code?: string;
+            /**
+             * @description One of the recovery codes shown when two-factor sign-in was turned on, in place of `totp_code` (send one of the two). Each works once; case, spaces and hyphens do not matter. Accepted while TOTP codes are throttled.
+             * @example 4K9Q-XW2M-T7HD
+             */
+            recovery_code?: string;
+        };
+        /** @description Send `totp_code` or `recovery_code`. */
+        SecondFactorRequest: {
+            /**
+             * @description A current 6-digit code.
+             * @example 492039
+             */
+            totp_code?: string;
+            /**
+             * @description One of the recovery codes shown when two-factor sign-in was turned on, in place of `totp_code` (send one of the two). Each works once; case, spaces and hyphens do not matter. Accepted while TOTP codes are throttled.
+             * @example 4K9Q-XW2M-T7HD
+             */
+            recovery_code?: string;
+        };
         CreateKeyRequest: {
             /**
              * @description Optional label, 1 to 64 characters.
              * @example ci
              */
             name?: string;
+            /**
+             * @description A current code: required when the request is made with a dashboard session key and two-factor sign-in is on (or send `recovery_code`). Not asked of API keys.
+             * @example 492039
+             */
+            totp_code?: string;
+            /**
+             * @description One of the recovery codes shown when two-factor sign-in was turned on, in place of `totp_code` (send one of the two). Each works once; case, spaces and hyphens do not matter. Accepted while TOTP codes are throttled.
+             * @example 4K9Q-XW2M-T7HD
+             */
+            recovery_code?: string;
         };
         CreateTopupRequest: {
             /**
@@ -802,6 +883,8 @@ export interface components {
             login_token: string;
             /** @description How many sessions of the old token were revoked. */
             sessions_revoked: number;
+            /** @description How many API keys were revoked (0 unless `revoke_api_keys`). */
+            api_keys_revoked: number;
             /** @description Only when the request was made with a session key (which is revoked too): a new session to go on with. */
             session?: components["schemas"]["Session"];
         };
@@ -813,8 +896,28 @@ export interface components {
             /** @description PNG data URI of a QR code of otpauth_uri. */
             qr_data_uri: string;
         };
+        TotpEnabled: {
+            /** @constant */
+            totp_enabled: true;
+            /** @description Ten recovery codes, each usable once in place of a TOTP code. Shown only here: save them. */
+            recovery_codes: string[];
+        };
         TotpState: {
             totp_enabled: boolean;
+        };
+        /** @description How many recovery codes are left, never the codes. */
+        RecoveryCodeStatus: {
+            /**
+             * @description Unused recovery codes left (0 with two-factor sign-in off).
+             * @example 9
+             */
+            remaining: number;
+            /** @description When the current set was made; null when none is left. */
+            created_at: string | null;
+        };
+        RecoveryCodes: {
+            /** @description Ten recovery codes, each usable once in place of a TOTP code. Shown only here: save them. */
+            recovery_codes: string[];
         };
         ApiKeyList: {
             /** @description Active keys, oldest first. */
@@ -916,7 +1019,7 @@ export interface components {
             deposit_network: string | null;
             /** @description PNG data URI of a QR code of `payment_uri` (null for x402 top-ups). */
             qr_data_uri: string | null;
-            /** @description When the quoted amount stops being valid; null for x402 top-ups. */
+            /** @description When the quoted amount stops being valid (cancelling ends it then); null for x402 top-ups. */
             expires_at: string | null;
             /**
              * @description A URI wallets understand (BIP21, EIP-681, monero:), the content of the QR code.
@@ -924,7 +1027,7 @@ export interface components {
              */
             payment_uri: string | null;
             /**
-             * @description USD per deposit coin, locked for this top-up.
+             * @description USD per deposit coin, locked for this top-up: the asked amount is paid at it, and no coin of it is credited above it.
              * @example 97000
              */
             rate_usd: string;
@@ -936,7 +1039,7 @@ export interface components {
             received_amount: string;
             /** @description Total with enough confirmations, in the deposit coin. */
             confirmed_amount: string;
-            /** @description USD credited to the balance by this top-up. Equals amount_usd when paid as asked; partial, late and extra payments are credited at the locked rate. */
+            /** @description USD credited to the balance by this top-up. Equals amount_usd when paid as asked in time; a partial payment in time is credited at the locked rate; coins beyond the asked amount or paid after the quote ended at the lower of the locked rate and the market rate when credited (see each payment's `credited_parts`). */
             credited_usd: number;
             payments: components["schemas"]["TopupPayment"][];
             /** @description For x402 top-ups, the wallet that paid. */
@@ -964,6 +1067,35 @@ export interface components {
             explorer_url: string | null;
             /** @description True when the transaction left the mempool without being mined (replaced by a double spend or evicted): it is not counted and will not be credited unless it is seen again. */
             dropped: boolean;
+            /**
+             * @description USD this payment added to the balance, the sum of `credited_parts`; null until it has its confirmations.
+             * @example 37.5
+             */
+            credited_usd: number | null;
+            /** @description How this payment was credited, part by part; empty until it has its confirmations. */
+            credited_parts: components["schemas"]["CreditedPart"][];
+        };
+        CreditedPart: {
+            /**
+             * @description `quote`: paid the asked amount while the quote held, at the locked rate (the asked amount in full credits exactly `amount_usd`). `excess`: beyond the asked amount, paid while the quote held. `late`: paid after the quote ended (`expires_at` passed, or the top-up was cancelled). `excess` and `late` coins are valued at the lower of the locked rate and the market rate when they were credited.
+             * @enum {string}
+             */
+            kind: "quote" | "excess" | "late";
+            /**
+             * @description Coins in this part, in the deposit coin.
+             * @example 0.00025000
+             */
+            amount: string;
+            /**
+             * @description USD per coin this part was valued at.
+             * @example 50000
+             */
+            rate_usd: string;
+            /**
+             * @description USD credited for this part, rounded down to the cent.
+             * @example 12.5
+             */
+            usd: number;
         };
         /** @description The x402 (v1) challenge. Sign an EIP-3009 TransferWithAuthorization for exactly `maxAmountRequired` and re-send the same request with the `X-PAYMENT` header. */
         X402Requirements: {
@@ -1195,6 +1327,22 @@ export interface components {
             username: "root";
             password: string;
         };
+        ServerBusy: {
+            /** @constant */
+            error: "server_busy";
+            /** @example This server is busy with a stop (since 2026-11-24T10:00:00.000Z); try again once it has finished. */
+            message: string;
+            /**
+             * @description What the server is doing: a power action, a root password change, a reinstall, ...
+             * @enum {string}
+             */
+            operation: "start" | "stop" | "reboot" | "password" | "reinstall" | "provision" | "destroy";
+            /**
+             * Format: date-time
+             * @description When that operation was asked for.
+             */
+            since: string;
+        };
         ConsoleTicket: {
             /**
              * @description Single use, bound to this account and server, valid until `expires_at`. Offer it as the subprotocol `ticket.<ticket>` beside `protocol` when opening `websocket_url`. Never put it in a URL.
@@ -1347,7 +1495,7 @@ export interface components {
                  */
                 checked_at: string;
             };
-            /** @description Each deposit watcher and the node it reads. */
+            /** @description Each deposit watcher and the state of the node it reads. */
             watchers: {
                 /** @description The watcher, e.g. `utxo:litecoin`, `evm:ethereum`, `demo`. */
                 name: string;
@@ -1360,8 +1508,11 @@ export interface components {
                  * @enum {string}
                  */
                 status: "ok" | "unreachable" | "stale" | "starting";
-                /** @description The node's RPC URL, without credentials. */
-                node: string | null;
+                /**
+                 * @description What is wrong, in plain words (no node address or raw error: those go to the service's log, once each time they change); null when the status is `ok` or `starting`.
+                 * @example The node does not accept connections.
+                 */
+                problem: string | null;
                 /** @description The node's best block height. */
                 tip: number | null;
                 /** @description The last block scanned. */
@@ -1370,8 +1521,6 @@ export interface components {
                 lag: number | null;
                 /** @description When it last polled its node. */
                 checked_at: string | null;
-                /** @description Why the last poll failed. */
-                error: string | null;
                 /** @description Payments credited and later reorged out of the chain: the operator must check them. */
                 flagged_payments: number;
             }[];
@@ -1380,6 +1529,8 @@ export interface components {
              * @enum {string}
              */
             provisioner: "simulated" | "libvirt";
+            /** @description True when demo mode builds real machines (`ALLOW_DEMO_LIBVIRT=1`, for test machines only): simulated payments then fund real servers. */
+            demo_libvirt: boolean;
             /**
              * Format: date-time
              * @description The server's clock.
@@ -1606,7 +1757,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_login`, `invalid_totp_code`. */
+            /** @description Bad body, or both a TOTP code and a recovery code. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_login`, `invalid_totp_code`, `invalid_recovery_code`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1615,7 +1766,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Wrong token, TOTP code missing, or wrong/used code. Codes: `invalid_login`, `totp_required`, `invalid_totp_code`. */
+            /** @description Wrong token, second factor missing, or a wrong/used TOTP or recovery code. Codes: `invalid_login`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1624,7 +1775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed sign-ins from this address, or wrong TOTP codes for this account from this address (or from all addresses). Codes: `rate_limited`. */
+            /** @description Too many failed sign-ins from this address, wrong TOTP codes for this account from this address (or from all addresses), or wrong recovery codes for this account from this address. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1793,7 +1944,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginTokenRotated"];
                 };
             };
-            /** @description Bad body, or the TOTP code is missing, wrong or used. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`. */
+            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1811,7 +1962,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            /** @description Too many wrong codes: TOTP codes from this address or on this account, or recovery codes from this address. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1912,13 +2063,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description On. */
+            /** @description On, with the recovery codes. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TotpState"];
+                    "application/json": components["schemas"]["TotpEnabled"];
                 };
             };
             /** @description Wrong or used code. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_totp_code`. */
@@ -1983,7 +2134,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TotpCodeRequest"];
+                "application/json": components["schemas"]["DisableTotpRequest"];
             };
         };
         responses: {
@@ -1996,7 +2147,7 @@ export interface operations {
                     "application/json": components["schemas"]["TotpState"];
                 };
             };
-            /** @description Wrong or used code. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_totp_code`. */
+            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2023,7 +2174,135 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many code attempts on this account. Codes: `rate_limited`. */
+            /** @description Too many wrong codes: TOTP codes from this address or on this account, or recovery codes from this address. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRecoveryCodeStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The count. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodeStatus"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    regenerateRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecondFactorRequest"];
+            };
+        };
+        responses: {
+            /** @description The new codes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodes"];
+                };
+            };
+            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Two-factor sign-in is not on. Codes: `totp_not_enabled`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many wrong codes: TOTP codes from this address or on this account, or recovery codes from this address. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2124,7 +2403,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
-            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_name`. */
+            /** @description Bad body, or (from a session, with TOTP on) the code is missing, wrong or used. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_name`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2169,7 +2448,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            /** @description Too many wrong codes (from a session), or too many bad API keys from this address. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2389,7 +2668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description x402: payment required (`payment_required`), or the payment was refused before any chain transaction: `payment_amount_mismatch`, `payment_recipient_mismatch`, `payment_network_mismatch`, `payment_scheme_mismatch`, `payment_requirements_mismatch`, `payment_expired`, `payment_not_yet_valid`, `payment_validity_too_long`, `invalid_payment_signature`, `insufficient_funds`, `payment_already_used`, `payment_rejected`, `payment_failed`. The body (v1) and the `PAYMENT-REQUIRED` header (v2) always carry the requirements to sign afresh. */
+            /** @description x402: payment required (`payment_required`), or the payment was refused before any chain transaction: `payment_amount_mismatch`, `payment_recipient_mismatch`, `payment_network_mismatch`, `payment_scheme_mismatch`, `payment_requirements_mismatch`, `payment_expired`, `payment_not_yet_valid`, `payment_validity_too_long`, `invalid_payment_signature`, `payment_wallet_not_deployed`, `insufficient_funds`, `payment_already_used`, `payment_rejected`, `payment_failed`. The body (v1) and the `PAYMENT-REQUIRED` header (v2) always carry the requirements to sign afresh. */
             402: {
                 headers: {
                     /** @description x402 v2 challenge: base64 JSON `{x402Version: 2, error, resource, accepts}` for the same offer. */
@@ -2400,7 +2679,7 @@ export interface operations {
                     "application/json": components["schemas"]["X402Requirements"];
                 };
             };
-            /** @description Too many pending top-ups, this payment is being settled by another request (retry), it was used by another account, or the Idempotency-Key's first request is still running. Codes: `too_many_pending_topups`, `payment_in_progress`, `payment_already_used`, `idempotency_key_in_use`. */
+            /** @description Too many pending top-ups, this payment is being settled by another request (retry), it was used by another account, it was used on chain without this service claiming it first (`payment_settled_elsewhere`: it credits no account), or the Idempotency-Key's first request is still running. Codes: `too_many_pending_topups`, `payment_in_progress`, `payment_already_used`, `payment_settled_elsewhere`, `idempotency_key_in_use`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2436,7 +2715,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This client address sent too many bad API keys, or this account or client address made too many refused x402 attempts (`RATE_LIMIT_X402_ATTEMPTS`); nothing was read on chain, charged or credited. Retry after `Retry-After` seconds with the same X-PAYMENT. Codes: `rate_limited`. */
+            /** @description This client address sent too many bad API keys, or this account or client address made too many refused x402 attempts (`RATE_LIMIT_X402_ATTEMPTS`; nothing was read on chain, charged or credited: retry after `Retry-After` seconds with the same X-PAYMENT), or this account made as many deposit top-ups in the window as it may (`too_many_topups`, `RATE_LIMIT_DEPOSIT_TOPUPS`; nothing was created). Codes: `rate_limited`, `too_many_topups`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3222,16 +3501,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Only an active server can be powered. Codes: `server_not_active`. */
+            /** @description `server_not_active`: only an active server can be powered. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_not_active`, `server_busy`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ServerBusy"] | components["schemas"]["Error"];
                 };
             };
-            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            /** @description Too many host operations for this account (power actions, root password changes and reinstalls together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3312,13 +3591,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `server_not_active`: only an active server can be reinstalled; `os_unavailable`: no image for the OS here; `idempotency_key_in_use`: the key's first request is still running. Nothing changes. Codes: `server_not_active`, `os_unavailable`, `idempotency_key_in_use`. */
+            /** @description `server_not_active`: only an active server can be reinstalled; `os_unavailable`: no image for the OS here; `idempotency_key_in_use`: the key's first request is still running. Nothing changes. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_not_active`, `os_unavailable`, `idempotency_key_in_use`, `server_busy`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ServerBusy"] | components["schemas"]["Error"];
                 };
             };
             /** @description The Idempotency-Key was used with a different body. Codes: `idempotency_key_reused`. */
@@ -3330,7 +3609,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            /** @description Too many host operations for this account (power actions, root password changes and reinstalls together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3408,16 +3687,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `server_not_active`: the server is not active; `guest_agent_unavailable`: the machine is stopped or its guest agent does not answer. The password is unchanged. Codes: `server_not_active`, `guest_agent_unavailable`. */
+            /** @description `server_not_active`: the server is not active; `guest_agent_unavailable`: the machine is stopped or its guest agent does not answer. The password is unchanged. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_not_active`, `guest_agent_unavailable`, `server_busy`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ServerBusy"] | components["schemas"]["Error"];
                 };
             };
-            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            /** @description Too many host operations for this account (power actions, root password changes and reinstalls together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3432,9 +3711,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            /** @description The host did not confirm the change: the machine may have the old or the new password. /credentials keeps the old one; set a password again (a confirmed change makes both agree). Codes: `password_unconfirmed`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `host_unreachable`: the server's host cannot be reached, nothing was changed (with `Retry-After`); `service_unavailable`: the database is briefly unreachable. Codes: `host_unreachable`, `service_unavailable`. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -2,7 +2,8 @@
  * Every error code the API answers with: its usual HTTP status and a default sentence. ApiError takes only
  * these codes (the compiler checks each throw site), and the OpenAPI document is tested to name every one,
  * so a new code cannot go undocumented. A few codes also appear under a second status where the spec says so
- * (e.g. `invalid_totp_code` is 401 at sign-in); the throw site passes that status itself.
+ * (e.g. `invalid_totp_code` and `invalid_recovery_code` are 401 at sign-in); the throw site passes that
+ * status itself.
  */
 type Entry = { status: number; message: string };
 
@@ -29,6 +30,7 @@ export const ERROR_CODES = {
   invalid_login: { status: 401, message: "The login token is not valid." },
   totp_required: { status: 401, message: "This account signs in with a TOTP code too." },
   invalid_totp_code: { status: 400, message: "The TOTP code is wrong or was already used." },
+  invalid_recovery_code: { status: 400, message: "The recovery code is wrong or was already used." },
   not_a_session: { status: 409, message: "The key is an API key, not a session key." },
   totp_already_enabled: { status: 409, message: "Two-factor sign-in is already on." },
   totp_not_enabled: { status: 409, message: "Two-factor sign-in is not on." },
@@ -58,6 +60,20 @@ export const ERROR_CODES = {
   out_of_capacity: { status: 409, message: "No host has room for this server now." },
   server_not_active: { status: 409, message: "Only an active server can do this." },
   server_terminated: { status: 409, message: "The server is terminated." },
+  server_busy: {
+    status: 409,
+    message:
+      "The server is busy with another operation (named with its start time); try again once it has finished.",
+  },
+  password_unconfirmed: {
+    status: 502,
+    message:
+      "The host did not confirm the new root password, so it may or may not be set; /credentials keeps the last confirmed one. Set a password again.",
+  },
+  host_unreachable: {
+    status: 503,
+    message: "The server's host cannot be reached right now; nothing was changed. Retry shortly.",
+  },
   // Top-ups and payments
   invalid_amount: {
     status: 400,
@@ -69,6 +85,10 @@ export const ERROR_CODES = {
   coin_unavailable: { status: 400, message: "This coin is not accepted now." },
   invalid_payment: { status: 400, message: "The payment header is not a valid payment." },
   too_many_pending_topups: { status: 409, message: "Too many pending top-ups." },
+  too_many_topups: {
+    status: 429,
+    message: "This account made as many deposit top-ups lately as it may; retry after Retry-After seconds.",
+  },
   topup_not_pending: { status: 409, message: "The top-up is not pending." },
   payment_received: { status: 409, message: "A payment has arrived for this top-up." },
   not_simulated: { status: 409, message: "This top-up's network is watched on a real chain." },
@@ -83,11 +103,16 @@ export const ERROR_CODES = {
   payment_not_yet_valid: { status: 402, message: "The authorization is not valid yet." },
   payment_validity_too_long: { status: 402, message: "The authorization is valid for too long." },
   invalid_payment_signature: { status: 402, message: "The authorization's signature is not valid." },
+  payment_wallet_not_deployed: { status: 402, message: "The paying smart wallet is not deployed yet." },
   insufficient_funds: { status: 402, message: "The paying wallet does not hold enough USDC." },
   payment_rejected: { status: 402, message: "The payment was rejected." },
   payment_failed: { status: 402, message: "The payment did not settle." },
   payment_already_used: { status: 409, message: "This payment authorization has already been used." },
   payment_in_progress: { status: 409, message: "This payment is being settled." },
+  payment_settled_elsewhere: {
+    status: 409,
+    message: "This authorization was used on chain, not through this service.",
+  },
   payment_pending: { status: 503, message: "The payment is still settling; retry shortly." },
   payment_network_unavailable: { status: 503, message: "The payment network is unreachable; retry shortly." },
   // Idempotency, limits, demo and the service itself

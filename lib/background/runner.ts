@@ -11,6 +11,7 @@ import { firstLine } from "@/lib/log";
 import { processWide } from "@/lib/process-wide";
 import { runServerLifecycle } from "@/lib/servers/lifecycle";
 import { pace } from "./pace";
+import { pruneWhenDue } from "./retention";
 
 /** One message per problem per minute: a chain that is down must not flood the log. */
 const lastLogged = new Map<string, number>();
@@ -57,9 +58,8 @@ export async function runWatcherPass(): Promise<void> {
       try {
         touched = await watcher.poll();
       } catch (error) {
-        const reason = describeFailure(error);
-        await recordWatcherError(watcher.name, reason);
-        logThrottled(watcher.name, `watcher ${watcher.name}: ${reason}`);
+        // Logged by recordWatcherError when the reason changes.
+        await recordWatcherError(watcher.name, describeFailure(error));
         continue;
       }
       await settleTopups(nextToSettle(touched));
@@ -87,7 +87,8 @@ async function maintainIfEmbedded(): Promise<void> {
 
 /**
  * One pass of background work: upkeep of the embedded database, the deposit watchers and top-up expiry,
- * then the server lifecycle (provisioning, renewals, suspensions, terminations).
+ * then the server lifecycle (provisioning, renewals, suspensions, terminations), and now and then the
+ * deletion of rows past their retention.
  */
 export async function runBackgroundPass(): Promise<void> {
   await maintainIfEmbedded();
@@ -96,6 +97,11 @@ export async function runBackgroundPass(): Promise<void> {
     await runServerLifecycle();
   } catch (error) {
     logThrottled("servers", `server lifecycle: ${firstLine(error)}`);
+  }
+  try {
+    await pruneWhenDue();
+  } catch (error) {
+    logThrottled("retention", `pruning finished jobs and old idempotency keys: ${firstLine(error)}`);
   }
 }
 

@@ -53,6 +53,8 @@ export const FORWARDED: readonly Forwarded[] = [
   { method: "POST", path: "/totp", to: "/account/totp" },
   { method: "POST", path: "/totp/confirm", to: "/account/totp/confirm" },
   { method: "POST", path: "/totp/disable", to: "/account/totp/disable" },
+  { method: "GET", path: "/recovery-codes", to: "/account/recovery-codes" },
+  { method: "POST", path: "/recovery-codes", to: "/account/recovery-codes" },
 ];
 
 /** The parameters of `segments` under `pattern`, or undefined when they do not fit it. */

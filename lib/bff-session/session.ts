@@ -13,7 +13,7 @@ export const DASHBOARD_COOKIE_TTL_SECONDS = SESSION_KEY_TTL_SECONDS;
 export function sessionOptions(): SessionOptions {
   const production = config().mode === "production";
   return {
-    password: config().sessionSecret,
+    password: config().sessionPasswords,
     // `__Host-` binds the cookie to this exact origin over HTTPS; demo mode runs on plain http://127.0.0.1.
     cookieName: production ? "__Host-vps_session" : "vps_session",
     ttl: DASHBOARD_COOKIE_TTL_SECONDS,

@@ -20,7 +20,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileTestToken } from "@/scripts/compile-contracts";
 import { type LocalChain, startAnvil } from "./anvil";
 import artifact from "./contracts/test-token.json";
-import { fundNativeBalance, installTestToken, mintTestToken, type TestTokenSpec } from "./test-token";
+import { deployTestSmartWallet, NEVER_BURNS } from "./test-smart-wallet";
+import {
+  fundNativeBalance,
+  installTestToken,
+  mintTestToken,
+  type TestTokenSpec,
+  type TransferAuthorization,
+} from "./test-token";
 import { testTokenAbi } from "./test-token-abi";
 
 const TIMEOUT = 60_000;
@@ -56,14 +63,7 @@ async function chainNow(): Promise<bigint> {
   return (await publicClient().getBlock()).timestamp;
 }
 
-type Authorization = {
-  from: `0x${string}`;
-  to: `0x${string}`;
-  value: bigint;
-  validAfter: bigint;
-  validBefore: bigint;
-  nonce: Hex;
-};
+type Authorization = TransferAuthorization;
 
 async function authorize(
   signer: LocalAccount,
@@ -91,13 +91,25 @@ function vrs(signature: Hex): [number, Hex, Hex] {
   return [v === undefined ? 27 + yParity : Number(v), r, s];
 }
 
-function simulateVrs(auth: Authorization, signature: Hex) {
+function simulateVrs(auth: Authorization, signature: Hex, gas?: bigint) {
   return publicClient().simulateContract({
     account: relayer,
     address: token,
     abi: testTokenAbi,
     functionName: "transferWithAuthorization",
     args: [auth.from, auth.to, auth.value, auth.validAfter, auth.validBefore, auth.nonce, ...vrs(signature)],
+    gas,
+  });
+}
+
+/** The `bytes signature` overload, as a contract wallet's signature is usually sent. */
+function simulateBytes(auth: Authorization, signature: Hex) {
+  return publicClient().simulateContract({
+    account: relayer,
+    address: token,
+    abi: testTokenAbi,
+    functionName: "transferWithAuthorization",
+    args: [auth.from, auth.to, auth.value, auth.validAfter, auth.validBefore, auth.nonce, signature],
   });
 }
 
@@ -251,22 +263,7 @@ describe("EIP-3009", () => {
       const payee = privateKeyToAccount(generatePrivateKey()).address;
       const { auth, signature } = await authorize(payer, { to: payee, value: 2_000_000n });
       const client = publicClient();
-      const args = [
-        auth.from,
-        auth.to,
-        auth.value,
-        auth.validAfter,
-        auth.validBefore,
-        auth.nonce,
-        signature,
-      ] as const;
-      const { request } = await client.simulateContract({
-        account: relayer,
-        address: token,
-        abi: testTokenAbi,
-        functionName: "transferWithAuthorization",
-        args,
-      });
+      const { request } = await simulateBytes(auth, signature);
       const receipt = await client.waitForTransactionReceipt({
         hash: await relayerClient().writeContract(request),
       });
@@ -274,15 +271,7 @@ describe("EIP-3009", () => {
       const events = parseEventLogs({ abi: testTokenAbi, logs: receipt.logs });
       expect(events.map((e) => e.eventName)).toEqual(["AuthorizationUsed", "Transfer"]);
       expect(await balanceOf(payee)).toBe(2_000_000n);
-      await expect(
-        client.simulateContract({
-          account: relayer,
-          address: token,
-          abi: testTokenAbi,
-          functionName: "transferWithAuthorization",
-          args,
-        }),
-      ).rejects.toThrow(/authorization is used or canceled/);
+      await expect(simulateBytes(auth, signature)).rejects.toThrow(/authorization is used or canceled/);
     },
     TIMEOUT,
   );
@@ -368,6 +357,40 @@ describe("EIP-3009", () => {
         }),
       ]);
       await expect(simulateVrs(auth, signature)).rejects.toThrow(/authorization is used or canceled/);
+    },
+    TIMEOUT,
+  );
+});
+
+describe("contract-wallet authorizers (ERC-1271), as in FiatToken v2.2", () => {
+  it(
+    "a wallet's owner signs for it: both overloads settle; a stranger's signature and a gas-burning wallet are refused",
+    async () => {
+      const owner = privateKeyToAccount(generatePrivateKey());
+      const wallet = await deployTestSmartWallet(chain.rpcUrl, owner.address, NEVER_BURNS);
+      await mintTestToken(chain.rpcUrl, token, wallet, 10_000_000n);
+      const payee = privateKeyToAccount(generatePrivateKey()).address;
+
+      const first = await authorize(owner, { from: wallet, to: payee, value: 1_000_000n });
+      const { request } = await simulateVrs(first.auth, first.signature);
+      const hash = await relayerClient().writeContract(request);
+      expect((await publicClient().waitForTransactionReceipt({ hash })).status).toBe("success");
+
+      const second = await authorize(owner, { from: wallet, to: payee, value: 2_000_000n });
+      const bytesRequest = await simulateBytes(second.auth, second.signature);
+      const bytesHash = await relayerClient().writeContract(bytesRequest.request);
+      expect((await publicClient().waitForTransactionReceipt({ hash: bytesHash })).status).toBe("success");
+      expect(await balanceOf(payee)).toBe(3_000_000n);
+      expect(await balanceOf(wallet)).toBe(7_000_000n);
+
+      const stranger = privateKeyToAccount(generatePrivateKey());
+      const forged = await authorize(stranger, { from: wallet, to: payee, value: 1_000_000n });
+      await expect(simulateVrs(forged.auth, forged.signature)).rejects.toThrow(/invalid signature/);
+
+      const burner = await deployTestSmartWallet(chain.rpcUrl, owner.address, 0n);
+      await mintTestToken(chain.rpcUrl, token, burner, 10_000_000n);
+      const burnt = await authorize(owner, { from: burner, to: payee, value: 1_000_000n });
+      await expect(simulateVrs(burnt.auth, burnt.signature, 400_000n)).rejects.toThrow(/invalid signature/);
     },
     TIMEOUT,
   );

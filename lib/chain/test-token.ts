@@ -21,6 +21,16 @@ import { testTokenAbi } from "./test-token-abi";
 
 export type TestTokenSpec = { name: string; version: string; symbol: string; decimals: number };
 
+/** An EIP-3009 `TransferWithAuthorization` message, as a payer signs it. */
+export type TransferAuthorization = {
+  from: `0x${string}`;
+  to: `0x${string}`;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  nonce: Hex;
+};
+
 type Address = `0x${string}`;
 
 /** Sender of the helper transactions: impersonated and given ether on demand, nobody holds its key. */

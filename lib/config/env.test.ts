@@ -25,8 +25,9 @@ describe("configuration", () => {
     expect(existsSync(file)).toBe(true);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const second = parseConfig({ DATA_DIR: dir });
-    expect(second.sessionSecret).toBe(first.sessionSecret);
-    expect(JSON.parse(readFileSync(file, "utf8")).sessionSecret).toBe(first.sessionSecret);
+    expect(second.sessionPasswords).toEqual(first.sessionPasswords);
+    expect(second.clientAddressKey.equals(first.clientAddressKey)).toBe(true);
+    expect(JSON.parse(readFileSync(file, "utf8")).sessionSecret).toBe(first.sessionPasswords["1"]);
   });
 
   it("switches to production when production secrets are given, generating nothing", () => {
@@ -86,6 +87,7 @@ describe("configuration", () => {
     const parsed = parseConfig({
       DATA_DIR: dataDir(),
       PROVISIONER: "libvirt",
+      ALLOW_DEMO_LIBVIRT: "1",
       HYPERVISORS: JSON.stringify(hosts),
       SERVER_MEMORY_CAP_MB: "1024",
     });
@@ -113,17 +115,105 @@ describe("configuration", () => {
     ).toThrow(/unique/);
   });
 
+  it("refuses hosts whose guests would be unreachable or whose host key would go unchecked", () => {
+    const host = { name: "nl-1", location: "nl", memory_mb: 8192, vcpus: 4, disk_gb: 200 };
+    const bridge = {
+      bridge: "br0",
+      ipv4_pool: "203.0.113.10-203.0.113.40",
+      ipv4_prefix: 24,
+      ipv4_gateway: "203.0.113.1",
+    };
+    const parse = (uri: string, extra: object = {}) =>
+      parseConfig({
+        DATA_DIR: dataDir(),
+        PROVISIONER: "libvirt",
+        ALLOW_DEMO_LIBVIRT: "1",
+        HYPERVISORS: JSON.stringify([{ ...host, uri, ...extra }]),
+      }).servers.hypervisors[0]?.uri;
+    // A host that is not this machine needs a bridge: forwarded ports would be on its own loopback.
+    for (const uri of ["qemu+ssh://root@hv2.example.net/system", "qemu+libssh://root@10.0.0.2:2222/system"]) {
+      expect(() => parse(uri)).toThrow(ConfigError);
+      expect(() => parse(uri)).toThrow(/nl-1 needs a bridge .*only works for a host on this machine/);
+      expect(parse(uri, bridge)).toBe(uri);
+    }
+    // This machine, also through an SSH transport to its own loopback, may forward ports.
+    for (const uri of [
+      "qemu:///system",
+      "qemu+ssh://root@127.0.0.1:2222/system",
+      "qemu+ssh://localhost/system",
+    ]) {
+      expect(parse(uri)).toBe(uri);
+    }
+    // A URI that turns the SSH host-key check off is refused, bridge or not.
+    for (const query of [
+      "no_verify=1",
+      "No_Verify=yes",
+      "known_hosts_verify=ignore",
+      "known_hosts_verify=Auto",
+    ]) {
+      const uri = `qemu+libssh://root@hv2.example.net/system?keyfile=/etc/vps/hv-key&${query}`;
+      expect(() => parse(uri, bridge)).toThrow(/nl-1 turns SSH host-key checking off/);
+    }
+    const checked = "qemu+libssh://root@hv2.example.net/system?no_verify=0&known_hosts_verify=normal";
+    expect(parse(checked, bridge)).toBe(checked);
+  });
+
+  it("refuses real machines in demo mode unless ALLOW_DEMO_LIBVIRT=1 marks a test machine", () => {
+    const libvirt = {
+      PROVISIONER: "libvirt",
+      HYPERVISORS: JSON.stringify([
+        { name: "nl-1", location: "nl", uri: "qemu:///system", memory_mb: 8192, vcpus: 4, disk_gb: 200 },
+      ]),
+    };
+    // Demo payments would buy real machines: a clear refusal naming the way out.
+    const demo = () => parseConfig({ DATA_DIR: dataDir(), ...libvirt });
+    expect(demo).toThrow(ConfigError);
+    expect(demo).toThrow(/PROVISIONER: libvirt builds real machines.*production mode.*ALLOW_DEMO_LIBVIRT=1/);
+    expect(() => parseConfig({ DATA_DIR: dataDir(), ...libvirt, ALLOW_DEMO_LIBVIRT: "0" })).toThrow(
+      /ALLOW_DEMO_LIBVIRT=1/,
+    );
+    const allowed = parseConfig({ DATA_DIR: dataDir(), ...libvirt, ALLOW_DEMO_LIBVIRT: "1" });
+    expect([allowed.mode, allowed.servers.provisioner, allowed.servers.demoLibvirt]).toEqual([
+      "demo",
+      "libvirt",
+      true,
+    ]);
+    // Production takes libvirt without the switch, and refuses the switch, which means nothing there.
+    const production = {
+      DATA_DIR: dataDir(),
+      SESSION_SECRET: SECRET,
+      ENCRYPTION_KEY: KEY,
+      ...X402,
+      ...libvirt,
+    };
+    expect(parseConfig(production).servers).toMatchObject({ provisioner: "libvirt", demoLibvirt: false });
+    expect(() => parseConfig({ ...production, ALLOW_DEMO_LIBVIRT: "1" })).toThrow(
+      /ALLOW_DEMO_LIBVIRT: only for demo mode/,
+    );
+    // The switch alone changes nothing for the simulated provisioner.
+    expect(parseConfig({ DATA_DIR: dataDir(), ALLOW_DEMO_LIBVIRT: "1" }).servers.demoLibvirt).toBe(false);
+    expect(() => parseConfig({ DATA_DIR: dataDir(), ALLOW_DEMO_LIBVIRT: "yes" })).toThrow(
+      /ALLOW_DEMO_LIBVIRT/,
+    );
+  });
+
   it("reads rate limits written as COUNT/WINDOW", () => {
     const config = parseConfig({
       DATA_DIR: dataDir(),
       RATE_LIMIT_ACCOUNT_CREATE: "3/30s",
       RATE_LIMIT_AUTH_FAILURES: "7/2h",
       RATE_LIMIT_X402_ATTEMPTS: "5/1m",
+      RATE_LIMIT_HOST_OPERATIONS: "4/2m",
     });
+    expect(config.rateLimits.hostOperations).toEqual({ limit: 4, windowSeconds: 120 });
     expect(config.rateLimits.accountCreate).toEqual({ limit: 3, windowSeconds: 30 });
     expect(config.rateLimits.authFailures).toEqual({ limit: 7, windowSeconds: 7200 });
     expect(config.rateLimits.x402Attempts).toEqual({ limit: 5, windowSeconds: 60 });
     expect(parseConfig({ DATA_DIR: dataDir() }).rateLimits.x402Attempts).toEqual({
+      limit: 30,
+      windowSeconds: 600,
+    });
+    expect(parseConfig({ DATA_DIR: dataDir() }).rateLimits.hostOperations).toEqual({
       limit: 30,
       windowSeconds: 600,
     });

@@ -7,6 +7,7 @@ import { privateKeyToAddress } from "viem/accounts";
 import { z } from "zod";
 import { LOCATIONS } from "@/lib/catalog/catalog";
 import { isDepositCoin, USDT_ERC20_MAINNET, USDT_TRC20 } from "@/lib/coins/registry";
+import { deriveSecrets } from "@/lib/crypto/subkeys";
 import {
   generateDemoWatchOnlyKeys,
   validateWatchOnlyKeys,
@@ -136,10 +137,13 @@ const envSchema = z.object({
   RATE_LIMIT_AUTH_FAILURES: rateLimitSpec.prefault("20/10m"),
   RATE_LIMIT_LOGIN_FAILURES: rateLimitSpec.prefault("10/15m"),
   RATE_LIMIT_TOTP_FAILURES: rateLimitSpec.prefault("5/10m"),
-  RATE_LIMIT_TOTP_ACCOUNT_FAILURES: rateLimitSpec.prefault("30/1h"),
+  RATE_LIMIT_TOTP_ACCOUNT_FAILURES: rateLimitSpec.prefault("30/24h"),
+  RATE_LIMIT_RECOVERY_FAILURES: rateLimitSpec.prefault("5/1h"),
   RATE_LIMIT_WALLET_RPC: rateLimitSpec.prefault("120/1m"),
   MAX_SESSIONS_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(20),
   RATE_LIMIT_X402_ATTEMPTS: rateLimitSpec.prefault("30/10m"),
+  RATE_LIMIT_DEPOSIT_TOPUPS: rateLimitSpec.prefault("100/168h"),
+  RATE_LIMIT_HOST_OPERATIONS: rateLimitSpec.prefault("30/10m"),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
   PUBLIC_BASE_URL: httpUrl,
   X402_NETWORK: z.enum(["base", "base-sepolia"]).default("base"),
@@ -188,17 +192,20 @@ const envSchema = z.object({
   WATCHER_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   RATE_SOURCE: z.enum(["demo-fixed", "coingecko"]).optional(),
   RATE_SOURCE_URL: httpUrl,
+  RATE_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   DEMO_CHAIN_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   ENABLE_TEST_CLOCK: z.enum(["0", "1"]).default("0"),
   PROVISION_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(15),
   SERVER_GRACE_DAYS: z.coerce.number().int().min(0).max(90).default(7),
   PROVISIONER: z.enum(["simulated", "libvirt"]).default("simulated"),
+  ALLOW_DEMO_LIBVIRT: z.enum(["0", "1"]).default("0"),
   HYPERVISORS: optionalText,
   GUEST_IMAGES_DIR: z.string().min(1).default("/var/lib/vps/images"),
   SERVER_DISKS_DIR: z.string().min(1).default("/var/lib/vps/servers"),
   SERVER_MEMORY_CAP_MB: z.coerce.number().int().min(128).optional(),
   SERVER_DISK_CAP_GB: z.coerce.number().int().min(1).optional(),
   SSH_FORWARD_PORT_BASE: z.coerce.number().int().min(1024).max(60000).default(22000),
+  SSH_FORWARD_PORT_COUNT: z.coerce.number().int().min(1).max(64512).default(1000),
   SERVER_BOOT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
   SERVER_STOP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
   CONSOLE_TICKET_TTL_SECONDS: z.coerce.number().int().min(5).max(300).default(30),
@@ -291,6 +298,41 @@ function hostNetwork(host: z.infer<typeof hypervisorSchema>): HostNetwork | stri
   };
 }
 
+const LOOPBACK_HOSTS = new Set(["", "localhost", "[::1]"]);
+
+/**
+ * What makes a host unsafe to use: a URI that turns the SSH host-key check off (libvirt's `no_verify` for
+ * every SSH transport, `known_hosts_verify` for libssh), or no bridge on a host that is not this machine (its
+ * guests' forwarded ports would be on ITS loopback, and the readiness probe would check this machine's).
+ */
+function hostProblems(host: z.infer<typeof hypervisorSchema>, network: HostNetwork | undefined): string[] {
+  const problems: string[] = [];
+  let uri: URL;
+  try {
+    uri = new URL(host.uri);
+  } catch {
+    return [`HYPERVISORS: ${host.name} has an invalid uri`];
+  }
+  for (const [name, value] of uri.searchParams) {
+    const param = name.toLowerCase();
+    if (
+      (param === "no_verify" && value !== "0") ||
+      (param === "known_hosts_verify" && value.toLowerCase() !== "normal")
+    ) {
+      problems.push(
+        `HYPERVISORS: ${host.name} turns SSH host-key checking off (${name}=${value}); pin the host's key in known_hosts instead`,
+      );
+    }
+  }
+  const loopback = LOOPBACK_HOSTS.has(uri.hostname) || /^127(\.\d{1,3}){3}$/.test(uri.hostname);
+  if (!network && !loopback) {
+    problems.push(
+      `HYPERVISORS: ${host.name} needs a bridge (with ipv4_pool, ipv4_prefix, ipv4_gateway): without one its guests' SSH is forwarded from the loopback of ${uri.hostname}, which only works for a host on this machine`,
+    );
+  }
+  return problems;
+}
+
 function parseHypervisors(text: string | undefined): HypervisorHost[] | string[] {
   if (text === undefined) return [];
   let raw: unknown;
@@ -308,6 +350,10 @@ function parseHypervisors(text: string | undefined): HypervisorHost[] | string[]
   const networks = parsed.data.map(hostNetwork);
   const problems = networks.filter((network): network is string => typeof network === "string");
   if (problems.length > 0) return problems;
+  const unsafe = parsed.data.flatMap((host, index) =>
+    hostProblems(host, networks[index] as HostNetwork | undefined),
+  );
+  if (unsafe.length > 0) return unsafe;
   return parsed.data.map((host, index) => ({
     name: host.name,
     location: host.location,
@@ -379,7 +425,8 @@ export type DepositConfig = {
   tron: { rpcUrl: string | undefined; solidityRpcUrl: string | undefined; usdtContract: string };
   /** Per coin: a public explorer's transaction page, `{tx}` standing for the transaction id. */
   explorerTxUrls: Record<string, string>;
-  rateSource: { kind: "demo-fixed" | "coingecko"; url: string };
+  /** `cacheSeconds`: how long one snapshot of market prices is reused (0: asked afresh every time). */
+  rateSource: { kind: "demo-fixed" | "coingecko"; url: string; cacheSeconds: number };
 };
 
 export type RateLimitSpec = { limit: number; windowSeconds: number };
@@ -390,8 +437,14 @@ export type AppConfig = {
   dataDir: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
-  sessionSecret: string;
+  /** iron-session's passwords by id (derived from SESSION_SECRET; see lib/crypto/subkeys.ts). */
+  sessionPasswords: Record<string, string>;
+  /** Signs the client address the dashboard passes to the API (derived from SESSION_SECRET). */
+  clientAddressKey: Buffer;
+  /** ENCRYPTION_KEY as given: the AES-256-GCM key of sealed secrets (root passwords, TOTP secrets), only that. */
   encryptionKey: Buffer;
+  /** Keys the secrets kept in stored request fingerprints (derived from ENCRYPTION_KEY). */
+  requestFingerprintKey: Buffer;
   apiBaseUrl: string | undefined;
   trustProxyHops: number;
   rateLimits: {
@@ -400,8 +453,12 @@ export type AppConfig = {
     loginFailures: RateLimitSpec;
     totpFailures: RateLimitSpec;
     totpAccountFailures: RateLimitSpec;
+    recoveryFailures: RateLimitSpec;
     walletRpc: RateLimitSpec;
     x402Attempts: RateLimitSpec;
+    /** Deposit top-ups an account may create per window, whatever became of them (each is an address watched). */
+    depositTopups: RateLimitSpec;
+    hostOperations: RateLimitSpec;
   };
   /** Live dashboard sessions an account may hold; a sign-in past it revokes the oldest. */
   maxSessionsPerAccount: number;
@@ -433,6 +490,8 @@ export type ServerSettings = {
   provisionDelaySeconds: number;
   graceDays: number;
   provisioner: "simulated" | "libvirt";
+  /** Real machines in demo mode, allowed by ALLOW_DEMO_LIBVIRT=1 for test machines: /health shows it. */
+  demoLibvirt: boolean;
   /** Empty: no placement (the simulated provisioner's default); otherwise every order is placed on one. */
   hypervisors: HypervisorHost[];
   guestImagesDir: string;
@@ -440,6 +499,8 @@ export type ServerSettings = {
   memoryCapMb: number | undefined;
   diskCapGb: number | undefined;
   sshForwardPortBase: number;
+  /** How many ports from the base may be forwarded: one per server on a host without a bridge. */
+  sshForwardPortCount: number;
   bootTimeoutSeconds: number;
   stopTimeoutSeconds: number;
   domainPrefix: string;
@@ -498,6 +559,25 @@ function loadOrCreateDemoSecrets(dataDir: string): Required<DemoSecrets> {
     chmodSync(file, 0o600);
   }
   return complete;
+}
+
+/**
+ * Demo mode gives balance away (`POST /demo/topups/{ref}/pay`) and may let anyone move the clock, so real
+ * machines are refused there unless ALLOW_DEMO_LIBVIRT=1 says this is a test machine only its owner can
+ * reach. The switch means nothing in production and is refused there. Returns whether it is in effect.
+ */
+function checkDemoLibvirt(mode: AppConfig["mode"], provisioner: "simulated" | "libvirt", allowed: boolean) {
+  if (mode === "production" && allowed) {
+    throw new ConfigError(["ALLOW_DEMO_LIBVIRT: only for demo mode; unset it in production"]);
+  }
+  if (mode === "demo" && provisioner === "libvirt" && !allowed) {
+    throw new ConfigError([
+      "PROVISIONER: libvirt builds real machines, and demo mode hands out balance for simulated payments: " +
+        "run in production mode (SESSION_SECRET, ENCRYPTION_KEY and the x402 settings), or set " +
+        "ALLOW_DEMO_LIBVIRT=1 on a test machine that only you can reach",
+    ]);
+  }
+  return mode === "demo" && provisioner === "libvirt";
 }
 
 /** Parses an environment into the app's configuration; throws ConfigError listing every bad value. */
@@ -564,6 +644,13 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
   if (values.PROVISIONER === "libvirt" && hosts.length === 0) {
     throw new ConfigError(["HYPERVISORS: required when PROVISIONER=libvirt"]);
   }
+  const demoLibvirt = checkDemoLibvirt(mode, values.PROVISIONER, values.ALLOW_DEMO_LIBVIRT === "1");
+  const lastForwardedPort = values.SSH_FORWARD_PORT_BASE + values.SSH_FORWARD_PORT_COUNT - 1;
+  if (lastForwardedPort > 65535) {
+    throw new ConfigError([
+      `SSH_FORWARD_PORT_COUNT: the range SSH_FORWARD_PORT_BASE..${lastForwardedPort} passes port 65535`,
+    ]);
+  }
   const usdc = USDC_BY_NETWORK[values.X402_NETWORK];
   const demoValues: DemoValues | undefined = demo && {
     chainRelayerKey: demo.chainRelayerKey as `0x${string}`,
@@ -577,7 +664,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
     dataDir,
     databaseUrl: values.DATABASE_URL,
     databasePoolSize: values.DATABASE_POOL_SIZE,
-    sessionSecret,
+    ...deriveSecrets(sessionSecret, Buffer.from(encryptionKey, "hex")),
     encryptionKey: Buffer.from(encryptionKey, "hex"),
     apiBaseUrl: values.API_BASE_URL,
     trustProxyHops: values.TRUST_PROXY_HOPS,
@@ -587,8 +674,11 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       loginFailures: values.RATE_LIMIT_LOGIN_FAILURES,
       totpFailures: values.RATE_LIMIT_TOTP_FAILURES,
       totpAccountFailures: values.RATE_LIMIT_TOTP_ACCOUNT_FAILURES,
+      recoveryFailures: values.RATE_LIMIT_RECOVERY_FAILURES,
       walletRpc: values.RATE_LIMIT_WALLET_RPC,
       x402Attempts: values.RATE_LIMIT_X402_ATTEMPTS,
+      depositTopups: values.RATE_LIMIT_DEPOSIT_TOPUPS,
+      hostOperations: values.RATE_LIMIT_HOST_OPERATIONS,
     },
     maxSessionsPerAccount: values.MAX_SESSIONS_PER_ACCOUNT,
     maxBodyBytes: values.MAX_BODY_BYTES,
@@ -653,6 +743,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       rateSource: {
         kind: values.RATE_SOURCE ?? (mode === "demo" ? "demo-fixed" : "coingecko"),
         url: values.RATE_SOURCE_URL ?? "https://api.coingecko.com/api/v3",
+        cacheSeconds: values.RATE_CACHE_SECONDS,
       },
     },
     demo: demoValues,
@@ -662,12 +753,14 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       provisionDelaySeconds: values.PROVISION_DELAY_SECONDS,
       graceDays: values.SERVER_GRACE_DAYS,
       provisioner: values.PROVISIONER,
+      demoLibvirt,
       hypervisors: hosts,
       guestImagesDir: path.resolve(values.GUEST_IMAGES_DIR),
       serverDisksDir: path.resolve(values.SERVER_DISKS_DIR),
       memoryCapMb: values.SERVER_MEMORY_CAP_MB,
       diskCapGb: values.SERVER_DISK_CAP_GB,
       sshForwardPortBase: values.SSH_FORWARD_PORT_BASE,
+      sshForwardPortCount: values.SSH_FORWARD_PORT_COUNT,
       bootTimeoutSeconds: values.SERVER_BOOT_TIMEOUT_SECONDS,
       stopTimeoutSeconds: values.SERVER_STOP_TIMEOUT_SECONDS,
       domainPrefix: values.LIBVIRT_DOMAIN_PREFIX,

@@ -58,6 +58,24 @@ export const apiKeys = pgTable(
   (table) => [index("api_keys_account_idx").on(table.accountId)],
 );
 
+/**
+ * Recovery codes of an account with TOTP on: each a salted scrypt hash (never the code), usable once. The set
+ * is replaced as a whole when TOTP is turned on or the owner asks for new codes, and goes when TOTP is off.
+ */
+export const recoveryCodes = pgTable(
+  "recovery_codes",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    usedAt: timestamp("used_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [index("recovery_codes_account_idx").on(table.accountId)],
+);
+
 export const servers = pgTable(
   "servers",
   {
@@ -130,7 +148,7 @@ export const serverJobs = pgTable(
     serverId: integer("server_id")
       .notNull()
       .references(() => servers.id, { onDelete: "cascade" }),
-    /** provision | power | destroy | reinstall */
+    /** provision | power | destroy | reinstall | password (run by the request itself, never by the worker) */
     kind: text("kind").$type<JobKind>().notNull(),
     /** start | stop | reboot for power jobs. */
     action: text("action").$type<PowerAction>(),
@@ -156,7 +174,11 @@ export const serverJobs = pgTable(
     index("server_jobs_open_server_idx")
       .on(table.serverId, table.id)
       .where(sql`state IN ('pending', 'running')`),
-    check("server_jobs_kind_check", sql`${table.kind} IN ('provision', 'power', 'destroy', 'reinstall')`),
+    index("server_jobs_finished_idx").on(table.finishedAt).where(sql`state IN ('done', 'failed')`),
+    check(
+      "server_jobs_kind_check",
+      sql`${table.kind} IN ('provision', 'power', 'destroy', 'reinstall', 'password')`,
+    ),
     check("server_jobs_state_check", sql`${table.state} IN ('pending', 'running', 'done', 'failed')`),
   ],
 );
@@ -209,7 +231,10 @@ export const topups = pgTable(
     derivationIndex: integer("derivation_index"),
     /** The amount asked for, in the coin's smallest unit (wei, satoshi, piconero...): may exceed int64. */
     depositUnits: numeric("deposit_units", { precision: 78, scale: 0 }).notNull(),
-    /** The USD price of one coin locked when the top-up was created; partial and late payments use it. */
+    /**
+     * The USD price of one coin locked when the top-up was created: the asked amount is paid at it, and
+     * coins outside the quote are credited at no more than it.
+     */
     rateUsd: numeric("rate_usd", { precision: 30, scale: 8 }).notNull(),
     rateSource: text("rate_source").notNull(),
     confirmationsRequired: integer("confirmations_required").notNull(),
@@ -224,6 +249,7 @@ export const topups = pgTable(
   },
   (table) => [
     index("topups_account_idx").on(table.accountId, table.id),
+    index("topups_account_created_idx").on(table.accountId, table.createdAt).where(sql`method = 'deposit'`),
     index("topups_network_status_idx").on(table.network, table.status),
     index("topups_pending_expiry_idx")
       .on(table.expiresAt)
@@ -252,6 +278,7 @@ export const depositPayments = pgTable(
     blockNumber: bigint("block_number", { mode: "number" }),
     blockHash: text("block_hash"),
     confirmations: integer("confirmations").notNull().default(0),
+    /** When a watcher first saw the payment (business time): before the top-up's expires_at, it pays the quote. */
     seenAt: timestamp("seen_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     /** When the payment first counted toward its top-up's credit. */
     confirmedAt: timestamp("confirmed_at", { withTimezone: true, mode: "date" }),
@@ -259,10 +286,20 @@ export const depositPayments = pgTable(
     reorgedAt: timestamp("reorged_at", { withTimezone: true, mode: "date" }),
     /** When the transaction left the mempool unmined (replaced or evicted): not counted unless seen again. */
     droppedAt: timestamp("dropped_at", { withTimezone: true, mode: "date" }),
+    /**
+     * What the payment credited when it counted (all null before): `quoteUnits` paid the asked amount and
+     * credited `quoteCents` at the quote; the rest credited `extraCents` at `extraRateUsd`, the lower of the
+     * locked rate and the market's then (null when nothing was left over).
+     */
+    quoteUnits: numeric("quote_units", { precision: 78, scale: 0 }),
+    quoteCents: bigint("quote_cents", { mode: "number" }),
+    extraRateUsd: numeric("extra_rate_usd", { precision: 30, scale: 8 }),
+    extraCents: bigint("extra_cents", { mode: "number" }),
   },
   (table) => [
     uniqueIndex("deposit_payments_tx_idx").on(table.network, table.txHash, table.logIndex),
     index("deposit_payments_topup_idx").on(table.topupId),
+    check("deposit_payments_credit_non_negative", sql`${table.quoteCents} >= 0 AND ${table.extraCents} >= 0`),
   ],
 );
 
@@ -330,7 +367,10 @@ export const idempotencyKeys = pgTable(
     responseBody: text("response_body"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (table) => [primaryKey({ columns: [table.accountId, table.scope, table.key] })],
+  (table) => [
+    primaryKey({ columns: [table.accountId, table.scope, table.key] }),
+    index("idempotency_keys_created_idx").on(table.createdAt),
+  ],
 );
 
 /**

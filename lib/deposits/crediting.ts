@@ -2,14 +2,16 @@ import "server-only";
 import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { pace } from "@/lib/background/pace";
 import { now } from "@/lib/clock";
+import { isDepositCoin } from "@/lib/coins/registry";
 import { config } from "@/lib/config/env";
 import { type Database, db } from "@/lib/db/client";
 import { depositPayments, topups } from "@/lib/db/schema";
 import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
 import { firstLine } from "@/lib/log";
 import { processWide } from "@/lib/process-wide";
-import { creditTargetCents, rateToE8 } from "@/lib/topups/amounts";
+import { creditPayments, type PaymentCredit, rateFromE8, rateToE8 } from "@/lib/topups/amounts";
 import { type PaymentRow, paymentTotals, type TopupRow, unitsOf } from "@/lib/topups/present";
+import { rateSource } from "@/lib/topups/rates";
 import { nextTopupStatus } from "@/lib/topups/status";
 
 /**
@@ -20,10 +22,11 @@ import { nextTopupStatus } from "@/lib/topups/status";
  * 1. `observePayments`: a transfer to a deposit address, in the mempool (no block) or in a block.
  * 2. `setConfirmations` / `unconfirmPayment`: the chain moved on, or the payment's block left the best chain;
  *    `dropPayment`: it left the mempool unmined (replaced or evicted), so it no longer counts as arriving.
- * 3. `settleTopups`: per top-up, in one transaction that locks it, credit what its confirmed payments are
- *    worth beyond what it has credited (one ledger row per step, referenced by the running total, so a step
- *    can never post twice) and move its status. A credit is never taken back: a payment that had counted
- *    and is then reorged out is flagged (`reorged_at`) for the operator instead.
+ * 3. `settleTopups`: per top-up, in one transaction that locks it, credit each payment that reached its
+ *    confirmations, once (what it paid of the asked amount at the quote, the rest at the lower of the locked
+ *    and the market rate, recorded on the payment; one ledger row per step, referenced by the running total,
+ *    so a step can never post twice) and move its status. A credit is never taken back: a payment that had
+ *    counted and is then reorged out is flagged (`reorged_at`) for the operator instead.
  * 4. `creditSettledPayment`: a payment final when it is made (the x402 rail: its USDC transfer is already
  *    on chain and checked) becomes a completed top-up, its payment and its credit in the caller's transaction.
  */
@@ -97,6 +100,7 @@ export async function observePayments(network: string, payments: ObservedPayment
         blockNumber: payment.blockNumber,
         blockHash: payment.blockHash,
         confirmations: payment.confirmations,
+        seenAt: now(),
       })),
     )
     .onConflictDoUpdate({
@@ -266,91 +270,150 @@ export async function flaggedPaymentCounts(): Promise<Map<string, number>> {
 // Settling: payments -> status and ledger credit
 // ---------------------------------------------------------------------------------------------
 
-/** Where the top-up should stand and how much it should have credited, from its payments. */
-function settlement(row: TopupRow, payments: PaymentRow[], at: Date) {
+/** Payments that reached their confirmations and have not counted yet, in the order they arrived. */
+function countingNow(row: TopupRow, payments: PaymentRow[]): PaymentRow[] {
+  return payments
+    .filter((payment) => payment.confirmedAt === null && payment.confirmations >= row.confirmationsRequired)
+    .sort((a, b) => a.seenAt.getTime() - b.seenAt.getTime() || a.id - b.id);
+}
+
+/** Where the top-up should stand; `heldUnits` reached their confirmations but wait for a rate to count. */
+function targetStatus(row: TopupRow, payments: PaymentRow[], at: Date, heldUnits = 0n) {
   const { confirmed, unconfirmed } = paymentTotals(row, payments);
-  const requiredUnits = BigInt(row.depositUnits);
-  const status = nextTopupStatus({
+  return nextTopupStatus({
     status: row.status,
     now: at,
     expiresAt: row.expiresAt,
-    confirmedUnits: confirmed,
-    unconfirmedUnits: unconfirmed,
-    requiredUnits,
+    confirmedUnits: confirmed - heldUnits,
+    unconfirmedUnits: unconfirmed + heldUnits,
+    requiredUnits: BigInt(row.depositUnits),
   });
-  const creditCents = creditTargetCents({
-    confirmedUnits: confirmed,
-    requiredUnits,
-    amountCents: row.amountCents,
-    rateE8: rateToE8(row.rateUsd),
-    decimals: unitsOf(row.coin).decimals,
-  });
-  return { status, creditCents };
 }
 
-/** True when the top-up's status and credit already match its payments. */
+/** True when the top-up's status already matches its payments and every confirmed one has counted. */
 export function isSettled(row: TopupRow, payments: PaymentRow[], at: Date): boolean {
   if (row.method !== "deposit") return true;
-  const target = settlement(row, payments, at);
-  const unmarked = payments.some(
-    (payment) => payment.confirmedAt === null && payment.confirmations >= row.confirmationsRequired,
-  );
-  return target.status === row.status && target.creditCents <= row.creditedCents && !unmarked;
+  return countingNow(row, payments).length === 0 && targetStatus(row, payments, at) === row.status;
 }
 
 /**
- * Brings one deposit top-up up to date inside a transaction that locks its row: credits the difference
- * between what its confirmed payments are worth and what it has credited, marks the payments that now
- * count, and moves its status.
+ * What the payments counting now credit (lib/topups/amounts `creditPayments`): a payment seen before
+ * `expires_at` pays the asked amount at the quote, anything else is valued at the lower of the locked rate
+ * and `marketRate` (undefined: not known, and the payments needing it are left out).
  */
-async function settleInTx(tx: Tx, topupId: number, at: Date): Promise<void> {
+function creditsDue(row: TopupRow, payments: PaymentRow[], marketRate: string | undefined) {
+  const due = countingNow(row, payments);
+  const quote = {
+    requiredUnits: BigInt(row.depositUnits),
+    amountCents: row.amountCents,
+    lockedRateE8: rateToE8(row.rateUsd),
+    decimals: unitsOf(row.coin).decimals,
+    paidUnits: payments.reduce((sum, payment) => sum + BigInt(payment.quoteUnits ?? 0), 0n),
+  };
+  const arrivals = due.map((payment) => ({
+    units: BigInt(payment.amountUnits),
+    withinQuote: row.expiresAt !== null && payment.seenAt < row.expiresAt,
+  }));
+  const credits = creditPayments(
+    quote,
+    arrivals,
+    marketRate === undefined ? undefined : rateToE8(marketRate),
+  );
+  return { due, credits };
+}
+
+const creditColumns = (credit: PaymentCredit) => ({
+  quoteUnits: credit.quoteUnits.toString(),
+  quoteCents: credit.quoteCents,
+  extraRateUsd: credit.extraRateE8 === null ? null : rateFromE8(credit.extraRateE8),
+  extraCents: credit.extraCents,
+});
+
+/**
+ * Brings one deposit top-up up to date inside a transaction that locks its row: each payment that reached
+ * its confirmations counts once, with what it credited recorded on it; their sum is one ledger row; the
+ * status moves. `marketRate`: undefined when not asked yet (then, if a payment needs it, nothing is written
+ * and the coin is returned, to ask outside the transaction and come back), null when the source has none
+ * (those payments wait, as if still confirming).
+ */
+async function settleInTx(
+  tx: Tx,
+  topupId: number,
+  at: Date,
+  marketRate: string | null | undefined,
+): Promise<{ needsRateOf: string } | undefined> {
   const [row] = await tx.select().from(topups).where(eq(topups.id, topupId)).for("update");
   if (row?.method !== "deposit") return;
   const payments = await tx.select().from(depositPayments).where(eq(depositPayments.topupId, topupId));
-  const target = settlement(row, payments, at);
-  const creditDelta = target.creditCents - row.creditedCents;
-  if (creditDelta > 0) {
+  const { due, credits } = creditsDue(row, payments, marketRate ?? undefined);
+  if (credits.length < due.length && marketRate === undefined) return { needsRateOf: row.coin };
+  const creditCents = credits.reduce((sum, credit) => sum + credit.quoteCents + credit.extraCents, 0);
+  const creditedCents = row.creditedCents + creditCents;
+  if (creditCents > 0) {
     await postLedgerEntry(tx, {
       accountId: row.accountId,
-      amountCents: creditDelta,
+      amountCents: creditCents,
       kind: "topup",
-      reference: `topup:${row.ref}:${target.creditCents}`,
+      reference: `topup:${row.ref}:${creditedCents}`,
     });
   }
-  const counted = payments
-    .filter((payment) => payment.confirmedAt === null && payment.confirmations >= row.confirmationsRequired)
-    .map((payment) => payment.id);
-  if (counted.length > 0) {
-    await tx.update(depositPayments).set({ confirmedAt: at }).where(inArray(depositPayments.id, counted));
+  for (const [i, credit] of credits.entries()) {
+    await tx
+      .update(depositPayments)
+      .set({ confirmedAt: at, ...creditColumns(credit) })
+      .where(eq(depositPayments.id, due[i]?.id ?? 0));
   }
-  if (creditDelta > 0 || target.status !== row.status) {
+  const held = due.slice(credits.length).reduce((sum, payment) => sum + BigInt(payment.amountUnits), 0n);
+  const status = targetStatus(row, payments, at, held);
+  if (creditCents > 0 || status !== row.status) {
     await tx
       .update(topups)
-      .set({
-        creditedCents: Math.max(row.creditedCents, target.creditCents),
-        status: target.status,
-        closedAt: target.status !== row.status ? at : row.closedAt,
-      })
+      .set({ creditedCents, status, closedAt: status !== row.status ? at : row.closedAt })
       .where(eq(topups.id, topupId));
+  }
+}
+
+/** The coin's market rate now, or null (logged when the reason changes) when the source has none. */
+async function marketRateNow(coin: string): Promise<string | null> {
+  const failing = processWide("deposits.rate-failure", () => ({ reason: "" }));
+  try {
+    if (!isDepositCoin(coin)) throw new RangeError(`no market rate for ${coin}`);
+    const rate = await rateSource().usdPerCoin(coin);
+    rateToE8(rate);
+    failing.reason = "";
+    return rate;
+  } catch (error) {
+    const reason = firstLine(error);
+    if (reason !== failing.reason) console.error(`payments outside their quote wait for a rate: ${reason}`);
+    failing.reason = reason;
+    return null;
   }
 }
 
 /**
  * Settles the given top-ups, each in its own short transaction; one failure does not stop the others.
- * Between two top-ups, requests waiting on the database go first.
+ * Between two top-ups, requests waiting on the database go first. A payment valued at the market rate
+ * asks the rate source outside the transaction (once per coin per call) and settles again with it.
  */
 export async function settleTopups(
   topupIds: Iterable<number>,
   database?: Database,
   clock: () => Date = now,
+  marketRate: (coin: string) => Promise<string | null> = marketRateNow,
 ): Promise<void> {
   database ??= await db();
+  const rates = new Map<string, Promise<string | null>>();
   let first = true;
   for (const id of new Set(topupIds)) {
     if (!first) await pace();
     first = false;
     try {
-      await database.transaction((tx) => settleInTx(tx, id, clock()));
+      const asked = await database.transaction((tx) => settleInTx(tx, id, clock(), undefined));
+      if (!asked) continue;
+      const rate = rates.get(asked.needsRateOf) ?? marketRate(asked.needsRateOf);
+      rates.set(asked.needsRateOf, rate);
+      const known = await rate;
+      await database.transaction((tx) => settleInTx(tx, id, clock(), known));
     } catch (error) {
       console.error(`top-up ${id}: settling failed: ${firstLine(error)}`);
     }
@@ -461,6 +524,10 @@ export async function creditSettledPayment(
     amountUnits: input.payment.amountUnits.toString(),
     confirmations: 1,
     confirmedAt: at,
+    // All of it paid the asked amount, at the quote.
+    quoteUnits: input.payment.amountUnits.toString(),
+    quoteCents: input.topup.amountCents,
+    extraCents: 0,
   });
   await postLedgerEntry(tx, {
     accountId: input.topup.accountId,

@@ -2,7 +2,7 @@ import "server-only";
 import { DEPOSIT_COINS, type DepositCoinCode } from "@/lib/coins/registry";
 import { config } from "@/lib/config/env";
 import { processWide } from "@/lib/process-wide";
-import { CoinGeckoRates, DemoFixedRates, type RateSource } from "@/lib/topups/rates";
+import { type RateSource, rateSource } from "@/lib/topups/rates";
 import { moneroPrimaryAddress } from "./addresses";
 import { readCursor } from "./cursor";
 import { DemoWatcher } from "./demo-watcher";
@@ -63,12 +63,8 @@ export function depositRails(): DepositRails {
     const demoWatcher =
       settings.mode === "demo" ? new DemoWatcher(ALL_NETWORKS.filter((n) => !covered.has(n))) : undefined;
     if (demoWatcher) watchers.push(demoWatcher);
-    const rates =
-      settings.deposits.rateSource.kind === "demo-fixed"
-        ? new DemoFixedRates()
-        : new CoinGeckoRates(settings.deposits.rateSource.url);
     return {
-      rates,
+      rates: rateSource(),
       watchers,
       demoWatcher,
       watcherFor: (network) => watchers.find((watcher) => watcher.networks.includes(network)),
@@ -90,11 +86,10 @@ export async function coinUnavailableReason(code: DepositCoinCode): Promise<stri
   if (!watcher) return `${code} deposits are not watched on this service yet.`;
   if (watcher.demo) return undefined;
   const cursor = await readCursor(watcher.name);
-  if (cursor?.lastError) {
-    return `${code} deposits are paused: the ${coin.network} node is unavailable (${cursor.lastError}).`;
-  }
-  if (cursor?.checkedAt && Date.now() - cursor.checkedAt.getTime() > staleAfterMs()) {
-    return `${code} deposits are paused: the ${coin.network} watcher has not polled its node recently.`;
+  // Plain words for customers: what is wrong with the node is for the operator (health and the log).
+  const stale = cursor?.checkedAt && Date.now() - cursor.checkedAt.getTime() > staleAfterMs();
+  if (cursor?.lastError || stale) {
+    return `${code} deposits are paused: the ${coin.network} network cannot be watched right now. Top-ups already open are credited once it is back; try again later or use another coin.`;
   }
   return undefined;
 }

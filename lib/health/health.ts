@@ -8,6 +8,7 @@ import { depositRails, staleAfterMs } from "@/lib/deposits/setup";
 import { processWide } from "@/lib/process-wide";
 import type { Health } from "@/lib/schemas/health";
 import { provisioner } from "@/lib/servers/provisioner";
+import { watcherProblem } from "./watcher-problem";
 
 export const API_VERSION = "1.0.0";
 /** The database is probed at most this often; health checks in between reuse the last answer. */
@@ -15,7 +16,10 @@ const PROBE_INTERVAL_MS = 2_000;
 
 type Probe = { ok: boolean; kind: "pglite" | "postgres"; checkedAt: Date; watchers: Health["watchers"] };
 
-/** Each watcher as its row in chain_cursors shows it (the instance holding its lease writes that row). */
+/**
+ * Each watcher as its row in chain_cursors shows it (the instance holding its lease writes that row). Public:
+ * its state and what is wrong in plain words; the node's address and raw error are for the log only.
+ */
 async function watcherHealth(): Promise<Health["watchers"]> {
   const { watchers } = depositRails();
   const cursors = await readCursors(watchers.map((watcher) => watcher.name));
@@ -31,17 +35,17 @@ async function watcherHealth(): Promise<Health["watchers"]> {
         : Date.now() - checkedAt.getTime() > staleAfterMs()
           ? "stale"
           : "ok";
+    const shown = watcher.demo ? "ok" : status;
     return {
       name: watcher.name,
       networks: [...watcher.networks],
       demo: watcher.demo,
-      status: watcher.demo ? "ok" : status,
-      node: watcher.node?.url ?? null,
+      status: shown,
+      problem: watcherProblem(shown, cursor?.lastError ?? null, staleAfterMs() / 1000),
       tip: polled ? cursor.headBlock : null,
       cursor: polled && cursor.scannedBlock >= 0 ? cursor.scannedBlock : null,
       lag: polled && cursor.scannedBlock >= 0 ? Math.max(0, cursor.headBlock - cursor.scannedBlock) : null,
       checked_at: checkedAt?.toISOString() ?? null,
-      error: cursor?.lastError ?? null,
       flagged_payments: watcher.networks.reduce((sum, network) => sum + (flagged.get(network) ?? 0), 0),
     };
   });
@@ -82,6 +86,7 @@ export async function health(): Promise<Health> {
     },
     watchers: probe.watchers,
     provisioner: provisioner().name,
+    demo_libvirt: config().servers.demoLibvirt,
     time: new Date().toISOString(),
     // A 503 is an error like any other: it carries the error code and a message too.
     ...(probe.ok

@@ -1,6 +1,6 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { and, eq, lt, or } from "drizzle-orm";
+import { and, asc, eq, lt, or, sql } from "drizzle-orm";
 import { ApiError, badRequest } from "@/lib/api/errors";
 import { type Database, db } from "@/lib/db/client";
 import { accounts, idempotencyKeys } from "@/lib/db/schema";
@@ -210,4 +210,21 @@ export async function withIdempotentTransaction(
     return response;
   });
   return withUnstored(response);
+}
+
+/**
+ * Deletes up to `batch` keys past the retention period, oldest first (a background pass; a key is also
+ * replaced when it is used again). Returns how many went.
+ */
+export async function pruneExpiredIdempotencyKeys(database: Database, batch: number): Promise<number> {
+  const k = idempotencyKeys;
+  const oldest = database
+    .select({ accountId: k.accountId, scope: k.scope, key: k.key })
+    .from(k)
+    .where(expired());
+  const deleted = await database
+    .delete(k)
+    .where(sql`(${k.accountId}, ${k.scope}, ${k.key}) IN (${oldest.orderBy(asc(k.createdAt)).limit(batch)})`)
+    .returning({ key: k.key });
+  return deleted.length;
 }

@@ -1,6 +1,8 @@
 import "server-only";
 import { and, asc, count, eq, isNull } from "drizzle-orm";
+import type { AuthContext } from "@/lib/accounts/auth";
 import { generateApiKey } from "@/lib/accounts/credentials";
+import { requireSecondFactor, type SecondFactor } from "@/lib/accounts/two-factor";
 import { conflict, notFound } from "@/lib/api/errors";
 import { db } from "@/lib/db/client";
 import { accounts, apiKeys } from "@/lib/db/schema";
@@ -32,8 +34,23 @@ export function listKeys(accountId: number): Promise<ApiKey[]> {
   });
 }
 
-/** Mints a key; the account row is locked so two parallel requests cannot both pass the key cap. */
-export async function createKey(accountId: number, name: string | undefined): Promise<ApiKeyCreated> {
+/**
+ * Mints a key; the account row is locked so two parallel requests cannot both pass the key cap.
+ *
+ * From a dashboard session on an account with TOTP on, it takes a current code (or a recovery code): a
+ * session lasts 7 days and dies with the login token, a key lasts until revoked, so a copied cookie must not
+ * turn itself into a key.
+ * A caller with an API key is asked nothing: it already holds lasting access with every power a new key would
+ * have (keys have no scopes), and scripts that mint keys keep working.
+ */
+export async function createKey(
+  auth: AuthContext,
+  input: { name: string | undefined; factor: SecondFactor },
+  client: string,
+): Promise<ApiKeyCreated> {
+  if (auth.keyKind === "session") await requireSecondFactor(auth.accountId, input.factor, client);
+  const { accountId } = auth;
+  const { name } = input;
   const key = generateApiKey();
   const database = await db();
   const row = await database.transaction(async (tx) => {

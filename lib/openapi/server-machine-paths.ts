@@ -2,8 +2,16 @@
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import { ReinstallServerRequestSchema, RootPasswordRequestSchema } from "@/lib/schemas/server-machine";
 import { CredentialsSchema, ServerCreatedSchema } from "@/lib/schemas/servers";
-import { serverIdParam, serverNotFound } from "./servers";
-import { authed, BODY_ERRORS, errorResponse, idempotencyHeader, jsonContent } from "./shared";
+import { hostOperationConflict, serverIdParam, serverNotFound } from "./servers";
+import {
+  authed,
+  BODY_ERRORS,
+  errorResponse,
+  hostOperationLimited,
+  idempotencyHeader,
+  jsonContent,
+  retryAfter,
+} from "./shared";
 
 export const serverMachinePaths: ZodOpenApiPathsObject = {
   "/servers/{id}/reinstall": {
@@ -36,11 +44,12 @@ export const serverMachinePaths: ZodOpenApiPathsObject = {
           "invalid_idempotency_key",
         ]),
         "404": serverNotFound,
-        "409": errorResponse(
+        "409": hostOperationConflict(
           "`server_not_active`: only an active server can be reinstalled; `os_unavailable`: no image for the OS " +
             "here; `idempotency_key_in_use`: the key's first request is still running. Nothing changes.",
           ["server_not_active", "os_unavailable", "idempotency_key_in_use"],
         ),
+        "429": hostOperationLimited,
         "422": errorResponse("The Idempotency-Key was used with a different body.", [
           "idempotency_key_reused",
         ]),
@@ -56,17 +65,32 @@ export const serverMachinePaths: ZodOpenApiPathsObject = {
         "Sets root's password inside the running machine through its QEMU guest agent (as a SHA-512 crypt hash), " +
         "then stores it for /credentials. `root_password` is generated when omitted. The answer is the new " +
         "login, as /credentials gives it, with `Cache-Control: no-store`. A stopped machine, or one whose image " +
-        "has no guest agent, is refused with 409 `guest_agent_unavailable` and keeps its password.",
+        "has no guest agent, is refused with 409 `guest_agent_unavailable` and keeps its password. The password " +
+        "counts as set only when the host confirms it: a change the host confirmed is always stored and returned, " +
+        "and one it did not confirm (cut off, an unexpected host error) is 502 `password_unconfirmed` with " +
+        "/credentials unchanged. It is recorded as the server's host operation while it runs.",
       requestParams: { path: serverIdParam },
       requestBody: { required: false, content: jsonContent(RootPasswordRequestSchema) },
       responses: {
         "200": { description: "The new root login.", content: jsonContent(CredentialsSchema) },
         "400": errorResponse("Bad body.", [...BODY_ERRORS, "invalid_root_password"]),
         "404": serverNotFound,
-        "409": errorResponse(
+        "409": hostOperationConflict(
           "`server_not_active`: the server is not active; `guest_agent_unavailable`: the machine is stopped or " +
             "its guest agent does not answer. The password is unchanged.",
           ["server_not_active", "guest_agent_unavailable"],
+        ),
+        "429": hostOperationLimited,
+        "502": errorResponse(
+          "The host did not confirm the change: the machine may have the old or the new password. /credentials " +
+            "keeps the old one; set a password again (a confirmed change makes both agree).",
+          ["password_unconfirmed"],
+        ),
+        "503": errorResponse(
+          "`host_unreachable`: the server's host cannot be reached, nothing was changed (with `Retry-After`); " +
+            "`service_unavailable`: the database is briefly unreachable.",
+          ["host_unreachable", "service_unavailable"],
+          { "Retry-After": retryAfter["Retry-After"] },
         ),
       },
     }),

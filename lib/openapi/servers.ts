@@ -2,7 +2,9 @@
 
 import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
-import { pageQuerySchema } from "@/lib/schemas/common";
+import type { ErrorCode } from "@/lib/api/error-codes";
+import { ErrorSchema, pageQuerySchema } from "@/lib/schemas/common";
+import { ServerBusySchema } from "@/lib/schemas/server-machine";
 import {
   CreateServerRequestSchema,
   CredentialsSchema,
@@ -19,6 +21,7 @@ import {
   BODY_ERRORS,
   DEFAULTS,
   errorResponse,
+  hostOperationLimited,
   idempotencyHeader,
   jsonContent,
   responses,
@@ -29,6 +32,15 @@ export const serverIdParam = z.object({
 });
 
 export const serverNotFound = errorResponse("No server with that id on this account.", ["not_found"]);
+
+/** A 409 of an operation on the host: `server_busy` (with what runs and since when) or the operation's own codes. */
+export const hostOperationConflict = (description: string, codes: ErrorCode[]) => ({
+  description:
+    `${description} \`server_busy\`: the server is running another host operation (a power action, a root ` +
+    "password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for " +
+    `(\`since\`); nothing is done or queued. Codes: ${[...codes, "server_busy"].map((c) => `\`${c}\``).join(", ")}.`,
+  content: jsonContent(z.union([ServerBusySchema, ErrorSchema])),
+});
 
 export const serversTag = {
   name: "Servers",
@@ -189,7 +201,8 @@ export const serversPaths: ZodOpenApiPathsObject = {
       summary: "Start, stop or reboot",
       description:
         "Performed on the host before the answer: `stop` is an ACPI shutdown, forced off after the stop timeout; " +
-        "`power_state` is what the host then reports.",
+        "`power_state` is what the host then reports. One host operation runs per server at a time, and each " +
+        "account has a limit on them (see 429).",
       requestParams: { path: serverIdParam },
       requestBody: { required: true, content: jsonContent(ServerActionRequestSchema) },
       responses: {
@@ -199,7 +212,10 @@ export const serversPaths: ZodOpenApiPathsObject = {
         },
         "400": errorResponse("Bad body.", [...BODY_ERRORS, "invalid_action"]),
         "404": serverNotFound,
-        "409": errorResponse("Only an active server can be powered.", ["server_not_active"]),
+        "409": hostOperationConflict("`server_not_active`: only an active server can be powered.", [
+          "server_not_active",
+        ]),
+        "429": hostOperationLimited,
       },
     }),
   },

@@ -13,7 +13,8 @@ export const servicePaths: ZodOpenApiPathsObject = {
       summary: "Service health",
       description:
         "Public. 200 when the service and its database answer; 503 with the same body when not. " +
-        "`watchers` shows each deposit watcher's node (reachable, tip, cursor, lag); a coin whose node is " +
+        "`watchers` shows the state of each deposit watcher's node (reachable, tip, cursor, lag, and what is " +
+        "wrong in plain words; never the node's address or its raw errors); a coin whose node is " +
         "unreachable answers `coin_unavailable` to new top-ups until it is back.",
       responses: {
         "200": { description: "Healthy.", content: jsonContent(HealthSchema) },

@@ -9,9 +9,13 @@ import { ErrorSchema } from "@/lib/schemas/common";
 /** The configuration's defaults: the descriptions quote them rather than retype them. */
 export const DEFAULTS = envDefaults();
 
-/** A rate limit as the descriptions write it: `10 an hour`, `10 per 15 minutes`. */
+/** A rate limit as the descriptions write it: `10 an hour`, `100 a day`, `10 per 15 minutes`. */
 export const perWindow = ({ limit, windowSeconds }: RateLimitSpec) =>
-  windowSeconds === 3600 ? `${limit} an hour` : `${limit} per ${windowSeconds / 60} minutes`;
+  windowSeconds === 3600
+    ? `${limit} an hour`
+    : windowSeconds === 86_400
+      ? `${limit} a day`
+      : `${limit} per ${windowSeconds / 60} minutes`;
 
 export const jsonContent = (schema: z.ZodType) => ({ "application/json": { schema } });
 
@@ -65,6 +69,18 @@ export const responses = {
   unsupportedMedia: errorResponse("A non-empty body that is not JSON.", ["unsupported_media_type"]),
   unavailable: errorResponse("The database is briefly unreachable; retry shortly.", ["service_unavailable"]),
 };
+
+/**
+ * The 429 of operations that run on a hypervisor (power, root password, reinstall): the account's limit on
+ * host operations, besides the bad-key limit every authenticated operation has.
+ */
+export const hostOperationLimited = errorResponse(
+  `Too many host operations for this account (power actions, root password changes and reinstalls together: ` +
+    `${perWindow(DEFAULTS.RATE_LIMIT_HOST_OPERATIONS)} by default, \`RATE_LIMIT_HOST_OPERATIONS\`); nothing was ` +
+    "done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys.",
+  ["rate_limited"],
+  retryAfter,
+);
 
 /** Responses every authenticated operation can give besides its own. */
 export const authed = (operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject => ({

@@ -35,6 +35,7 @@ const X402_ERRORS: ErrorCode[] = [
   "payment_not_yet_valid",
   "payment_validity_too_long",
   "invalid_payment_signature",
+  "payment_wallet_not_deployed",
   "insufficient_funds",
   "payment_already_used",
   "payment_rejected",
@@ -54,7 +55,9 @@ export const topupsTag = {
     "is credited in full, and payments that arrive after expiry or cancellation (watched for " +
     DEFAULTS.LATE_PAYMENT_WINDOW_HOURS / 24 +
     " days) are " +
-    "credited too, completing the top-up when they cover it.",
+    "credited too, completing the top-up when they cover it. The locked rate holds for the asked amount paid " +
+    "before `expires_at`; coins beyond it, or paid after the quote ended, are valued at the lower of the " +
+    "locked rate and the market rate when they are credited. Each payment shows its `credited_parts`.",
 };
 
 export const topupsPaths: ZodOpenApiPathsObject = {
@@ -81,7 +84,11 @@ export const topupsPaths: ZodOpenApiPathsObject = {
         "default " +
         perWindow(DEFAULTS.RATE_LIMIT_X402_ATTEMPTS) +
         "; paid ones do not count). " +
-        `At most ${MAX_PENDING_TOPUPS} pending deposit top-ups per account.`,
+        `At most ${MAX_PENDING_TOPUPS} pending deposit top-ups per account (409), and at most ` +
+        `${DEFAULTS.RATE_LIMIT_DEPOSIT_TOPUPS.limit} deposit top-ups created per account in any ` +
+        `${DEFAULTS.RATE_LIMIT_DEPOSIT_TOPUPS.windowSeconds / 3600} hours, whatever became of them ` +
+        "(`RATE_LIMIT_DEPOSIT_TOPUPS`; 429 `too_many_topups` with `Retry-After` until the oldest of them leaves " +
+        "the window): each one keeps its address watched for late payments.",
       requestParams: {
         header: idempotencyHeader.extend({
           "X-Payment-Mode": z
@@ -145,11 +152,14 @@ export const topupsPaths: ZodOpenApiPathsObject = {
         },
         "409": errorResponse(
           "Too many pending top-ups, this payment is being settled by another request (retry), it was used by " +
-            "another account, or the Idempotency-Key's first request is still running.",
+            "another account, it was used on chain without this service claiming it first " +
+            "(`payment_settled_elsewhere`: it credits no account), or the Idempotency-Key's first request is " +
+            "still running.",
           [
             "too_many_pending_topups",
             "payment_in_progress",
             "payment_already_used",
+            "payment_settled_elsewhere",
             "idempotency_key_in_use",
           ],
         ),
@@ -158,9 +168,11 @@ export const topupsPaths: ZodOpenApiPathsObject = {
         "422": responses.idempotencyKeyReused,
         "429": errorResponse(
           "This client address sent too many bad API keys, or this account or client address made too many " +
-            "refused x402 attempts (`RATE_LIMIT_X402_ATTEMPTS`); nothing was read on chain, charged or credited. " +
-            "Retry after `Retry-After` seconds with the same X-PAYMENT.",
-          ["rate_limited"],
+            "refused x402 attempts (`RATE_LIMIT_X402_ATTEMPTS`; nothing was read on chain, charged or credited: " +
+            "retry after `Retry-After` seconds with the same X-PAYMENT), or this account made as many deposit " +
+            "top-ups in the window as it may (`too_many_topups`, `RATE_LIMIT_DEPOSIT_TOPUPS`; nothing was " +
+            "created).",
+          ["rate_limited", "too_many_topups"],
           retryAfter,
         ),
         "503": errorResponse(
@@ -192,8 +204,9 @@ export const topupsPaths: ZodOpenApiPathsObject = {
       summary: "Poll a top-up",
       description:
         "The current state. Reading settles the top-up: a payment that reached its confirmations is credited " +
-        "to the balance here (exactly once, however many polls run at once), and a pending top-up past " +
-        "`expires_at` with nothing confirming becomes `expired`. Other accounts' refs answer 404.",
+        "to the balance here (exactly once, however many polls run at once; its `credited_usd` and " +
+        "`credited_parts` say how), and a pending top-up past `expires_at` with nothing confirming becomes " +
+        "`expired`. Other accounts' refs answer 404.",
       requestParams: { path: topupRefParam },
       responses: {
         "200": { description: "The top-up.", content: jsonContent(TopupSchema) },
@@ -207,7 +220,8 @@ export const topupsPaths: ZodOpenApiPathsObject = {
       operationId: "cancelTopup",
       summary: "Cancel a pending top-up",
       description:
-        "Only while nothing has been received. The address stays watched: a payment sent anyway is still credited.",
+        "Only while nothing has been received. The quote ends (`expires_at` becomes now); the address stays " +
+        "watched: a payment sent anyway is still credited, as a late one.",
       requestParams: { path: topupRefParam },
       responses: {
         "200": { description: "The cancelled top-up.", content: jsonContent(TopupSchema) },

@@ -7,6 +7,8 @@ export const queryKeys = {
   account: () => ["account"] as const,
   apiKeys: () => ["keys"] as const,
   sessions: () => ["sessions"] as const,
+  /** How many recovery codes are left (never the codes). */
+  recoveryCodes: () => ["recovery-codes"] as const,
   servers: {
     all: () => ["servers"] as const,
     one: (id: number) => ["servers", id] as const,

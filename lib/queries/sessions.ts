@@ -8,3 +8,9 @@ export const sessionsQuery = () =>
     queryKey: queryKeys.sessions(),
     queryFn: () => bffFetch<Schemas["SessionList"]>("/bff/sessions"),
   });
+
+export const recoveryCodesQuery = () =>
+  queryOptions({
+    queryKey: queryKeys.recoveryCodes(),
+    queryFn: () => bffFetch<Schemas["RecoveryCodeStatus"]>("/bff/recovery-codes"),
+  });

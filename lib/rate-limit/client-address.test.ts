@@ -1,6 +1,7 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deriveSecrets } from "@/lib/crypto/subkeys";
 import {
   clientFromChain,
   forwardedClient,
@@ -74,16 +75,22 @@ describe("clientFromChain", () => {
 });
 
 describe("the dashboard server's signed client address", () => {
-  const secret = "s".repeat(40);
+  const sessionSecret = "s".repeat(40);
+  const { clientAddressKey: key } = deriveSecrets(sessionSecret, Buffer.alloc(32));
 
-  it("is accepted with our secret and refused when forged, altered or signed with another", () => {
-    const headers = new Headers(forwardedClientHeaders(secret, "203.0.113.5"));
-    expect(forwardedClient(headers, secret)).toBe("203.0.113.5");
-    expect(forwardedClient(headers, "t".repeat(40))).toBeUndefined();
+  it("is accepted with our key and refused when forged, altered or signed with another", () => {
+    const headers = new Headers(forwardedClientHeaders(key, "203.0.113.5"));
+    expect(forwardedClient(headers, key)).toBe("203.0.113.5");
+    expect(forwardedClient(headers, Buffer.from("t".repeat(40)))).toBeUndefined();
     const value = headers.get("x-vps-client") ?? "";
     const altered = new Headers({ "x-vps-client": value.replace("203.0.113.5", "203.0.113.6") });
-    expect(forwardedClient(altered, secret)).toBeUndefined();
-    expect(forwardedClient(new Headers({ "x-vps-client": "203.0.113.5" }), secret)).toBeUndefined();
-    expect(forwardedClient(new Headers(), secret)).toBeUndefined();
+    expect(forwardedClient(altered, key)).toBeUndefined();
+    expect(forwardedClient(new Headers({ "x-vps-client": "203.0.113.5" }), key)).toBeUndefined();
+    expect(forwardedClient(new Headers(), key)).toBeUndefined();
+  });
+
+  it("is not signed with SESSION_SECRET itself, which seals cookies: that signature is refused", () => {
+    const rawSigned = new Headers(forwardedClientHeaders(Buffer.from(sessionSecret), "203.0.113.5"));
+    expect(forwardedClient(rawSigned, key)).toBeUndefined();
   });
 });

@@ -41,25 +41,26 @@ export function socketAddress(headers: Headers): string | undefined {
   return tag && address && sameText(tag, peerTag()) ? address : undefined;
 }
 
-const signature = (secret: string, address: string) =>
-  createHmac("sha256", secret).update(`client-address\n${address}`).digest("base64url");
+/** `key` serves this signature only (derived from SESSION_SECRET, see lib/crypto/subkeys.ts). */
+const signature = (key: Uint8Array, address: string) =>
+  createHmac("sha256", key).update(`client-address\n${address}`).digest("base64url");
 
 /** Headers with which the dashboard's server tells the API whose request it is making. */
-export function forwardedClientHeaders(secret: string, address: string): Record<string, string> {
+export function forwardedClientHeaders(key: Uint8Array, address: string): Record<string, string> {
   return {
-    [FORWARDED_CLIENT_HEADER]: `${signature(secret, address)} ${address}`,
+    [FORWARDED_CLIENT_HEADER]: `${signature(key, address)} ${address}`,
     // For an API elsewhere that does not share the secret: it may trust this as the hop it is.
     "x-forwarded-for": address,
   };
 }
 
 /** The client address our own dashboard server vouched for, if the request carries a valid one. */
-export function forwardedClient(headers: Headers, secret: string): string | undefined {
+export function forwardedClient(headers: Headers, key: Uint8Array): string | undefined {
   const value = headers.get(FORWARDED_CLIENT_HEADER);
   if (!value) return undefined;
   const space = value.indexOf(" ");
   const address = value.slice(space + 1);
-  return space > 0 && address && sameText(value.slice(0, space), signature(secret, address))
+  return space > 0 && address && sameText(value.slice(0, space), signature(key, address))
     ? address
     : undefined;
 }

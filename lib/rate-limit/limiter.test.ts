@@ -33,6 +33,16 @@ describe("FixedWindowLimiter bounds and refunds", () => {
     expect((await limiter.hit("a")).allowed).toBe(false);
   });
 
+  it("a reset ends the key's window at once, and only that key's", async () => {
+    const limiter = new FixedWindowLimiter("test", { limit: 1, windowSeconds: 3600 }, () => 0);
+    await limiter.hit("a");
+    await limiter.hit("b");
+    expect((await limiter.hit("a")).allowed).toBe(false);
+    await limiter.reset("a");
+    expect((await limiter.hit("a")).allowed).toBe(true);
+    expect((await limiter.hit("b")).allowed).toBe(false);
+  });
+
   it("keeps at most maxKeys windows, dropping the oldest", async () => {
     const limiter = new FixedWindowLimiter("test", { limit: 1, windowSeconds: 3600 }, () => 0, 3);
     for (const key of ["a", "b", "c", "d"]) await limiter.hit(key);
@@ -103,6 +113,17 @@ describe("DatabaseWindowLimiter (the SQL store, here on an embedded PostgreSQL)"
     await limiter.refund("a");
     expect((await limiter.hit("a")).allowed).toBe(true);
     expect((await limiter.hit("a")).allowed).toBe(false);
+  });
+
+  it("a reset ends the key's window for every instance, and only that key's", async () => {
+    const one = new DatabaseWindowLimiter("reset", { limit: 1, windowSeconds: 3600 }, open, "closed");
+    const two = new DatabaseWindowLimiter("reset", { limit: 1, windowSeconds: 3600 }, open, "closed");
+    await one.hit("a");
+    await one.hit("b");
+    expect((await two.hit("a")).allowed).toBe(false);
+    await one.reset("a");
+    expect((await two.hit("a")).allowed).toBe(true);
+    expect((await two.hit("b")).allowed).toBe(false);
   });
 
   it("sweeps finished windows", async () => {

@@ -21,6 +21,8 @@ export interface RateLimiter {
   hit(key: string): Promise<RateLimitResult>;
   /** Takes back one counted event, for work that failed on our side and should not cost the client. */
   refund(key: string): Promise<void>;
+  /** Ends `key`'s window now, for when what filled it can no longer happen (its credential is gone). */
+  reset(key: string): Promise<void>;
 }
 
 type Window = { count: number; resetAt: number };
@@ -49,6 +51,10 @@ export class FixedWindowLimiter implements RateLimiter {
   async refund(key: string): Promise<void> {
     const window = this.windows.get(key);
     if (window && window.count > 0) window.count -= 1;
+  }
+
+  async reset(key: string): Promise<void> {
+    this.windows.delete(key);
   }
 
   private result(window: Window): RateLimitResult {
@@ -152,6 +158,17 @@ export class DatabaseWindowLimiter implements RateLimiter {
     } catch (error) {
       // A refund lost to an outage costs the client one event of a window that ends anyway.
       console.error(`rate limit ${this.name}: refund not recorded:`, errorNames(error));
+    }
+  }
+
+  async reset(key: string): Promise<void> {
+    const c = rateLimitCounters;
+    try {
+      const database = await this.database();
+      await database.delete(c).where(and(eq(c.name, this.name), eq(c.key, key)));
+    } catch (error) {
+      // The window then runs to its end, as it would have without the reset.
+      console.error(`rate limit ${this.name}: reset not recorded:`, errorNames(error));
     }
   }
 

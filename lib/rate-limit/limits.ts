@@ -17,10 +17,17 @@ type Limiters = {
   totpFailures: RateLimiter;
   /** Wrong TOTP codes per account from all addresses, looser: the code stays unguessable from many. */
   totpAccountFailures: RateLimiter;
+  /**
+   * Wrong recovery codes per account and client address, and deliberately no per-account ceiling: one would
+   * be a lock that whoever holds the login token could close on the owner, and 60-bit codes need none.
+   */
+  recoveryFailures: RateLimiter;
   /** Reads through the dashboard's wallet RPC, per client address: they spend the settlement node's quota. */
   walletRpc: RateLimiter;
   /** x402 payment attempts, per account (`account:ID`) and per client address (`address:ADDR`). */
   x402Attempts: RateLimiter;
+  /** Power actions, password changes and reinstalls, per account: each runs virsh and openssl on a host. */
+  hostOperations: RateLimiter;
 };
 
 /**
@@ -42,8 +49,10 @@ export function limiters(): Limiters {
       loginFailures: make("login-failures", rateLimits.loginFailures, "closed"),
       totpFailures: make("totp-failures", rateLimits.totpFailures, "closed"),
       totpAccountFailures: make("totp-account-failures", rateLimits.totpAccountFailures, "closed"),
+      recoveryFailures: make("recovery-failures", rateLimits.recoveryFailures, "closed"),
       walletRpc: make("wallet-rpc", rateLimits.walletRpc, "open"),
       x402Attempts: make("x402-attempts", rateLimits.x402Attempts, "closed"),
+      hostOperations: make("host-operations", rateLimits.hostOperations, "closed"),
     };
   });
 }
@@ -54,7 +63,7 @@ export function limiters(): Limiters {
  */
 export function clientAddress(headers: Headers): string {
   const settings = config();
-  const vouched = forwardedClient(headers, settings.sessionSecret);
+  const vouched = forwardedClient(headers, settings.clientAddressKey);
   if (vouched) return vouched;
   const chain = (headers.get("x-forwarded-for") ?? "")
     .split(",")

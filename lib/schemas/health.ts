@@ -28,22 +28,34 @@ export const HealthSchema = z
               "`unreachable`: its last poll of the node failed (new top-ups in its coins answer " +
               "`coin_unavailable`); `stale`: no poll for a while; `starting`: not polled yet.",
           }),
-          node: z.string().nullable().meta({ description: "The node's RPC URL, without credentials." }),
+          problem: z
+            .string()
+            .nullable()
+            .meta({
+              description:
+                "What is wrong, in plain words (no node address or raw error: those go to the service's log, " +
+                "once each time they change); null when the status is `ok` or `starting`.",
+              example: "The node does not accept connections.",
+            }),
           tip: z.number().int().nullable().meta({ description: "The node's best block height." }),
           cursor: z.number().int().nullable().meta({ description: "The last block scanned." }),
           lag: z.number().int().nullable().meta({ description: "tip - cursor: blocks not scanned yet." }),
           checked_at: timestamp().nullable().meta({ description: "When it last polled its node." }),
-          error: z.string().nullable().meta({ description: "Why the last poll failed." }),
           flagged_payments: z.number().int().meta({
             description:
               "Payments credited and later reorged out of the chain: the operator must check them.",
           }),
         }),
       )
-      .meta({ description: "Each deposit watcher and the node it reads." }),
+      .meta({ description: "Each deposit watcher and the state of the node it reads." }),
     provisioner: z.enum(["simulated", "libvirt"]).meta({
       description:
         "What builds servers: `simulated` (demo, no machine exists) or `libvirt` (real virtual machines).",
+    }),
+    demo_libvirt: z.boolean().meta({
+      description:
+        "True when demo mode builds real machines (`ALLOW_DEMO_LIBVIRT=1`, for test machines only): simulated " +
+        "payments then fund real servers.",
     }),
     time: timestamp().meta({ description: "The server's clock." }),
     error: z

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { timestamp } from "./common";
+import { recoveryCodeField } from "./sessions";
 
 export const MAX_ACTIVE_KEYS = 20;
 
@@ -35,6 +36,17 @@ export const CreateKeyRequestSchema = z
       .regex(/^[\p{L}\p{N} ._:@()-]+$/u, "use letters, digits, spaces and . _ : @ ( ) -")
       .optional()
       .meta({ description: "Optional label, 1 to 64 characters.", example: "ci" }),
+    totp_code: z
+      .string()
+      .max(16)
+      .optional()
+      .meta({
+        description:
+          "A current code: required when the request is made with a dashboard session key and two-factor sign-in " +
+          "is on (or send `recovery_code`). Not asked of API keys.",
+        example: "492039",
+      }),
+    recovery_code: recoveryCodeField,
   })
   .meta({ id: "CreateKeyRequest" });
 

@@ -29,5 +29,19 @@ export const RootPasswordRequestSchema = z
   })
   .meta({ id: "RootPasswordRequest" });
 
+export const ServerBusySchema = z
+  .object({
+    error: z.literal("server_busy"),
+    message: z.string().meta({
+      example:
+        "This server is busy with a stop (since 2026-11-24T10:00:00.000Z); try again once it has finished.",
+    }),
+    operation: z.enum(["start", "stop", "reboot", "password", "reinstall", "provision", "destroy"]).meta({
+      description: "What the server is doing: a power action, a root password change, a reinstall, ...",
+    }),
+    since: z.iso.datetime().meta({ description: "When that operation was asked for." }),
+  })
+  .meta({ id: "ServerBusy" });
+
 export type ReinstallServerRequest = z.infer<typeof ReinstallServerRequestSchema>;
 export type RootPasswordRequest = z.infer<typeof RootPasswordRequestSchema>;

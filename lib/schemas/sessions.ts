@@ -1,17 +1,35 @@
 import { z } from "zod";
 import { timestamp } from "./common";
 
+/** A current code from the authenticator app, where a second factor is asked for. */
+const totpCodeField = (description: string) =>
+  z.string().max(16).optional().meta({ description, example: "492039" });
+
+/** One of the account's recovery codes, in place of a TOTP code; it is spent. */
+export const recoveryCodeField = z
+  .string()
+  .max(32)
+  .optional()
+  .meta({
+    description:
+      "One of the recovery codes shown when two-factor sign-in was turned on, in place of `totp_code` (send one " +
+      "of the two). Each works once; case, spaces and hyphens do not matter. Accepted while TOTP codes are " +
+      "throttled.",
+    example: "4K9Q-XW2M-T7HD",
+  });
+
+const RecoveryCodeListSchema = z.array(z.string().meta({ example: "4K9Q-XW2M-T7HD" })).meta({
+  description: "Ten recovery codes, each usable once in place of a TOTP code. Shown only here: save them.",
+});
+
 export const SignInRequestSchema = z
   .strictObject({
     login_token: z.string().min(1).max(64).meta({
       description: "The login token from account creation; case, spaces and hyphens do not matter.",
       example: "7KQF-9XMA-2PDZ-T4WB",
     }),
-    totp_code: z
-      .string()
-      .max(16)
-      .optional()
-      .meta({ description: "The current 6-digit code, when two-factor sign-in is on.", example: "492039" }),
+    totp_code: totpCodeField("The current 6-digit code, when two-factor sign-in is on."),
+    recovery_code: recoveryCodeField,
   })
   .meta({ id: "SignInRequest" });
 
@@ -41,6 +59,39 @@ export const TotpCodeRequestSchema = z
 
 export const TotpStateSchema = z.object({ totp_enabled: z.boolean() }).meta({ id: "TotpState" });
 
+export const TotpEnabledSchema = z
+  .object({ totp_enabled: z.literal(true), recovery_codes: RecoveryCodeListSchema })
+  .meta({ id: "TotpEnabled" });
+
+export const DisableTotpRequestSchema = z
+  .strictObject({
+    code: totpCodeField("A current 6-digit code."),
+    recovery_code: recoveryCodeField,
+  })
+  .meta({ id: "DisableTotpRequest", description: "Send `code` or `recovery_code`." });
+
+export const SecondFactorRequestSchema = z
+  .strictObject({
+    totp_code: totpCodeField("A current 6-digit code."),
+    recovery_code: recoveryCodeField,
+  })
+  .meta({ id: "SecondFactorRequest", description: "Send `totp_code` or `recovery_code`." });
+
+export const RecoveryCodesSchema = z
+  .object({ recovery_codes: RecoveryCodeListSchema })
+  .meta({ id: "RecoveryCodes" });
+
+export const RecoveryCodeStatusSchema = z
+  .object({
+    remaining: z
+      .int()
+      .meta({ description: "Unused recovery codes left (0 with two-factor sign-in off).", example: 9 }),
+    created_at: timestamp()
+      .nullable()
+      .meta({ description: "When the current set was made; null when none is left." }),
+  })
+  .meta({ id: "RecoveryCodeStatus", description: "How many recovery codes are left, never the codes." });
+
 export const DashboardSessionSchema = z
   .object({
     id: z.int().meta({ description: "The session's id, used to revoke it.", example: 41 }),
@@ -63,11 +114,17 @@ export const RevokedSessionSchema = z
 
 export const RotateLoginTokenRequestSchema = z
   .strictObject({
-    totp_code: z
-      .string()
-      .max(16)
+    totp_code: totpCodeField("A current code, required (or `recovery_code`) when two-factor sign-in is on."),
+    recovery_code: recoveryCodeField,
+    revoke_api_keys: z
+      .boolean()
       .optional()
-      .meta({ description: "A current code, required when two-factor sign-in is on.", example: "492039" }),
+      .meta({
+        description:
+          "Also revoke the account's API keys (default false). The key making this request is kept; called with " +
+          "a session key, every API key is revoked.",
+        example: true,
+      }),
   })
   .meta({ id: "RotateLoginTokenRequest" });
 
@@ -78,6 +135,9 @@ export const LoginTokenRotatedSchema = z
       example: "7KQF-9XMA-2PDZ-T4WB",
     }),
     sessions_revoked: z.int().meta({ description: "How many sessions of the old token were revoked." }),
+    api_keys_revoked: z
+      .int()
+      .meta({ description: "How many API keys were revoked (0 unless `revoke_api_keys`)." }),
     session: SessionSchema.optional().meta({
       description:
         "Only when the request was made with a session key (which is revoked too): a new session to go on with.",

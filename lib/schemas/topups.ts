@@ -18,6 +18,25 @@ export const CreateTopupRequestSchema = z
   })
   .meta({ id: "CreateTopupRequest" });
 
+export const CreditedPartSchema = z
+  .object({
+    kind: z.enum(["quote", "excess", "late"]).meta({
+      description:
+        "`quote`: paid the asked amount while the quote held, at the locked rate (the asked amount in full " +
+        "credits exactly `amount_usd`). `excess`: beyond the asked amount, paid while the quote held. " +
+        "`late`: paid after the quote ended (`expires_at` passed, or the top-up was cancelled). `excess` and " +
+        "`late` coins are valued at the lower of the locked rate and the market rate when they were credited.",
+    }),
+    amount: z
+      .string()
+      .meta({ description: "Coins in this part, in the deposit coin.", example: "0.00025000" }),
+    rate_usd: z.string().meta({ description: "USD per coin this part was valued at.", example: "50000" }),
+    usd: z
+      .number()
+      .meta({ description: "USD credited for this part, rounded down to the cent.", example: 12.5 }),
+  })
+  .meta({ id: "CreditedPart" });
+
 export const TopupPaymentSchema = z
   .object({
     tx_hash: z
@@ -37,6 +56,14 @@ export const TopupPaymentSchema = z
       description:
         "True when the transaction left the mempool without being mined (replaced by a double spend or " +
         "evicted): it is not counted and will not be credited unless it is seen again.",
+    }),
+    credited_usd: z.number().nullable().meta({
+      description:
+        "USD this payment added to the balance, the sum of `credited_parts`; null until it has its confirmations.",
+      example: 37.5,
+    }),
+    credited_parts: z.array(CreditedPartSchema).meta({
+      description: "How this payment was credited, part by part; empty until it has its confirmations.",
     }),
   })
   .meta({ id: "TopupPayment" });
@@ -66,16 +93,20 @@ export const TopupSchema = z
       .string()
       .nullable()
       .meta({ description: "PNG data URI of a QR code of `payment_uri` (null for x402 top-ups)." }),
-    expires_at: timestamp()
-      .nullable()
-      .meta({ description: "When the quoted amount stops being valid; null for x402 top-ups." }),
+    expires_at: timestamp().nullable().meta({
+      description:
+        "When the quoted amount stops being valid (cancelling ends it then); null for x402 top-ups.",
+    }),
     payment_uri: z.string().nullable().meta({
       description: "A URI wallets understand (BIP21, EIP-681, monero:), the content of the QR code.",
       example: "bitcoin:bc1q...?amount=0.00051547",
     }),
-    rate_usd: z
-      .string()
-      .meta({ description: "USD per deposit coin, locked for this top-up.", example: "97000" }),
+    rate_usd: z.string().meta({
+      description:
+        "USD per deposit coin, locked for this top-up: the asked amount is paid at it, and no coin of it is " +
+        "credited above it.",
+      example: "97000",
+    }),
     rate_source: z.string().meta({
       description:
         "Where the rate came from: `demo-fixed` (demo mode, not a market price), `coingecko`, or `par`.",
@@ -91,7 +122,10 @@ export const TopupSchema = z
       .meta({ description: "Total with enough confirmations, in the deposit coin." }),
     credited_usd: z.number().meta({
       description:
-        "USD credited to the balance by this top-up. Equals amount_usd when paid as asked; partial, late and extra payments are credited at the locked rate.",
+        "USD credited to the balance by this top-up. Equals amount_usd when paid as asked in time; a partial " +
+        "payment in time is credited at the locked rate; coins beyond the asked amount or paid after the quote " +
+        "ended at the lower of the locked rate and the market rate when credited (see each payment's " +
+        "`credited_parts`).",
     }),
     payments: z.array(TopupPaymentSchema),
     payer: z.string().nullable().meta({ description: "For x402 top-ups, the wallet that paid." }),
@@ -166,3 +200,4 @@ export const SimulatePaymentRequestSchema = z
 export type CreateTopupRequest = z.infer<typeof CreateTopupRequestSchema>;
 export type Topup = z.infer<typeof TopupSchema>;
 export type X402Requirement = z.infer<typeof X402RequirementSchema>;
+export type TopupPayment = z.infer<typeof TopupPaymentSchema>;

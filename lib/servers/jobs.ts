@@ -3,25 +3,39 @@ import { and, asc, eq, inArray, lt, lte, or, sql } from "drizzle-orm";
 import { pace } from "@/lib/background/pace";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
-import { db } from "@/lib/db/client";
+import { type Database, db } from "@/lib/db/client";
 import { accounts, serverJobs, servers } from "@/lib/db/schema";
 import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
 import { firstLine } from "@/lib/log";
 import { processWide } from "@/lib/process-wide";
+import { CustomerFacingError, customerReason } from "./failure-reasons";
 import type { ServerRow } from "./present";
-import { allocatePoolAddress, type PowerAction, provisioner, reserveHostAddress } from "./provisioner";
+import {
+  allocatePoolAddress,
+  type PowerAction,
+  provisioner,
+  releaseAddress,
+  reserveHostAddress,
+} from "./provisioner";
 import { decryptRootPassword } from "./secrets";
 
-export type JobKind = "provision" | "power" | "destroy" | "reinstall";
+/** Host work for a server. A password change is run by its request, and recorded here while it runs. */
+export type JobKind = "provision" | "power" | "destroy" | "reinstall" | "password";
 type Job = typeof serverJobs.$inferSelect;
 
-const MAX_ATTEMPTS: Record<JobKind, number> = { provision: 3, power: 3, destroy: 10, reinstall: 3 };
+const MAX_ATTEMPTS: Record<JobKind, number> = {
+  provision: 3,
+  power: 3,
+  destroy: 10,
+  reinstall: 3,
+  password: 1,
+};
 /** A running job not finished by then was abandoned by its worker (the process died) and is taken again. */
 const LEASE_MS = 15 * 60_000;
 const BOOT_POLL_MS = 2_000;
 const backoffMs = (attempts: number) => Math.min(5_000 * 2 ** (attempts - 1), 120_000);
 
-/** What a failed job records: the first line of the error, bounded. */
+/** What a failed job records for the operator (log and `last_error`): the first line of the error, bounded. */
 const failureReason = (error: unknown) => firstLine(error).slice(0, 300) || "failed";
 
 /** Records host work for a server inside the caller's transaction; a worker performs it after commit. */
@@ -187,7 +201,7 @@ async function runProvision(job: Job): Promise<void> {
   });
 }
 
-class BuildError extends Error {}
+class BuildError extends CustomerFacingError {}
 
 async function runPower(job: Job): Promise<void> {
   const server = await serverRow(job.serverId);
@@ -207,11 +221,15 @@ async function runPower(job: Job): Promise<void> {
   });
 }
 
+/** Removes the machine; only then are its address and port free for another server (a failure keeps them). */
 async function runDestroy(job: Job): Promise<void> {
   const server = await serverRow(job.serverId);
   if (server.hypervisor || provisioner().simulated) await provisioner().destroy(server);
   const database = await db();
-  await database.transaction((tx) => finish(tx, job, "done"));
+  await database.transaction(async (tx) => {
+    await finish(tx, job, "done");
+    await releaseAddress(tx, server.id);
+  });
 }
 
 /**
@@ -220,6 +238,8 @@ async function runDestroy(job: Job): Promise<void> {
  */
 async function recordFailure(job: Job, error: unknown): Promise<void> {
   const message = failureReason(error);
+  // The customer reads a fixed reason; the host's own words stay in the log and the job row.
+  const reason = customerReason(error);
   console.error(
     `server ${job.serverId}: ${job.kind} job ${job.id} attempt ${job.attempts} failed: ${message}`,
   );
@@ -235,7 +255,7 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
       return;
     }
     await finish(tx, job, "failed", message);
-    if (job.kind === "reinstall") return endFailedReinstall(tx, job, message);
+    if (job.kind === "reinstall") return endFailedReinstall(tx, job, reason);
     if (job.kind !== "provision") return;
     // Read through tx: PGlite has one connection, and a query beside an open transaction would wait forever.
     const [{ accountId } = { accountId: 0 }] = await tx
@@ -256,8 +276,7 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
       .set({
         status: "terminated",
         terminatedAt: now(),
-        statusReason: `The build failed after ${job.attempts} attempts (${message}); the charge was refunded.`,
-        ip: null,
+        statusReason: `The build failed after ${job.attempts} attempts (${reason}); the charge was refunded.`,
         powerState: null,
         rootPasswordEnc: null,
       })
@@ -270,7 +289,7 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
  * A reinstall that failed for good: the server is `active` again (paid time is not touched, nothing is
  * refunded) with its power state left to the host's next report, and says why, so the owner can try again.
  */
-async function endFailedReinstall(tx: Tx, job: Job, message: string) {
+async function endFailedReinstall(tx: Tx, job: Job, reason: string) {
   const row = await lockServer(tx, job.serverId);
   if (row.status !== "provisioning") return;
   await tx
@@ -278,15 +297,27 @@ async function endFailedReinstall(tx: Tx, job: Job, message: string) {
     .set({
       status: "active",
       powerState: "stopped",
-      statusReason: `The reinstall failed after ${job.attempts} attempts (${message}); reinstall again.`,
+      statusReason: `The reinstall failed after ${job.attempts} attempts (${reason}); reinstall again.`,
     })
     .where(eq(servers.id, row.id));
+}
+
+/**
+ * A password change whose request ended (its process died) before it finished: the worker only closes it,
+ * since the password itself was never stored where a worker could read it.
+ */
+async function closeAbandonedRequestJob(job: Job): Promise<void> {
+  const database = await db();
+  await database.transaction((tx) =>
+    finish(tx, job, "failed", "the request running it ended before the host answered"),
+  );
 }
 
 async function execute(job: Job): Promise<void> {
   try {
     if (job.kind === "provision" || job.kind === "reinstall") await runProvision(job);
     else if (job.kind === "power") await runPower(job);
+    else if (job.kind === "password") await closeAbandonedRequestJob(job);
     else await runDestroy(job);
   } catch (error) {
     await recordFailure(job, error);
@@ -328,13 +359,18 @@ export function kickJobs(): void {
   })();
 }
 
+/** runJobNow looks again after this long, doubling up to the cap: a slow stop is not polled 4 times a second. */
+const WAIT_FIRST_MS = 100;
+const WAIT_CAP_MS = 2_000;
+
 /**
- * Runs one job now if no worker holds it, else waits for whoever does; gives up waiting after `waitMs`
- * (the job still finishes in the background). Returns whether it finished.
+ * Runs one job now if no worker holds it, else waits for whoever does, looking less often the longer it
+ * takes; gives up waiting after `waitMs` (the job still finishes in the background). Returns whether it finished.
  */
 export async function runJobNow(jobId: number, waitMs: number): Promise<boolean> {
   const deadline = Date.now() + waitMs;
   const database = await db();
+  let pause = WAIT_FIRST_MS;
   while (Date.now() < deadline) {
     const job = await takeJob(jobId);
     if (job) await execute(job);
@@ -343,15 +379,85 @@ export async function runJobNow(jobId: number, waitMs: number): Promise<boolean>
       .from(serverJobs)
       .where(eq(serverJobs.id, jobId));
     if (!row || row.state === "done" || row.state === "failed") return true;
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(pause, deadline - Date.now()))));
+    pause = Math.min(pause * 2, WAIT_CAP_MS);
   }
   return false;
 }
 
+export type JobInFlight = Pick<Job, "id" | "kind" | "action" | "createdAt">;
+
+/** The server's oldest job still queued or running, if any (call it with the server row locked). */
+export async function jobInFlight(tx: Tx, serverId: number): Promise<JobInFlight | undefined> {
+  const [job] = await tx
+    .select({
+      id: serverJobs.id,
+      kind: serverJobs.kind,
+      action: serverJobs.action,
+      createdAt: serverJobs.createdAt,
+    })
+    .from(serverJobs)
+    .where(and(eq(serverJobs.serverId, serverId), inArray(serverJobs.state, ["pending", "running"])))
+    .orderBy(asc(serverJobs.id))
+    .limit(1);
+  return job;
+}
+
+/**
+ * Records host work the request runs itself (a password change) as running under a lease of `leaseMs`: other
+ * requests see it in flight, and the worker neither runs the server's later jobs meanwhile nor takes this one
+ * (unless the lease passes, when it only closes it).
+ */
+export async function startRequestJob(tx: Tx, serverId: number, kind: JobKind, leaseMs: number) {
+  const current = now();
+  const [job] = await tx
+    .insert(serverJobs)
+    .values({
+      serverId,
+      kind,
+      state: "running",
+      attempts: 1,
+      maxAttempts: MAX_ATTEMPTS[kind],
+      runAfter: current,
+      leaseUntil: new Date(current.getTime() + leaseMs),
+    })
+    .returning({ id: serverJobs.id });
+  if (!job) throw new Error("job insert returned no row");
+  return job.id;
+}
+
+/** Ends a job its request ran, with what the operator should know when it failed. */
+export async function finishRequestJob(tx: Tx, jobId: number, state: "done" | "failed", lastError?: string) {
+  await tx
+    .update(serverJobs)
+    .set({
+      state,
+      finishedAt: now(),
+      leaseUntil: null,
+      ...(lastError ? { lastError: lastError.slice(0, 300) } : {}),
+    })
+    .where(eq(serverJobs.id, jobId));
+}
+
+/** Deletes up to `batch` jobs that finished before `before`, oldest first; returns how many. */
+export async function pruneFinishedJobs(database: Database, before: Date, batch: number): Promise<number> {
+  const old = database
+    .select({ id: serverJobs.id })
+    .from(serverJobs)
+    .where(and(inArray(serverJobs.state, ["done", "failed"]), lt(serverJobs.finishedAt, before)))
+    .orderBy(asc(serverJobs.finishedAt))
+    .limit(batch);
+  const deleted = await database
+    .delete(serverJobs)
+    .where(inArray(serverJobs.id, old))
+    .returning({ id: serverJobs.id });
+  return deleted.length;
+}
+
 /** Whether a server has host work still queued or running (its power state is then in flux). */
-export async function unfinishedJobServers(ids: number[]): Promise<Set<number>> {
+export async function unfinishedJobServers(ids: number[], database?: Database): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
-  const database = await db();
+  database ??= await db();
   const rows = await database
     .select({ serverId: serverJobs.serverId })
     .from(serverJobs)

@@ -1,4 +1,4 @@
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, inArray } from "drizzle-orm";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "@/lib/db/client";
 import { ledgerEntries, serverJobs, servers } from "@/lib/db/schema";
@@ -9,7 +9,7 @@ import {
   openMemoryDatabase,
   scratchConfigEnv,
 } from "@/lib/testing/memory-db";
-import { runServerLifecycle } from "./lifecycle";
+import { reconcileHost, runServerLifecycle } from "./lifecycle";
 
 // config() is read on first use: demo secrets go to a scratch DATA_DIR; the grace period is 7 days.
 const restoreEnv = scratchConfigEnv({ SERVER_GRACE_DAYS: "7" });
@@ -164,5 +164,63 @@ describe("the lifecycle pass, directly against the real schema with the clock mo
 
     await runServerLifecycle(db, pass);
     expect(await state(accountId, serverId)).toEqual(back);
+  });
+
+  it("stops a suspended server again when its host reports it running after the stop failed for good", async () => {
+    const { accountId, serverId } = await serverWith({
+      balanceCents: 1,
+      autoRenew: false,
+      status: "suspended",
+      expiresAt: new Date(EXPIRY.getTime() - DAY),
+    });
+    await db.update(servers).set({ hypervisor: "hv-1" }).where(eq(servers.id, serverId));
+    const failedAt = at(0)();
+    // The suspension's stop, failed for good: the machine kept running.
+    await db.insert(serverJobs).values({
+      serverId,
+      kind: "power",
+      action: "stop",
+      state: "failed",
+      attempts: 3,
+      maxAttempts: 3,
+      finishedAt: failedAt,
+      lastError: "virsh shutdown: error: ...",
+    });
+    const hostSays = new Map([[serverId, "running" as const]]);
+    const open = () =>
+      db
+        .select({ action: serverJobs.action })
+        .from(serverJobs)
+        .where(inArray(serverJobs.state, ["pending", "running"]));
+    const reconcile = (ms: number) => reconcileHost(db, "hv-1", hostSays, at(ms), async () => undefined);
+
+    // Right after the failure it waits before trying again, but records what the host says.
+    await reconcile(60_000);
+    expect((await state(accountId, serverId)).server?.powerState).toBe("running");
+    expect(await open()).toEqual([]);
+
+    // Later passes stop it again, once: the queued stop is in flight for the passes after.
+    await reconcile(10 * 60_000);
+    await reconcile(11 * 60_000);
+    const after = await state(accountId, serverId);
+    expect(after.server).toMatchObject({ status: "suspended", powerState: "running" });
+    expect(await open()).toEqual([{ action: "stop" }]);
+
+    // An active server the host reports running is left as it is.
+    const other = await serverWith({ balanceCents: 1, autoRenew: false });
+    await db
+      .update(servers)
+      .set({ hypervisor: "hv-1", powerState: "stopped" })
+      .where(eq(servers.id, other.serverId));
+    await reconcileHost(
+      db,
+      "hv-1",
+      new Map([[other.serverId, "running" as const]]),
+      at(12 * 60_000),
+      async () => undefined,
+    );
+    const running = await state(other.accountId, other.serverId);
+    expect(running.server?.powerState).toBe("running");
+    expect(running.jobs).toEqual([]);
   });
 });

@@ -1,16 +1,16 @@
 import "server-only";
 import { setImmediate } from "node:timers/promises";
-import { and, asc, eq, gt, gte, inArray, isNotNull, lte, or } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, isNotNull, lte, or } from "drizzle-orm";
 import { pace } from "@/lib/background/pace";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
 import { type Database, db } from "@/lib/db/client";
-import { accounts, servers } from "@/lib/db/schema";
+import { accounts, serverJobs, servers } from "@/lib/db/schema";
 import type { Tx } from "@/lib/ledger/ledger";
 import { firstLine } from "@/lib/log";
 import { enqueueJob, runDueJobs, unfinishedJobServers } from "./jobs";
 import type { ServerRow } from "./present";
-import { provisioner } from "./provisioner";
+import { type PowerState, provisioner } from "./provisioner";
 import { renewInTx, terminateInTx } from "./service";
 
 const BATCH = 100;
@@ -104,63 +104,102 @@ async function handleExpiries(database: Database, clock: () => Date, rest: () =>
   );
 }
 
+/** After a stop of a suspended server failed for good, reconciliation tries again no sooner than this. */
+const STOP_RETRY_MS = 5 * 60_000;
+
+/** Whether the server's last power job was a stop that failed for good less than STOP_RETRY_MS ago. */
+async function stopFailedRecently(tx: Tx, serverId: number, current: Date): Promise<boolean> {
+  const [last] = await tx
+    .select({ action: serverJobs.action, state: serverJobs.state, finishedAt: serverJobs.finishedAt })
+    .from(serverJobs)
+    .where(and(eq(serverJobs.serverId, serverId), eq(serverJobs.kind, "power")))
+    .orderBy(desc(serverJobs.id))
+    .limit(1);
+  return (
+    last?.action === "stop" &&
+    last.state === "failed" &&
+    (last.finishedAt?.getTime() ?? 0) > current.getTime() - STOP_RETRY_MS
+  );
+}
+
 /**
- * Power state comes from the hosts: each pass reads the domains of every hypervisor and writes what it
- * finds. A domain that vanished is reported on the server and, if the server should run, started again
- * (its definition is recreated on its disk). Servers with host work in flight are left alone.
+ * Brings one host's report into the database: each server's power state as the host saw it. A domain that
+ * vanished is reported on the server and, if the server should run, started again (its definition is
+ * recreated on its disk). A suspended server found running (its stop failed for good) is stopped again.
+ * Servers with host work in flight are left alone.
  */
+export async function reconcileHost(
+  database: Database,
+  hostName: string,
+  states: Map<number, PowerState>,
+  clock: () => Date = now,
+  rest: () => Promise<unknown> = pace,
+): Promise<void> {
+  const rows = await database
+    .select()
+    .from(servers)
+    .where(
+      and(
+        eq(servers.hypervisor, hostName),
+        inArray(servers.status, ["active", "suspended"]),
+        isNotNull(servers.powerState),
+      ),
+    );
+  const busy = await unfinishedJobServers(
+    rows.map((row) => row.id),
+    database,
+  );
+  for (const row of rows) {
+    if (busy.has(row.id)) continue;
+    await rest();
+    const state = states.get(row.id);
+    // A suspended machine must be off: found running, it is stopped again, however it was recorded.
+    const strayRunning = row.status === "suspended" && state === "running";
+    if (state === row.powerState && !strayRunning) continue;
+    // Already reported missing and not meant to run: nothing new to say.
+    if (!state && row.powerState === "stopped" && row.statusReason?.startsWith(MISSING)) continue;
+    await database.transaction(async (tx) => {
+      const [locked] = await tx
+        .select()
+        .from(servers)
+        .where(eq(servers.id, row.id))
+        .for("update", { skipLocked: true });
+      if (!locked || locked.powerState !== row.powerState || locked.status !== row.status) return;
+      if (state) {
+        if (state !== locked.powerState) {
+          await tx.update(servers).set({ powerState: state }).where(eq(servers.id, row.id));
+        }
+        if (strayRunning && !(await stopFailedRecently(tx, row.id, clock()))) {
+          await enqueueJob(tx, row.id, "power", { action: "stop" });
+        }
+        return;
+      }
+      const shouldRun = locked.status === "active" && locked.powerState === "running";
+      await tx
+        .update(servers)
+        .set({
+          statusReason: `${MISSING} ${hostName} at ${clock().toISOString()}${shouldRun ? "; it was started again" : ""}.`,
+          ...(shouldRun ? {} : { powerState: "stopped" }),
+        })
+        .where(eq(servers.id, row.id));
+      if (shouldRun) await enqueueJob(tx, row.id, "power", { action: "start" });
+    });
+  }
+}
+
+/** Power state comes from the hosts: each pass reads the domains of every hypervisor (see reconcileHost). */
 async function reconcileWithHosts() {
   if (provisioner().simulated) return;
   const database = await db();
   for (const host of config().servers.hypervisors) {
-    let states: Awaited<ReturnType<ReturnType<typeof provisioner>["hostStates"]>>;
+    let states: Map<number, PowerState> | undefined;
     try {
       states = await provisioner().hostStates(host.name);
     } catch (error) {
       console.error(`hypervisor ${host.name}: ${firstLine(error)}`);
       continue;
     }
-    if (!states) continue;
-    const rows = await database
-      .select()
-      .from(servers)
-      .where(
-        and(
-          eq(servers.hypervisor, host.name),
-          inArray(servers.status, ["active", "suspended"]),
-          isNotNull(servers.powerState),
-        ),
-      );
-    const busy = await unfinishedJobServers(rows.map((row) => row.id));
-    for (const row of rows) {
-      if (busy.has(row.id)) continue;
-      await pace();
-      const state = states.get(row.id);
-      if (state === row.powerState) continue;
-      // Already reported missing and not meant to run: nothing new to say.
-      if (!state && row.powerState === "stopped" && row.statusReason?.startsWith(MISSING)) continue;
-      await database.transaction(async (tx) => {
-        const [locked] = await tx
-          .select()
-          .from(servers)
-          .where(eq(servers.id, row.id))
-          .for("update", { skipLocked: true });
-        if (!locked || locked.powerState !== row.powerState || locked.status !== row.status) return;
-        if (state) {
-          await tx.update(servers).set({ powerState: state }).where(eq(servers.id, row.id));
-          return;
-        }
-        const shouldRun = locked.status === "active" && locked.powerState === "running";
-        await tx
-          .update(servers)
-          .set({
-            statusReason: `${MISSING} ${host.name} at ${now().toISOString()}${shouldRun ? "; it was started again" : ""}.`,
-            ...(shouldRun ? {} : { powerState: "stopped" }),
-          })
-          .where(eq(servers.id, row.id));
-        if (shouldRun) await enqueueJob(tx, row.id, "power", { action: "start" });
-      });
-    }
+    if (states) await reconcileHost(database, host.name, states);
   }
 }
 

@@ -1,18 +1,25 @@
 import "server-only";
 import { createHmac } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { conflict, notFound } from "@/lib/api/errors";
+import { ApiError, conflict, notFound } from "@/lib/api/errors";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { servers } from "@/lib/db/schema";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
 import type { Tx } from "@/lib/ledger/ledger";
+import { firstLine } from "@/lib/log";
 import type { ReinstallServerRequest } from "@/lib/schemas/server-machine";
 import type { ServerCreated } from "@/lib/schemas/servers";
-import { enqueueJob, kickJobs } from "./jobs";
+import { refuseWhileBusy, withHostQuota } from "./host-operations";
+import { enqueueJob, finishRequestJob, kickJobs, startRequestJob } from "./jobs";
 import { presentServer, type ServerRow } from "./present";
-import { GuestAgentUnavailableError, provisioner } from "./provisioner";
+import {
+  GuestAgentUnavailableError,
+  HostUnreachableError,
+  PasswordUnconfirmedError,
+  provisioner,
+} from "./provisioner";
 import { checkReinstall } from "./reinstall-rules";
 import { encryptRootPassword, generateRootPassword } from "./secrets";
 import { normalizeSshKeys } from "./ssh-keys";
@@ -21,7 +28,9 @@ const present = (row: ServerRow) => presentServer(row, config().servers.graceDay
 
 /** A chosen password enters a stored request fingerprint only as a keyed hash. */
 const keyedHash = (password: string | undefined) =>
-  password === undefined ? null : createHmac("sha256", config().encryptionKey).update(password).digest("hex");
+  password === undefined
+    ? null
+    : createHmac("sha256", config().requestFingerprintKey).update(password).digest("hex");
 
 const notActive = (row: ServerRow) =>
   conflict("server_not_active", `This needs an active server; this one is ${row.status}.`);
@@ -42,13 +51,25 @@ async function lockOwned(tx: Tx, accountId: number, serverId: number): Promise<S
  * (a new overlay on the OS's base image, a new seed and host key) with no transaction open. Id, address,
  * plan and paid period stay. With an Idempotency-Key a retry queues nothing more.
  */
-export async function reinstallServer(
+export function reinstallServer(
   accountId: number,
   serverId: number,
   request: ReinstallServerRequest,
   idempotencyKey: string | undefined,
 ): Promise<StoredResponse> {
   const sshKeys = request.ssh_keys === undefined ? undefined : normalizeSshKeys(request.ssh_keys);
+  return withHostQuota(accountId, () =>
+    reinstallWithinQuota(accountId, serverId, request, sshKeys, idempotencyKey),
+  );
+}
+
+async function reinstallWithinQuota(
+  accountId: number,
+  serverId: number,
+  request: ReinstallServerRequest,
+  sshKeys: string[] | undefined,
+  idempotencyKey: string | undefined,
+): Promise<StoredResponse> {
   const settings = config();
   const response = await withIdempotentTransaction(
     {
@@ -60,6 +81,7 @@ export async function reinstallServer(
     async (tx) => {
       const row = await lockOwned(tx, accountId, serverId);
       const os = checkReinstall(row, request, (id) => provisioner().imageAvailable(id));
+      await refuseWhileBusy(tx, row.id);
       const password = request.root_password ?? generateRootPassword();
       const [updated] = await tx
         .update(servers)
@@ -89,45 +111,82 @@ export async function reinstallServer(
   return response;
 }
 
+/** Longer than openssl and virsh may take together (60 s each): a change still running is never taken over. */
+const PASSWORD_LEASE_MS = 3 * 60_000;
+
+/** What the customer is told when the machine did not take the password; the host's words go to the log. */
+function passwordRefusal(error: unknown): ApiError | undefined {
+  if (error instanceof GuestAgentUnavailableError) {
+    return conflict(
+      "guest_agent_unavailable",
+      "The server's guest agent did not take the password (the machine is not running, or its agent does not " +
+        "answer); the old one still works. Reinstall to choose a new one.",
+    );
+  }
+  if (error instanceof HostUnreachableError) {
+    return new ApiError(
+      503,
+      "host_unreachable",
+      "The server's host cannot be reached right now; the password was not changed. Retry shortly.",
+      {},
+      { "Retry-After": "30" },
+    );
+  }
+  if (error instanceof PasswordUnconfirmedError) {
+    return new ApiError(
+      502,
+      "password_unconfirmed",
+      "The host did not confirm the new password, so the server may have either the old or the new one; " +
+        "/credentials keeps the old one. Set a password again to be sure which one works.",
+    );
+  }
+  return undefined;
+}
+
 /**
- * Sets a new root password on the running machine through its guest agent (no transaction open across
- * the host call), then stores it for /credentials. A stopped machine or one without an agent is 409 and
- * keeps its password.
+ * Sets a new root password on the running machine through its guest agent, then stores it for /credentials.
+ * While the host call runs (no transaction open across it) the change is recorded as the server's job in
+ * flight, so other host operations on the server wait for it. A stopped machine or one without an agent is
+ * 409 and keeps its password; a change the host did not confirm is 502 password_unconfirmed and stores
+ * nothing, so the answer and /credentials agree; a confirmed change is always stored and returned.
  */
-export async function changeRootPassword(
+export function changeRootPassword(
   accountId: number,
   serverId: number,
   requested: string | undefined,
 ): Promise<{ username: "root"; password: string }> {
-  const database = await db();
-  const [row] = await database
-    .select()
-    .from(servers)
-    .where(and(eq(servers.id, serverId), eq(servers.accountId, accountId)));
-  if (!row) throw notFound(`No server with id ${serverId}.`);
-  if (row.status !== "active") throw notActive(row);
-  if (row.powerState !== "running") {
-    throw conflict("guest_agent_unavailable", "The server is stopped: start it, then set its password.");
-  }
-  const password = requested ?? generateRootPassword();
-  try {
-    await provisioner().setRootPassword(row, password);
-  } catch (error) {
-    if (!(error instanceof GuestAgentUnavailableError)) throw error;
-    throw conflict(
-      "guest_agent_unavailable",
-      `The server's guest agent did not take the password (${error.message}); the old one still works. ` +
-        "Reinstall to choose a new one.",
-    );
-  }
-  await database.transaction(async (tx) => {
-    const locked = await lockOwned(tx, accountId, serverId);
-    // A reinstall or termination since: its own password wins.
-    if (locked.status !== "active") throw notActive(locked);
-    await tx
-      .update(servers)
-      .set({ rootPasswordEnc: encryptRootPassword(config().encryptionKey, row.id, password) })
-      .where(eq(servers.id, row.id));
+  return withHostQuota(accountId, async () => {
+    const database = await db();
+    const { row, jobId } = await database.transaction(async (tx) => {
+      const locked = await lockOwned(tx, accountId, serverId);
+      if (locked.status !== "active") throw notActive(locked);
+      if (locked.powerState !== "running") {
+        throw conflict("guest_agent_unavailable", "The server is stopped: start it, then set its password.");
+      }
+      await refuseWhileBusy(tx, locked.id);
+      return { row: locked, jobId: await startRequestJob(tx, locked.id, "password", PASSWORD_LEASE_MS) };
+    });
+    const password = requested ?? generateRootPassword();
+    try {
+      await provisioner().setRootPassword(row, password);
+    } catch (error) {
+      const detail = firstLine(error);
+      console.error(`server ${row.id}: root password change failed: ${detail}`);
+      await database.transaction((tx) => finishRequestJob(tx, jobId, "failed", detail));
+      throw passwordRefusal(error) ?? error;
+    }
+    const terminated = await database.transaction(async (tx) => {
+      const locked = await lockOwned(tx, accountId, serverId);
+      await finishRequestJob(tx, jobId, "done");
+      // Terminated meanwhile: its credentials went with it.
+      if (locked.status === "terminated") return locked;
+      await tx
+        .update(servers)
+        .set({ rootPasswordEnc: encryptRootPassword(config().encryptionKey, row.id, password) })
+        .where(eq(servers.id, row.id));
+      return undefined;
+    });
+    if (terminated) throw notActive(terminated);
+    return { username: "root", password };
   });
-  return { username: "root", password };
 }

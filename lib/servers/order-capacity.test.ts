@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findLocation, findPlan, priceFor } from "@/lib/catalog/catalog";
 import type { Database } from "@/lib/db/client";
 import { servers } from "@/lib/db/schema";
-import type { CreateServerRequest } from "@/lib/schemas/servers";
 import {
   balanceAndLedgerSum,
   createFundedAccount,
   openMemoryDatabase,
+  PUP_ORDER,
   scratchConfigEnv,
 } from "@/lib/testing/memory-db";
 import { orderServer } from "./service";
@@ -21,13 +21,7 @@ const restoreEnv = scratchConfigEnv({
 });
 
 const clock = () => new Date("2026-04-01T10:00:00Z");
-const request: CreateServerRequest = {
-  plan: "pup",
-  location: "nl",
-  os: "debian-13",
-  cycle: "monthly",
-  auto_renew: false,
-};
+const request = PUP_ORDER;
 const plan = findPlan("pup");
 const location = findLocation("nl");
 if (!plan || !location) throw new Error("catalog lost pup or nl");

@@ -10,6 +10,7 @@ import {
   balanceAndLedgerSum,
   createFundedAccount,
   openMemoryDatabase,
+  PUP_ORDER,
   scratchConfigEnv,
 } from "@/lib/testing/memory-db";
 import { orderServer } from "./service";
@@ -20,13 +21,7 @@ const restoreEnv = scratchConfigEnv();
 
 const CLOCK = new Date("2026-04-01T10:00:00Z");
 const clock = () => CLOCK;
-const request: CreateServerRequest = {
-  plan: "pup",
-  location: "nl",
-  os: "debian-13",
-  cycle: "monthly",
-  auto_renew: false,
-};
+const request = PUP_ORDER;
 const plan = findPlan("pup");
 const location = findLocation("nl");
 if (!plan || !location) throw new Error("catalog lost pup or nl");

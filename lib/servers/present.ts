@@ -23,8 +23,9 @@ export function presentServer(
     cycle: row.cycle,
     price_usd: centsToUsd(row.priceCents),
     status: row.status,
-    ip: row.ip,
-    ssh_port: row.ip ? (row.sshPort ?? 22) : null,
+    // A terminated server's address stays held until its machine is destroyed, but is no longer its own.
+    ip: row.status === "terminated" ? null : row.ip,
+    ssh_port: row.ip && row.status !== "terminated" ? (row.sshPort ?? 22) : null,
     ssh_host_key_fingerprint: row.sshHostKeyFingerprint,
     username: "root",
     created_at: row.createdAt.toISOString(),

@@ -1,5 +1,6 @@
 import "server-only";
-import { and, eq, ne, sql } from "drizzle-orm";
+import { and, between, eq, isNotNull, sql } from "drizzle-orm";
+import { conflict } from "@/lib/api/errors";
 import { config, type HostNetwork } from "@/lib/config/env";
 import { ipCounters, servers } from "@/lib/db/schema";
 import type { Tx } from "@/lib/ledger/ledger";
@@ -7,7 +8,7 @@ import { processWide } from "@/lib/process-wide";
 import type { ConsoleHandlers, ConsoleStream } from "./console-stream";
 import { DemoConsole } from "./demo-console";
 import { HOSTS_PER_LOCATION, poolAddress } from "./ip-pool";
-import { freeAddress } from "./libvirt/network";
+import { FORWARDED_SSH_ADDRESS, freeAddress } from "./libvirt/network";
 import { LibvirtProvisioner } from "./libvirt/provisioner";
 import type { ServerRow } from "./present";
 
@@ -23,6 +24,12 @@ export type BuildSpec = {
 
 /** The running machine cannot take a new password: it is stopped, or has no (answering) guest agent. */
 export class GuestAgentUnavailableError extends Error {}
+
+/** The machine's host could not be reached: nothing was changed on it. */
+export class HostUnreachableError extends Error {}
+
+/** The host did not say whether the new password was set (cut off, or an unexpected failure): it may be either. */
+export class PasswordUnconfirmedError extends Error {}
 
 /** A built machine: `ip` undefined means "take the next address of the location's pool". */
 export type Built = { ip: string | undefined; sshPort: number; hostKeyFingerprint: string | null };
@@ -46,7 +53,10 @@ export interface Provisioner {
   ready(server: ServerRow): Promise<boolean>;
   /** Applies a power action and returns the resulting state as the host reports it. */
   power(server: ServerRow, action: PowerAction): Promise<PowerState>;
-  /** Sets root's password on the running machine (guest agent), or throws GuestAgentUnavailableError. */
+  /**
+   * Sets root's password on the running machine (guest agent). Throws GuestAgentUnavailableError or
+   * HostUnreachableError when nothing changed, PasswordUnconfirmedError when the host did not say.
+   */
   setRootPassword(server: ServerRow, password: string): Promise<void>;
   /** Removes the machine and its disks; a machine already gone is not an error. */
   destroy(server: ServerRow): Promise<void>;
@@ -58,6 +68,13 @@ export interface Provisioner {
    */
   openConsole(server: ServerRow, handlers: ConsoleHandlers): ConsoleStream;
 }
+
+/**
+ * How long a simulated machine takes to change its power state or its password: a real one takes seconds,
+ * and for that time the server refuses other host operations (409 server_busy), as the demo should show.
+ */
+const SIMULATED_HOST_CALL_MS = 1_000;
+const simulatedHostCall = () => new Promise((resolve) => setTimeout(resolve, SIMULATED_HOST_CALL_MS));
 
 /** Pretends to build servers: up at once (the job's start is delayed by PROVISION_DELAY_SECONDS). */
 export class SimulatedProvisioner implements Provisioner {
@@ -85,12 +102,18 @@ export class SimulatedProvisioner implements Provisioner {
   }
 
   async power(server: ServerRow, action: PowerAction): Promise<PowerState> {
+    const after = action === "stop" ? "stopped" : "running";
+    // Already in the state asked for (a suspension's stop, a renewal's start): nothing to wait for.
+    if (action === "reboot" || server.powerState !== after) await simulatedHostCall();
+    // Its consoles see the outcome as a real machine's would: a stop ends them, a reboot shows a boot log.
     if (action === "stop") this.stopConsoles(server);
     if (action === "reboot") for (const demo of this.consoles.get(server.id) ?? []) demo.rebooted();
-    return action === "stop" ? "stopped" : "running";
+    return after;
   }
 
-  async setRootPassword(): Promise<void> {}
+  async setRootPassword(): Promise<void> {
+    await simulatedHostCall();
+  }
 
   async destroy(server: ServerRow): Promise<void> {
     this.stopConsoles(server);
@@ -119,6 +142,7 @@ export class SimulatedProvisioner implements Provisioner {
 /**
  * The next free address of the location's pool: a counter row per location, so concurrent builds on several
  * app instances never hand out one address twice (the partial unique index on `servers (ip, ssh_port)` backs that up).
+ * A terminated server holds its address until its machine is destroyed (see releaseAddress).
  */
 export async function allocatePoolAddress(tx: Tx, location: string): Promise<string> {
   for (let attempt = 0; attempt < HOSTS_PER_LOCATION; attempt++) {
@@ -132,11 +156,7 @@ export async function allocatePoolAddress(tx: Tx, location: string): Promise<str
       .returning({ nextHost: ipCounters.nextHost });
     const host = counter ? ((counter.nextHost + HOSTS_PER_LOCATION - 2) % HOSTS_PER_LOCATION) + 1 : 1;
     const ip = poolAddress(location, host);
-    const [taken] = await tx
-      .select({ id: servers.id })
-      .from(servers)
-      .where(and(eq(servers.ip, ip), ne(servers.status, "terminated")))
-      .limit(1);
+    const [taken] = await tx.select({ id: servers.id }).from(servers).where(eq(servers.ip, ip)).limit(1);
     if (!taken) return ip;
   }
   throw new Error(`the address pool of ${location} is exhausted`);
@@ -144,15 +164,16 @@ export async function allocatePoolAddress(tx: Tx, location: string): Promise<str
 
 /**
  * A bridged host's lowest free public address, written to the server before its build (its seed carries it).
- * Two app instances picking one address at once collide on the (ip, ssh_port) unique index: the losing build
- * fails that attempt and its retry picks the next address.
+ * Addresses of terminated servers whose machines are not yet destroyed are not free: such a machine may still
+ * answer on it. Two app instances picking one address at once collide on the (ip, ssh_port) unique index: the
+ * losing build fails that attempt and its retry picks the next address.
  */
 export async function reserveHostAddress(tx: Tx, server: ServerRow, network: HostNetwork): Promise<string> {
   if (server.ip) return server.ip;
   const held = await tx
     .select({ ip: servers.ip })
     .from(servers)
-    .where(and(eq(servers.hypervisor, server.hypervisor ?? ""), ne(servers.status, "terminated")));
+    .where(and(eq(servers.hypervisor, server.hypervisor ?? ""), isNotNull(servers.ip)));
   const ip = freeAddress(
     network.pool,
     held.flatMap((row) => (row.ip ? [row.ip] : [])),
@@ -160,6 +181,51 @@ export async function reserveHostAddress(tx: Tx, server: ServerRow, network: Hos
   if (!ip) throw new Error(`the address pool of host ${server.hypervisor} is exhausted`);
   await tx.update(servers).set({ ip, sshPort: 22 }).where(eq(servers.id, server.id));
   return ip;
+}
+
+/** Arbitrary constant: the transaction lock that serialises forwarded-port reservations across app instances. */
+const FORWARDED_PORTS_LOCK = 7_340_212;
+
+/**
+ * The lowest free port of SSH_FORWARD_PORT_BASE .. + SSH_FORWARD_PORT_COUNT - 1 for a server on a host without
+ * a bridge (its guest's SSH is forwarded from 127.0.0.1 of this machine), reserved with the order: a full range
+ * is no room (409 before anything is charged). Ports are held like addresses, until the machine is destroyed.
+ * Hosts with a bridge, and the simulated provisioner, need none.
+ */
+export async function reserveForwardedPort(
+  tx: Tx,
+  location: string,
+  hypervisor: string | undefined,
+): Promise<{ ip: string; sshPort: number } | undefined> {
+  const settings = config().servers;
+  const host = settings.hypervisors.find((h) => h.name === hypervisor);
+  if (settings.provisioner !== "libvirt" || !host || host.network) return undefined;
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(${FORWARDED_PORTS_LOCK})`);
+  const first = settings.sshForwardPortBase;
+  const last = first + settings.sshForwardPortCount - 1;
+  const held = await tx
+    .select({ port: servers.sshPort })
+    .from(servers)
+    .where(and(eq(servers.ip, FORWARDED_SSH_ADDRESS), between(servers.sshPort, first, last)));
+  const taken = new Set(held.map((row) => row.port));
+  for (let port = first; port <= last; port++) {
+    if (!taken.has(port)) return { ip: FORWARDED_SSH_ADDRESS, sshPort: port };
+  }
+  throw conflict(
+    "out_of_capacity",
+    `No host in ${location} has room for this plan right now; try another location or plan later.`,
+  );
+}
+
+/**
+ * Frees a terminated server's address and port once its machine is gone: until then a machine still running
+ * (a destroy not yet run, or failing) would answer on what the next server is given.
+ */
+export async function releaseAddress(tx: Tx, serverId: number): Promise<void> {
+  await tx
+    .update(servers)
+    .set({ ip: null, sshPort: null })
+    .where(and(eq(servers.id, serverId), eq(servers.status, "terminated")));
 }
 
 /** The provisioner named by PROVISIONER: simulated (the demo default) or libvirt. */

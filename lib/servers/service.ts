@@ -15,11 +15,12 @@ import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
 import { centsToUsd, formatUsd } from "@/lib/money/cents";
 import type { CreateServerRequest, Server, ServerCreated } from "@/lib/schemas/servers";
 import { addCycle } from "./cycle";
+import { refuseWhileBusy, withHostQuota } from "./host-operations";
 import { defaultHostname, isValidHostname } from "./hostname";
 import { enqueueJob, kickJobs, runJobNow } from "./jobs";
 import { placeServer, sizeFor } from "./placement";
 import { presentServer, type ServerRow } from "./present";
-import { type PowerAction, provisioner } from "./provisioner";
+import { type PowerAction, provisioner, reserveForwardedPort } from "./provisioner";
 import { cachedServerRead } from "./read-cache";
 import { decryptRootPassword, encryptRootPassword, generateRootPassword } from "./secrets";
 import { normalizeSshKeys } from "./ssh-keys";
@@ -102,13 +103,16 @@ export async function orderServer(
         root_password:
           request.root_password === undefined
             ? null
-            : createHmac("sha256", settings.encryptionKey).update(request.root_password).digest("hex"),
+            : createHmac("sha256", settings.requestFingerprintKey)
+                .update(request.root_password)
+                .digest("hex"),
       }),
     },
     async (tx) => {
       await lockFunds(tx, accountId, priceCents);
-      // Placed before anything is charged: no room means 409 and an unchanged balance.
+      // Placed before anything is charged: no room (nor a forwarded port) means 409 and an unchanged balance.
       const hypervisor = await placeServer(tx, location.id, size);
+      const forwarded = await reserveForwardedPort(tx, location.id, hypervisor);
       const created = clock();
       const [row] = await tx
         .insert(servers)
@@ -128,6 +132,7 @@ export async function orderServer(
           vcpus: size.vcpus,
           diskGb: size.diskGb,
           sshKeys: sshKeys.length > 0 ? JSON.stringify(sshKeys) : null,
+          ...forwarded,
         })
         .returning();
       if (!row) throw new Error("server insert returned no row");
@@ -297,20 +302,27 @@ export async function setAutoRenew(accountId: number, serverId: number, autoRene
 /**
  * Records the power action as a job, then performs it outside the transaction (or waits for the worker
  * that took it). The answer shows the state the host reported, or the last known one while the action is
- * still running (a guest slow to shut down is forced off after SERVER_STOP_TIMEOUT_SECONDS).
+ * still running (a guest slow to shut down is forced off after SERVER_STOP_TIMEOUT_SECONDS). A server with
+ * host work in flight refuses with 409 server_busy, and the account's host-operation limit applies.
  */
-export async function powerAction(accountId: number, serverId: number, action: PowerAction): Promise<Server> {
-  const jobId = await withLockedServer(accountId, serverId, async (tx, row) => {
-    if (row.status !== "active") {
-      throw conflict("server_not_active", `Power actions need an active server; this one is ${row.status}.`);
-    }
-    return enqueueJob(tx, row.id, "power", { action });
+export function powerAction(accountId: number, serverId: number, action: PowerAction): Promise<Server> {
+  return withHostQuota(accountId, async () => {
+    const jobId = await withLockedServer(accountId, serverId, async (tx, row) => {
+      if (row.status !== "active") {
+        throw conflict(
+          "server_not_active",
+          `Power actions need an active server; this one is ${row.status}.`,
+        );
+      }
+      await refuseWhileBusy(tx, row.id);
+      return enqueueJob(tx, row.id, "power", { action });
+    });
+    await runJobNow(jobId, (config().servers.stopTimeoutSeconds + 30) * 1000);
+    return present(await freshOwnedRow(accountId, serverId));
   });
-  await runJobNow(jobId, (config().servers.stopTimeoutSeconds + 30) * 1000);
-  return present(await freshOwnedRow(accountId, serverId));
 }
 
-/** The owner ends the server now: destroyed, address released, no refund of the unused time. */
+/** The owner ends the server now: destroyed (then its address released), no refund of the unused time. */
 export async function terminateServer(accountId: number, serverId: number): Promise<Server> {
   const server = await withLockedServer(accountId, serverId, async (tx, row) => {
     if (row.status === "terminated")
@@ -322,13 +334,13 @@ export async function terminateServer(accountId: number, serverId: number): Prom
 }
 
 /**
- * Ends the server in the caller's transaction: address, capacity and credentials released at once; the
- * machine itself is removed by a destroy job after commit.
+ * Ends the server in the caller's transaction: capacity and credentials released at once; the machine itself
+ * is removed by a destroy job after commit, and its address is released only when that has succeeded.
  */
 export async function terminateInTx(tx: Tx, row: ServerRow, current: Date = now()): Promise<ServerRow> {
   const [updated] = await tx
     .update(servers)
-    .set({ status: "terminated", terminatedAt: current, powerState: null, ip: null, rootPasswordEnc: null })
+    .set({ status: "terminated", terminatedAt: current, powerState: null, rootPasswordEnc: null })
     .where(eq(servers.id, row.id))
     .returning();
   if (!updated) throw new Error("server update returned no row");

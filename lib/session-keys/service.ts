@@ -1,5 +1,5 @@
 import "server-only";
-import { and, desc, eq, gt, inArray, isNull } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, ne } from "drizzle-orm";
 import type { AuthContext } from "@/lib/accounts/auth";
 import {
   generateApiKey,
@@ -7,9 +7,16 @@ import {
   normalizeLoginToken,
   sha256Hex,
 } from "@/lib/accounts/credentials";
-import { spendTotpCode } from "@/lib/accounts/totp";
+import { liftTotpThrottle } from "@/lib/accounts/totp";
+import {
+  REFUSED,
+  requireSecondFactor,
+  type SecondFactor,
+  secondFactorRefused,
+  spendSecondFactor,
+} from "@/lib/accounts/two-factor";
 import type { ErrorCode } from "@/lib/api/error-codes";
-import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
+import { ApiError, conflict, notFound } from "@/lib/api/errors";
 import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
 import { type Database, db } from "@/lib/db/client";
@@ -74,11 +81,11 @@ async function createSession(tx: Transaction, accountId: number) {
 }
 
 /**
- * Exchanges a login token (plus a TOTP code when the account has it on) for a session key: an API key of
- * kind `session` that expires after SESSION_KEY_TTL_SECONDS, is not listed by GET /keys, and is revoked by
- * sign-out. Failed attempts are limited per client address.
+ * Exchanges a login token (plus a TOTP code or a recovery code when the account has TOTP on) for a session
+ * key: an API key of kind `session` that expires after SESSION_KEY_TTL_SECONDS, is not listed by GET /keys,
+ * and is revoked by sign-out. Failed attempts are limited per client address.
  */
-export async function signIn(input: { loginToken: string; totpCode: string | undefined; client: string }) {
+export async function signIn(input: { loginToken: string; factor: SecondFactor; client: string }) {
   const normalized = normalizeLoginToken(input.loginToken);
   const tokenHash = normalized ? sha256Hex(normalized) : undefined;
   const database = await db();
@@ -94,12 +101,11 @@ export async function signIn(input: { loginToken: string; totpCode: string | und
   };
   if (!account || !tokenHash) throw await invalidLogin();
   if (account.totpEnabled && account.totpSecretEnc) {
-    if (!input.totpCode) {
-      throw failed("totp_required", "This account uses two-factor sign-in: send totp_code from your app.");
-    }
-    if (!(await spendTotpCode(account.id, input.totpCode, account.totpSecretEnc, input.client))) {
-      await consume(limiters().loginFailures, input.client);
-      throw failed("invalid_totp_code", "That code is not valid (or was already used).");
+    const secret = { id: account.id, totpSecretEnc: account.totpSecretEnc };
+    const refusal = await spendSecondFactor(secret, input.factor, input.client);
+    if (refusal) {
+      if (refusal !== REFUSED.missing) await consume(limiters().loginFailures, input.client);
+      throw secondFactorRefused(refusal, 401);
     }
   }
   const session = await database.transaction(async (tx) => {
@@ -170,38 +176,54 @@ export async function revokeSession(accountId: number, sessionId: number) {
 /**
  * Replaces the login token: the old one stops working at once and every session signed in with it is
  * revoked, in one transaction with the account row locked (a sign-in racing it either finishes first and is
- * revoked, or finds the old token gone). With TOTP on it takes a current code, so a stolen key or session
- * alone cannot take the dashboard over. A caller using a session key gets a new session to go on with.
+ * revoked, or finds the old token gone). With TOTP on it takes a current code or a recovery code, so a stolen
+ * key or session alone cannot take the dashboard over, and an owner whose codes are throttled still can.
+ * A caller using a session key gets a new session to go on with.
+ *
+ * `revokeApiKeys` also revokes the account's API keys, for a token that may have been used to sign in and
+ * mint keys. It is off unless asked: keys run unattended scripts, and a leaked token is not a leaked key.
+ * The key making the request is spared (it has just shown it is the owner's); a session is not an API key,
+ * so from the dashboard every API key goes.
  */
-export async function rotateLoginToken(auth: AuthContext, totpCode: string | undefined, client: string) {
-  const database = await db();
-  const [account] = await database
-    .select({ totpEnabled: accounts.totpEnabled, totpSecretEnc: accounts.totpSecretEnc })
-    .from(accounts)
-    .where(eq(accounts.id, auth.accountId));
-  if (account?.totpEnabled && account.totpSecretEnc) {
-    if (!totpCode)
-      throw badRequest("totp_required", "Two-factor sign-in is on: send totp_code from your app.");
-    if (!(await spendTotpCode(auth.accountId, totpCode, account.totpSecretEnc, client))) {
-      throw badRequest(
-        "invalid_totp_code",
-        "That code is not valid (or was already used); try the next one.",
-      );
-    }
-  }
+export async function rotateLoginToken(
+  auth: AuthContext,
+  input: { factor: SecondFactor; revokeApiKeys: boolean },
+  client: string,
+) {
+  const totpOn = await requireSecondFactor(auth.accountId, input.factor, client);
   const token = generateLoginToken();
-  return database.transaction(async (tx) => {
+  const database = await db();
+  const rotated = await database.transaction(async (tx) => {
     await tx.update(accounts).set({ loginTokenHash: token.hash }).where(eq(accounts.id, auth.accountId));
     const revoked = await tx
       .update(apiKeys)
       .set({ revokedAt: new Date() })
       .where(liveSessions(auth.accountId))
       .returning({ id: apiKeys.id });
+    const keysRevoked = input.revokeApiKeys
+      ? await tx
+          .update(apiKeys)
+          .set({ revokedAt: new Date() })
+          .where(
+            and(
+              eq(apiKeys.accountId, auth.accountId),
+              eq(apiKeys.kind, "api"),
+              isNull(apiKeys.revokedAt),
+              ne(apiKeys.id, auth.keyId),
+            ),
+          )
+          .returning({ id: apiKeys.id })
+      : [];
     const session = auth.keyKind === "session" ? await createSession(tx, auth.accountId) : undefined;
     return {
       login_token: token.token,
       sessions_revoked: revoked.length,
+      api_keys_revoked: keysRevoked.length,
       ...(session ? { session } : {}),
     };
   });
+  // The wrong codes that throttled TOTP for everyone came through the token now gone (or a key the owner
+  // can now revoke): the owner's app works again at once.
+  if (totpOn) await liftTotpThrottle(auth.accountId);
+  return rotated;
 }

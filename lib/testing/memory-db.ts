@@ -8,6 +8,7 @@ import { migrate } from "drizzle-orm/pglite/migrator";
 import type { Database } from "@/lib/db/client";
 import { accounts, ledgerEntries, servers } from "@/lib/db/schema";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
+import type { CreateServerRequest } from "@/lib/schemas/servers";
 
 /** A fresh in-memory PGlite with every migration applied: the real schema, its CHECKs and unique keys. */
 export async function openMemoryDatabase(): Promise<{ db: Database; close: () => Promise<void> }> {
@@ -26,6 +27,15 @@ export async function createAccount(db: Database): Promise<number> {
   if (!row) throw new Error("account insert returned no row");
   return row.id;
 }
+
+/** An order for a monthly pup in nl, as the API receives it. */
+export const PUP_ORDER: CreateServerRequest = {
+  plan: "pup",
+  location: "nl",
+  os: "debian-13",
+  cycle: "monthly",
+  auto_renew: false,
+};
 
 let hostnames = 0;
 

@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  creditTargetCents,
-  formatCoinAmount,
-  quoteUnits,
-  rateFromE8,
-  rateToE8,
-  unitsToCents,
-} from "./amounts";
+import { creditPayments, formatCoinAmount, quoteUnits, rateFromE8, rateToE8, unitsToCents } from "./amounts";
 
 describe("rates", () => {
   it("parses decimal rates exactly and refuses anything else", () => {
@@ -53,28 +46,97 @@ describe("quoteUnits", () => {
   });
 });
 
-describe("creditTargetCents", () => {
-  const base = { requiredUnits: 25_774n, amountCents: 2500, rateE8: rateToE8("97000"), decimals: 8 };
+describe("creditPayments", () => {
+  // 25 USD asked at 97,000 USD/BTC: 25,774 sat.
+  const quote = {
+    requiredUnits: 25_774n,
+    amountCents: 2500,
+    lockedRateE8: rateToE8("97000"),
+    decimals: 8,
+    paidUnits: 0n,
+  };
+  const onTime = (units: bigint) => ({ units, withinQuote: true });
+  const late = (units: bigint) => ({ units, withinQuote: false });
+  const total = (credits: { quoteCents: number; extraCents: number }[]) =>
+    credits.reduce((sum, credit) => sum + credit.quoteCents + credit.extraCents, 0);
 
-  it("credits exactly the amount when exactly the asked units arrive", () => {
-    expect(creditTargetCents({ ...base, confirmedUnits: 25_774n })).toBe(2500);
+  it("credits exactly the amount when exactly the asked units arrive in time, whatever the price now", () => {
+    for (const current of [undefined, rateToE8("1"), rateToE8("200000")]) {
+      expect(creditPayments(quote, [onTime(25_774n)], current)).toEqual([
+        { quoteUnits: 25_774n, quoteCents: 2500, extraUnits: 0n, extraRateE8: null, extraCents: 0 },
+      ]);
+    }
   });
 
-  it("credits a partial payment at the locked rate, rounded down", () => {
-    expect(creditTargetCents({ ...base, confirmedUnits: 10_000n })).toBe(970);
-    expect(creditTargetCents({ ...base, confirmedUnits: 0n })).toBe(0);
+  it("credits a partial payment at the locked rate, rounded down, and the rest up to exactly the amount", () => {
+    const credits = creditPayments(quote, [onTime(10_000n), onTime(15_774n)], undefined);
+    expect(credits.map((c) => c.quoteCents)).toEqual([970, 1530]);
+    expect(total(credits)).toBe(2500);
+    // The same split over two passes: the second knows what the first paid.
+    const [second] = creditPayments({ ...quote, paidUnits: 10_000n }, [onTime(15_774n)], undefined);
+    expect(second?.quoteCents).toBe(1530);
   });
 
-  it("credits an overpayment on top of the amount", () => {
-    expect(creditTargetCents({ ...base, confirmedUnits: 25_774n + 100_000n })).toBe(2500 + 9700);
+  it("credits an overpayment on top: at the locked rate, or at the current one when it is lower", () => {
+    const paid = [onTime(25_774n + 100_000n)];
+    expect(total(creditPayments(quote, paid, rateToE8("97000")))).toBe(2500 + 9700);
+    expect(total(creditPayments(quote, paid, rateToE8("200000")))).toBe(2500 + 9700);
+    const [halved] = creditPayments(quote, paid, rateToE8("48500"));
+    expect(halved).toEqual({
+      quoteUnits: 25_774n,
+      quoteCents: 2500,
+      extraUnits: 100_000n,
+      extraRateE8: rateToE8("48500"),
+      extraCents: 4850,
+    });
   });
 
-  it("grows monotonically with what arrived", () => {
-    let previous = 0;
-    for (let units = 0n; units < 60_000n; units += 997n) {
-      const credit = creditTargetCents({ ...base, confirmedUnits: units });
-      expect(credit).toBeGreaterThanOrEqual(previous);
-      previous = credit;
+  it("values a payment after the quote ended at the lower rate, all of it", () => {
+    const [expired] = creditPayments(quote, [late(25_774n)], rateToE8("48500"));
+    expect(expired).toEqual({
+      quoteUnits: 0n,
+      quoteCents: 0,
+      extraUnits: 25_774n,
+      extraRateE8: rateToE8("48500"),
+      extraCents: 1250,
+    });
+    // A price above the locked rate does not lift it.
+    expect(creditPayments(quote, [late(25_774n)], rateToE8("150000"))[0]?.extraCents).toBe(2500);
+  });
+
+  it("counts nothing more toward the quote once it is paid", () => {
+    const credits = creditPayments(quote, [onTime(25_774n), onTime(25_774n)], rateToE8("97000"));
+    expect(credits[1]).toMatchObject({
+      quoteUnits: 0n,
+      quoteCents: 0,
+      extraUnits: 25_774n,
+      extraCents: 2500,
+    });
+    const [after] = creditPayments({ ...quote, paidUnits: 25_774n }, [onTime(1_000n)], rateToE8("97000"));
+    expect(after).toMatchObject({ quoteUnits: 0n, extraUnits: 1_000n });
+  });
+
+  it("without a current rate, stops before the first payment that needs one", () => {
+    const credits = creditPayments(quote, [onTime(10_000n), late(5_000n), onTime(15_774n)], undefined);
+    expect(credits).toHaveLength(1);
+    expect(credits[0]?.quoteCents).toBe(970);
+  });
+
+  it("grows with what arrived, and never pays more than the locked rate would", () => {
+    for (const current of ["1000", "48500", "97000", "300000"]) {
+      let previous = 0;
+      for (let units = 0n; units < 60_000n; units += 997n) {
+        const credit = total(creditPayments(quote, [onTime(units)], rateToE8(current)));
+        expect(credit).toBeGreaterThanOrEqual(previous);
+        const atLocked = total(creditPayments(quote, [onTime(units)], rateToE8("97000")));
+        expect(credit).toBeLessThanOrEqual(atLocked);
+        previous = credit;
+      }
+      for (const units of [1n, 25_773n, 25_774n, 1_000_000n]) {
+        const lateCredit = total(creditPayments(quote, [late(units)], rateToE8(current)));
+        expect(lateCredit).toBeLessThanOrEqual(unitsToCents(units, rateToE8("97000"), 8));
+        expect(lateCredit).toBeLessThanOrEqual(unitsToCents(units, rateToE8(current), 8));
+      }
     }
   });
 });

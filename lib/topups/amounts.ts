@@ -35,24 +35,71 @@ export function unitsToCents(units: bigint, rateE8: bigint, decimals: number): n
   return Number(cents);
 }
 
-/**
- * The total a top-up should have credited once `confirmedUnits` have arrived. Paying what was asked
- * credits exactly the amount; anything more is credited at the locked rate on top; anything less is
- * credited for what it is worth, so no payment is ever lost.
- */
-export function creditTargetCents(input: {
-  confirmedUnits: bigint;
+/** What the first `paidUnits` of the asked amount are worth: its worth at the locked rate, and exactly the
+ * amount once it is paid in full (the quote rounded the asked units up). */
+function quoteWorthCents(paidUnits: bigint, quote: Quote): number {
+  if (paidUnits >= quote.requiredUnits) return quote.amountCents;
+  return Math.min(unitsToCents(paidUnits, quote.lockedRateE8, quote.decimals), quote.amountCents);
+}
+
+/** The lower of the locked and the current rate: what coins outside the quote are worth. */
+export const outsideQuoteRate = (lockedRateE8: bigint, currentRateE8: bigint) =>
+  currentRateE8 < lockedRateE8 ? currentRateE8 : lockedRateE8;
+
+/** A top-up's quote: the asked units for the asked amount at the locked rate, and how much of it is paid. */
+export type Quote = {
   requiredUnits: bigint;
   amountCents: number;
-  rateE8: bigint;
+  lockedRateE8: bigint;
   decimals: number;
-}): number {
-  const { confirmedUnits, requiredUnits, amountCents, rateE8, decimals } = input;
-  if (confirmedUnits <= 0n) return 0;
-  if (confirmedUnits >= requiredUnits) {
-    return amountCents + unitsToCents(confirmedUnits - requiredUnits, rateE8, decimals);
+  /** Units of the asked amount that payments credited earlier have paid. */
+  paidUnits: bigint;
+};
+
+/** What one payment credited: the units that paid the asked amount, and the rest at its own rate. */
+export type PaymentCredit = {
+  quoteUnits: bigint;
+  quoteCents: number;
+  extraUnits: bigint;
+  /** The rate the rest was valued at; null when nothing is left over. */
+  extraRateE8: bigint | null;
+  extraCents: number;
+};
+
+/**
+ * What payments credit as they count, in the order they arrived. A payment made while the quote held
+ * (before `expires_at`; cancelling ends it) pays what the asked amount still lacks at the locked rate, and
+ * exactly the amount once all of it is paid. Everything else, beyond the asked amount or after the quote
+ * ended, is worth what the coins are worth when credited, at most what they were worth at the locked rate:
+ * the locked rate is no free option on a falling price. With no current rate (`undefined`), the list stops
+ * before the first payment that needs one; the rest waits for a later pass.
+ */
+export function creditPayments(
+  quote: Quote,
+  payments: { units: bigint; withinQuote: boolean }[],
+  currentRateE8: bigint | undefined,
+): PaymentCredit[] {
+  const credits: PaymentCredit[] = [];
+  let paid = quote.paidUnits;
+  for (const { units, withinQuote } of payments) {
+    const lacking = quote.requiredUnits > paid ? quote.requiredUnits - paid : 0n;
+    const quoteUnits = withinQuote ? (units < lacking ? units : lacking) : 0n;
+    const extraUnits = units - quoteUnits;
+    if (extraUnits > 0n && currentRateE8 === undefined) break;
+    const extraRateE8 =
+      extraUnits > 0n && currentRateE8 !== undefined
+        ? outsideQuoteRate(quote.lockedRateE8, currentRateE8)
+        : null;
+    credits.push({
+      quoteUnits,
+      quoteCents: quoteWorthCents(paid + quoteUnits, quote) - quoteWorthCents(paid, quote),
+      extraUnits,
+      extraRateE8,
+      extraCents: extraRateE8 === null ? 0 : unitsToCents(extraUnits, extraRateE8, quote.decimals),
+    });
+    paid += quoteUnits;
   }
-  return Math.min(unitsToCents(confirmedUnits, rateE8, decimals), amountCents);
+  return credits;
 }
 
 /** Units as a decimal string in whole coins, keeping at least `minDecimals` digits after the point. */

@@ -3,7 +3,7 @@ import { DEPOSIT_COINS, isDepositCoin } from "@/lib/coins/registry";
 import { config } from "@/lib/config/env";
 import type { depositPayments, topups } from "@/lib/db/schema";
 import { centsToUsd } from "@/lib/money/cents";
-import type { Topup } from "@/lib/schemas/topups";
+import type { Topup, TopupPayment } from "@/lib/schemas/topups";
 import { formatCoinAmount } from "./amounts";
 
 export type TopupRow = typeof topups.$inferSelect;
@@ -41,6 +41,39 @@ function explorerUrl(coin: string, txHash: string): string | null {
 const trimDecimal = (value: string) =>
   value.includes(".") ? value.replace(/0+$/, "").replace(/\.$/, "") : value;
 
+/**
+ * What a payment credited, part by part: the units that paid the asked amount, at the quote, and the rest,
+ * beyond the asked amount (`excess`) or paid after the quote ended (`late`), at the rate it was valued at.
+ */
+function creditedParts(
+  row: TopupRow,
+  payment: PaymentRow,
+  format: (units: bigint) => string,
+): TopupPayment["credited_parts"] {
+  if (payment.quoteCents === null) return [];
+  const quoteUnits = BigInt(payment.quoteUnits ?? 0);
+  const extraUnits = BigInt(payment.amountUnits) - quoteUnits;
+  const parts: TopupPayment["credited_parts"] = [];
+  if (quoteUnits > 0n) {
+    parts.push({
+      kind: "quote",
+      amount: format(quoteUnits),
+      rate_usd: trimDecimal(row.rateUsd),
+      usd: centsToUsd(payment.quoteCents),
+    });
+  }
+  if (extraUnits > 0n && payment.extraRateUsd !== null) {
+    const withinQuote = row.expiresAt !== null && payment.seenAt < row.expiresAt;
+    parts.push({
+      kind: withinQuote ? "excess" : "late",
+      amount: format(extraUnits),
+      rate_usd: trimDecimal(payment.extraRateUsd),
+      usd: centsToUsd(payment.extraCents ?? 0),
+    });
+  }
+  return parts;
+}
+
 export function presentTopup(row: TopupRow, payments: PaymentRow[], demo: boolean): Topup {
   const { decimals, displayDecimals, depositCoin } = unitsOf(row.coin);
   const format = (units: bigint) => formatCoinAmount(units, decimals, displayDecimals);
@@ -69,6 +102,9 @@ export function presentTopup(row: TopupRow, payments: PaymentRow[], demo: boolea
       confirmations: payment.confirmations,
       explorer_url: explorerUrl(row.coin, payment.txHash),
       dropped: payment.droppedAt !== null,
+      credited_usd:
+        payment.quoteCents === null ? null : centsToUsd(payment.quoteCents + (payment.extraCents ?? 0)),
+      credited_parts: creditedParts(row, payment, format),
     })),
     payer: row.payer,
     demo,

@@ -56,4 +56,19 @@ describe("CoinGeckoRates against a local price endpoint", () => {
     await expect(new CoinGeckoRates(baseUrl, 0).usdPerCoin("BTC")).rejects.toThrow(/unreachable/);
     failing = false;
   });
+
+  it("remembers a failed fetch for a few seconds, so an outage does not cost every caller a request", async () => {
+    const rates = new CoinGeckoRates(baseUrl, 60_000);
+    failing = true;
+    const before = requests;
+    await expect(rates.usdPerCoin("BTC")).rejects.toBeInstanceOf(RateUnavailableError);
+    await expect(rates.usdPerCoin("XMR")).rejects.toBeInstanceOf(RateUnavailableError);
+    expect(requests - before).toBe(1);
+    failing = false;
+    // With no snapshot kept (0 s), nothing is remembered either: every call asks.
+    const fresh = new CoinGeckoRates(baseUrl, 0);
+    await fresh.usdPerCoin("BTC");
+    await fresh.usdPerCoin("BTC");
+    expect(requests - before).toBe(3);
+  });
 });

@@ -1,7 +1,12 @@
 import "server-only";
 import type { DepositCoinCode } from "@/lib/coins/registry";
+import { config } from "@/lib/config/env";
+import { processWide } from "@/lib/process-wide";
 
-/** Where the USD price of a coin comes from when a top-up locks its rate. */
+/**
+ * Where the USD price of a coin comes from: when a top-up locks its rate, and when a payment outside the
+ * quote is credited at the lower of that rate and the market's.
+ */
 export interface RateSource {
   /** Shown on every top-up as `rate_source`, so a demo rate is never mistaken for a market one. */
   readonly name: string;
@@ -45,10 +50,12 @@ const COINGECKO_IDS: Record<DepositCoinCode, string> = {
 /**
  * Market prices from a CoinGecko-compatible `/simple/price` endpoint. All coins are fetched in one call
  * and kept for `ttlMs`, so a burst of top-ups costs one request and shares one snapshot of the market.
+ * A failed fetch is remembered for a few seconds too, so an outage does not cost every caller a timeout.
  */
 export class CoinGeckoRates implements RateSource {
   readonly name = "coingecko";
   private snapshot?: { at: number; prices: Record<string, number> };
+  private failure?: { at: number; error: RateUnavailableError };
   private inflight?: Promise<Record<string, number>>;
 
   constructor(
@@ -69,6 +76,7 @@ export class CoinGeckoRates implements RateSource {
 
   private async prices(): Promise<Record<string, number>> {
     if (this.snapshot && Date.now() - this.snapshot.at < this.ttlMs) return this.snapshot.prices;
+    if (this.failure && Date.now() - this.failure.at < Math.min(this.ttlMs, 5_000)) throw this.failure.error;
     this.inflight ??= this.fetchPrices().finally(() => {
       this.inflight = undefined;
     });
@@ -84,7 +92,11 @@ export class CoinGeckoRates implements RateSource {
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       body = await response.json();
     } catch (error) {
-      throw new RateUnavailableError(`rate source unreachable: ${(error as Error).message}`);
+      this.failure = {
+        at: Date.now(),
+        error: new RateUnavailableError(`rate source unreachable: ${(error as Error).message}`),
+      };
+      throw this.failure.error;
     }
     const prices: Record<string, number> = {};
     for (const [id, entry] of Object.entries((body ?? {}) as Record<string, { usd?: unknown }>)) {
@@ -93,4 +105,12 @@ export class CoinGeckoRates implements RateSource {
     this.snapshot = { at: Date.now(), prices };
     return prices;
   }
+}
+
+/** The configured rate source, one per process (its snapshot is shared by every caller). */
+export function rateSource(): RateSource {
+  return processWide("topups.rate-source", () => {
+    const { kind, url, cacheSeconds } = config().deposits.rateSource;
+    return kind === "demo-fixed" ? new DemoFixedRates() : new CoinGeckoRates(url, cacheSeconds * 1000);
+  });
 }

@@ -1,13 +1,13 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { base32crockford } from "@scure/base";
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { and, desc, eq, gt, lt, sql } from "drizzle-orm";
 import { parseUnits } from "viem";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
 import { type Page, type PageRequest, toPage } from "@/lib/api/pagination";
 import { now } from "@/lib/clock";
 import { DEPOSIT_COINS, type DepositCoinCode } from "@/lib/coins/registry";
-import { config } from "@/lib/config/env";
+import { config, type RateLimitSpec } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { depositIndexes, depositPayments, topups } from "@/lib/db/schema";
 import { firstAhead, reuseUntilWrite } from "@/lib/db/until-write";
@@ -17,6 +17,7 @@ import { MoneroWatcher } from "@/lib/deposits/monero-watcher";
 import { paymentUri } from "@/lib/deposits/payment-uri";
 import { coinUnavailableReason, depositRails } from "@/lib/deposits/setup";
 import { evmHexToTron } from "@/lib/deposits/tron";
+import type { Tx } from "@/lib/ledger/ledger";
 import { qrDataUri } from "@/lib/qr";
 import type { Topup } from "@/lib/schemas/topups";
 import { formatCoinAmount, quoteUnits, rateToE8 } from "./amounts";
@@ -52,6 +53,53 @@ async function lockRate(coin: DepositCoinCode): Promise<{ rate: string; source: 
     }
     throw error;
   }
+}
+
+/** "168 hours", "1 minute": a window as the refusal names it. */
+function windowText(seconds: number): string {
+  const [count, unit] =
+    seconds % 3600 === 0
+      ? [seconds / 3600, "hour"]
+      : seconds % 60 === 0
+        ? [seconds / 60, "minute"]
+        : [seconds, "second"];
+  return `${count} ${unit}${count === 1 ? "" : "s"}`;
+}
+
+/**
+ * Every deposit top-up keeps an address watched for days, whatever becomes of it (cancelled and expired ones
+ * wait for late payments), so creations are limited per account over a window, counting every top-up made in
+ * it. Counted in the creating transaction, under the account's row lock: it holds across app instances, and
+ * a refusal leaves nothing behind (no top-up, no derivation index used). Database time on both sides.
+ */
+async function refuseBeyondCreationLimit(tx: Tx, accountId: number, { limit, windowSeconds }: RateLimitSpec) {
+  const windowStart = sql`now() - ${windowSeconds}::integer * interval '1 second'`;
+  const [recent] = await tx
+    .select({
+      n: sql<number>`count(*)`.mapWith(Number),
+      // When the oldest of them leaves the window, freeing a place.
+      freeInSeconds: sql<number>`ceil(extract(epoch from min(${topups.createdAt}) - ${windowStart}))`.mapWith(
+        Number,
+      ),
+    })
+    .from(topups)
+    .where(
+      and(eq(topups.accountId, accountId), eq(topups.method, "deposit"), gt(topups.createdAt, windowStart)),
+    );
+  if ((recent?.n ?? 0) < limit) return;
+  const retryAfter = Math.max(1, recent?.freeInSeconds ?? windowSeconds);
+  throw new ApiError(
+    429,
+    "too_many_topups",
+    `This account has made ${limit} deposit top-ups in the last ${windowText(windowSeconds)}, the most it may; ` +
+      `the next one can be made in ${retryAfter} seconds.`,
+    {},
+    {
+      "Retry-After": String(retryAfter),
+      "RateLimit-Policy": `"deposit-topups";q=${limit};w=${windowSeconds}`,
+      RateLimit: `"deposit-topups";r=0;t=${retryAfter}`,
+    },
+  );
 }
 
 /**
@@ -90,6 +138,7 @@ export async function createDepositTopup(
         `An account can have ${MAX_PENDING_TOPUPS} pending top-ups; pay or cancel one first.`,
       );
     }
+    await refuseBeyondCreationLimit(tx, accountId, settings.rateLimits.depositTopups);
     const [reserved] = await tx
       .insert(depositIndexes)
       .values({ chain: coin.chain, nextIndex: 1 })
@@ -235,7 +284,13 @@ export async function cancelTopup(accountId: number, ref: string): Promise<Topup
         `A payment to top-up ${ref} has arrived; it completes or expires on its own.`,
       );
     }
-    await tx.update(topups).set({ status: "cancelled", closedAt: now() }).where(eq(topups.id, row.id));
+    // The quote ends with the cancellation: whatever is paid from now on is a late payment.
+    const at = now();
+    const expiresAt = row.expiresAt && row.expiresAt < at ? row.expiresAt : at;
+    await tx
+      .update(topups)
+      .set({ status: "cancelled", closedAt: at, expiresAt })
+      .where(eq(topups.id, row.id));
   });
   return getTopup(accountId, ref);
 }

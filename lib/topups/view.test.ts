@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  creditedPartText,
   decimalShortfall,
   depositPhase,
   formatRemaining,
@@ -75,5 +76,19 @@ describe("formatRemaining", () => {
     expect(formatRemaining(65_000)).toBe("1:05");
     expect(formatRemaining(3_725_000)).toBe("1:02:05");
     expect(formatRemaining(-5)).toBe("0:00");
+  });
+});
+
+describe("creditedPartText", () => {
+  it("says which part of a payment was credited at which rate", () => {
+    expect(
+      creditedPartText({ kind: "excess", amount: "0.00025000", rate_usd: "50000", usd: 12.5 }, "BTC"),
+    ).toBe("0.00025000 BTC over the asked amount, at $50,000/BTC: $12.50");
+    expect(creditedPartText({ kind: "quote", amount: "10.00", rate_usd: "1.0002", usd: 10 }, "USDT")).toBe(
+      "10.00 USDT of the asked amount, at the locked $1.0002/USDT: $10.00",
+    );
+    expect(creditedPartText({ kind: "late", amount: "0.5", rate_usd: "158.2", usd: 79.1 }, "XMR")).toBe(
+      "0.5 XMR after the quote ended, at $158.2/XMR: $79.10",
+    );
   });
 });

@@ -4,7 +4,7 @@
  */
 import { formatUnits, parseUnits } from "viem";
 import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
-import { formatUsd } from "@/lib/money/cents";
+import { formatApiUsd, formatUsd } from "@/lib/money/cents";
 
 type TopupLike = {
   status: "pending" | "completed" | "expired" | "cancelled";
@@ -51,6 +51,22 @@ export function depositPhase(topup: TopupLike): { phase: DepositPhase; missing?:
 }
 
 export { networkLabel } from "@/lib/coins/registry";
+
+type CreditedPart = { kind: "quote" | "excess" | "late"; amount: string; rate_usd: string; usd: number };
+
+const PART_WORDS: Record<CreditedPart["kind"], string> = {
+  quote: "of the asked amount, at the locked",
+  excess: "over the asked amount, at",
+  late: "after the quote ended, at",
+};
+
+/** One credited part of a payment in words: "0.00025 BTC over the asked amount, at $50,000/BTC: $12.50". */
+export function creditedPartText(part: CreditedPart, coin: string): string {
+  // Display only: the rate is shown as the API gave it, grouped for reading.
+  const [whole = "0", fraction] = part.rate_usd.split(".");
+  const rate = `$${Number(whole).toLocaleString("en-US")}${fraction ? `.${fraction}` : ""}`;
+  return `${part.amount} ${coin} ${PART_WORDS[part.kind]} ${rate}/${coin}: ${formatApiUsd(part.usd)}`;
+}
 
 /** Time left as m:ss (or h:mm:ss), never negative. */
 export function formatRemaining(milliseconds: number): string {

@@ -16,16 +16,25 @@ import {
   createWalletClient,
   defineChain,
   getAddress,
+  type Hex,
   http,
   parseAbi,
   parseAbiItem,
   publicActions,
-  recoverTypedDataAddress,
+  type TypedDataDefinition,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { config } from "@/lib/config/env";
 import { processWide } from "@/lib/process-wide";
 import type { X402Requirement } from "@/lib/schemas/topups";
+import {
+  checkPayerSignature,
+  PAYER_CODE_TIMEOUT_MS,
+  type PayerSignature,
+  readContractWithGas,
+  SETTLEMENT_GAS,
+  SIGNATURE_CHECK_GAS,
+} from "./payer-code";
 import type { ExactEvmPayloadV1 } from "./payload";
 import { type AuthorizedTransfer, authorizedTransferIndex } from "./settlement";
 
@@ -117,6 +126,12 @@ function buildRail(rpcUrl: string, relayerKey: `0x${string}` | undefined) {
   // Base makes a block every 2 s; viem's default 4 s polling would double the wait for every receipt.
   const pollingInterval = 500;
   const publicClient = createPublicClient({ chain, transport, pollingInterval });
+  // Every call that can run a payer's contract goes through this client, with an explicit gas limit
+  // (./payer-code) and a timeout of its own.
+  const payerCode = createPublicClient({
+    chain,
+    transport: http(rpcUrl, { timeout: PAYER_CODE_TIMEOUT_MS, retryCount: 0 }),
+  });
   const ownRelayer = (key: `0x${string}`): Settler => {
     const wallet = createWalletClient({
       account: privateKeyToAccount(key),
@@ -135,11 +150,25 @@ function buildRail(rpcUrl: string, relayerKey: `0x${string}` | undefined) {
     const signer = toFacilitatorEvmSigner(
       {
         address: wallet.account.address,
-        readContract: (args) => wallet.readContract(args as Parameters<typeof wallet.readContract>[0]),
-        verifyTypedData: (args) =>
-          wallet.verifyTypedData(args as Parameters<typeof wallet.verifyTypedData>[0]),
+        // The scheme's reads include the payer's `isValidSignature` and the simulated transfer, which runs it
+        // again inside the token: both under a gas limit, and the transaction is sent with one too, so the
+        // node never estimates gas by running a payer's code up to its own cap.
+        readContract: (args) =>
+          readContractWithGas(
+            payerCode,
+            args,
+            args.functionName === "isValidSignature" ? SIGNATURE_CHECK_GAS : SETTLEMENT_GAS,
+          ),
+        verifyTypedData: async ({ address, signature, ...typedData }) =>
+          (await checkPayerSignature(payerCode, address, typedData as TypedDataDefinition, signature)) ===
+          "valid",
         writeContract: (args) =>
-          serialised(() => wallet.writeContract(args as Parameters<typeof wallet.writeContract>[0])),
+          serialised(() =>
+            wallet.writeContract({
+              ...(args as Parameters<typeof wallet.writeContract>[0]),
+              gas: SETTLEMENT_GAS,
+            }),
+          ),
         sendTransaction: (args) => serialised(() => wallet.sendTransaction(args)),
         waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
         getCode: (args) => wallet.getCode(args),
@@ -172,10 +201,14 @@ function buildRail(rpcUrl: string, relayerKey: `0x${string}` | undefined) {
   };
 
   return {
-    /** Whether the payload's signature is the payer's, checked offline for ordinary (EOA) wallets. */
-    async signedByPayer(payment: ExactEvmPayloadV1): Promise<boolean> {
+    /**
+     * Whether the payload's signature is the payer's: offline for ordinary (EOA) wallets, on chain under a gas
+     * limit for contract wallets (./payer-code). Check the payer's balance first: a wallet without the money
+     * never gets its code run.
+     */
+    payerSignature(payment: ExactEvmPayloadV1): Promise<PayerSignature> {
       const { authorization, signature } = payment.payload;
-      const typedData = {
+      const typedData: TypedDataDefinition = {
         domain: {
           name: settings.usdc.name,
           version: settings.usdc.version,
@@ -183,32 +216,18 @@ function buildRail(rpcUrl: string, relayerKey: `0x${string}` | undefined) {
           verifyingContract: token,
         },
         types: authorizationTypes,
-        primaryType: "TransferWithAuthorization" as const,
+        primaryType: "TransferWithAuthorization",
         message: {
           from: getAddress(authorization.from),
           to: getAddress(authorization.to),
           value: BigInt(authorization.value),
           validAfter: BigInt(authorization.validAfter),
           validBefore: BigInt(authorization.validBefore),
-          nonce: authorization.nonce as `0x${string}`,
+          nonce: authorization.nonce as Hex,
         },
       };
-      if (signature.length === 132) {
-        const signer = await recoverTypedDataAddress({
-          ...typedData,
-          signature: signature as `0x${string}`,
-        }).catch(() => undefined);
-        if (signer && getAddress(signer) === getAddress(authorization.from)) return true;
-      }
-      // Smart-contract wallets (EIP-1271) can only be checked on chain.
-      const code = await onChain(() => publicClient.getCode({ address: getAddress(authorization.from) }));
-      if (!code || code === "0x") return false;
       return onChain(() =>
-        publicClient.verifyTypedData({
-          ...typedData,
-          address: getAddress(authorization.from),
-          signature: signature as `0x${string}`,
-        }),
+        checkPayerSignature(payerCode, getAddress(authorization.from), typedData, signature as Hex),
       );
     },
 

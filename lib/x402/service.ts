@@ -94,6 +94,14 @@ const rejection = (requirement: X402Requirement, code: ErrorCode, message: strin
   return new ApiError(402, error, text, rest, x402ChallengeHeaders(requirement, code));
 };
 
+/** The chain shows the authorization used, but not after a claim made here: it credits no account. */
+const settledElsewhere = () =>
+  new ApiError(
+    409,
+    "payment_settled_elsewhere",
+    "This authorization was already used on chain, not through this service, so it cannot be credited; sign a new one.",
+  );
+
 const unavailable = () =>
   new ApiError(
     503,
@@ -188,16 +196,29 @@ async function answerAsRecorded(key: AuthorizationKey, accountId: number): Promi
   );
 }
 
-/** Claims the authorization for settlement, or takes over this account's own abandoned claim. */
-async function claim(key: AuthorizationKey, accountId: number): Promise<{ id: number } | Credited> {
+/** A claim this request holds: `fresh` when it was just made, not taken over from an earlier attempt. */
+type Claim = { id: number; fresh: boolean };
+
+/**
+ * Claims the authorization for this account: a new claim (when `mayCreate`), or this account's own claim
+ * whose lease lapsed (an earlier attempt that died or lost its answer mid-settlement). Otherwise the answer
+ * another request recorded (its top-up again, or 409), or undefined when nobody here ever claimed it.
+ */
+async function claim(
+  key: AuthorizationKey,
+  accountId: number,
+  mayCreate: boolean,
+): Promise<Claim | Credited | undefined> {
   const database = await db();
   const leaseUntil = new Date(Date.now() + CLAIM_LEASE_MS);
-  const [inserted] = await database
-    .insert(x402Authorizations)
-    .values({ ...key, accountId, state: "in_flight", leaseUntil })
-    .onConflictDoNothing()
-    .returning({ id: x402Authorizations.id });
-  if (inserted) return inserted;
+  if (mayCreate) {
+    const [inserted] = await database
+      .insert(x402Authorizations)
+      .values({ ...key, accountId, state: "in_flight", leaseUntil })
+      .onConflictDoNothing()
+      .returning({ id: x402Authorizations.id });
+    if (inserted) return { id: inserted.id, fresh: true };
+  }
   const [takenOver] = await database
     .update(x402Authorizations)
     .set({ accountId, leaseUntil })
@@ -210,7 +231,8 @@ async function claim(key: AuthorizationKey, accountId: number): Promise<{ id: nu
       ),
     )
     .returning({ id: x402Authorizations.id });
-  if (takenOver) return takenOver;
+  if (takenOver) return { id: takenOver.id, fresh: false };
+  if (!mayCreate && !(await findAuthorization(key))) return undefined;
   return answerAsRecorded(key, accountId);
 }
 
@@ -223,12 +245,12 @@ async function releaseClaim(claimId: number): Promise<void> {
 
 /**
  * Records a transfer the chain shows and credits it, in one transaction: the authorization row becomes
- * `settled` (only from our own claim, or inserted when there was none), and lib/deposits/crediting writes
+ * `settled` (only from this request's own claim), and lib/deposits/crediting writes
  * the completed top-up, its payment and the credit under a reference unique to the authorization.
  */
 async function creditSettlement(input: {
   key: AuthorizationKey;
-  claimId: number | undefined;
+  claimId: number;
   accountId: number;
   amountCents: number;
   requirement: X402Requirement;
@@ -238,7 +260,7 @@ async function creditSettlement(input: {
   const { txHash, value, logIndex } = input.settlement;
   // The credit is the transfer's value, which must be the top-up's amount in whole cents (at least one).
   if (input.amountCents < 1 || value !== centsToUsdcUnits(input.amountCents)) {
-    if (claimId !== undefined) await releaseClaim(claimId);
+    await releaseClaim(claimId);
     throw rejection(
       requirement,
       "payment_amount_mismatch",
@@ -247,18 +269,11 @@ async function creditSettlement(input: {
   }
   const database = await db();
   const outcome = await database.transaction(async (tx) => {
-    const [owned] =
-      claimId !== undefined
-        ? await tx
-            .update(x402Authorizations)
-            .set({ state: "settled", txHash, leaseUntil: null })
-            .where(and(eq(x402Authorizations.id, claimId), eq(x402Authorizations.state, "in_flight")))
-            .returning({ id: x402Authorizations.id })
-        : await tx
-            .insert(x402Authorizations)
-            .values({ ...key, accountId, state: "settled", txHash })
-            .onConflictDoNothing()
-            .returning({ id: x402Authorizations.id });
+    const [owned] = await tx
+      .update(x402Authorizations)
+      .set({ state: "settled", txHash, leaseUntil: null })
+      .where(and(eq(x402Authorizations.id, claimId), eq(x402Authorizations.state, "in_flight")))
+      .returning({ id: x402Authorizations.id });
     if (!owned) return undefined;
     const topupId = await creditSettledPayment(tx, {
       topup: {
@@ -291,16 +306,19 @@ async function creditSettlement(input: {
   };
 }
 
-/** The authorization was used on chain (by us or anyone): credit from the chain's own record of it. */
+/**
+ * The authorization was used on chain after this account claimed it here (by our settlement, or by anyone
+ * who submitted it first): credit from the chain's own record of it.
+ */
 async function creditFromChain(
   rail: X402Rail,
   payment: ExactEvmPayloadV1,
   requirement: X402Requirement,
-  context: { key: AuthorizationKey; claimId: number | undefined; accountId: number; amountCents: number },
+  context: { key: AuthorizationKey; claimId: number; accountId: number; amountCents: number },
 ): Promise<Credited> {
   const found = await rail.findSettlement(expectedTransfer(payment, requirement));
   if (!found) {
-    if (context.claimId !== undefined) await releaseClaim(context.claimId);
+    await releaseClaim(context.claimId);
     throw rejection(
       requirement,
       "payment_already_used",
@@ -336,11 +354,13 @@ function verifyFailure(reason: string | undefined): PaymentRejection {
 /**
  * Settles an x402 payment for a top-up of `amountCents` and credits it exactly once. The amount is the
  * request's, never the signature's: an authorization for anything else is refused before any chain call.
- * Order: decode -> our own checks of the terms -> known to us already? -> signature -> already used on
- * chain (front-run, or a settlement whose answer was lost: claim it and credit from the chain) -> validity
- * window -> funds -> facilitator verification (simulation) -> claim -> settle -> credit. Until our
- * transaction may have been sent, a failure releases the claim; after that the claim is kept, so the
- * outcome is only ever decided from the chain. A network failure answers 503 and credits nothing.
+ * Order: decode -> our own checks of the terms -> known to us already? -> already used on chain? (then only
+ * this account's own earlier claim is credited, from the chain: a settlement whose answer was lost) ->
+ * validity window -> funds -> signature (a contract wallet's under a gas limit) -> claim -> still unused? ->
+ * facilitator verification (simulation) -> settle -> credit. An authorization used on chain before this
+ * service claimed it credits nobody: anyone can copy one from a public transaction. Until our transaction
+ * may have been sent, a failure releases the claim; after that the claim is kept, so the outcome is only
+ * ever decided from the chain. A network failure answers 503 and credits nothing.
  */
 export async function payTopupWithX402(input: {
   accountId: number;
@@ -394,45 +414,58 @@ async function settleAndCredit(
 
   let claimId: number | undefined;
   let mayHaveBeenSent = false;
-  const claimOrAnswer = async () => {
-    const claimed = await claim(key, accountId);
-    if ("status" in claimed) return claimed;
-    claimId = claimed.id;
-    return undefined;
-  };
   try {
     const rail = await x402Rail();
-    if (!(await rail.signedByPayer(payment))) {
+    if (await rail.authorizationUsed(from, nonce)) {
+      // Used on chain already: only this account's own claim, made here before the use, is credited.
+      const claimed = await claim(key, accountId, false);
+      if (!claimed) throw settledElsewhere();
+      if ("status" in claimed) return claimed;
+      claimId = claimed.id;
+      return await creditFromChain(rail, payment, requirement, { key, claimId, accountId, amountCents });
+    }
+    const window = checkPaymentWindow(payment, requirement, Math.floor(Date.now() / 1000));
+    if (window) throw rejection(requirement, window.code, window.message);
+    // The balance before the signature: a contract wallet's check runs its code on our node, and a wallet
+    // without the money never gets that far.
+    if ((await rail.balanceOf(from)) < BigInt(value)) {
+      throw rejection(requirement, "insufficient_funds", "The paying wallet does not hold enough USDC.");
+    }
+    const signature = await rail.payerSignature(payment);
+    if (signature === "undeployed_wallet") {
+      throw rejection(
+        requirement,
+        "payment_wallet_not_deployed",
+        "The authorization is signed by a smart wallet that is not deployed yet (ERC-6492); deploy the wallet, then pay.",
+      );
+    }
+    if (signature !== "valid") {
       throw rejection(
         requirement,
         "invalid_payment_signature",
         "The authorization is not signed by its `from` address.",
       );
     }
+    const claimed = await claim(key, accountId, true);
+    if (!claimed) throw new Error("a claim that may be created was neither created nor answered");
+    if ("status" in claimed) return claimed;
+    claimId = claimed.id;
+    const context = { key, claimId, accountId, amountCents };
     if (await rail.authorizationUsed(from, nonce)) {
-      const answered = await claimOrAnswer();
-      if (answered) return answered;
-      return await creditFromChain(rail, payment, requirement, { key, claimId, accountId, amountCents });
-    }
-    const window = checkPaymentWindow(payment, requirement, Math.floor(Date.now() / 1000));
-    if (window) throw rejection(requirement, window.code, window.message);
-    if ((await rail.balanceOf(from)) < BigInt(value)) {
-      throw rejection(requirement, "insufficient_funds", "The paying wallet does not hold enough USDC.");
+      // Used between our first look and our claim. A new claim means no request here had claimed it, so the
+      // use was not ours; our own earlier claim means our earlier settlement landed.
+      if (claimed.fresh) throw settledElsewhere();
+      return await creditFromChain(rail, payment, requirement, context);
     }
     const verdict = await rail.verify(payment, requirement);
     if (!verdict.isValid && (await rail.authorizationUsed(from, nonce))) {
-      // Used on chain since our first look (a parallel request with the same authorization, in either
-      // version, settled it): credit from the chain as above, or answer as that request did.
-      const answered = await claimOrAnswer();
-      if (answered) return answered;
-      return await creditFromChain(rail, payment, requirement, { key, claimId, accountId, amountCents });
+      // Someone submitted the authorization after we claimed it (front-running us): credit that transfer.
+      return await creditFromChain(rail, payment, requirement, context);
     }
     if (!verdict.isValid) {
       const failure = verifyFailure(verdict.invalidReason);
       throw rejection(requirement, failure.code, failure.message);
     }
-    const answered = await claimOrAnswer();
-    if (answered) return answered;
 
     mayHaveBeenSent = true;
     const settled = await rail.settle(payment, requirement);
@@ -456,11 +489,11 @@ async function settleAndCredit(
     // Our settlement did not succeed. If the authorization is used anyway, the money reached us by
     // another transaction (front-running, or ours mined after the receipt wait gave up): credit that.
     if (await rail.authorizationUsed(from, nonce)) {
-      return await creditFromChain(rail, payment, requirement, { key, claimId, accountId, amountCents });
+      return await creditFromChain(rail, payment, requirement, context);
     }
     if (/revert|^invalid_/i.test(settled.errorReason ?? "")) {
-      // The transaction was refused before it was sent (gas estimation reverted, or a facilitator's own
-      // re-verification failed): nothing can land later.
+      // The settlement was refused before a transaction was sent (re-verification failed) or its
+      // transaction reverted: nothing can land later.
       mayHaveBeenSent = false;
       throw rejection(
         requirement,

@@ -1,15 +1,15 @@
 import type { Metadata } from "next";
 import { KeysPanel } from "@/components/keys/keys-panel";
-import { signedInApi } from "@/lib/bff-session/page-api";
+import { signedInAccount } from "@/lib/bff-session/page-api";
 
 export const metadata: Metadata = { title: "API keys" };
 
 export default async function KeysPage() {
-  await signedInApi();
+  const account = await signedInAccount();
   return (
     <section className="space-y-6">
       <h1 className="text-2xl font-semibold">API keys</h1>
-      <KeysPanel />
+      <KeysPanel totpEnabled={account.totp_enabled} />
     </section>
   );
 }

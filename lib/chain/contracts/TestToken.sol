@@ -2,8 +2,9 @@
 pragma solidity ^0.8.20;
 
 // TestToken: a minimal ERC-20 with EIP-3009 (transferWithAuthorization / cancelAuthorization) modelled on
-// Circle's FiatToken v2 (USDC), FOR LOCAL CHAINS AND TESTS ONLY. Anyone can mint any amount; never deploy it
-// to a public network.
+// Circle's FiatToken v2.2 (USDC), FOR LOCAL CHAINS AND TESTS ONLY. Anyone can mint any amount; never deploy it
+// to a public network. Like v2.2, an authorizer with code (a contract wallet) is asked through ERC-1271
+// `isValidSignature`, with all the gas the call has; any other authorizer must have signed with ECDSA.
 //
 // It has no constructor and no immutables, so its runtime bytecode can be placed at any address with
 // `anvil_setCode` (for example at the real USDC address of a forked or simulated chain) and then set up with
@@ -11,6 +12,10 @@ pragma solidity ^0.8.20;
 // current chain id and address, so it is right wherever the code is placed.
 //
 // Build: `npm run contracts:compile` writes lib/chain/contracts/test-token.json and lib/chain/test-token-abi.ts.
+interface IERC1271 {
+    function isValidSignature(bytes32 hash, bytes memory signature) external view returns (bytes4 magicValue);
+}
+
 contract TestToken {
     bytes32 private constant EIP712_DOMAIN_TYPEHASH =
         keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
@@ -150,7 +155,7 @@ contract TestToken {
         bytes32 r,
         bytes32 s
     ) external {
-        _transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, v, r, s);
+        _transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, abi.encodePacked(r, s, v));
     }
 
     function transferWithAuthorization(
@@ -162,17 +167,15 @@ contract TestToken {
         bytes32 nonce,
         bytes memory signature
     ) external {
-        (uint8 v, bytes32 r, bytes32 s) = _splitSignature(signature);
-        _transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, v, r, s);
+        _transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, signature);
     }
 
     function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external {
-        _cancelAuthorization(authorizer, nonce, v, r, s);
+        _cancelAuthorization(authorizer, nonce, abi.encodePacked(r, s, v));
     }
 
     function cancelAuthorization(address authorizer, bytes32 nonce, bytes memory signature) external {
-        (uint8 v, bytes32 r, bytes32 s) = _splitSignature(signature);
-        _cancelAuthorization(authorizer, nonce, v, r, s);
+        _cancelAuthorization(authorizer, nonce, signature);
     }
 
     // Internals
@@ -196,9 +199,7 @@ contract TestToken {
         uint256 validAfter,
         uint256 validBefore,
         bytes32 nonce,
-        uint8 v,
-        bytes32 r,
-        bytes32 s
+        bytes memory signature
     ) private {
         require(block.timestamp > validAfter, "authorization is not yet valid");
         require(block.timestamp < validBefore, "authorization is expired");
@@ -207,18 +208,18 @@ contract TestToken {
         bytes32 structHash = keccak256(
             abi.encode(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce)
         );
-        require(_recover(_typedDataHash(structHash), v, r, s) == from, "invalid signature");
+        _requireValidSignature(from, _typedDataHash(structHash), signature);
 
         _authorizationStates[from][nonce] = true;
         emit AuthorizationUsed(from, nonce);
         _transfer(from, to, value);
     }
 
-    function _cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) private {
+    function _cancelAuthorization(address authorizer, bytes32 nonce, bytes memory signature) private {
         require(!_authorizationStates[authorizer][nonce], "authorization is used or canceled");
 
         bytes32 structHash = keccak256(abi.encode(CANCEL_AUTHORIZATION_TYPEHASH, authorizer, nonce));
-        require(_recover(_typedDataHash(structHash), v, r, s) == authorizer, "invalid signature");
+        _requireValidSignature(authorizer, _typedDataHash(structHash), signature);
 
         _authorizationStates[authorizer][nonce] = true;
         emit AuthorizationCanceled(authorizer, nonce);
@@ -226,6 +227,23 @@ contract TestToken {
 
     function _typedDataHash(bytes32 structHash) private view returns (bytes32) {
         return keccak256(abi.encodePacked("\x19\x01", DOMAIN_SEPARATOR(), structHash));
+    }
+
+    // Like FiatToken v2.2's SignatureChecker: a signer with code decides through ERC-1271, any other signer
+    // must have signed the digest with ECDSA.
+    function _requireValidSignature(address signer, bytes32 digest, bytes memory signature) private view {
+        if (signer.code.length > 0) {
+            (bool success, bytes memory result) = signer.staticcall(
+                abi.encodeCall(IERC1271.isValidSignature, (digest, signature))
+            );
+            require(
+                success && result.length >= 32 && abi.decode(result, (bytes32)) == bytes32(IERC1271.isValidSignature.selector),
+                "invalid signature"
+            );
+            return;
+        }
+        (uint8 v, bytes32 r, bytes32 s) = _splitSignature(signature);
+        require(_recover(digest, v, r, s) == signer, "invalid signature");
     }
 
     // Like FiatToken's ECRecover: only v 27 or 28, only low s, and never the zero address.

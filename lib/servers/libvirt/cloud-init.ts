@@ -35,6 +35,12 @@ export function generateHostKey(): HostKey {
 }
 
 const quote = (value: string) => JSON.stringify(value);
+
+/** Kernel settings that keep the guest from taking routes or addresses from IPv6 router advertisements. */
+export const NO_ROUTER_ADVERTISEMENTS = ["all", "default", "eth0"].flatMap((scope) => [
+  `net.ipv6.conf.${scope}.accept_ra=0`,
+  `net.ipv6.conf.${scope}.autoconf=0`,
+]);
 const block = (text: string, indent: string) =>
   text
     .trimEnd()
@@ -45,11 +51,15 @@ const block = (text: string, indent: string) =>
 /**
  * The NoCloud user-data: root's password as a SHA-512 crypt hash and root's SSH keys (set by the users module,
  * before sshd starts), a pinned host key, and sshd settings allowing root logins. JSON strings are YAML.
+ * IPv6 router advertisements are ignored from every boot on, also where the network renderer (ifupdown)
+ * writes nothing for `accept-ra` on an IPv4-only interface.
  */
 export function userData(input: { passwordHash: string; sshKeys: string[]; hostKey: HostKey }): string {
   return [
     "#cloud-config",
     "disable_root: false",
+    "bootcmd:",
+    `  - [sysctl, -e, -q, -w, ${NO_ROUTER_ADVERTISEMENTS.join(", ")}]`,
     "users:",
     "  - name: root",
     "    lock_passwd: false",

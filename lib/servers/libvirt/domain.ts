@@ -17,7 +17,7 @@ export type DomainSpec = {
   sshForwardPort: number;
   mac: string;
   /** Bridged networking: the guest's card on this host bridge, with its public address from the seed. */
-  bridge?: string;
+  bridge?: { name: string; address: string };
 };
 
 export function domainXml(spec: DomainSpec): string {
@@ -37,9 +37,14 @@ export function domainXml(spec: DomainSpec): string {
     <qemu:arg value='-netdev'/><qemu:arg value='${xmlText(netdev)}'/>
     <qemu:arg value='-device'/><qemu:arg value='${xmlText(device)}'/>
   </qemu:commandline>`;
+  // On a shared bridge the card may send only from its own MAC and address, with ARP telling the truth about
+  // them, and nothing but IPv4 and ARP either way (libvirt's clean-traffic; no IPv6, so no router
+  // advertisements): a tenant cannot take a neighbour's or the gateway's address.
   const bridged = spec.bridge
-    ? `<interface type='bridge'><source bridge='${xmlText(spec.bridge)}'/><mac address='${xmlText(spec.mac)}'/>` +
-      "<model type='virtio'/></interface>"
+    ? `<interface type='bridge'><source bridge='${xmlText(spec.bridge.name)}'/><mac address='${xmlText(spec.mac)}'/>` +
+      "<model type='virtio'/>" +
+      `<filterref filter='clean-traffic'><parameter name='IP' value='${xmlText(spec.bridge.address)}'/></filterref>` +
+      "</interface>"
     : "";
   return `<domain type='${spec.virtType}' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
   <name>${xmlText(spec.name)}</name>

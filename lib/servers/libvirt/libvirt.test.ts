@@ -1,11 +1,32 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { fingerprintOf, generateHostKey, metaData, sha512Crypt, userData } from "./cloud-init";
 import { domainXml } from "./domain";
-import { hasHardwareVirt, powerStateOf } from "./provisioner";
+import { hasHardwareVirt, powerStateOf, SSH_PROBE_MAX_BYTES, sshAnswers } from "./provisioner";
+
+/** A TCP server on 127.0.0.1 that treats each connection with `serve`; returns its port and a closer. */
+async function localServer(serve: (socket: Socket) => void): Promise<{ port: number; close: () => void }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("error", () => undefined);
+    socket.on("close", () => sockets.delete(socket));
+    serve(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
 
 describe("libvirt provisioner parts", () => {
   it("hashes passwords with SHA-512 crypt that openssl reproduces from the same salt", async () => {
@@ -64,6 +85,60 @@ describe("libvirt provisioner parts", () => {
     expect(kvm).toContain("host-passthrough");
     expect(kvm).not.toContain("tb-cache");
     expect(kvm).toContain("<name>a&#39;&#60;b&#62;</name>");
+  });
+
+  it("the SSH readiness probe sees an SSH server's identification line", async () => {
+    const sshd = await localServer((socket) => socket.write("SSH-2.0-dropbear_2022.83\r\n"));
+    try {
+      expect(await sshAnswers("127.0.0.1", sshd.port)).toBe(true);
+    } finally {
+      sshd.close();
+    }
+  });
+
+  it("the probe gives up on an endless stream that is not SSH at its byte cap, long before its deadline", async () => {
+    let sent = 0;
+    const flood = await localServer((socket) => {
+      const chunk = Buffer.alloc(64 * 1024, "x");
+      const pump = () => {
+        while (!socket.destroyed && socket.write(chunk)) sent += chunk.length;
+      };
+      socket.on("drain", pump);
+      pump();
+    });
+    try {
+      const started = Date.now();
+      expect(await sshAnswers("127.0.0.1", flood.port, 10_000)).toBe(false);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(sent).toBeGreaterThan(SSH_PROBE_MAX_BYTES);
+      // An identification line after the cap is not looked for.
+      const late = await localServer((socket) =>
+        socket.write(`${"x".repeat(SSH_PROBE_MAX_BYTES)}SSH-2.0-late\r\n`),
+      );
+      try {
+        expect(await sshAnswers("127.0.0.1", late.port)).toBe(false);
+      } finally {
+        late.close();
+      }
+    } finally {
+      flood.close();
+    }
+  });
+
+  it("the probe gives up at its deadline on a stream that trickles without ever saying SSH", async () => {
+    const trickle = await localServer((socket) => {
+      const timer = setInterval(() => socket.write("x"), 20);
+      socket.on("close", () => clearInterval(timer));
+    });
+    try {
+      const started = Date.now();
+      expect(await sshAnswers("127.0.0.1", trickle.port, 600)).toBe(false);
+      const took = Date.now() - started;
+      expect(took).toBeGreaterThanOrEqual(550);
+      expect(took).toBeLessThan(1_500);
+    } finally {
+      trickle.close();
+    }
   });
 
   it("reads virsh domstate as the API's power state", () => {

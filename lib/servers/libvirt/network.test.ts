@@ -19,19 +19,36 @@ const spec = {
 };
 
 describe("guest networking", () => {
-  it("bridged hosts: the card on the host bridge with the server's MAC, and no forwarded port", () => {
-    const xml = domainXml({ ...spec, mac: macFor(7), bridge: "br0" });
+  it("bridged hosts: the card on the host bridge with the server's MAC, filtered to its own address, and no forwarded port", () => {
+    const xml = domainXml({ ...spec, mac: macFor(7), bridge: { name: "br0", address: "203.0.113.12" } });
+    // libvirt's clean-traffic: only this MAC and address, truthful ARP, nothing but IPv4 and ARP (no IPv6, so
+    // no router advertisements); the MAC it checks is the card's own.
     expect(xml).toContain(
-      "<interface type='bridge'><source bridge='br0'/><mac address='52:54:00:00:00:07'/><model type='virtio'/></interface>",
+      "<interface type='bridge'><source bridge='br0'/><mac address='52:54:00:00:00:07'/><model type='virtio'/>" +
+        "<filterref filter='clean-traffic'><parameter name='IP' value='203.0.113.12'/></filterref></interface>",
     );
+    expect(xml.match(/<filterref/g)).toHaveLength(1);
     expect(xml).not.toContain("hostfwd");
     expect(xml).not.toContain("qemu:commandline");
+    const odd = domainXml({ ...spec, mac: macFor(7), bridge: { name: "br0", address: "1.2.3.4'/><x a='" } });
+    expect(odd).toContain("value='1.2.3.4&#39;/&#62;&#60;x a=&#39;'");
     const user = domainXml({ ...spec, mac: USER_NETWORK_MAC });
     expect(user).toContain("hostfwd=tcp:127.0.0.1:22007-:22");
     expect(user).not.toContain("<interface");
+    expect(user).not.toContain("filterref");
   });
 
-  it("renders the seed's network-config with the reserved public address, gateway and resolvers", () => {
+  it("gives every possible server id its own MAC, and refuses ids it cannot encode", () => {
+    expect(macFor(7)).toBe("52:54:00:00:00:07");
+    expect(macFor(0x01020a)).toBe("52:54:00:01:02:0a");
+    // Past 2^24 the id no longer wraps onto an earlier server's MAC.
+    expect(macFor(2 ** 24)).toBe("52:54:01:00:00:00");
+    expect(macFor(2 ** 24 + 7)).not.toBe(macFor(7));
+    expect(macFor(2 ** 31 - 1)).toBe("52:54:7f:ff:ff:ff");
+    for (const id of [-1, 1.5, 2 ** 32, Number.NaN]) expect(() => macFor(id)).toThrow(RangeError);
+  });
+
+  it("renders the seed's network-config with the reserved public address, gateway and resolvers, and no IPv6 autoconfiguration", () => {
     expect(
       networkConfig({
         mac: macFor(0x01020a),
@@ -49,12 +66,15 @@ describe("guest networking", () => {
         "    set-name: eth0",
         "    addresses: [203.0.113.12/24]",
         "    gateway4: 203.0.113.1",
+        "    accept-ra: false",
+        "    link-local: []",
         "    nameservers: {addresses: [9.9.9.9, 1.1.1.1]}",
         "",
       ].join("\n"),
     );
     expect(USER_NETWORK_CONFIG).toContain("addresses: [10.0.2.15/24]");
     expect(USER_NETWORK_CONFIG).not.toContain("nameservers");
+    expect(USER_NETWORK_CONFIG).toContain("accept-ra: false");
   });
 
   it("hands out a pool's lowest free address, across octet boundaries, and nothing when exhausted", () => {
@@ -68,13 +88,14 @@ describe("guest networking", () => {
     const host = {
       name: "nl-1",
       location: "nl",
-      uri: "qemu+ssh://root@h1/system",
+      uri: "qemu:///system",
       memory_mb: 8192,
       vcpus: 4,
       disk_gb: 200,
     };
     const bridged = {
       ...host,
+      uri: "qemu+ssh://root@h1/system",
       bridge: "br0",
       ipv4_pool: "203.0.113.10-203.0.113.40",
       ipv4_prefix: 24,
@@ -85,6 +106,7 @@ describe("guest networking", () => {
       parseConfig({
         DATA_DIR: mkdtempSync(path.join(tmpdir(), "vps-network-")),
         PROVISIONER: "libvirt",
+        ALLOW_DEMO_LIBVIRT: "1",
         HYPERVISORS: JSON.stringify(hosts),
       });
     expect(parse([bridged]).servers.hypervisors[0]?.network).toEqual({
@@ -104,6 +126,6 @@ describe("guest networking", () => {
     expect(() => parse([{ ...bridged, ipv4_gateway: "gateway" }])).toThrow(/HYPERVISORS.0.ipv4_gateway/);
     // The libssh transport is accepted: it is the one that checks keyfile and known_hosts.
     const libssh = "qemu+libssh://root@h2:2222/system?keyfile=/etc/vps/id&known_hosts=/etc/vps/known_hosts";
-    expect(parse([{ ...host, uri: libssh }]).servers.hypervisors[0]?.uri).toBe(libssh);
+    expect(parse([{ ...bridged, uri: libssh }]).servers.hypervisors[0]?.uri).toBe(libssh);
   });
 });

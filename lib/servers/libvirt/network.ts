@@ -1,6 +1,9 @@
 /** Guest networking: the MAC of a server, the bridged pool's addresses, and the seed's network-config. */
 import type { HostNetwork } from "@/lib/config/env";
 
+/** Where a guest on a host without a bridge is reached: its SSH port forwarded from this machine's loopback. */
+export const FORWARDED_SSH_ADDRESS = "127.0.0.1";
+
 const toNumber = (address: string) =>
   address.split(".").reduce((value, part) => value * 256 + Number(part), 0);
 const toAddress = (value: number) => [24, 16, 8, 0].map((shift) => (value >>> shift) & 255).join(".");
@@ -19,13 +22,22 @@ export function freeAddress(pool: HostNetwork["pool"], taken: Iterable<string>):
   return poolAddresses(pool).find((address) => !used.has(address));
 }
 
-/** A locally administered MAC (QEMU's 52:54:00 prefix) unique per server id on a bridge. */
+/**
+ * A locally administered MAC unique per server id on a bridge: 52:54 and the id's 32 bits, so every id a server
+ * can have (a 32-bit integer column) gets its own; ids below 2^24 keep QEMU's familiar 52:54:00 prefix.
+ */
 export function macFor(serverId: number): string {
-  const bytes = [(serverId >>> 16) & 255, (serverId >>> 8) & 255, serverId & 255];
-  return `52:54:00:${bytes.map((byte) => byte.toString(16).padStart(2, "0")).join(":")}`;
+  if (!Number.isInteger(serverId) || serverId < 0 || serverId > 0xffff_ffff)
+    throw new RangeError(`no MAC for server id ${serverId}`);
+  const bytes = [24, 16, 8, 0].map((shift) => (serverId >>> shift) & 255);
+  return `52:54:${bytes.map((byte) => byte.toString(16).padStart(2, "0")).join(":")}`;
 }
 
-/** cloud-init network-config (version 2): a static IPv4 on the interface with this MAC. */
+/**
+ * cloud-init network-config (version 2): a static IPv4 on the interface with this MAC, and no IPv6
+ * autoconfiguration: router advertisements are not accepted and no link-local address is made, so a rogue
+ * advertisement cannot give the guest a route or an address (the host's filter drops guests' IPv6 anyway).
+ */
 export function networkConfig(input: {
   mac: string;
   address: string;
@@ -41,6 +53,8 @@ export function networkConfig(input: {
     "    set-name: eth0",
     `    addresses: [${input.address}/${input.prefix}]`,
     `    gateway4: ${input.gateway}`,
+    "    accept-ra: false",
+    "    link-local: []",
   ];
   if (input.nameservers && input.nameservers.length > 0) {
     lines.push(`    nameservers: {addresses: [${input.nameservers.join(", ")}]}`);

@@ -10,6 +10,8 @@ import {
   type BuildSpec,
   type Built,
   GuestAgentUnavailableError,
+  HostUnreachableError,
+  PasswordUnconfirmedError,
   type PowerAction,
   type PowerState,
   type Provisioner,
@@ -24,7 +26,7 @@ import {
 } from "./cloud-init";
 import { openSerialConsole } from "./console";
 import { domainXml, overlayVolumeXml } from "./domain";
-import { macFor, networkConfig } from "./network";
+import { FORWARDED_SSH_ADDRESS, macFor, networkConfig } from "./network";
 import { run, VirshError, virsh, virshScript, virshShellArg } from "./virsh";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -43,24 +45,56 @@ export function isAgentUnavailable(stderr: string): boolean {
   return /guest agent|agent is not|domain is not running|failed to get domain|Domain not found/i.test(stderr);
 }
 
+/** virsh's words for a connection to the host that was never made: nothing was asked of the host. */
+export function isHostUnreachable(stderr: string): boolean {
+  return /failed to connect to the hypervisor|no valid connection/i.test(stderr);
+}
+
+export type PasswordOutcome = "set" | "agent_unavailable" | "host_unreachable" | "unconfirmed";
+
+/**
+ * What a `set-user-password` run did, from virsh's output: set once virsh confirmed it (whatever it printed
+ * after), unchanged when the host or the guest agent refused before acting, and unconfirmed otherwise (cut off
+ * at the timeout, or an error that may have come after the agent acted).
+ */
+export function passwordOutcome(stdout: string, stderr: string, timedOut: boolean): PasswordOutcome {
+  if (/^Password set successfully for /m.test(stdout)) return "set";
+  if (timedOut) return "unconfirmed";
+  if (isHostUnreachable(stderr)) return "host_unreachable";
+  if (isAgentUnavailable(stderr)) return "agent_unavailable";
+  return "unconfirmed";
+}
+
 /** Whether a host has hardware virtualisation: the CPU flags, never the mere presence of /dev/kvm. */
 export function hasHardwareVirt(cpuinfoOrCapabilities: string): boolean {
   return /\b(vmx|svm)\b/.test(cpuinfoOrCapabilities);
 }
 
-/** Waits for an SSH server's identification line ("SSH-2.0-...") at host:port. */
-export function sshAnswers(host: string, port: number, timeoutMs = 3_000): Promise<boolean> {
+/** How much of a guest's answer the readiness probe reads: an SSH identification line fits in 255 bytes. */
+export const SSH_PROBE_MAX_BYTES = 512;
+
+/**
+ * Waits for an SSH server's identification line ("SSH-2.0-...") at host:port. A guest decides what its port
+ * 22 sends: the probe reads at most SSH_PROBE_MAX_BYTES and gives up after `deadlineMs` in all, however the
+ * bytes trickle in.
+ */
+export function sshAnswers(host: string, port: number, deadlineMs = 3_000): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host, port });
     let received = "";
+    let settled = false;
     const done = (ok: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
       socket.destroy();
       resolve(ok);
     };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.on("data", (chunk) => {
-      received += chunk.toString("latin1");
+    const deadline = setTimeout(() => done(false), deadlineMs);
+    socket.on("data", (chunk: Buffer) => {
+      received += chunk.subarray(0, SSH_PROBE_MAX_BYTES - received.length).toString("latin1");
       if (received.includes("SSH-")) done(true);
+      else if (received.length >= SSH_PROBE_MAX_BYTES) done(false);
     });
     socket.on("error", () => done(false));
     socket.on("close", () => done(received.includes("SSH-")));
@@ -96,10 +130,12 @@ export class LibvirtProvisioner implements Provisioner {
     return `${this.domainName(server)}-seed.iso`;
   }
 
-  /** 22 on a bridged host (the guest has its own address), else the port forwarded from 127.0.0.1. */
-  sshPort(server: Pick<ServerRow, "id" | "hypervisor">): number {
+  /** 22 on a bridged host (the guest has its own address), else the port reserved for it on 127.0.0.1. */
+  sshPort(server: Pick<ServerRow, "id" | "hypervisor" | "sshPort">): number {
     const bridged = this.settings.hypervisors.find((h) => h.name === server.hypervisor)?.network;
-    return bridged ? 22 : this.settings.sshForwardPortBase + server.id;
+    if (bridged) return 22;
+    if (server.sshPort === null) throw new Error(`server ${server.id} has no forwarded SSH port reserved`);
+    return server.sshPort;
   }
 
   imageAvailable(os: string): boolean {
@@ -187,7 +223,9 @@ export class LibvirtProvisioner implements Provisioner {
       kernel: existsSync(kernel) && existsSync(initrd) ? { kernel, initrd } : undefined,
       sshForwardPort: this.sshPort(server),
       mac: host.network ? macFor(server.id) : USER_NETWORK_MAC,
-      bridge: host.network?.bridge,
+      bridge: host.network
+        ? { name: host.network.bridge, address: this.reservedAddress(server, host) }
+        : undefined,
     });
     await this.withXmlFile(xml, (file) => virsh(host.uri, ["define", file]));
   }
@@ -243,20 +281,25 @@ export class LibvirtProvisioner implements Provisioner {
     }
     await this.define(server, host);
     await virsh(host.uri, ["start", name]);
-    const ip = host.network ? (server.ip as string) : "127.0.0.1";
+    const ip = host.network ? this.reservedAddress(server, host) : FORWARDED_SSH_ADDRESS;
     return { ip, sshPort: this.sshPort(server), hostKeyFingerprint: hostKey.fingerprint };
+  }
+
+  private reservedAddress(server: ServerRow, host: HypervisorHost): string {
+    if (!server.ip) throw new Error(`server ${server.id} has no reserved address on ${host.name}`);
+    return server.ip;
   }
 
   /** The seed's network-config: the reserved public address on a bridged host, user-mode addressing else. */
   private networkConfigOf(server: ServerRow, host: HypervisorHost): string {
     if (!host.network) return USER_NETWORK_CONFIG;
-    if (!server.ip) throw new Error(`server ${server.id} has no reserved address on ${host.name}`);
     const { prefix, gateway, nameservers } = host.network;
-    return networkConfig({ mac: macFor(server.id), address: server.ip, prefix, gateway, nameservers });
+    const address = this.reservedAddress(server, host);
+    return networkConfig({ mac: macFor(server.id), address, prefix, gateway, nameservers });
   }
 
   async ready(server: ServerRow): Promise<boolean> {
-    return sshAnswers(server.ip ?? "127.0.0.1", server.sshPort ?? this.sshPort(server));
+    return sshAnswers(server.ip ?? FORWARDED_SSH_ADDRESS, server.sshPort ?? this.sshPort(server));
   }
 
   async state(server: ServerRow): Promise<PowerState | "missing"> {
@@ -295,7 +338,8 @@ export class LibvirtProvisioner implements Provisioner {
 
   /**
    * Through the QEMU guest agent, as a SHA-512 crypt hash (`--encrypted`): the clear text never leaves this
-   * process but to openssl's stdin, and the hash reaches virsh on its stdin, never in an argument list.
+   * process but to openssl's stdin, and the hash reaches virsh on its stdin, never in an argument list (and
+   * never in virsh's history: see virshScript). Only virsh's confirmation counts as set.
    */
   async setRootPassword(server: ServerRow, password: string): Promise<void> {
     const host = this.host(server);
@@ -310,14 +354,20 @@ export class LibvirtProvisioner implements Provisioner {
       virshShellArg(hash),
       "--encrypted",
     ].join(" ");
-    try {
-      await virshScript(host.uri, `${command}\n`, { name: "set-user-password" });
-    } catch (error) {
-      if (error instanceof VirshError && isAgentUnavailable(error.stderr)) {
-        throw new GuestAgentUnavailableError(error.stderr.replace(/^error:\s*/gm, "").trim());
-      }
-      throw error;
-    }
+    const { outcome, detail } = await virshScript(host.uri, `${command}\n`, {
+      name: "set-user-password",
+    }).then(
+      (stdout) => ({ outcome: passwordOutcome(stdout, "", false), detail: "no confirmation from virsh" }),
+      (error: unknown) => {
+        if (!(error instanceof VirshError)) throw error;
+        const detail = error.stderr.replace(/^error:\s*/gm, "").trim();
+        return { outcome: passwordOutcome(error.stdout, error.stderr, error.timedOut), detail };
+      },
+    );
+    if (outcome === "set") return;
+    if (outcome === "agent_unavailable") throw new GuestAgentUnavailableError(detail);
+    if (outcome === "host_unreachable") throw new HostUnreachableError(detail);
+    throw new PasswordUnconfirmedError(detail);
   }
 
   async destroy(server: ServerRow): Promise<void> {

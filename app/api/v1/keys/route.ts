@@ -5,9 +5,16 @@ import { CreateKeyRequestSchema } from "@/lib/schemas/keys";
 
 export const GET = authedRoute(async ({ auth }) => json({ keys: await listKeys(auth.accountId) }));
 
-export const POST = authedRoute(async ({ request, auth }) => {
-  const body = await parseJsonBody(request, CreateKeyRequestSchema, { fieldCodes: { name: "invalid_name" } });
-  return json(await createKey(auth.accountId, body.name), 201);
+export const POST = authedRoute(async ({ request, auth, client }) => {
+  const body = await parseJsonBody(request, CreateKeyRequestSchema, {
+    fieldCodes: {
+      name: "invalid_name",
+      totp_code: "invalid_totp_code",
+      recovery_code: "invalid_recovery_code",
+    },
+  });
+  const factor = { totpCode: body.totp_code, recoveryCode: body.recovery_code };
+  return json(await createKey(auth, { name: body.name, factor }, client), 201);
 });
 
 export const { PUT, PATCH, DELETE } = methodNotAllowed(["GET", "POST"]);

@@ -3,12 +3,17 @@ import { authedRoute, json, methodNotAllowed, publicRoute } from "@/lib/api/rout
 import { SignInRequestSchema } from "@/lib/schemas/sessions";
 import { listSessions, signIn } from "@/lib/session-keys/service";
 
-/** Public: exchanges a login token (and a TOTP code when on) for a dashboard session key. */
+/** Public: exchanges a login token (and a TOTP or recovery code when TOTP is on) for a dashboard session key. */
 export const POST = publicRoute(async ({ request, client }) => {
   const body = await parseJsonBody(request, SignInRequestSchema, {
-    fieldCodes: { login_token: "invalid_login", totp_code: "invalid_totp_code" },
+    fieldCodes: {
+      login_token: "invalid_login",
+      totp_code: "invalid_totp_code",
+      recovery_code: "invalid_recovery_code",
+    },
   });
-  return json(await signIn({ loginToken: body.login_token, totpCode: body.totp_code, client }), 201);
+  const factor = { totpCode: body.totp_code, recoveryCode: body.recovery_code };
+  return json(await signIn({ loginToken: body.login_token, factor, client }), 201);
 });
 
 /** The account's live dashboard sessions; any of its keys may list them. */

@@ -6,9 +6,13 @@ import { rotateLoginToken } from "@/lib/session-keys/service";
 /** Replaces the login token; the new one is in this answer only. */
 export const POST = authedRoute(async ({ request, auth, client }) => {
   const body = await parseJsonBody(request, RotateLoginTokenRequestSchema, {
-    fieldCodes: { totp_code: "invalid_totp_code" },
+    fieldCodes: { totp_code: "invalid_totp_code", recovery_code: "invalid_recovery_code" },
   });
-  return json(await rotateLoginToken(auth, body.totp_code, client), 200, { "cache-control": "no-store" });
+  const input = {
+    factor: { totpCode: body.totp_code, recoveryCode: body.recovery_code },
+    revokeApiKeys: body.revoke_api_keys ?? false,
+  };
+  return json(await rotateLoginToken(auth, input, client), 200, { "cache-control": "no-store" });
 });
 
 export const { GET, PUT, PATCH, DELETE } = methodNotAllowed(["POST"]);

@@ -4,6 +4,7 @@ import { notFound } from "@/lib/api/errors";
 import { json, methodNotAllowed, publicRoute } from "@/lib/api/route";
 import { advanceClock, now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
+import { fromLoopback } from "@/lib/http/loopback";
 
 const AdvanceSchema = z.strictObject({
   advance_seconds: z
@@ -12,16 +13,21 @@ const AdvanceSchema = z.strictObject({
     .max(400 * 86_400),
 });
 
-/** Test clock (demo mode with ENABLE_TEST_CLOCK=1 only): moves business time forward. Otherwise 404. */
-const enabled = () => config().mode === "demo" && config().testClock;
+/**
+ * Test clock (demo mode with ENABLE_TEST_CLOCK=1 only): moves business time forward, which can suspend and
+ * terminate every server. It answers only clients connected from this machine (the TCP peer, never a
+ * forwarded header); for anyone else it does not exist.
+ */
+const enabled = (request: Request) =>
+  config().mode === "demo" && config().testClock && fromLoopback(request.headers);
 
-export const GET = publicRoute(async () => {
-  if (!enabled()) throw notFound("No such endpoint.");
+export const GET = publicRoute(async ({ request }) => {
+  if (!enabled(request)) throw notFound("No such endpoint.");
   return json({ now: now().toISOString() });
 });
 
 export const POST = publicRoute(async ({ request }) => {
-  if (!enabled()) throw notFound("No such endpoint.");
+  if (!enabled(request)) throw notFound("No such endpoint.");
   const body = await parseJsonBody(request, AdvanceSchema, {
     fieldCodes: { advance_seconds: "invalid_advance" },
   });

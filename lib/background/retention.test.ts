@@ -1,0 +1,68 @@
+import { asc } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "@/lib/db/client";
+import { idempotencyKeys, serverJobs } from "@/lib/db/schema";
+import { createAccount, insertServer, openMemoryDatabase } from "@/lib/testing/memory-db";
+import { FINISHED_JOB_RETENTION_DAYS, pruneExpiredRows } from "./retention";
+
+const DAY = 86_400_000;
+
+describe("pruning rows past their retention (the real schema)", () => {
+  let db: Database;
+  let close: () => Promise<void>;
+  beforeAll(async () => ({ db, close } = await openMemoryDatabase()), 120_000);
+  afterAll(async () => close());
+
+  it("deletes finished jobs past the retention and expired idempotency keys, and nothing else", async () => {
+    const clock = () => new Date("2026-06-01T00:00:00Z");
+    const accountId = await createAccount(db);
+    const server = await insertServer(db, accountId);
+    const ago = (days: number) => new Date(clock().getTime() - days * DAY);
+    const old = FINISHED_JOB_RETENTION_DAYS + 1;
+    const job = (
+      note: string,
+      state: "pending" | "running" | "done" | "failed",
+      finishedAt: Date | null,
+    ) => ({
+      serverId: server.id,
+      kind: "power" as const,
+      action: "reboot" as const,
+      state,
+      maxAttempts: 3,
+      finishedAt,
+      lastError: note,
+    });
+    await db.insert(serverJobs).values([
+      job("old done", "done", ago(old)),
+      job("old failed", "failed", ago(old)),
+      job("recent failed", "failed", ago(FINISHED_JOB_RETENTION_DAYS - 1)),
+      // Unfinished work is never pruned, however old.
+      job("old pending", "pending", null),
+      job("old running", "running", null),
+    ]);
+    const key = (name: string, createdAt: Date) => ({
+      accountId,
+      scope: "POST /servers",
+      key: name,
+      fingerprint: "f",
+      state: "completed" as const,
+      createdAt,
+    });
+    // Keys live 24 hours of real time.
+    await db
+      .insert(idempotencyKeys)
+      .values([
+        key("two days old", new Date(Date.now() - 2 * DAY)),
+        key("an hour old", new Date(Date.now() - 3_600_000)),
+      ]);
+
+    const pruned = await pruneExpiredRows(db, clock, async () => undefined);
+    expect(pruned).toEqual({ jobs: 2, idempotencyKeys: 1 });
+    const jobs = await db.select({ note: serverJobs.lastError }).from(serverJobs).orderBy(asc(serverJobs.id));
+    expect(jobs.map((row) => row.note)).toEqual(["recent failed", "old pending", "old running"]);
+    const keys = await db.select({ key: idempotencyKeys.key }).from(idempotencyKeys);
+    expect(keys.map((row) => row.key)).toEqual(["an hour old"]);
+
+    expect(await pruneExpiredRows(db, clock, async () => undefined)).toEqual({ jobs: 0, idempotencyKeys: 0 });
+  });
+});

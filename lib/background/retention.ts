@@ -1,0 +1,47 @@
+import "server-only";
+import { now } from "@/lib/clock";
+import { type Database, db } from "@/lib/db/client";
+import { pruneExpiredIdempotencyKeys } from "@/lib/idempotency/idempotency";
+import { processWide } from "@/lib/process-wide";
+import { pruneFinishedJobs } from "@/lib/servers/jobs";
+import { pace } from "./pace";
+
+/** Finished server jobs (with the host's words on failures) are kept this long for the operator. */
+export const FINISHED_JOB_RETENTION_DAYS = 30;
+const PRUNE_INTERVAL_MS = 10 * 60_000;
+/** Rows deleted per statement, and statements per pass: a backlog is worked off over several passes. */
+const BATCH = 1_000;
+const BATCHES_PER_PASS = 10;
+
+/**
+ * Deletes what no longer serves anything: server jobs finished more than FINISHED_JOB_RETENTION_DAYS ago
+ * and idempotency keys past their 24 hours. Returns how many of each went.
+ */
+export async function pruneExpiredRows(
+  database: Database,
+  clock: () => Date = now,
+  rest: () => Promise<unknown> = pace,
+): Promise<{ jobs: number; idempotencyKeys: number }> {
+  const before = new Date(clock().getTime() - FINISHED_JOB_RETENTION_DAYS * 86_400_000);
+  const pruned = { jobs: 0, idempotencyKeys: 0 };
+  for (const [name, prune] of [
+    ["jobs", () => pruneFinishedJobs(database, before, BATCH)],
+    ["idempotencyKeys", () => pruneExpiredIdempotencyKeys(database, BATCH)],
+  ] as const) {
+    for (let pass = 0; pass < BATCHES_PER_PASS; pass++) {
+      await rest();
+      const deleted = await prune();
+      pruned[name] += deleted;
+      if (deleted < BATCH) break;
+    }
+  }
+  return pruned;
+}
+
+/** Runs pruneExpiredRows on the process database at most every 10 minutes (from the background pass). */
+export async function pruneWhenDue(): Promise<void> {
+  const state = processWide("background.retention", () => ({ nextAt: 0 }));
+  if (Date.now() < state.nextAt) return;
+  state.nextAt = Date.now() + PRUNE_INTERVAL_MS;
+  await pruneExpiredRows(await db());
+}

@@ -216,6 +216,36 @@ describe("the console (simulated provisioner)", () => {
     consoleA2.ws.close();
   });
 
+  it("is no host operation: opens while a reboot runs, and tickets use none of the account's host operations", async () => {
+    const { apiKey, ids } = await accountWithServers(1);
+    const id = ids[0] as number;
+    const power = (action: string) =>
+      api(`/servers/${id}/actions`, { method: "POST", key: apiKey, body: { action } });
+    const first = await requestTicket(appUrl(), apiKey, id);
+    const console1 = await openConsole(first.body.websocket_url, first.body.ticket);
+    await console1.waitFor("# ");
+
+    // A reboot is under way (a simulated host call takes a second): the server refuses other host
+    // operations, yet its console may open, to watch the boot.
+    const rebooting = power("reboot");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(errorCode(await power("stop"))).toBe("server_busy");
+    const during = await requestTicket(appUrl(), apiKey, id);
+    expect(during.status).toBe(201);
+    const console2 = await openConsole(during.body.websocket_url, during.body.ticket);
+    expect((await rebooting).status).toBe(200);
+    await console2.waitFor("Rebooting (simulated)");
+    expect(await console1.closed).toEqual({ code: 4003, reason: "replaced" });
+
+    // More tickets than the account may start host operations: each is granted, and power still answers.
+    for (let i = 0; i <= TEST_LIMITS.hostOperations; i++) {
+      expect((await api(`/servers/${id}/console`, { method: "POST", key: apiKey })).status).toBe(201);
+    }
+    expect((await power("reboot")).status).toBe(200);
+    console2.ws.close();
+    await console2.closed;
+  });
+
   it("closes a console after its idle time, and another at its longest length however busy", async () => {
     const { apiKey, ids } = await accountWithServers(2);
     const idle = await requestTicket(appUrl(), apiKey, ids[0] as number);

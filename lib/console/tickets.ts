@@ -48,6 +48,12 @@ const stillHeld = (at: Date) =>
  * (a newer one ends an older one), so the account's limit counts servers: consoles held or ticketed on
  * other servers. An earlier unused ticket for the same server is withdrawn. The ticket is returned once
  * and stored only as its hash, in the row that records the session for the operator.
+ *
+ * A console is not a host operation: it changes nothing on the machine and queues no job, so it is neither
+ * refused while a power action or password change runs (watching a reboot is what it is for) nor counted
+ * against RATE_LIMIT_HOST_OPERATIONS (a customer locked out of SSH must not spend the power buttons' budget
+ * on reconnecting). What it costs the host, a virsh and a socat while open, is bounded by the open-console
+ * limit above.
  */
 export async function issueConsoleTicket(
   accountId: number,

@@ -52,7 +52,9 @@ export const consolePaths: ZodOpenApiPathsObject = {
         "Returns a single-use ticket and the WebSocket URL to present it at (see the Console section for the " +
         "protocol). The server must be active and running. An account may hold the consoles of " +
         `\`CONSOLE_MAX_PER_ACCOUNT\` (default ${DEFAULTS.CONSOLE_MAX_PER_ACCOUNT}) servers at once, open or ` +
-        "ticketed; a new ticket for a server withdraws that server's earlier unused one. No body. Answered with " +
+        "ticketed; a new ticket for a server withdraws that server's earlier unused one. A console is not a host " +
+        "operation: it is granted while a power action runs (no `server_busy`) and does not count against the " +
+        "account's host-operation limit. No body. Answered with " +
         "`Cache-Control: no-store`.",
       requestParams: { path: serverIdParam },
       responses: {

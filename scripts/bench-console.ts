@@ -19,7 +19,6 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chromium } from "@playwright/test";
 import autocannon from "autocannon";
-import { startApp } from "../e2e/support/app-server";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../e2e/support/chromium";
 import {
   type ConsoleConnection,
@@ -27,7 +26,7 @@ import {
   openConsole,
   requestTicket,
 } from "../e2e/support/console-client";
-import { removeMachines, rssMb, virsh } from "./bench-host";
+import { apiCaller, fundedAccount, removeMachines, rssMb, startBenchApp, virsh } from "./bench-host";
 import { percentile } from "./percentile";
 
 const RUNS = Number(process.env.BENCH_CONSOLE_RUNS ?? 10);
@@ -71,55 +70,32 @@ async function main() {
     throw new Error(`no tiny test guest in ${TINY_IMAGES}: run \`npm run guest:build-tiny\` first`);
   }
   removeMachines(PREFIX);
-  const app = await startApp({
-    PROVISIONER: "libvirt",
-    // A test machine only this run reaches: demo payments fund its real machines.
-    ALLOW_DEMO_LIBVIRT: "1",
-    HYPERVISORS: JSON.stringify([
-      {
-        name: "bench-1",
-        location: "nl",
-        uri: "qemu:///system",
-        memory_mb: MEMORY_MB * (CONSOLES + 1),
-        vcpus: CONSOLES + 1,
-        disk_gb: CONSOLES + 1,
-      },
-    ]),
-    GUEST_IMAGES_DIR: TINY_IMAGES,
-    SERVER_DISKS_DIR: "/var/lib/vps/bench-console-servers",
-    LIBVIRT_DOMAIN_PREFIX: PREFIX,
-    SERVER_MEMORY_CAP_MB: String(MEMORY_MB),
-    SERVER_DISK_CAP_GB: "1",
-    SSH_FORWARD_PORT_BASE: String(SSH_PORT_BASE),
-    SSH_FORWARD_PORT_COUNT: "100",
-    SERVER_BOOT_TIMEOUT_SECONDS: "600",
-    CONSOLE_MAX_PER_ACCOUNT: String(CONSOLES + 1),
-    WATCHER_INTERVAL_MS: "1000",
-    RATE_LIMIT_ACCOUNT_CREATE: "100/1h",
-  });
+  const app = await startBenchApp(
+    {
+      machines: CONSOLES + 1,
+      memoryMb: MEMORY_MB,
+      vcpus: 1,
+      diskGb: 1,
+      prefix: PREFIX,
+      images: TINY_IMAGES,
+      disksDir: "/var/lib/vps/bench-console-servers",
+      sshPortBase: SSH_PORT_BASE,
+    },
+    {
+      SERVER_BOOT_TIMEOUT_SECONDS: "600",
+      CONSOLE_MAX_PER_ACCOUNT: String(CONSOLES + 1),
+      WATCHER_INTERVAL_MS: "1000",
+      RATE_LIMIT_ACCOUNT_CREATE: "100/1h",
+    },
+  );
   const appPid = processes().find((p) =>
     p.args.includes(`scripts/server.mjs -H 127.0.0.1 -p ${new URL(app.url).port}`),
   )?.pid;
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS });
   const open: ConsoleConnection[] = [];
   try {
-    const call = async (path: string, key?: string, method = "GET", body?: unknown) => {
-      const response = await fetch(`${app.url}/api/v1${path}`, {
-        method,
-        headers: {
-          ...(key ? { authorization: `Bearer ${key}` } : {}),
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return (await response.json()) as Record<string, unknown>;
-    };
-    const account = await call("/account", undefined, "POST");
-    const key = account.api_key as string;
-    const topup = await call("/topups", key, "POST", { amount: 5 * (CONSOLES + 1) + 25, coin: "BTC" });
-    await call(`/demo/topups/${topup.ref}/pay`, key, "POST", {});
-    while ((await call(`/topups/${topup.ref}`, key)).status !== "completed")
-      await new Promise((r) => setTimeout(r, 500));
+    const call = apiCaller(app.url);
+    const { key, loginToken } = await fundedAccount(call, 5 * (CONSOLES + 1) + 25, "BTC");
 
     const started = Date.now();
     const servers: { id: number; hostname: string; password: string }[] = [];
@@ -159,7 +135,7 @@ async function main() {
         body: JSON.stringify({ login_token: token }),
       });
       return response.status;
-    }, account.login_token as string);
+    }, loginToken);
     if (signedIn !== 200) throw new Error(`browser sign-in answered ${signedIn}`);
     const marks: { ticket: number; open: number; firstByte: number }[] = [];
     for (let run = 0; run < RUNS; run++) {

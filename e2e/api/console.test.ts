@@ -14,19 +14,9 @@ import {
 } from "../support/console-client";
 import { fund } from "./funding";
 import { TEST_LIMITS } from "./global-setup";
-import { api, createAccount, errorCode, randomIp } from "./helpers";
+import { api, createAccount, errorCode, randomIp, waitForServer } from "./helpers";
 
 const appUrl = () => inject("baseUrl");
-
-async function waitForServer(key: string, id: number, done: (server: Record<string, unknown>) => boolean) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const server = (await api(`/servers/${id}`, { key })).body;
-    if (done(server)) return server;
-    if (Date.now() > deadline) throw new Error(`server ${id} stuck: ${JSON.stringify(server)}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}
 
 /** An account with `count` active simulated servers. */
 async function accountWithServers(count: number) {

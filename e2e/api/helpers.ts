@@ -56,6 +56,22 @@ export async function api(path: string, options: CallOptions = {}): Promise<ApiR
   return { status: response.status, headers: response.headers, body: parsed };
 }
 
+/** Reads a server until `done` holds for it (a job finishing, a watcher catching up), failing after `timeoutMs`. */
+export async function waitForServer<Server = Record<string, unknown>>(
+  key: string,
+  id: number,
+  done: (server: Server) => boolean,
+  timeoutMs = 20_000,
+): Promise<Server> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const server = (await api(`/servers/${id}`, { key })).body as unknown as Server;
+    if (done(server)) return server;
+    if (Date.now() > deadline) throw new Error(`server ${id} stuck: ${JSON.stringify(server)}`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+
 export type TestAccount = { userId: number; apiKey: string; loginToken: string };
 
 export async function createAccount(ip = randomIp()): Promise<TestAccount> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { balanceOf, fund } from "./funding";
 import { TEST_LIMITS } from "./global-setup";
-import { api, createAccount, errorCode } from "./helpers";
+import { api, createAccount, errorCode, waitForServer } from "./helpers";
 
 type Server = {
   id: number;
@@ -22,15 +22,8 @@ const read = async (key: string, id: number) =>
 const password = async (key: string, id: number) =>
   (await api(`/servers/${id}/credentials`, { key })).body.password as string;
 
-async function waitFor(key: string, id: number, done: (server: Server) => boolean) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const server = await read(key, id);
-    if (done(server)) return server;
-    if (Date.now() > deadline) throw new Error(`server ${id} stuck: ${JSON.stringify(server)}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}
+const waitFor = (key: string, id: number, done: (server: Server) => boolean) =>
+  waitForServer<Server>(key, id, done);
 
 /** An account with one active (simulated) server, ordered with one SSH key. */
 async function activeServer() {

@@ -1,4 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ConsoleEnd } from "../console-stream";
 import { endReason, openSerialConsole, withoutEscape } from "./console";
@@ -61,4 +64,45 @@ describe("the serial console through virsh", () => {
     expect(output).toBe("");
     expect(consoleProcesses("test:///default")).toEqual([]);
   });
+
+  // virsh makes its terminal raw with TCSAFLUSH once connected, which drops whatever was typed before. A
+  // stand-in virsh that connects slowly, then does just that (Perl's POSIX: perl-base is always installed),
+  // and echoes what it reads: keys sent the moment the console opens must still reach the machine.
+  it("keeps keys typed before virsh is connected, which its switch to raw mode would drop", async () => {
+    const bin = mkdtempSync(path.join(tmpdir(), "fake-virsh-"));
+    writeFileSync(
+      path.join(bin, "virsh"),
+      [
+        "#!/usr/bin/perl",
+        "use POSIX;",
+        "$| = 1;",
+        "select(undef, undef, undef, 0.5);",
+        "print \"Connected to domain 'slow'\\nEscape character is ^] (Ctrl + ])\\n\";",
+        "my $t = POSIX::Termios->new; $t->getattr(0);",
+        "$t->setlflag($t->getlflag & ~(ECHO | ICANON)); $t->setiflag($t->getiflag & ~ICRNL);",
+        "$t->setattr(0, TCSAFLUSH);",
+        "while (sysread(STDIN, my $buf, 1024)) { syswrite(STDOUT, $buf); }",
+        "",
+      ].join("\n"),
+    );
+    chmodSync(path.join(bin, "virsh"), 0o755);
+    const searchPath = process.env.PATH;
+    process.env.PATH = `${bin}:${searchPath}`;
+    let output = "";
+    try {
+      const stream = openSerialConsole(
+        { uri: "test:///default", domain: "slow", state: async () => "running" },
+        { data: (chunk) => (output += chunk), end: () => {} },
+      );
+      stream.write(Buffer.from("root\r"));
+      const deadline = Date.now() + 3_000;
+      while (!output.includes("root\r") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      stream.close();
+    } finally {
+      process.env.PATH = searchPath;
+      rmSync(bin, { recursive: true, force: true });
+    }
+    // The keys arrive, and virsh's own greeting is not shown as the machine's output.
+    expect(output).toBe("root\r");
+  }, 10_000);
 });

@@ -23,6 +23,15 @@ const PTY_LINE = /PTY is (\/dev\/pts\/\d+)/;
  */
 const SOCAT_PTY = "PTY,rawer,wait-slave,pty-interval=0.01";
 const START_TIMEOUT_MS = 5_000;
+/**
+ * The last line virsh prints before it makes its terminal raw and opens the stream. Making it raw flushes
+ * (TCSAFLUSH) whatever was typed before, so client input waits for this line, which is kept from the client.
+ */
+const CONNECTED_BANNER = /Escape character is [^\n]*\n/;
+/** virsh's greeting is a couple of short lines; more without the banner means it is not coming. */
+const BANNER_MAX_BYTES = 4096;
+/** Client input held while virsh connects (a paste's worth); beyond it, input is dropped. */
+const HELD_INPUT_MAX_BYTES = 64 * 1024;
 
 /** Runs `program` so that it is killed when this process dies (PR_SET_PDEATHSIG, kept across exec). */
 const withParent = (program: string, args: string[]) => ["--pdeathsig", "TERM", "--", program, ...args];
@@ -55,6 +64,27 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
   let closedByUs = false;
   let ended = false;
   let stderr = "";
+  /** Until virsh has said it is connected: its greeting so far, and the client's input held back. */
+  let greeting: Buffer | undefined = Buffer.alloc(0);
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+
+  const writeToTerminal = (bytes: Buffer) => {
+    if (!ended) socat.stdin?.write(withoutEscape(bytes));
+  };
+  /** virsh's stdout: its greeting first (kept from the client), then the machine's bytes. */
+  const fromVirsh = (chunk: Buffer) => {
+    if (ended) return;
+    if (greeting === undefined) return handlers.data(chunk);
+    greeting = Buffer.concat([greeting, chunk]);
+    const banner = CONNECTED_BANNER.exec(greeting.toString("latin1"));
+    if (!banner && greeting.length < BANNER_MAX_BYTES) return;
+    const rest = banner ? greeting.subarray(banner.index + banner[0].length) : greeting;
+    greeting = undefined;
+    for (const bytes of held) writeToTerminal(bytes);
+    held = [];
+    if (rest.length > 0) handlers.data(rest);
+  };
 
   const socat = spawn("setpriv", withParent("socat", ["-d", "-d", "STDIO", SOCAT_PTY]), {
     stdio: ["pipe", "ignore", "pipe"],
@@ -93,21 +123,15 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
       return;
     }
     try {
-      virsh = spawn(
-        "setpriv",
-        withParent("virsh", ["-q", "-c", target.uri, "console", target.domain, "--force"]),
-        {
-          stdio: [slave, "pipe", "pipe"],
-          env,
-        },
-      );
+      virsh = spawn("setpriv", withParent("virsh", ["-c", target.uri, "console", target.domain, "--force"]), {
+        stdio: [slave, "pipe", "pipe"],
+        env,
+      });
     } finally {
       // virsh holds its own copy; ours would keep the terminal open after virsh has gone.
       closeSync(slave);
     }
-    virsh.stdout?.on("data", (chunk: Buffer) => {
-      if (!ended) handlers.data(chunk);
-    });
+    virsh.stdout?.on("data", fromVirsh);
     virsh.stderr?.on("data", (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-2048);
     });
@@ -123,7 +147,10 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
 
   return {
     write(bytes) {
-      if (!ended) socat.stdin?.write(withoutEscape(bytes));
+      if (greeting === undefined) return writeToTerminal(bytes);
+      if (heldBytes + bytes.length > HELD_INPUT_MAX_BYTES) return;
+      held.push(Buffer.from(bytes));
+      heldBytes += bytes.length;
     },
     resize() {
       // A serial line has no window size to pass on.

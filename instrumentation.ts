@@ -20,6 +20,9 @@ export async function register() {
   await demoChain;
   const { startBackgroundWork } = await import("@/lib/background/runner");
   startBackgroundWork();
+  // The console's WebSocket endpoint, which the custom server (scripts/server.mjs) hands upgrades to.
+  const { installConsoleGateway } = await import("@/lib/console/gateway");
+  installConsoleGateway();
   console.log(`vps: ready in ${Date.now() - started} ms`);
 }
 

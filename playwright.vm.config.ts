@@ -26,7 +26,7 @@ export default defineConfig({
     launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS },
   },
   webServer: {
-    command: `node node_modules/next/dist/bin/next start -H 127.0.0.1 -p ${BROWSER_VM.appPort}`,
+    command: `node scripts/server.mjs -H 127.0.0.1 -p ${BROWSER_VM.appPort}`,
     url: `http://127.0.0.1:${BROWSER_VM.appPort}/api/v1/health`,
     reuseExistingServer: false,
     timeout: 180_000,

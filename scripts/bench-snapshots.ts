@@ -19,7 +19,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { startApp } from "../e2e/support/app-server";
 import { sshRun, sshWhenUp } from "../e2e/vm/host";
-import { removeMachines, virsh } from "./bench-machines";
+import { removeMachines, virsh } from "./bench-host";
 import { percentile } from "./percentile";
 
 const ROUNDS = Number(process.env.BENCH_SNAPSHOT_ROUNDS ?? 2);

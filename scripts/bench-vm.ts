@@ -1,18 +1,6 @@
-/**
- * Real-VM benchmark (root, libvirtd running, `npm run build`, `npm run guest:build` and
- * `npm run guest:build-tiny` done): for the tiny test guest and for the Debian 12 image, orders
- * BENCH_VM_ORDERS servers (default 5, BENCH_VM_PARALLEL = 2 booting at once) through the API with the
- * libvirt provisioner and measures order -> first successful SSH login with the revealed password on the
- * pinned host key (p50, max); then, for each idle VM, QEMU's resident memory and its CPU share over 20 s
- * from /proc, and from the guest's console log how long the kernel took before starting userspace.
- * Everything it creates (domains `vpsb-<id>`, volumes) is removed at the end.
- *
- *   npm run bench:vm
- */
 import { existsSync, readFileSync } from "node:fs";
-import { startApp } from "../e2e/support/app-server";
 import { sshWhenUp } from "../e2e/vm/host";
-import { removeMachines, virsh } from "./bench-machines";
+import { apiCaller, fundedAccount, removeMachines, rssMb, startBenchApp, virsh } from "./bench-host";
 import { percentile } from "./percentile";
 
 const ORDERS = Number(process.env.BENCH_VM_ORDERS ?? 5);
@@ -28,8 +16,6 @@ const cleanUp = () => removeMachines(PREFIX);
 
 /** QEMU's pid for a domain, from libvirt's pid file. */
 const qemuPid = (domain: string) => Number(readFileSync(`/run/libvirt/qemu/${domain}.pid`, "utf8").trim());
-const rssMb = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 const cpuTicks = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
   return Number(fields[11]) + Number(fields[12]);
@@ -54,51 +40,25 @@ type Result = {
 };
 
 async function bench(kind: string, images: string): Promise<Result> {
-  const app = await startApp({
-    PROVISIONER: "libvirt",
-    // A test machine only this run reaches: demo payments fund its real machines.
-    ALLOW_DEMO_LIBVIRT: "1",
-    HYPERVISORS: JSON.stringify([
-      {
-        name: "bench-1",
-        location: "nl",
-        uri: "qemu:///system",
-        memory_mb: 1024 * AT_ONCE,
-        vcpus: 2 * AT_ONCE,
-        disk_gb: 8 * AT_ONCE,
-      },
-    ]),
-    GUEST_IMAGES_DIR: images,
-    SERVER_DISKS_DIR: "/var/lib/vps/bench-servers",
-    LIBVIRT_DOMAIN_PREFIX: PREFIX,
-    SERVER_MEMORY_CAP_MB: "1024",
-    SERVER_DISK_CAP_GB: "8",
-    SSH_FORWARD_PORT_BASE: String(SSH_PORT_BASE),
-    SSH_FORWARD_PORT_COUNT: "100",
-    WATCHER_INTERVAL_MS: "500",
-    SERVER_BOOT_TIMEOUT_SECONDS: "900",
-  });
-  const base = `${app.url}/api/v1`;
-  const call = async (path: string, key: string, method = "GET", body?: unknown) => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return (await response.json()) as Record<string, unknown>;
-  };
+  const app = await startBenchApp(
+    {
+      machines: AT_ONCE,
+      memoryMb: 1024,
+      vcpus: 2,
+      diskGb: 8,
+      prefix: PREFIX,
+      images,
+      disksDir: "/var/lib/vps/bench-servers",
+      sshPortBase: SSH_PORT_BASE,
+    },
+    { WATCHER_INTERVAL_MS: "500", SERVER_BOOT_TIMEOUT_SECONDS: "900" },
+  );
+  const call = apiCaller(app.url);
   const result: Result = { kind, logins: [], idle: [], kernel: [] };
   // First-boot work to let settle before measuring idle: cloud-init on Debian, next to nothing on the tiny guest.
   const settleMs = kind === "tiny" ? 5_000 : 20_000;
   try {
-    const account = (await (await fetch(`${base}/account`, { method: "POST" })).json()) as {
-      api_key: string;
-    };
-    const key = account.api_key;
-    const topup = await call("/topups", key, "POST", { amount: 100, coin: "USDTTRC" });
-    await call(`/demo/topups/${topup.ref}/pay`, key, "POST", {});
-    while ((await call(`/topups/${topup.ref}`, key)).status !== "completed")
-      await new Promise((r) => setTimeout(r, 200));
+    const { key } = await fundedAccount(call, 100, "USDTTRC");
 
     const one = async (index: number) => {
       const started = Date.now();

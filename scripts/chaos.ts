@@ -1,6 +1,6 @@
 /**
  * The chaos run: nginx with deploy/nginx/vps.conf (ports and certificate templated) in front of three
- * `next start` instances on a throwaway PostgreSQL cluster, all on loopback, with mixed clients for
+ * app instances (scripts/server.mjs) on a throwaway PostgreSQL cluster, all on loopback, with mixed clients for
  * CHAOS_SECONDS while PostgreSQL is restarted twice and one instance is killed with SIGKILL and started again.
  * Afterwards it checks the money and the limits on the database and exits non-zero on any violation.
  *
@@ -31,9 +31,11 @@ import {
   privateKeyToAccount,
   privateKeyToAddress,
 } from "viem/accounts";
+import WebSocket from "ws";
 import { checkLedger } from "../e2e/support/ledger-check";
 import { type LocalChain, startAnvil } from "../lib/chain/anvil";
 import { fundNativeBalance, installTestToken, mintTestToken } from "../lib/chain/test-token";
+import { RECONNECT_CODES, TICKET_PROTOCOL_PREFIX } from "../lib/console/protocol";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SECONDS = Number(process.env.CHAOS_SECONDS ?? 60);
@@ -126,14 +128,7 @@ async function waitHealthy(port: number, child: ChildProcess, timeoutMs = 120_00
 function spawnInstance(instance: Instance, env: Record<string, string>) {
   const child = spawn(
     process.execPath,
-    [
-      path.join(ROOT, "node_modules/next/dist/bin/next"),
-      "start",
-      "-H",
-      "127.0.0.1",
-      "-p",
-      String(instance.port),
-    ],
+    [path.join(ROOT, "scripts/server.mjs"), "-H", "127.0.0.1", "-p", String(instance.port)],
     {
       cwd: ROOT,
       env: { ...process.env, ...env, PORT: String(instance.port) },
@@ -573,6 +568,108 @@ async function limitProbe() {
   }
 }
 
+// ---------------------------------------------------------------- consoles through nginx
+
+const consoleStats = { opened: 0, dropped: 0, reconnected: 0, echoes: 0, lateEchoes: 0 };
+
+/**
+ * Holds one console open (ticket, then WebSocket through nginx) and types into it every second until it
+ * closes; resolves with the close code. Echoes that do not come back within 10 s outside a fault are late.
+ */
+function holdConsole(account: Account, ticket: Record<string, unknown>): Promise<number> {
+  return new Promise((resolve) => {
+    const url = new URL(new URL(String(ticket.websocket_url)).pathname, `wss://localhost:${HTTPS_PORT}`);
+    const ws = new WebSocket(url, [String(ticket.protocol), `${TICKET_PROTOCOL_PREFIX}${ticket.ticket}`], {
+      ca,
+      localAddress: account.ip,
+      origin: `https://localhost:${HTTPS_PORT}`,
+    });
+    let output = "";
+    let typed = 0;
+    const waiting = new Map<string, number>();
+    let timer: ReturnType<typeof setInterval> | undefined;
+    ws.on("error", () => {});
+    ws.on("unexpected-response", (_request, response) => {
+      if ((response.statusCode ?? 0) < 500) violations.push(`console refused with ${response.statusCode}`);
+      ws.terminate();
+      resolve(1006);
+    });
+    ws.on("open", () => {
+      consoleStats.opened += 1;
+      timer = setInterval(() => {
+        if (!running) {
+          ws.close(1000);
+          return;
+        }
+        for (const [mark, since] of waiting) {
+          if (Date.now() - since > 10_000 && !inFault(since) && !inFault(Date.now())) {
+            consoleStats.lateEchoes += 1;
+            waiting.delete(mark);
+          }
+        }
+        const mark = `c${++typed}x`;
+        waiting.set(mark, Date.now());
+        ws.send(Buffer.from(`echo ${mark}\r`));
+      }, 1_000);
+    });
+    ws.on("message", (data, isBinary) => {
+      if (!isBinary) return;
+      output = (output + data.toString()).slice(-4096);
+      for (const mark of waiting.keys()) {
+        if (output.includes(`\r\n${mark}\r\n`)) {
+          waiting.delete(mark);
+          consoleStats.echoes += 1;
+        }
+      }
+    });
+    ws.on("close", (code) => {
+      clearInterval(timer);
+      resolve(code);
+    });
+  });
+}
+
+/** A customer at a console: when the instance holding it dies, it reconnects with a fresh ticket. */
+async function consoleUser() {
+  const account = await signUp();
+  if (!account || !(await classicTopUp(account, 50))) return;
+  const serverId = await order(account);
+  if (serverId === undefined) return;
+  while (running) {
+    const server = await api("GET", `/servers/${serverId}`, { ip: account.ip, key: account.key });
+    if (server?.body.status === "active") break;
+    await sleep(300);
+  }
+  let dropped = false;
+  while (running) {
+    const ticket = await api("POST", `/servers/${serverId}/console`, { ip: account.ip, key: account.key });
+    if (ticket?.status !== 201) {
+      if (ticket) violations.push(`console ticket answered ${ticket.status}: ${ticket.text.slice(0, 200)}`);
+      await sleep(500);
+      continue;
+    }
+    const openedBefore = consoleStats.opened;
+    const code = await holdConsole(account, ticket.body);
+    const opened = consoleStats.opened > openedBefore;
+    if (dropped && opened) {
+      consoleStats.reconnected += 1;
+      dropped = false;
+    }
+    if (!running) break;
+    if (RECONNECT_CODES.has(code)) {
+      // Open, then gone with its instance: the next round must reconnect.
+      if (opened) {
+        consoleStats.dropped += 1;
+        dropped = true;
+      }
+      await sleep(300);
+    } else {
+      violations.push(`a console closed with ${code} though nothing asked it to`);
+      return;
+    }
+  }
+}
+
 // ---------------------------------------------------------------- faults
 
 async function fault(name: string, action: () => Promise<void>) {
@@ -762,6 +859,7 @@ async function main() {
     ...Array.from({ length: 2 }, () => x402Customer(chain)),
     ...Array.from({ length: 2 }, dashboard),
     ...Array.from({ length: 2 }, reader),
+    ...Array.from({ length: 3 }, consoleUser),
     limitProbe(),
   ].map((client) =>
     client.catch((error: Error) => violations.push(`a client stopped: ${error.message.split("\n")[0]}`)),
@@ -814,11 +912,21 @@ async function main() {
   if (!probe.signup.includes(429) || !probe.badKey.includes(429))
     violations.push("the limit probe never reached a limit");
   if (faults.length !== 3) violations.push(`only ${faults.length} of 3 faults were injected`);
+  if (consoleStats.opened === 0 || consoleStats.echoes === 0) violations.push("no console ever answered");
+  if (consoleStats.reconnected < consoleStats.dropped)
+    violations.push(
+      `consoles: ${consoleStats.dropped} dropped, only ${consoleStats.reconnected} reconnected`,
+    );
+  if (consoleStats.lateEchoes > 0) violations.push(`consoles: ${consoleStats.lateEchoes} echoes came late`);
 
   report();
   console.log(
     `\naccounts ${accounts.length}; orders ${orders.length} (${orders.filter((o) => o.serverId).length} servers); renewals ${renewals.length}; ` +
       `x402 payments ${x402Payments.length}; servers in the database ${checked.servers}`,
+  );
+  console.log(
+    `consoles through nginx: opened ${consoleStats.opened}, dropped ${consoleStats.dropped} (their instance died), ` +
+      `reconnected with a fresh ticket ${consoleStats.reconnected}, echoes ${consoleStats.echoes}`,
   );
   console.log(
     `rate limits across 3 instances: sign-ups from one address ${signups}/${SIGNUP_LIMIT} allowed of ${probe.signup.length}; bad keys ${badKeys}/${BAD_KEY_LIMIT} answered 401 of ${probe.badKey.length}`,

@@ -15,6 +15,8 @@ import path from "node:path";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const NEXT_BIN = path.join(ROOT, "node_modules/next/dist/bin/next");
+/** The app's own HTTP server around Next (it also serves the consoles' WebSockets). */
+const SERVER = path.join(ROOT, "scripts/server.mjs");
 const FINGERPRINT_FILE = path.join(ROOT, ".next", "source-fingerprint");
 /** What the build does not read: changing these must not cost a rebuild. */
 const IGNORED = [/^e2e\//, /^scripts\//, /^deploy\//, /\.test\.tsx?$/, /\.md$/, /^\.ci\//, /^\.github\//];
@@ -99,7 +101,7 @@ if (process.argv.includes("--rebuild") || built !== current) {
 }
 
 console.log(`demo: starting at http://${host.includes(":") ? `[${host}]` : host}:${port} (Ctrl+C stops it)`);
-const server = spawn(process.execPath, [NEXT_BIN, "start", "-H", host, "-p", port], {
+const server = spawn(process.execPath, [SERVER, "-H", host, "-p", port], {
   cwd: ROOT,
   stdio: "inherit",
   env,

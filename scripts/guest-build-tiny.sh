@@ -84,7 +84,8 @@ if [ ! -f "$built/tiny.initrd" ]; then
   printf 'root:x:0:0:root:/root:/bin/sh\nsshd:x:74:74::/:/bin/false\n' >"$root/etc/passwd"
   printf 'root:x:0:\n' >"$root/etc/group"
   printf '/bin/sh\n' >"$root/etc/shells"
-  printf '::sysinit:/etc/rc\n::respawn:/usr/sbin/dropbear -F -E -p 22 -r /etc/dropbear/ed25519_host_key\n::respawn:/sbin/acpid -f -c /etc/acpi\nttyS0::askfirst:-/bin/sh\n::shutdown:/bin/umount -a -r\n' >"$root/etc/inittab"
+  # Root logs in on the serial console (busybox getty and login) with the seed's password, as over SSH.
+  printf '::sysinit:/etc/rc\n::respawn:/usr/sbin/dropbear -F -E -p 22 -r /etc/dropbear/ed25519_host_key\n::respawn:/sbin/acpid -f -c /etc/acpi\nttyS0::respawn:/sbin/getty -L 115200 ttyS0 vt100\n::shutdown:/bin/umount -a -r\n' >"$root/etc/inittab"
   # ACPI power button (virsh shutdown) -> orderly power-off through init.
   printf '#!/bin/sh\nexec /sbin/poweroff\n' >"$root/etc/acpi/PWRF/00000080"
   chmod 0755 "$root/etc/acpi/PWRF/00000080"

@@ -29,6 +29,8 @@ command -v virsh >/dev/null || missing+=(libvirt-clients)
 command -v mmdebstrap >/dev/null || missing+=(mmdebstrap)
 command -v cloud-localds >/dev/null || missing+=(cloud-image-utils)
 command -v ssh-keygen >/dev/null || missing+=(openssh-client)
+# The console on real machines: socat makes the pseudo-terminal `virsh console` needs.
+command -v socat >/dev/null || missing+=(socat)
 # The tiny test guest (busybox, dropbear, an initramfs) and the local sshd the second VM host is reached by.
 [ -x /bin/busybox ] || missing+=(busybox-static)
 [ -x /usr/sbin/dropbear ] || missing+=(dropbear-bin)

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { errorMessage } from "@/lib/queries/bff-fetch";
 import { serverQuery } from "@/lib/queries/servers";
 import { Alert, TEXT_STYLES } from "../ui/alert";
+import { ConsolePanel } from "./console/console-panel";
 import { CredentialsPanel } from "./credentials-panel";
 import { MachinePanels } from "./machine-panels";
 import { PowerPanel } from "./power-panel";
@@ -19,9 +20,9 @@ import { UsagePanel } from "./usage-panel";
 import { useServerChange } from "./use-server-change";
 
 /**
- * One server: its facts (refreshed while it is being built), root login, renewal, power, snapshots, rescue
- * mode, usage and termination. A server whose period lapsed shows until when its disk is kept, and can be
- * renewed until then.
+ * One server: its facts (refreshed while it is being built), root login, renewal, power, console, snapshots,
+ * rescue mode, usage and termination. A server whose period lapsed shows until when its disk is kept, and can
+ * be renewed until then.
  */
 export function ServerDetail({ id }: { id: number }) {
   // Prefetched by the page: there from the first render, then polled while the server is being built.
@@ -89,6 +90,7 @@ export function ServerDetail({ id }: { id: number }) {
       {(live || retained) && <SnapshotsPanel server={server} />}
       {server.status === "active" && <RescuePanel server={server} />}
       {(server.status === "active" || server.status === "suspended") && <UsagePanel server={server} />}
+      {server.status === "active" && <ConsolePanel server={server} />}
       {live && <MachinePanels server={server} />}
       {live && <TerminatePanel hostname={server.hostname} actions={actions} />}
     </article>

@@ -21,6 +21,10 @@ export const TEST_LIMITS = {
   recoveryFailures: 3,
   sessionsPerAccount: 4,
   x402Attempts: 25,
+  /** Servers whose consoles one account may hold at once, and short console lifetimes to see them end. */
+  consoles: 2,
+  consoleIdleSeconds: 6,
+  consoleMaxSeconds: 12,
   /** Deposit top-ups an account may create per hour, whatever became of them. */
   depositTopups: 12,
   /** Above the 5 requests the suite sends to one server at once, which all count until refused. */
@@ -43,6 +47,9 @@ export async function setup(project: TestProject) {
     RATE_LIMIT_RECOVERY_FAILURES: `${TEST_LIMITS.recoveryFailures}/10m`,
     MAX_SESSIONS_PER_ACCOUNT: String(TEST_LIMITS.sessionsPerAccount),
     RATE_LIMIT_X402_ATTEMPTS: `${TEST_LIMITS.x402Attempts}/10m`,
+    CONSOLE_MAX_PER_ACCOUNT: String(TEST_LIMITS.consoles),
+    CONSOLE_IDLE_TIMEOUT_SECONDS: String(TEST_LIMITS.consoleIdleSeconds),
+    CONSOLE_MAX_SECONDS: String(TEST_LIMITS.consoleMaxSeconds),
     RATE_LIMIT_DEPOSIT_TOPUPS: `${TEST_LIMITS.depositTopups}/1h`,
     RATE_LIMIT_HOST_OPERATIONS: `${TEST_LIMITS.hostOperations}/10m`,
     // Usage graphs fill within seconds (server-metrics.test.ts).

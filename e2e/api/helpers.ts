@@ -56,6 +56,34 @@ export async function api(path: string, options: CallOptions = {}): Promise<ApiR
   return { status: response.status, headers: response.headers, body: parsed };
 }
 
+/**
+ * Reads until `done` holds, every 150 ms, failing after `timeoutMs` (simulated host work takes a second or two;
+ * a job finishing, a watcher catching up).
+ */
+export async function until<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`stuck at ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+
+/** Reads a server until `done` holds for it (see until). */
+export function waitForServer<Server = Record<string, unknown>>(
+  key: string,
+  id: number,
+  done: (server: Server) => boolean,
+  timeoutMs = 20_000,
+): Promise<Server> {
+  return until(async () => (await api(`/servers/${id}`, { key })).body as unknown as Server, done, timeoutMs);
+}
+
 export type TestAccount = { userId: number; apiKey: string; loginToken: string };
 
 export async function createAccount(ip = randomIp()): Promise<TestAccount> {

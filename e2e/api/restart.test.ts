@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { type RunningApp, startApp } from "../support/app-server";
+import { until } from "./helpers";
 
 /** Calls one specific app instance (not the suite's shared one). */
 async function call(
@@ -19,16 +20,6 @@ async function call(
     body: init.body ? JSON.stringify(init.body) : undefined,
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 // The embedded database belongs to one process, so this runs its own app on its own DATA_DIR.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { balanceOf } from "./funding";
 import { TEST_LIMITS } from "./global-setup";
-import { api, createAccount, errorCode } from "./helpers";
-import { accountWithActiveServer, until } from "./server-fixtures";
+import { api, createAccount, errorCode, waitForServer } from "./helpers";
+import { accountWithActiveServer } from "./server-fixtures";
 
 type Server = {
   id: number;
@@ -32,7 +32,7 @@ const password = async (key: string, id: number) =>
   (await api(`/servers/${id}/credentials`, { key })).body.password as string;
 
 const waitFor = (key: string, id: number, done: (server: Server) => boolean) =>
-  until(() => read(key, id), done);
+  waitForServer<Server>(key, id, done);
 
 /**
  * The server reads as `before` did: every field the same, except that the traffic meter's counters may have

@@ -2,7 +2,7 @@ import pg from "pg";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { type RunningApp, startApp } from "../support/app-server";
 import { balanceOf, fund } from "./funding";
-import { api, createAccount, errorCode, randomIp } from "./helpers";
+import { api, createAccount, errorCode, randomIp, waitForServer } from "./helpers";
 
 type Server = {
   id: number;
@@ -43,15 +43,8 @@ const advanceClock = async (seconds: number) => {
   expect(moved.status).toBe(200);
 };
 
-async function waitForServer(key: string, id: number, done: (server: Server) => boolean, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const server = (await api(`/servers/${id}`, { key })).body as unknown as Server;
-    if (done(server)) return server;
-    if (Date.now() > deadline) throw new Error(`server ${id} stuck: ${JSON.stringify(server)}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}
+const waitFor = (key: string, id: number, done: (server: Server) => boolean) =>
+  waitForServer<Server>(key, id, done, 15_000);
 
 describe("POST /servers validation", () => {
   it.each([
@@ -206,7 +199,7 @@ describe("lifecycle", () => {
     const { apiKey } = await createAccount();
     await fund(apiKey, 30);
     const created = (await order(apiKey, { plan: "pup", location: "fr", os: "debian-13" })).body as Server;
-    const active = await waitForServer(apiKey, created.id, (s) => s.status === "active");
+    const active = await waitFor(apiKey, created.id, (s) => s.status === "active");
     expect(active.ip).toMatch(/^100\.64\.(1[6-9]|2\d|3[01])\.\d{1,3}$/); // fr's /20: 100.64.16.0-100.64.31.255
     expect(active.power_state).toBe("running");
     const stopped = await api(`/servers/${created.id}/actions`, {
@@ -247,9 +240,9 @@ describe("lifecycle", () => {
     await fund(apiKey, 25);
     // Coyote in nl costs 14 USD: after the order 11 USD remain, less than a renewal.
     const created = (await order(apiKey, { plan: "coyote", location: "nl", os: "debian-13" })).body as Server;
-    await waitForServer(apiKey, created.id, (s) => s.status === "active");
+    await waitFor(apiKey, created.id, (s) => s.status === "active");
     await advanceClock(32 * 86_400);
-    const suspended = await waitForServer(apiKey, created.id, (s) => s.status === "suspended");
+    const suspended = await waitFor(apiKey, created.id, (s) => s.status === "suspended");
     expect(suspended.power_state).toBe("stopped");
     expect(suspended.terminates_at).not.toBeNull();
     const short = await api(`/servers/${created.id}/renew`, { method: "POST", key: apiKey });
@@ -260,9 +253,9 @@ describe("lifecycle", () => {
     expect(renewed.body).toMatchObject({ status: "active", power_state: "running", terminates_at: null });
     // Unpaid again: suspended at the next expiry, then terminated 7 days later.
     await advanceClock(32 * 86_400);
-    await waitForServer(apiKey, created.id, (s) => s.status === "suspended");
+    await waitFor(apiKey, created.id, (s) => s.status === "suspended");
     await advanceClock(8 * 86_400);
-    const terminated = await waitForServer(apiKey, created.id, (s) => s.status === "terminated");
+    const terminated = await waitFor(apiKey, created.id, (s) => s.status === "terminated");
     expect(terminated).toMatchObject({ ip: null, power_state: null });
     expect((await api(`/servers/${created.id}/credentials`, { key: apiKey })).status).toBe(409);
     expect((await api("/account", { key: apiKey })).body.servers).toBe(0);
@@ -280,7 +273,7 @@ describe("lifecycle", () => {
     expect(patched.body.auto_renew).toBe(true);
     const balanceBefore = await balanceOf(apiKey);
     await advanceClock(32 * 86_400);
-    const renewed = await waitForServer(apiKey, created.id, (s) => s.expires_at !== created.expires_at);
+    const renewed = await waitFor(apiKey, created.id, (s) => s.expires_at !== created.expires_at);
     expect(renewed.status).not.toBe("suspended");
     expect(await balanceOf(apiKey)).toBeCloseTo(balanceBefore - created.price_usd, 2);
   });
@@ -313,7 +306,7 @@ describe("concurrency", () => {
     const { apiKey } = await createAccount();
     await fund(apiKey, 30);
     const created = (await order(apiKey, PLAN)).body as Server;
-    await waitForServer(apiKey, created.id, (s) => s.status === "active");
+    await waitFor(apiKey, created.id, (s) => s.status === "active");
     const actions = ["stop", "reboot", "stop", "reboot", "stop"];
     const results = await Promise.all(
       actions.map((action) =>
@@ -464,7 +457,7 @@ describe("concurrency", () => {
         expect(servers).toHaveLength(6);
         // Each build ran once and succeeded (the suite's moved business clock may expire them right after).
         const ids = servers.map((server) => server.id);
-        for (const id of ids) await waitForServer(apiKey, id, (s) => s.status !== "provisioning");
+        for (const id of ids) await waitFor(apiKey, id, (s) => s.status !== "provisioning");
         const client = new pg.Client({ connectionString: inject("testDatabaseUrl") });
         await client.connect();
         try {

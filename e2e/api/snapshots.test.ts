@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { balanceOf } from "./funding";
-import { api, createAccount, errorCode } from "./helpers";
-import { accountWithActiveServer, until } from "./server-fixtures";
+import { api, createAccount, errorCode, until } from "./helpers";
+import { accountWithActiveServer } from "./server-fixtures";
 
 type Server = {
   id: number;

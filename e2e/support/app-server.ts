@@ -1,5 +1,5 @@
 /**
- * Starts the production build (`next start`) on a free loopback port for tests and benchmarks,
+ * Starts the production build (scripts/server.mjs, as `npm start` does) on a free loopback port for tests and benchmarks,
  * and stops it again. The app must have been built first (`npm run build`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -40,7 +40,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
   let output = "";
   const child = spawn(
     process.execPath,
-    [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", String(port)],
+    [path.join(ROOT, "scripts/server.mjs"), "-H", "127.0.0.1", "-p", String(port)],
     {
       cwd: ROOT,
       env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", DATA_DIR: dataDir, ...env, PORT: String(port) },

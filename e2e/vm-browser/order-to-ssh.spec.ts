@@ -1,16 +1,28 @@
 /**
  * The dashboard path to a real machine: sign up, top up (demo payment), order on the order page, wait for
  * active, read the host key fingerprint and SSH command, reveal the password, and log in over SSH with
- * exactly what the page shows. The machine is the tiny TEST guest (busybox + dropbear), not Debian.
+ * exactly what the page shows; then the same machine through the page's serial console: log in, paste,
+ * reboot and watch it boot, stop. The machine is the tiny TEST guest (busybox + dropbear), not Debian.
  */
-import { expect, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { api, signUp } from "../support/dashboard";
 import { sshWhenUp } from "../vm/host";
 
-test("order on the dashboard, then log in over SSH with the shown port, host key and password", async ({
+/** Presses Enter in the console until the guest's login prompt shows (it may still be booting). */
+async function untilLoginPrompt(page: Page, hostname: string) {
+  const terminal = page.getByTestId("console-terminal");
+  await expect(async () => {
+    await page.keyboard.press("Enter");
+    await expect(terminal).toContainText(`${hostname} login:`, { timeout: 3_000 });
+  }).toPass({ timeout: 90_000 });
+}
+
+test("order on the dashboard, log in over SSH with the shown port, host key and password, then on the serial console", async ({
   page,
   request,
+  context,
 }) => {
+  test.setTimeout(480_000);
   const { apiKey } = await signUp(page);
 
   await page.goto("/dashboard/topups?amount=25.00");
@@ -43,6 +55,45 @@ test("order on the dashboard, then log in over SSH with the shown port, host key
 
   const port = Number(shown?.[1]);
   expect(await sshWhenUp(port, fingerprint, { password }, "hostname", 90_000)).toBe("web-vm");
+
+  // The serial console: a login prompt on ttyS0, root's revealed password, the ordered hostname.
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.getByRole("button", { name: "Open console" }).click();
+  const terminal = page.getByTestId("console-terminal");
+  const status = page.getByTestId("console-status");
+  await expect(status).toContainText("Connected to web-vm's serial console");
+  await terminal.click();
+  await untilLoginPrompt(page, "web-vm");
+  await page.keyboard.type("root");
+  await page.keyboard.press("Enter");
+  await expect(terminal).toContainText("Password:");
+  await page.keyboard.type(password);
+  await page.keyboard.press("Enter");
+  await expect(terminal).toContainText("~ #");
+  await page.keyboard.type("hostname");
+  await page.keyboard.press("Enter");
+  await expect(terminal.locator(".xterm-rows > div", { hasText: /^\s*web-vm\s*$/ })).toHaveCount(1);
+  // Pasting (the button reads the clipboard): the shell runs what was pasted.
+  await page.evaluate(() => navigator.clipboard.writeText("echo pasted-$((6 * 7))"));
+  await page.getByRole("button", { name: "Paste" }).click();
+  await expect(terminal).toContainText("echo pasted-$((6 * 7))");
+  await terminal.click();
+  await page.keyboard.press("Enter");
+  await expect(terminal).toContainText("pasted-42");
+
+  // Reboot from the page: the same console shows the kernel's boot log, then the login prompt again.
+  await page.getByRole("button", { name: "Reboot", exact: true }).click();
+  await expect(terminal).toContainText(/\[\s*\d+\.\d{6}\]/, { timeout: 90_000 });
+  await terminal.click();
+  await untilLoginPrompt(page, "web-vm");
+  await expect(status).toContainText("Connected to web-vm's serial console");
+
+  // Stopped: the open console says so, and so does opening it again.
+  await page.getByRole("button", { name: "Stop", exact: true }).click();
+  await expect(status).toContainText("The machine is stopped", { timeout: 60_000 });
+  await page.getByRole("button", { name: "Close console" }).click();
+  await page.getByRole("button", { name: "Open console" }).click();
+  await expect(status).toContainText("The server is stopped: start it, then open its console.");
 
   const id = Number(page.url().split("/").pop());
   expect((await api(request, apiKey, `/servers/${id}`, "DELETE")).status).toBe(200);

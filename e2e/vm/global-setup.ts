@@ -99,7 +99,9 @@ export async function setup(project: TestProject) {
     HYPERVISORS: JSON.stringify([
       // Room for one server (memory) and its two snapshots (disk).
       { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 16 },
-      { name: "remote-1", location: "se", uri: sshd.uri, memory_mb: 1536, vcpus: 2, disk_gb: 16 },
+      // Room for two capped servers (the console test holds the consoles of one account's two) and the
+      // snapshots of one.
+      { name: "remote-1", location: "se", uri: sshd.uri, memory_mb: 2560, vcpus: 2, disk_gb: 24 },
       // Two guests on the isolation test's own bridge (guest-isolation.test.ts creates it).
       {
         name: "bridged-1",
@@ -130,6 +132,8 @@ export async function setup(project: TestProject) {
     // Usage within seconds, a tiny allowance to pass, and business time to move to the next period.
     METRICS_INTERVAL_SECONDS: String(TINY_METRICS_INTERVAL_SECONDS),
     TRAFFIC_ALLOWANCE_CAP_MB: String(TRAFFIC_CAP_MB),
+    // The console test: one server's console per account, and a clock it moves past a ticket's expiry.
+    CONSOLE_MAX_PER_ACCOUNT: "1",
     ENABLE_TEST_CLOCK: "1",
   });
   project.provide("tinyBaseUrl", tinyApp.url);

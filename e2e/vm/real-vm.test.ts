@@ -1,7 +1,8 @@
 import ssh2 from "ssh2";
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { balanceOf, fund } from "../api/funding";
 import { api, createAccount, errorCode } from "../api/helpers";
+import { logInOnConsole, openConsole, requestTicket } from "../support/console-client";
 import { VM_LIMITS } from "./global-setup";
 import { domstate, PREFIX, type Server, sshRun, sshWhenUp, volumes, waitFor } from "./host";
 
@@ -15,7 +16,7 @@ const BOOT_MS = Number(process.env.VM_TEST_BOOT_MS ?? 420_000);
 const REFUSED = /authentication methods failed/;
 
 describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
-  it("order -> SSH login with the revealed password and the order's key on a pinned host key; new password through the guest agent; terminate", async () => {
+  it("order -> SSH login with the revealed password and the order's key on a pinned host key; a serial console login; new password through the guest agent; terminate", async () => {
     const health = await api("/health");
     expect(health.body.provisioner).toBe("libvirt");
     // Demo mode with real machines, as ALLOW_DEMO_LIBVIRT=1 allows for this test machine: /health says so.
@@ -110,6 +111,17 @@ describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
       ["accept_ra", "autoconf"].map((name) => `/proc/sys/net/ipv6/conf/${scope}/${name}`),
     );
     expect(await sshRun(port, pinned, byPassword, `cat ${raSettings.join(" ")}`)).toBe("0\n0\n0\n0");
+
+    // The serial console: Debian's serial getty on ttyS0 logs root in with the same password.
+    const ticket = await requestTicket(inject("baseUrl"), apiKey, created.id);
+    expect(ticket.status).toBe(201);
+    const console1 = await openConsole(ticket.body.websocket_url, ticket.body.ticket);
+    await logInOnConsole(console1, "vm-one", password);
+    const from = console1.output().length;
+    console1.type("hostname\r");
+    await console1.waitFor("vm-one\r\n", 20_000, from);
+    console1.ws.close();
+    await console1.closed;
 
     // A new root password through the guest agent (which may start a little after SSH). The app runs with a
     // HOME it cannot write (see global-setup): virsh keeps no history there, and its absence fails nothing.

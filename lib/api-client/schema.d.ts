@@ -552,6 +552,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/servers/{id}/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A ticket for the server's console
+         * @description Returns a single-use ticket and the WebSocket URL to present it at (see the Console section for the protocol). The server must be active and running. An account may hold the consoles of `CONSOLE_MAX_PER_ACCOUNT` (default 3) servers at once, open or ticketed; a new ticket for a server withdraws that server's earlier unused one. A console is not a host operation: it is granted while a power action runs (no `server_busy`) and does not count against the account's host-operation limit. No body. Answered with `Cache-Control: no-store`.
+         */
+        post: operations["openServerConsole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/console/socket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The console's WebSocket (Upgrade: websocket)
+         * @description Connect with `Upgrade: websocket` and `Sec-WebSocket-Protocol: vps-console.v1, ticket.<ticket>`; no API key (the ticket is the credential). `101 Switching Protocols` selects `vps-console.v1`, and the frames of the Console section follow. Refusals come as HTTP answers before the upgrade, and none of them touches the host.
+         */
+        get: operations["consoleWebSocket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/demo/topups/{ref}/pay": {
         parameters: {
             query?: never;
@@ -1686,6 +1726,35 @@ export interface components {
                 disk_read_bytes: number;
                 disk_write_bytes: number;
             };
+        };
+        ConsoleTicket: {
+            /**
+             * @description Single use, bound to this account and server, valid until `expires_at`. Offer it as the subprotocol `ticket.<ticket>` beside `protocol` when opening `websocket_url`. Never put it in a URL.
+             * @example vpsct_3q2-7wEvK1d8pZr0c9b7Qn3sX5uWmYhLtA6gJfR2kDo
+             */
+            ticket: string;
+            /**
+             * @description When the unused ticket stops working (ISO 8601).
+             * @example 2026-11-25T12:00:30.000Z
+             */
+            expires_at: string;
+            /**
+             * @description The console's WebSocket endpoint at this service's public origin (`wss://` behind TLS).
+             * @example wss://vps.example.com/api/v1/servers/42/console/socket
+             */
+            websocket_url: string;
+            /**
+             * @description The WebSocket subprotocol to offer.
+             * @constant
+             */
+            protocol: "vps-console.v1";
+            /**
+             * @description The session this ticket opens, as the operator's record names it.
+             * @example 17
+             */
+            session_id: number;
+            /** @description True on the simulated provisioner: the console is a demo shell, no machine is behind it. */
+            demo: boolean;
         };
         Catalog: {
             /** @constant */
@@ -4736,6 +4805,149 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
                     "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    openServerConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ticket. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleTicket"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `server_not_active`: being built, suspended or terminated; `server_stopped`: start it first. Codes: `server_not_active`, `server_stopped`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_consoles`: the consoles of as many other servers as allowed are open or ticketed; close one first. `rate_limited`: this client address sent too many bad API keys. Codes: `too_many_consoles`, `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    consoleWebSocket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching to the WebSocket protocol `vps-console.v1`. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No ticket offered, or it is unknown, already used, expired or for another server. Codes: `invalid_ticket`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A browser page of another origin (`Origin`). Codes: `forbidden_origin`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a server id. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server stopped being active since the ticket was issued. Codes: `server_not_active`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request without `Upgrade: websocket`. Codes: `upgrade_required`. */
+            426: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -131,6 +131,15 @@ export const ERROR_CODES = {
   not_found: { status: 404, message: "No such resource." },
   method_not_allowed: { status: 405, message: "This method is not supported here." },
   rate_limited: { status: 429, message: "Too many requests." },
+  // Consoles
+  server_stopped: { status: 409, message: "The server is stopped: start it, then open its console." },
+  too_many_consoles: { status: 429, message: "The account has as many consoles open as it may." },
+  invalid_ticket: {
+    status: 401,
+    message: "The console ticket is unknown, used, expired or for another server.",
+  },
+  forbidden_origin: { status: 403, message: "A console opens only from this service's own pages." },
+  upgrade_required: { status: 426, message: "This is a WebSocket endpoint." },
   internal_error: { status: 500, message: "Something went wrong on our side; retry shortly." },
   service_unavailable: { status: 503, message: "The database is briefly unreachable; retry shortly." },
 } as const satisfies Record<string, Entry>;

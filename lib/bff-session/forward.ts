@@ -52,6 +52,7 @@ export const FORWARDED: readonly Forwarded[] = [
   { method: "POST", path: "/servers/{id}/snapshots/{snapshotId}/restore" },
   { method: "DELETE", path: "/servers/{id}/rescue" },
   { method: "GET", path: "/servers/{id}/metrics", query: ["period"] },
+  { method: "POST", path: "/servers/{id}/console" },
   { method: "GET", path: "/topups", list: true },
   { method: "POST", path: "/topups", headers: { "x-payment": PAYMENT_HEADER } },
   { method: "GET", path: "/topups/{ref}" },

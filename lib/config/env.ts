@@ -226,6 +226,10 @@ const envSchema = z.object({
   SSH_FORWARD_PORT_COUNT: z.coerce.number().int().min(1).max(64512).default(1000),
   SERVER_BOOT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
   SERVER_STOP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
+  CONSOLE_TICKET_TTL_SECONDS: z.coerce.number().int().min(5).max(300).default(30),
+  CONSOLE_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).max(100).default(3),
+  CONSOLE_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(86_400).default(900),
+  CONSOLE_MAX_SECONDS: z.coerce.number().int().min(10).max(86_400).default(14_400),
   LIBVIRT_DOMAIN_PREFIX: z
     .string()
     .regex(/^[a-z][a-z0-9-]{0,15}$/, "lower-case letters, digits and hyphens, starting with a letter")
@@ -494,6 +498,18 @@ export type AppConfig = {
   /** Demo mode only: the business clock can be moved forward over HTTP (for tests). */
   testClock: boolean;
   servers: ServerSettings;
+  console: ConsoleSettings;
+};
+
+/** The serial console in the browser: its tickets and how long a session may last. */
+export type ConsoleSettings = {
+  ticketTtlSeconds: number;
+  /** Servers whose console one account may hold open (or hold an unused ticket for) at once. */
+  maxPerAccount: number;
+  /** A session with no input from its client for this long is closed. */
+  idleTimeoutSeconds: number;
+  /** A session is closed this long after it opened, whatever happens in it. */
+  maxSeconds: number;
 };
 
 export type ServerSettings = {
@@ -787,6 +803,12 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       domainPrefix: values.LIBVIRT_DOMAIN_PREFIX,
       metricsIntervalSeconds: values.METRICS_INTERVAL_SECONDS,
       trafficCapMb: values.TRAFFIC_ALLOWANCE_CAP_MB,
+    },
+    console: {
+      ticketTtlSeconds: values.CONSOLE_TICKET_TTL_SECONDS,
+      maxPerAccount: values.CONSOLE_MAX_PER_ACCOUNT,
+      idleTimeoutSeconds: values.CONSOLE_IDLE_TIMEOUT_SECONDS,
+      maxSeconds: values.CONSOLE_MAX_SECONDS,
     },
   };
 }

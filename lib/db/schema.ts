@@ -525,3 +525,35 @@ export const serverMetricState = pgTable("server_metric_state", {
   slowedMbps: integer("slowed_mbps"),
   slowedAt: timestamp("slowed_at", { withTimezone: true, mode: "date" }),
 });
+
+/**
+ * One row per console ticket, and so per console session: who asked for it, for which server, from where,
+ * when it was opened, from where, and when and why it closed. The operator's record of who reached which
+ * machine's console; what was typed is never stored. The ticket itself is kept only as its SHA-256.
+ */
+export const consoleSessions = pgTable(
+  "console_sessions",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    serverId: integer("server_id")
+      .notNull()
+      .references(() => servers.id, { onDelete: "cascade" }),
+    ticketHash: text("ticket_hash").notNull().unique(),
+    ticketExpiresAt: timestamp("ticket_expires_at", { withTimezone: true, mode: "date" }).notNull(),
+    requestedAt: timestamp("requested_at", { withTimezone: true, mode: "date" }).notNull(),
+    requestedFrom: text("requested_from").notNull(),
+    openedAt: timestamp("opened_at", { withTimezone: true, mode: "date" }),
+    openedFrom: text("opened_from"),
+    /** Moved forward by the instance holding the open session; a session not seen for a while is gone. */
+    seenAt: timestamp("seen_at", { withTimezone: true, mode: "date" }),
+    closedAt: timestamp("closed_at", { withTimezone: true, mode: "date" }),
+    closeReason: text("close_reason"),
+  },
+  (table) => [
+    index("console_sessions_account_open_idx").on(table.accountId).where(sql`${table.closedAt} IS NULL`),
+    index("console_sessions_server_idx").on(table.serverId),
+  ],
+);

@@ -6,6 +6,7 @@
 import { createDocument } from "zod-openapi";
 import { accountPaths, accountTag } from "./account";
 import { catalogPaths, catalogTag } from "./catalog";
+import { consolePaths, consoleTag } from "./console";
 import { demoPaths, demoTag } from "./demo";
 import { API_VERSION_INFO } from "./info";
 import { keysPaths, keysTag } from "./keys";
@@ -30,6 +31,7 @@ export function buildOpenApiDocument() {
       topupsTag,
       serversTag,
       snapshotsTag,
+      consoleTag,
       demoTag,
       serviceTag,
     ],
@@ -52,6 +54,7 @@ export function buildOpenApiDocument() {
       ...serverMachinePaths,
       ...snapshotsPaths,
       ...serverMetricsPaths,
+      ...consolePaths,
       ...demoPaths,
       ...catalogPaths,
       ...servicePaths,

@@ -5,6 +5,8 @@ import { config, type HostNetwork } from "@/lib/config/env";
 import { ipCounters, servers } from "@/lib/db/schema";
 import type { Tx } from "@/lib/ledger/ledger";
 import { processWide } from "@/lib/process-wide";
+import type { ConsoleHandlers, ConsoleStream } from "./console-stream";
+import { DemoConsole } from "./demo-console";
 import { HOSTS_PER_LOCATION, poolAddress } from "./ip-pool";
 import { FORWARDED_SSH_ADDRESS, freeAddress } from "./libvirt/network";
 import { LibvirtProvisioner } from "./libvirt/provisioner";
@@ -95,6 +97,11 @@ export interface Provisioner {
   revive(spec: ReviveSpec): Promise<Built>;
   /** Power state per server id of the machines on the hosts, or undefined when the host cannot tell. */
   hostStates(hypervisor: string): Promise<Map<number, PowerState> | undefined>;
+  /**
+   * Attaches to the machine's serial console (one per machine: a newer one ends an older one, also one held
+   * by another app instance). Failures, and a stopped machine, arrive through `handlers.end`.
+   */
+  openConsole(server: ServerRow, handlers: ConsoleHandlers): ConsoleStream;
 }
 
 /**
@@ -108,13 +115,21 @@ const simulatedHostCall = () => new Promise((resolve) => setTimeout(resolve, SIM
 export class SimulatedProvisioner implements Provisioner {
   readonly name = "simulated";
   readonly simulated = true;
+  /** Open demo consoles by server, so a pretend reboot or stop shows in them as a real one would. */
+  private readonly consoles = new Map<number, Set<DemoConsole>>();
 
   imageAvailable(): boolean {
     return true;
   }
 
-  async create(): Promise<Built> {
+  async create(spec: BuildSpec): Promise<Built> {
+    // A reinstall replaces the machine: its console ends, as a real one does.
+    this.stopConsoles(spec.server);
     return { ip: undefined, sshPort: 22, hostKeyFingerprint: null };
+  }
+
+  private stopConsoles(server: ServerRow): void {
+    for (const demo of this.consoles.get(server.id) ?? []) demo.stopped();
   }
 
   async ready(): Promise<boolean> {
@@ -125,6 +140,9 @@ export class SimulatedProvisioner implements Provisioner {
     const after = action === "stop" ? "stopped" : "running";
     // Already in the state asked for (a suspension's stop, a renewal's start): nothing to wait for.
     if (action === "reboot" || server.powerState !== after) await simulatedHostCall();
+    // Its consoles see the outcome as a real machine's would: a stop ends them, a reboot shows a boot log.
+    if (action === "stop") this.stopConsoles(server);
+    if (action === "reboot") for (const demo of this.consoles.get(server.id) ?? []) demo.rebooted();
     return after;
   }
 
@@ -132,7 +150,8 @@ export class SimulatedProvisioner implements Provisioner {
     await simulatedHostCall();
   }
 
-  async destroy(): Promise<{ keptBytes: null }> {
+  async destroy(server: ServerRow): Promise<{ keptBytes: null }> {
+    this.stopConsoles(server);
     return { keptBytes: null };
   }
 
@@ -145,7 +164,9 @@ export class SimulatedProvisioner implements Provisioner {
     return { sizeBytes: null, consistency: server.powerState === "running" ? "frozen" : "powered_off" };
   }
 
-  async restore(): Promise<void> {
+  async restore(server: ServerRow): Promise<void> {
+    // A restore stops the machine and starts it again on the old disk: its consoles end as with a stop.
+    this.stopConsoles(server);
     await simulatedHostCall();
   }
 
@@ -170,6 +191,21 @@ export class SimulatedProvisioner implements Provisioner {
 
   async hostStates(): Promise<undefined> {
     return undefined;
+  }
+
+  openConsole(server: ServerRow, handlers: ConsoleHandlers): ConsoleStream {
+    const open = this.consoles.get(server.id) ?? new Set<DemoConsole>();
+    this.consoles.set(server.id, open);
+    const demo = new DemoConsole(server.hostname, {
+      data: handlers.data,
+      end: (why, detail) => {
+        open.delete(demo);
+        if (open.size === 0) this.consoles.delete(server.id);
+        handlers.end(why, detail);
+      },
+    });
+    open.add(demo);
+    return demo;
   }
 }
 

@@ -109,6 +109,23 @@ describe("libvirt provisioner parts", () => {
     expect(rescue).toContain("volume='vps-7-rescue-seed.iso'");
   });
 
+  it("boots a direct kernel without its IO-APIC timer check, which a guest starved of CPU fails and panics on", () => {
+    const xml = domainXml({
+      name: "vps-8",
+      virtType: "qemu",
+      memoryMb: 256,
+      vcpus: 1,
+      pool: "vps-disks",
+      diskVolume: "vps-8.qcow2",
+      seedVolume: "vps-8-seed.iso",
+      kernel: { kernel: "/images/debian-12.vmlinuz", initrd: "/images/debian-12.initrd" },
+      sshForwardPort: 22008,
+      mac: "52:54:00:00:00:03",
+    });
+    const cmdline = /<cmdline>([^<]*)<\/cmdline>/.exec(xml)?.[1]?.split(" ");
+    expect(cmdline).toEqual(expect.arrayContaining(["console=ttyS0", "no_timer_check"]));
+  });
+
   it("the SSH readiness probe sees an SSH server's identification line", async () => {
     const sshd = await localServer((socket) => socket.write("SSH-2.0-dropbear_2022.83\r\n"));
     try {

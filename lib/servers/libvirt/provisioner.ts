@@ -4,6 +4,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { HypervisorHost, ServerSettings } from "@/lib/config/env";
+import type { ConsoleHandlers, ConsoleStream } from "../console-stream";
 import { CustomerFacingError } from "../failure-reasons";
 import type { ServerRow } from "../present";
 import {
@@ -28,6 +29,7 @@ import {
   USER_NETWORK_MAC,
   userData,
 } from "./cloud-init";
+import { openSerialConsole } from "./console";
 import { copyDiskAtRest, copyRunningDisk, volumeSize } from "./disk-copy";
 import { domainXml, overlayVolumeXml } from "./domain";
 import { FORWARDED_SSH_ADDRESS, macFor, networkConfig } from "./network";
@@ -109,7 +111,7 @@ export function sshAnswers(host: string, port: number, deadlineMs = 3_000): Prom
 export const RESCUE_FILES = { kernel: "rescue.vmlinuz", initrd: "rescue.initrd" } as const;
 
 /** The rescue system's kernel command line: its console on the serial port, the disk left alone. */
-const RESCUE_CMDLINE = "console=ttyS0 clocksource=hpet vps.rescue=1";
+const RESCUE_CMDLINE = "console=ttyS0 clocksource=hpet no_timer_check vps.rescue=1";
 
 /** The login a seed carries; the host key is generated for each seed. */
 type SeedLogin = { hostname: string; rootPassword: string; sshKeys: string[] };
@@ -580,5 +582,13 @@ export class LibvirtProvisioner implements Provisioner {
       if (Number.isSafeInteger(id)) states.set(id, running.has(name) ? "running" : "stopped");
     }
     return states;
+  }
+
+  /** `virsh console` over the host's own URI, under a pseudo-terminal (see console.ts). */
+  openConsole(server: ServerRow, handlers: ConsoleHandlers): ConsoleStream {
+    return openSerialConsole(
+      { uri: this.host(server).uri, domain: this.domainName(server), state: () => this.state(server) },
+      handlers,
+    );
   }
 }

@@ -1,0 +1,20 @@
+import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { config } from "@/lib/config/env";
+import { issueConsoleTicket } from "@/lib/console/tickets";
+import { requestOrigin } from "@/lib/http/origin";
+
+/** A single-use ticket for the server's console and the WebSocket URL to present it at. */
+export const POST = authedRoute(async ({ request, auth, params, client }) => {
+  const { publicBaseUrl, port } = config();
+  const publicOrigin = publicBaseUrl
+    ? new URL(publicBaseUrl).origin
+    : (requestOrigin(request) ?? `http://127.0.0.1:${port}`);
+  const ticket = await issueConsoleTicket(auth.accountId, pathId(params, "id", "server"), {
+    client,
+    publicOrigin,
+  });
+  // The ticket is a credential for 30 seconds: no cache may keep it.
+  return json(ticket, 201, { "cache-control": "no-store", pragma: "no-cache" });
+});
+
+export const { GET, PUT, PATCH, DELETE } = methodNotAllowed(["POST"]);

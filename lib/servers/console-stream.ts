@@ -1,0 +1,26 @@
+/**
+ * A live attachment to a machine's serial console, as every provisioner offers it: bytes both ways until
+ * one side ends it. Nothing here reads what passes through.
+ */
+
+/** Why the host side ended: we closed it, the machine stopped, another console took over, or the host failed. */
+export type ConsoleEnd = "closed" | "machine_stopped" | "replaced" | "host_error";
+
+export type ConsoleHandlers = {
+  /** Bytes from the machine's serial port. */
+  data: (chunk: Buffer) => void;
+  /** Called once, when the stream has ended for good; `detail` is the host's own words, for the log. */
+  end: (why: ConsoleEnd, detail?: string) => void;
+};
+
+export interface ConsoleStream {
+  /** Bytes for the serial port: keystrokes and pastes. */
+  write(bytes: Buffer): void;
+  /** The client's terminal size. A serial line carries none; only the demo shell uses it. */
+  resize(cols: number, rows: number): void;
+  /** Stops and restarts the flow from the machine while the client is behind. */
+  pause(): void;
+  resume(): void;
+  /** Ends the stream from our side (handlers.end then says "closed"); calling it again does nothing. */
+  close(): void;
+}

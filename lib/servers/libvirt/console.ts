@@ -1,0 +1,170 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, constants, openSync } from "node:fs";
+import type { ConsoleEnd, ConsoleHandlers, ConsoleStream } from "../console-stream";
+
+/**
+ * A machine's serial console through libvirt, on whatever URI its host is reached by (qemu:///system,
+ * qemu+ssh, qemu+libssh): `virsh console` opens libvirt's console stream for the domain, which the remote
+ * transports carry like any other call. virsh refuses to run without a terminal on its standard input, and
+ * Node cannot make a pseudo-terminal without a native addon, so socat makes one: `socat STDIO PTY` holds the
+ * master end and copies our writes into it; virsh gets the slave end as its standard input (it switches it
+ * to raw mode itself) and writes the guest's output to a plain pipe we read. Both are spawned with argument
+ * arrays; no shell and no command string is involved. Both run under util-linux's `setpriv --pdeathsig`, so
+ * the kernel ends them when this process dies, whatever state they are in (socat also exits on end-of-file on
+ * its standard input, and virsh when its terminal hangs up): nothing is left behind, here or on the host.
+ */
+
+/** virsh's escape character (Ctrl+]) ends its console, so that byte is kept from the guest. */
+const VIRSH_ESCAPE = 0x1d;
+const PTY_LINE = /PTY is (\/dev\/pts\/\d+)/;
+/**
+ * socat's end: a pseudo-terminal in raw mode that waits until virsh has opened its slave end, checking
+ * every 10 ms (socat's default is once a second, which a console's first byte would wait for).
+ */
+const SOCAT_PTY = "PTY,rawer,wait-slave,pty-interval=0.01";
+const START_TIMEOUT_MS = 5_000;
+/**
+ * The last line virsh prints before it makes its terminal raw and opens the stream. Making it raw flushes
+ * (TCSAFLUSH) whatever was typed before, so client input waits for this line, which is kept from the client.
+ */
+const CONNECTED_BANNER = /Escape character is [^\n]*\n/;
+/** virsh's greeting is a couple of short lines; more without the banner means it is not coming. */
+const BANNER_MAX_BYTES = 4096;
+/** Client input held while virsh connects (a paste's worth); beyond it, input is dropped. */
+const HELD_INPUT_MAX_BYTES = 64 * 1024;
+
+/** Runs `program` so that it is killed when this process dies (PR_SET_PDEATHSIG, kept across exec). */
+const withParent = (program: string, args: string[]) => ["--pdeathsig", "TERM", "--", program, ...args];
+
+export type SerialConsoleTarget = {
+  uri: string;
+  domain: string;
+  /** The domain's state once the stream has ended: a stopped machine is not a failure. */
+  state: () => Promise<"running" | "stopped" | "missing">;
+};
+
+/** What virsh's last words and the domain's state say about why a console ended that we did not close. */
+export function endReason(stderr: string, state: "running" | "stopped" | "missing" | "unknown"): ConsoleEnd {
+  if (/domain is not running/i.test(stderr) || state === "stopped" || state === "missing") {
+    return "machine_stopped";
+  }
+  // libvirt aborts the older stream when another client opens the console with --force.
+  if (/stream had I\/O failure/i.test(stderr)) return "replaced";
+  return "host_error";
+}
+
+/** Strips virsh's escape byte from client input. */
+export function withoutEscape(bytes: Buffer): Buffer {
+  return bytes.includes(VIRSH_ESCAPE) ? Buffer.from(bytes.filter((byte) => byte !== VIRSH_ESCAPE)) : bytes;
+}
+
+export function openSerialConsole(target: SerialConsoleTarget, handlers: ConsoleHandlers): ConsoleStream {
+  const env = { ...process.env, LC_ALL: "C" };
+  let virsh: ChildProcess | undefined;
+  let closedByUs = false;
+  let ended = false;
+  let stderr = "";
+  /** Until virsh has said it is connected: its greeting so far, and the client's input held back. */
+  let greeting: Buffer | undefined = Buffer.alloc(0);
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+
+  const writeToTerminal = (bytes: Buffer) => {
+    if (!ended) socat.stdin?.write(withoutEscape(bytes));
+  };
+  /** virsh's stdout: its greeting first (kept from the client), then the machine's bytes. */
+  const fromVirsh = (chunk: Buffer) => {
+    if (ended) return;
+    if (greeting === undefined) return handlers.data(chunk);
+    greeting = Buffer.concat([greeting, chunk]);
+    const banner = CONNECTED_BANNER.exec(greeting.toString("latin1"));
+    if (!banner && greeting.length < BANNER_MAX_BYTES) return;
+    const rest = banner ? greeting.subarray(banner.index + banner[0].length) : greeting;
+    greeting = undefined;
+    for (const bytes of held) writeToTerminal(bytes);
+    held = [];
+    if (rest.length > 0) handlers.data(rest);
+  };
+
+  const socat = spawn("setpriv", withParent("socat", ["-d", "-d", "STDIO", SOCAT_PTY]), {
+    stdio: ["pipe", "ignore", "pipe"],
+    env,
+  });
+  // A write racing the end of either process is lost, never thrown.
+  socat.stdin?.on("error", () => {});
+
+  const finish = async (detail: string) => {
+    if (ended) return;
+    ended = true;
+    clearTimeout(startTimer);
+    if (socat.exitCode === null) socat.kill("SIGTERM");
+    if (virsh && virsh.exitCode === null) virsh.kill("SIGTERM");
+    if (closedByUs) {
+      handlers.end("closed");
+      return;
+    }
+    const state = await target.state().catch(() => "unknown" as const);
+    handlers.end(endReason(detail, state), detail.trim() || undefined);
+  };
+
+  const startTimer = setTimeout(() => void finish("socat made no pseudo-terminal in time"), START_TIMEOUT_MS);
+  let socatLog = "";
+  socat.stderr?.on("data", (chunk: Buffer) => {
+    if (virsh || ended) return;
+    socatLog = (socatLog + chunk.toString()).slice(-4096);
+    const pty = PTY_LINE.exec(socatLog)?.[1];
+    if (!pty) return;
+    clearTimeout(startTimer);
+    let slave: number;
+    try {
+      slave = openSync(pty, constants.O_RDWR | constants.O_NOCTTY);
+    } catch (error) {
+      void finish(`could not open ${pty}: ${(error as Error).message}`);
+      return;
+    }
+    try {
+      virsh = spawn("setpriv", withParent("virsh", ["-c", target.uri, "console", target.domain, "--force"]), {
+        stdio: [slave, "pipe", "pipe"],
+        env,
+      });
+    } finally {
+      // virsh holds its own copy; ours would keep the terminal open after virsh has gone.
+      closeSync(slave);
+    }
+    virsh.stdout?.on("data", fromVirsh);
+    virsh.stderr?.on("data", (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-2048);
+    });
+    virsh.on("error", (error) => void finish(`virsh: ${error.message}`));
+    // "close", not "exit": virsh's last words on stderr have been read by then.
+    virsh.on("close", () => void finish(stderr));
+  });
+  socat.on("error", (error) => void finish(`socat: ${error.message}`));
+  socat.on("exit", () => {
+    // Before virsh started, or without it: nothing carries the console any more.
+    if (!virsh || virsh.exitCode !== null) void finish(stderr || socatLog);
+  });
+
+  return {
+    write(bytes) {
+      if (greeting === undefined) return writeToTerminal(bytes);
+      if (heldBytes + bytes.length > HELD_INPUT_MAX_BYTES) return;
+      held.push(Buffer.from(bytes));
+      heldBytes += bytes.length;
+    },
+    resize() {
+      // A serial line has no window size to pass on.
+    },
+    pause() {
+      virsh?.stdout?.pause();
+    },
+    resume() {
+      virsh?.stdout?.resume();
+    },
+    close() {
+      if (ended || closedByUs) return;
+      closedByUs = true;
+      void finish("");
+    },
+  };
+}

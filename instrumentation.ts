@@ -21,14 +21,14 @@ export async function register() {
   const { startBackgroundWork } = await import("@/lib/background/runner");
   startBackgroundWork();
   // The console's WebSocket endpoint, which the custom server (scripts/server.mjs) hands upgrades to.
-  const { installConsoleGateway } = await import("@/lib/console/gateway");
+  const { installConsoleGateway } = await import("@/lib/servers/console/gateway");
   installConsoleGateway();
   console.log(`vps: ready in ${Date.now() - started} ms`);
 }
 
 async function startDemoChainLogged() {
   const started = Date.now();
-  const { startDemoChain } = await import("@/lib/chain/demo-chain");
+  const { startDemoChain } = await import("@/lib/demo-chain/demo-chain");
   try {
     const chain = await startDemoChain();
     console.log(

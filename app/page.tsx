@@ -7,7 +7,7 @@ import { ApiCurl } from "@/components/landing/api-curl";
 import { QueryProvider } from "@/components/providers/query-provider";
 import { TEXT_STYLES } from "@/components/ui/alert";
 import { COINS, LOCATIONS, OS_IMAGES, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
-import { formatUsd } from "@/lib/money/cents";
+import { formatUsd } from "@/lib/util/cents";
 
 export default function HomePage() {
   return (

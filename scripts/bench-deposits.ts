@@ -3,7 +3,7 @@
  *
  * 1. Scan cost: a litecoind block full of transactions, matched against 10,000 watched P2WPKH addresses
  *    (what the UTXO watcher does per block): the raw block (`getblock <hash> 0`) parsed by
- *    lib/deposits/raw-block, beside the verbose JSON (`getblock <hash> 2`) it replaced.
+ *    lib/rails/utxo/raw-block, beside the verbose JSON (`getblock <hash> 2`) it replaced.
  * 2. Block-to-credit latency per coin at the default WATCHER_INTERVAL_MS (5000): from the block that gives
  *    a payment its last required confirmation to the top-up reading `completed`. LTC and BTC (bcoin)
  *    always; XMR with `--xmr`
@@ -18,10 +18,10 @@ import {
   moneroPrimaryAddress,
   p2wpkhScriptHex,
   watchOnlyKeyEnv,
-} from "@/lib/deposits/addresses";
-import { BitcoinRpc } from "@/lib/deposits/bitcoin-rpc";
-import { blockOutputs } from "@/lib/deposits/raw-block";
-import { UtxoWatcher } from "@/lib/deposits/utxo-watcher";
+} from "@/lib/rails/deposits/addresses";
+import { blockOutputs } from "@/lib/rails/utxo/raw-block";
+import { BitcoinRpc } from "@/lib/rails/utxo/rpc";
+import { UtxoWatcher } from "@/lib/rails/utxo/watcher";
 import { startApp } from "../e2e/support/app-server";
 import { startFundedBcoin, startFundedLitecoind, startMonero } from "../e2e/support/coin-nodes";
 

@@ -24,16 +24,16 @@ import { performance } from "node:perf_hooks";
 import { bech32 } from "@scure/base";
 import { createWalletClient, http, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { startAnvil } from "@/lib/chain/anvil";
-import { fundNativeBalance, installTestToken, mintTestToken } from "@/lib/chain/test-token";
-import { testTokenAbi } from "@/lib/chain/test-token-abi";
+import { startAnvil } from "@/lib/demo-chain/anvil";
+import { fundNativeBalance, installTestToken, mintTestToken } from "@/lib/demo-chain/test-token";
+import { testTokenAbi } from "@/lib/demo-chain/test-token-abi";
 import {
   deriveDepositAddress,
   generateDemoWatchOnlyKeys,
   moneroPrimaryAddress,
   watchOnlyKeyEnv,
-} from "@/lib/deposits/addresses";
-import { evmHexToTron } from "@/lib/deposits/tron";
+} from "@/lib/rails/deposits/addresses";
+import { evmHexToTron } from "@/lib/rails/tron/address";
 import { startFundedBcoin, startFundedLitecoind, startMonero } from "../e2e/support/coin-nodes";
 import { openBenchDatabase } from "./bench-database";
 
@@ -121,7 +121,7 @@ try {
   // Loaded after the environment is set: the configuration is read once.
   const { sql } = await import("drizzle-orm");
   const { db } = await import("@/lib/db/client");
-  const { depositRails } = await import("@/lib/deposits/setup");
+  const { depositRails } = await import("@/lib/rails/deposits/setup");
   const { pollUnderLease } = await import("@/lib/background/runner");
   const database = await db();
 

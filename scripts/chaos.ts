@@ -33,9 +33,9 @@ import {
 } from "viem/accounts";
 import WebSocket from "ws";
 import { checkLedger } from "../e2e/support/ledger-check";
-import { type LocalChain, startAnvil } from "../lib/chain/anvil";
-import { fundNativeBalance, installTestToken, mintTestToken } from "../lib/chain/test-token";
-import { RECONNECT_CODES, TICKET_PROTOCOL_PREFIX } from "../lib/console/protocol";
+import { type LocalChain, startAnvil } from "../lib/demo-chain/anvil";
+import { fundNativeBalance, installTestToken, mintTestToken } from "../lib/demo-chain/test-token";
+import { RECONNECT_CODES, TICKET_PROTOCOL_PREFIX } from "../lib/servers/console/protocol";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SECONDS = Number(process.env.CHAOS_SECONDS ?? 60);

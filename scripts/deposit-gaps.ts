@@ -7,7 +7,7 @@
  *   npm run deposits:gaps
  */
 import { db } from "@/lib/db/client";
-import { derivationGaps } from "@/lib/deposits/gaps";
+import { derivationGaps } from "@/lib/rails/deposits/gaps";
 
 const gaps = await derivationGaps(await db());
 const rows = gaps.map((gap) => [

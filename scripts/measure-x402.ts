@@ -22,8 +22,8 @@ import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "vi
 import { startApp } from "../e2e/support/app-server";
 import { startFacilitator } from "../e2e/support/facilitator-process";
 import { startTestChains } from "../e2e/support/test-chains";
-import { fundNativeBalance, mintTestToken } from "../lib/chain/test-token";
-import { paymentRequiredV2, topupRequirement } from "../lib/x402/requirements";
+import { fundNativeBalance, mintTestToken } from "../lib/demo-chain/test-token";
+import { paymentRequiredV2, topupRequirement } from "../lib/rails/x402/requirements";
 
 const seconds = Number(process.env.MEASURE_SECONDS ?? 10);
 const connections = Number(process.env.MEASURE_CONNECTIONS ?? 50);

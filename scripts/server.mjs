@@ -7,7 +7,7 @@
  *
  *   node scripts/server.mjs [-H|--hostname HOST] [-p|--port PORT]    (defaults: every interface, $PORT or 3000)
  *
- * The console gateway itself is TypeScript built with the app (lib/console/gateway.ts): the app's start-up
+ * The console gateway itself is TypeScript built with the app (lib/servers/console/gateway.ts): the app's start-up
  * (instrumentation.ts) installs it on a process-wide symbol, where this file finds it for each upgrade.
  */
 import { EventEmitter } from "node:events";

@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { TEXT_STYLES } from "@/components/ui/alert";
-import { pageData, signedInApi } from "@/lib/bff-session/page-api";
-import { formatApiUsd } from "@/lib/money/cents";
+import { pageData, signedInApi } from "@/lib/dashboard/bff/page-api";
+import { formatApiUsd } from "@/lib/util/cents";
 
 export const metadata: Metadata = { title: "Overview" };
 

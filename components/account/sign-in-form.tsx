@@ -3,7 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
-import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
+import { BffError, bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { SecondFactorField, secondFactorOf } from "../security/second-factor-field";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";

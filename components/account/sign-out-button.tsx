@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { bffFetch } from "@/lib/queries/bff-fetch";
+import { bffFetch } from "@/lib/dashboard/queries/bff-fetch";
 
 export function SignOutButton() {
   const router = useRouter();

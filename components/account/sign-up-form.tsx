@@ -4,7 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { CopyButton } from "@/components/ui/copy-button";
-import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
+import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 

@@ -1,5 +1,5 @@
 import { LOCATIONS, monthlyPriceCents, PLANS } from "@/lib/catalog/catalog";
-import { formatUsd } from "@/lib/money/cents";
+import { formatUsd } from "@/lib/util/cents";
 
 const cheapestModifier = Math.min(...LOCATIONS.map((l) => l.modifierBp));
 const cheapestLocation = LOCATIONS.find((l) => l.modifierBp === cheapestModifier) ?? LOCATIONS[0];

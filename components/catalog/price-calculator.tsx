@@ -3,7 +3,7 @@
 import { useId, useState } from "react";
 import { TEXT_STYLES } from "@/components/ui/alert";
 import { annualSavingCents, type Cycle, LOCATIONS, PLANS, priceFor } from "@/lib/catalog/catalog";
-import { formatUsd } from "@/lib/money/cents";
+import { formatUsd } from "@/lib/util/cents";
 import { LocationSelect } from "./location-select";
 
 /** Plan x location x cycle, priced by the catalog's own `priceFor`: the same function the API charges with. */

@@ -4,9 +4,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { SecondFactorField, secondFactorOf } from "@/components/security/second-factor-field";
 import { Alert } from "@/components/ui/alert";
-import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
-import { keysQuery } from "@/lib/queries/keys";
-import type { Schemas } from "@/lib/queries/types";
+import { BffError, bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { keysQuery } from "@/lib/dashboard/queries/keys";
+import type { Schemas } from "@/lib/dashboard/queries/types";
 
 type ApiKey = Schemas["ApiKey"];
 

@@ -2,7 +2,7 @@
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
-import { BffError } from "@/lib/queries/bff-fetch";
+import { BffError } from "@/lib/dashboard/queries/bff-fetch";
 
 /** Retries only what may heal by itself: network errors and 5xx, twice. A 4xx is an answer, not a glitch. */
 function shouldRetry(failureCount: number, error: unknown) {

@@ -4,8 +4,8 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { CopyButton } from "@/components/ui/copy-button";
-import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
-import { queryKeys } from "@/lib/queries/query-keys";
+import { BffError, bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { queryKeys } from "@/lib/dashboard/queries/query-keys";
 import { SecondFactorField, secondFactorOf } from "./second-factor-field";
 
 type Rotated = { login_token: string; sessions_revoked: number; api_keys_revoked: number };

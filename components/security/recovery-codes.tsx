@@ -5,9 +5,9 @@ import { type FormEvent, useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
-import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
-import { recoveryCodesQuery } from "@/lib/queries/sessions";
-import type { Schemas } from "@/lib/queries/types";
+import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { recoveryCodesQuery } from "@/lib/dashboard/queries/sessions";
+import type { Schemas } from "@/lib/dashboard/queries/types";
 import { SecondFactorField, secondFactorOf } from "./second-factor-field";
 
 /**

@@ -2,9 +2,9 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Alert } from "@/components/ui/alert";
-import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
-import { sessionsQuery } from "@/lib/queries/sessions";
-import type { Schemas } from "@/lib/queries/types";
+import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { sessionsQuery } from "@/lib/dashboard/queries/sessions";
+import type { Schemas } from "@/lib/dashboard/queries/types";
 
 type Session = Schemas["DashboardSession"];
 

@@ -2,9 +2,9 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
-import { queryKeys } from "@/lib/queries/query-keys";
-import type { Schemas } from "@/lib/queries/types";
+import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { queryKeys } from "@/lib/dashboard/queries/query-keys";
+import type { Schemas } from "@/lib/dashboard/queries/types";
 import { Button } from "../ui/button";
 import { RecoveryCodesNotice, RecoveryCodesStatus } from "./recovery-codes";
 import { SecondFactorField, secondFactorOf } from "./second-factor-field";

@@ -5,8 +5,8 @@ import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Panel } from "@/components/ui/panel";
-import { errorMessage } from "@/lib/queries/bff-fetch";
-import { fetchCredentials } from "@/lib/queries/servers";
+import { errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { fetchCredentials } from "@/lib/dashboard/queries/servers";
 import { sshCommand } from "@/lib/servers/ssh-command";
 
 /**

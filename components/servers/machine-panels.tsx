@@ -1,6 +1,6 @@
 "use client";
 
-import type { Server } from "@/lib/queries/types";
+import type { Server } from "@/lib/dashboard/queries/types";
 import { ReinstallPanel } from "./reinstall-panel";
 import { RootPasswordPanel } from "./root-password-panel";
 

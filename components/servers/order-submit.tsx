@@ -1,5 +1,5 @@
-import { formatUsd } from "@/lib/money/cents";
-import { BffError, errorMessage } from "@/lib/queries/bff-fetch";
+import { BffError, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { formatUsd } from "@/lib/util/cents";
 import { Alert, TEXT_STYLES } from "../ui/alert";
 import { BUTTON_STYLES } from "../ui/button";
 import { ACCESS_FIELD_CODES } from "./access-fields";

@@ -1,5 +1,5 @@
 import type { Cycle } from "@/lib/catalog/catalog";
-import { formatUsd } from "@/lib/money/cents";
+import { formatUsd } from "@/lib/util/cents";
 import { TEXT_STYLES } from "../ui/alert";
 
 /** The price of the order beside the balance, and the shortfall when there is one. */

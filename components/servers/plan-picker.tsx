@@ -1,5 +1,5 @@
 import { type Location, PLANS, priceFor } from "@/lib/catalog/catalog";
-import { formatUsd } from "@/lib/money/cents";
+import { formatUsd } from "@/lib/util/cents";
 import { TEXT_STYLES } from "../ui/alert";
 import { RadioCard } from "../ui/radio-card";
 

@@ -1,6 +1,6 @@
 "use client";
 
-import type { Server } from "@/lib/queries/types";
+import type { Server } from "@/lib/dashboard/queries/types";
 import { Button } from "../ui/button";
 import { Panel } from "../ui/panel";
 import type { ServerActions } from "./use-server-change";

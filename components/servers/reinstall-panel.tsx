@@ -3,11 +3,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useRef, useState } from "react";
 import { BUTTON_STYLES } from "@/components/ui/button";
-import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
-import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/queries/idempotency";
-import { queryKeys } from "@/lib/queries/query-keys";
-import { serverQuery } from "@/lib/queries/servers";
-import type { Server } from "@/lib/queries/types";
+import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/dashboard/queries/idempotency";
+import { queryKeys } from "@/lib/dashboard/queries/query-keys";
+import { serverQuery } from "@/lib/dashboard/queries/servers";
+import type { Server } from "@/lib/dashboard/queries/types";
 import { HostnameConfirmField } from "./hostname-confirm";
 
 type OsChoice = { id: string; name: string; available: boolean };

@@ -1,9 +1,9 @@
 "use client";
 
 import { useRef } from "react";
-import { formatApiUsd } from "@/lib/money/cents";
-import { newIdempotencyKey } from "@/lib/queries/idempotency";
-import type { Server } from "@/lib/queries/types";
+import { newIdempotencyKey } from "@/lib/dashboard/queries/idempotency";
+import type { Server } from "@/lib/dashboard/queries/types";
+import { formatApiUsd } from "@/lib/util/cents";
 import { Button } from "../ui/button";
 import { Panel } from "../ui/panel";
 import type { ServerActions } from "./use-server-change";

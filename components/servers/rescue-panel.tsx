@@ -5,11 +5,11 @@ import { useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Panel } from "@/components/ui/panel";
-import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
-import { newIdempotencyKey } from "@/lib/queries/idempotency";
-import { queryKeys } from "@/lib/queries/query-keys";
-import { fetchCredentials, serverQuery } from "@/lib/queries/servers";
-import type { Server } from "@/lib/queries/types";
+import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { newIdempotencyKey } from "@/lib/dashboard/queries/idempotency";
+import { queryKeys } from "@/lib/dashboard/queries/query-keys";
+import { fetchCredentials, serverQuery } from "@/lib/dashboard/queries/servers";
+import type { Server } from "@/lib/dashboard/queries/types";
 import { Alert } from "../ui/alert";
 
 /**

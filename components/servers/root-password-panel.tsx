@@ -3,8 +3,8 @@
 import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
-import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
-import type { Server } from "@/lib/queries/types";
+import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import type { Server } from "@/lib/dashboard/queries/types";
 
 /**
  * A new generated root password, set inside the running machine by its guest agent. The answer is the new

@@ -2,8 +2,8 @@
 
 import { useSuspenseQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { errorMessage } from "@/lib/queries/bff-fetch";
-import { serverQuery } from "@/lib/queries/servers";
+import { errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { serverQuery } from "@/lib/dashboard/queries/servers";
 import { Alert, TEXT_STYLES } from "../ui/alert";
 import { ConsolePanel } from "./console/console-panel";
 import { CredentialsPanel } from "./credentials-panel";

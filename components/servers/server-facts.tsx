@@ -1,6 +1,6 @@
 import { findLocation, findOs, findPlan } from "@/lib/catalog/catalog";
-import { formatApiUsd } from "@/lib/money/cents";
-import type { Server } from "@/lib/queries/types";
+import type { Server } from "@/lib/dashboard/queries/types";
+import { formatApiUsd } from "@/lib/util/cents";
 import { TEXT_STYLES } from "../ui/alert";
 import { formatUtc } from "./status-badge";
 

@@ -5,8 +5,8 @@ import Link from "next/link";
 import { useState } from "react";
 import { Alert, TEXT_STYLES } from "@/components/ui/alert";
 import { findLocation, findPlan } from "@/lib/catalog/catalog";
-import { errorMessage } from "@/lib/queries/bff-fetch";
-import { serversQuery } from "@/lib/queries/servers";
+import { errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { serversQuery } from "@/lib/dashboard/queries/servers";
 import { ShowMore } from "../ui/show-more";
 import { formatUtc, StatusBadge } from "./status-badge";
 

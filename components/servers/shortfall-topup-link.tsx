@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { topupToCover } from "@/lib/catalog/catalog";
-import { formatUsd } from "@/lib/money/cents";
+import { formatUsd } from "@/lib/util/cents";
 
 /** A link to the top-up page with the amount that covers a shortfall (at least the smallest top-up). */
 export function ShortfallTopupLink({

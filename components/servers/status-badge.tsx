@@ -1,4 +1,4 @@
-import type { Server } from "@/lib/queries/types";
+import type { Server } from "@/lib/dashboard/queries/types";
 
 const STYLES: Record<Server["status"], string> = {
   provisioning: "bg-amber-100 text-amber-900 dark:bg-amber-900 dark:text-amber-100",

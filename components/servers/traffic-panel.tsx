@@ -1,6 +1,6 @@
 "use client";
 
-import type { Server } from "@/lib/queries/types";
+import type { Server } from "@/lib/dashboard/queries/types";
 import { TEXT_STYLES } from "../ui/alert";
 import { formatUtc } from "./status-badge";
 import { formatBytes, formatPercent } from "./usage-format";

@@ -3,7 +3,7 @@
 import { useEffect, useMemo, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import type { ServerMetrics } from "@/lib/queries/types";
+import type { ServerMetrics } from "@/lib/dashboard/queries/types";
 import { formatBitRate, formatBytes, formatPercent, latestAndPeak } from "./usage-format";
 
 type Line = { label: string; values: (number | null)[]; color: string };

@@ -3,9 +3,9 @@
 import { useQuery } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import { useEffect, useState } from "react";
-import { errorMessage } from "@/lib/queries/bff-fetch";
-import { METRIC_PERIODS, type MetricPeriod, serverMetricsQuery } from "@/lib/queries/servers";
-import type { Server } from "@/lib/queries/types";
+import { errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { METRIC_PERIODS, type MetricPeriod, serverMetricsQuery } from "@/lib/dashboard/queries/servers";
+import type { Server } from "@/lib/dashboard/queries/types";
 import { Alert, TEXT_STYLES } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Panel } from "../ui/panel";

@@ -3,10 +3,10 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useRef } from "react";
-import { bffFetch } from "@/lib/queries/bff-fetch";
-import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/queries/idempotency";
-import { queryKeys } from "@/lib/queries/query-keys";
-import type { Schemas } from "@/lib/queries/types";
+import { bffFetch } from "@/lib/dashboard/queries/bff-fetch";
+import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/dashboard/queries/idempotency";
+import { queryKeys } from "@/lib/dashboard/queries/query-keys";
+import type { Schemas } from "@/lib/dashboard/queries/types";
 
 export type Order = Schemas["CreateServerRequest"];
 type Created = Schemas["ServerCreated"];

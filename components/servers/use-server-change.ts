@@ -2,11 +2,11 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { apiUsdToCents } from "@/lib/money/cents";
-import { BffError, bffFetch } from "@/lib/queries/bff-fetch";
-import { queryKeys } from "@/lib/queries/query-keys";
-import { serverQuery } from "@/lib/queries/servers";
-import type { Server } from "@/lib/queries/types";
+import { BffError, bffFetch } from "@/lib/dashboard/queries/bff-fetch";
+import { queryKeys } from "@/lib/dashboard/queries/query-keys";
+import { serverQuery } from "@/lib/dashboard/queries/servers";
+import type { Server } from "@/lib/dashboard/queries/types";
+import { apiUsdToCents } from "@/lib/util/cents";
 
 /** A change to one server: the path under /bff/servers/{id} and how to send it. */
 export type ServerChange = {

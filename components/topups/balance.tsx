@@ -2,8 +2,8 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { TEXT_STYLES } from "@/components/ui/alert";
-import { formatApiUsd } from "@/lib/money/cents";
-import { accountQuery } from "@/lib/queries/account";
+import { accountQuery } from "@/lib/dashboard/queries/account";
+import { formatApiUsd } from "@/lib/util/cents";
 
 /** The account balance as the API has it now; refreshed whenever a top-up completes. */
 export function Balance() {

@@ -5,12 +5,11 @@ import Link from "next/link";
 import { useEffect, useState } from "react";
 import { Alert, TEXT_STYLES } from "@/components/ui/alert";
 import { CopyButton } from "@/components/ui/copy-button";
-import { formatApiUsd } from "@/lib/money/cents";
-import { accountQuery } from "@/lib/queries/account";
-import { bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
-import { queryKeys } from "@/lib/queries/query-keys";
-import { topupQuery } from "@/lib/queries/topups";
-import type { Topup } from "@/lib/queries/types";
+import { accountQuery } from "@/lib/dashboard/queries/account";
+import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { queryKeys } from "@/lib/dashboard/queries/query-keys";
+import { topupQuery } from "@/lib/dashboard/queries/topups";
+import type { Topup } from "@/lib/dashboard/queries/types";
 import {
   creditedPartText,
   decimalShortfall,
@@ -19,6 +18,7 @@ import {
   halfOf,
   networkLabel,
 } from "@/lib/topups/view";
+import { formatApiUsd } from "@/lib/util/cents";
 import { StatusBadge } from "./status-badge";
 
 /** Seconds left until `expiresAt`, ticking once a second. */

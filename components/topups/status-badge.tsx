@@ -1,4 +1,4 @@
-import type { Topup } from "@/lib/queries/types";
+import type { Topup } from "@/lib/dashboard/queries/types";
 
 const STYLES: Record<Topup["status"], string> = {
   pending: "bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-100",

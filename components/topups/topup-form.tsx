@@ -7,12 +7,12 @@ import { type FormEvent, useRef, useState } from "react";
 import { Alert, TEXT_STYLES } from "@/components/ui/alert";
 import { RadioCard } from "@/components/ui/radio-card";
 import { COINS, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
-import { formatUsd } from "@/lib/money/cents";
-import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
-import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/queries/idempotency";
-import { queryKeys } from "@/lib/queries/query-keys";
-import type { Topup } from "@/lib/queries/types";
+import { BffError, bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/dashboard/queries/idempotency";
+import { queryKeys } from "@/lib/dashboard/queries/query-keys";
+import type { Topup } from "@/lib/dashboard/queries/types";
 import { parseTopupAmount } from "@/lib/topups/view";
+import { formatUsd } from "@/lib/util/cents";
 
 /** The wallet libraries load only when someone opens the USDC payment, never with this page. */
 const WalletPayment = dynamic(() => import("./wallet/wallet-payment"), {

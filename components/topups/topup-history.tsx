@@ -3,9 +3,9 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Alert, TEXT_STYLES } from "@/components/ui/alert";
-import { formatApiUsd } from "@/lib/money/cents";
-import { errorMessage } from "@/lib/queries/bff-fetch";
-import { topupsQuery } from "@/lib/queries/topups";
+import { errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { topupsQuery } from "@/lib/dashboard/queries/topups";
+import { formatApiUsd } from "@/lib/util/cents";
 import { ShowMore } from "../ui/show-more";
 import { StatusBadge } from "./status-badge";
 

@@ -1,6 +1,6 @@
 "use client";
 
-import { errorMessage } from "@/lib/queries/bff-fetch";
+import { errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { Alert } from "./alert";
 
 type PagedList = {

@@ -3,7 +3,7 @@
  * sampling, storage and accounting as real readings (the suite's app samples every 2 s).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import type { components } from "@/lib/api-client/schema";
+import type { components } from "@/lib/dashboard/api-client/schema";
 import { fund } from "./funding";
 import { api, createAccount, errorCode } from "./helpers";
 

@@ -4,9 +4,9 @@ import path from "node:path";
 import { createWalletClient, http, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { fundNativeBalance, mintTestToken } from "@/lib/chain/test-token";
-import { testTokenAbi } from "@/lib/chain/test-token-abi";
-import { evmHexToTron, tronToEvmHex } from "@/lib/deposits/tron";
+import { fundNativeBalance, mintTestToken } from "@/lib/demo-chain/test-token";
+import { testTokenAbi } from "@/lib/demo-chain/test-token-abi";
+import { evmHexToTron, tronToEvmHex } from "@/lib/rails/tron/address";
 import { callApp, type RunningApp, startApp } from "../support/app-server";
 import { type RpcProxy, startRpcProxy } from "../support/rpc-proxy";
 import { seedWatchedTopups } from "../support/watched-topups";
@@ -15,7 +15,7 @@ import { seedWatchedTopups } from "../support/watched-topups";
  * USDT (TRC-20) through the TRON watcher's log path. NO REAL TRON NODE IS USED: none can run here, so the
  * watcher reads anvil, whose Ethereum JSON-RPC (eth_blockNumber, eth_getLogs, eth_getBlockByNumber) is the
  * interface java-tron serves at /jsonrpc, with a TRC-20-shaped token (an ERC-20: same Transfer event).
- * Base58check addresses and solidified-block confirmations are unit-tested in lib/deposits/tron.test.ts.
+ * Base58check addresses and solidified-block confirmations are unit-tested in lib/rails/tron/address.test.ts.
  * The node is read through a proxy that holds `eth_getLogs` to geth's limit of 1000 values per topic
  * position, with 1,100 other T… addresses watched beside the one paid.
  */

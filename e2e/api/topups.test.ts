@@ -6,7 +6,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bech32, createBase58check } from "@scure/base";
 import { isAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { deriveDepositAddress, type WatchOnlyKeys } from "@/lib/deposits/addresses";
+import { deriveDepositAddress, type WatchOnlyKeys } from "@/lib/rails/deposits/addresses";
 import { type RunningApp, startApp } from "../support/app-server";
 import { checkLedger } from "../support/ledger-check";
 import { TEST_LIMITS } from "./global-setup";

@@ -5,7 +5,7 @@
  */
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { mintTestToken } from "@/lib/chain/test-token";
+import { mintTestToken } from "@/lib/demo-chain/test-token";
 import { randomIp } from "./helpers";
 
 const appUrl = () => inject("baseUrl");

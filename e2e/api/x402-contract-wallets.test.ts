@@ -15,9 +15,9 @@ import {
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { deployTestSmartWallet, gasUsedByCall, NEVER_BURNS } from "@/lib/chain/test-smart-wallet";
-import { mintTestToken } from "@/lib/chain/test-token";
-import { SETTLEMENT_GAS, SIGNATURE_CHECK_GAS } from "@/lib/x402/payer-code";
+import { deployTestSmartWallet, gasUsedByCall, NEVER_BURNS } from "@/lib/demo-chain/test-smart-wallet";
+import { mintTestToken } from "@/lib/demo-chain/test-token";
+import { SETTLEMENT_GAS, SIGNATURE_CHECK_GAS } from "@/lib/rails/x402/payer-code";
 import { createAccount, errorCode } from "./helpers";
 import {
   balanceOf,

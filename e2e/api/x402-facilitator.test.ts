@@ -8,7 +8,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { fundNativeBalance } from "@/lib/chain/test-token";
+import { fundNativeBalance } from "@/lib/demo-chain/test-token";
 import { type RunningApp, startApp } from "../support/app-server";
 import { type RunningFacilitator, startFacilitator } from "../support/facilitator-process";
 import { randomIp } from "./helpers";

@@ -3,8 +3,8 @@ import { authorizationTypes } from "@x402/evm";
 import { createPublicClient, createWalletClient, type Hex, http, type PrivateKeyAccount, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { expect, inject } from "vitest";
-import { fundNativeBalance, mintTestToken, type TransferAuthorization } from "@/lib/chain/test-token";
-import { testTokenAbi } from "@/lib/chain/test-token-abi";
+import { fundNativeBalance, mintTestToken, type TransferAuthorization } from "@/lib/demo-chain/test-token";
+import { testTokenAbi } from "@/lib/demo-chain/test-token-abi";
 import { type ApiResult, api } from "./helpers";
 
 const chains = inject("chains");

@@ -76,7 +76,7 @@ describe("the x402 challenge", () => {
 const setChain = (mode: "up" | "down") =>
   fetch(chains.baseProxyControl, { method: "POST", body: JSON.stringify({ mode }) });
 
-/** How long a claim on an authorization lasts (lib/x402/service.ts). */
+/** How long a claim on an authorization lasts (lib/topups/x402.ts). */
 const CLAIM_LEASE_SECONDS = 60;
 
 describe("paid x402 top-ups on the local Base chain", () => {

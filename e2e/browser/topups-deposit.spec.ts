@@ -1,7 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { createTestClient, createWalletClient, http, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { type LocalChain, startAnvil } from "@/lib/chain/anvil";
+import { type LocalChain, startAnvil } from "@/lib/demo-chain/anvil";
 import { type RunningApp, startApp } from "../support/app-server";
 import { signUp } from "../support/dashboard";
 

@@ -12,7 +12,7 @@ import {
   generateDemoWatchOnlyKeys,
   moneroPrimaryAddress,
   watchOnlyKeyEnv,
-} from "../../lib/deposits/addresses";
+} from "../../lib/rails/deposits/addresses";
 import { type RunningApp, startApp } from "../support/app-server";
 import {
   type CoreNode,

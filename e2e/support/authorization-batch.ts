@@ -1,12 +1,12 @@
 /**
- * Deploys lib/chain/contracts/AuthorizationBatch.sol on a local chain and submits several signed EIP-3009
+ * Deploys lib/demo-chain/contracts/AuthorizationBatch.sol on a local chain and submits several signed EIP-3009
  * authorizations through it in one transaction, as anyone holding them could on the real chain.
  */
 import { createPublicClient, createWalletClient, type Hex, http, type PrivateKeyAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { authorizationBatchAbi } from "@/lib/chain/authorization-batch-abi";
-import artifact from "@/lib/chain/contracts/authorization-batch.json";
-import { fundNativeBalance, type TransferAuthorization } from "@/lib/chain/test-token";
+import { authorizationBatchAbi } from "@/lib/demo-chain/authorization-batch-abi";
+import artifact from "@/lib/demo-chain/contracts/authorization-batch.json";
+import { fundNativeBalance, type TransferAuthorization } from "@/lib/demo-chain/test-token";
 
 export type SignedAuthorization = { message: TransferAuthorization; signature: Hex };
 

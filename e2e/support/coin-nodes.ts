@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { freeLoopbackPort } from "../../lib/chain/anvil";
+import { freeLoopbackPort } from "../../lib/demo-chain/anvil";
 
 export const LITECOIND = "/usr/lib/litecoin/litecoind";
 

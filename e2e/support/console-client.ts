@@ -3,8 +3,12 @@
  * ticket offered as a subprotocol, exactly as the dashboard's terminal does it (but from Node, with `ws`).
  */
 import WebSocket from "ws";
-import { CONSOLE_PROTOCOL, type ServerMessage, TICKET_PROTOCOL_PREFIX } from "../../lib/console/protocol";
-import type { ConsoleTicketBody } from "../../lib/schemas/console";
+import type { ConsoleTicketBody } from "../../lib/api/schemas/console";
+import {
+  CONSOLE_PROTOCOL,
+  type ServerMessage,
+  TICKET_PROTOCOL_PREFIX,
+} from "../../lib/servers/console/protocol";
 
 export type ConsoleConnection = {
   ws: WebSocket;

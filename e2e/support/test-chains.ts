@@ -5,8 +5,8 @@
  * `eth_getLogs` to geth's filter limits (anvil has none), with call traces read for internal transfers.
  */
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
-import { type LocalChain, startAnvil } from "@/lib/chain/anvil";
-import { fundNativeBalance, installTestToken } from "@/lib/chain/test-token";
+import { type LocalChain, startAnvil } from "@/lib/demo-chain/anvil";
+import { fundNativeBalance, installTestToken } from "@/lib/demo-chain/test-token";
 import { type RpcProxy, startRpcProxy } from "./rpc-proxy";
 
 export const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;

@@ -6,7 +6,7 @@
 import type { Page } from "@playwright/test";
 import { createPublicClient, createTestClient, createWalletClient, type Hex, http, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { testTokenAbi } from "@/lib/chain/test-token-abi";
+import { testTokenAbi } from "@/lib/demo-chain/test-token-abi";
 
 export type SignedTypedData = { primaryType: string; message: Record<string, string> };
 

@@ -1,13 +1,13 @@
 import "server-only";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { unauthorized } from "@/lib/api/errors";
-import { now } from "@/lib/clock";
 import { type Database, databaseHandle } from "@/lib/db/client";
 import { accounts, apiKeys, servers } from "@/lib/db/schema";
 import { currentWriteEpoch } from "@/lib/db/write-epoch";
-import { processWide } from "@/lib/process-wide";
 import { consume, limiters } from "@/lib/rate-limit/limits";
 import { accountServersRevision } from "@/lib/servers/read-cache";
+import { now } from "@/lib/util/clock";
+import { processWide } from "@/lib/util/process-wide";
 import { isWellFormedApiKey, sha256Hex } from "./credentials";
 
 /** The authenticated caller: the key used, and a summary of its account read in the same statement. */

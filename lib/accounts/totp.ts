@@ -3,11 +3,11 @@ import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
 import { conflict } from "@/lib/api/errors";
 import { config } from "@/lib/config/env";
-import { seal, unseal } from "@/lib/crypto/seal";
 import { db } from "@/lib/db/client";
 import { accounts } from "@/lib/db/schema";
-import { qrDataUri } from "@/lib/qr";
 import { consume, limiters } from "@/lib/rate-limit/limits";
+import { qrDataUri } from "@/lib/util/qr";
+import { seal, unseal } from "@/lib/util/seal";
 
 const PERIOD_SECONDS = 30;
 const purpose = (accountId: number) => `account:${accountId}:totp`;

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { buildOpenApiDocument } from "@/lib/openapi/document";
+import { buildOpenApiDocument } from "@/lib/api/openapi/document";
 import { DASHBOARD_ERROR_CODES, ERROR_CODES } from "./error-codes";
 
 /** Every string literal the tree puts where an error code goes: throw helpers, `error:` / `code:` fields, field maps. */
@@ -44,8 +44,8 @@ describe("the error code registry", () => {
     const found = codesInTree();
     // The scan must see the throw sites at all: a broken pattern would pass vacuously.
     expect(found.get("invalid_amount")).toBeDefined();
-    expect(found.get("payment_expired")).toBe("lib/x402/payload.ts");
-    expect(found.get("signed_out")).toBe("lib/bff-session/bff.ts");
+    expect(found.get("payment_expired")).toBe("lib/rails/x402/payload.ts");
+    expect(found.get("signed_out")).toBe("lib/dashboard/bff/bff.ts");
     expect(found.size).toBeGreaterThan(60);
     const known = new Set([...Object.keys(ERROR_CODES), ...Object.keys(DASHBOARD_ERROR_CODES)]);
     const missing = [...found]

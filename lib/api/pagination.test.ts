@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_PAGE_LIMIT } from "@/lib/schemas/common";
+import { MAX_PAGE_LIMIT } from "@/lib/api/schemas/common";
 import { ApiError } from "./errors";
 import { encodeCursor, readPageRequest, toPage } from "./pagination";
 

@@ -1,4 +1,4 @@
-import { MAX_PAGE_LIMIT } from "@/lib/schemas/common";
+import { MAX_PAGE_LIMIT } from "@/lib/api/schemas/common";
 import { badRequest } from "./errors";
 
 export type PageRequest = { limit: number; beforeId: number | undefined };

@@ -2,7 +2,7 @@ import "server-only";
 import { performance } from "node:perf_hooks";
 import { setImmediate, setTimeout } from "node:timers/promises";
 import { databaseHandle } from "@/lib/db/client";
-import { processWide } from "@/lib/process-wide";
+import { processWide } from "@/lib/util/process-wide";
 
 /** Background work may run this long without a pause on the embedded database... */
 export const SLICE_MS = 10;

@@ -1,9 +1,9 @@
 import "server-only";
-import { now } from "@/lib/clock";
 import { type Database, db } from "@/lib/db/client";
 import { pruneExpiredIdempotencyKeys } from "@/lib/idempotency/idempotency";
-import { processWide } from "@/lib/process-wide";
 import { pruneFinishedJobs } from "@/lib/servers/jobs";
+import { now } from "@/lib/util/clock";
+import { processWide } from "@/lib/util/process-wide";
 import { pace } from "./pace";
 
 /** Finished server jobs (with the host's words on failures) are kept this long for the operator. */

@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
-import { readCursor, saveCursor } from "@/lib/deposits/cursor";
-import type { DepositWatcher } from "@/lib/deposits/watcher";
-import { processWide } from "@/lib/process-wide";
+import { readCursor, saveCursor } from "@/lib/rails/deposits/cursor";
+import type { DepositWatcher } from "@/lib/rails/deposits/watcher";
 import { scratchConfigEnv } from "@/lib/testing/memory-db";
+import { processWide } from "@/lib/util/process-wide";
 import * as runner from "./runner";
 
 // config() is read on first use: the process database is an embedded one in a scratch DATA_DIR.

@@ -2,10 +2,10 @@
  * The catalog: plans, locations, OS images, the pricing rule and the payment options.
  * This module is the single owner of prices: the API, the order path and the dashboard all call `priceFor`.
  */
-import { applyBasisPoints, type Cents } from "@/lib/money/cents";
+import { applyBasisPoints, type Cents } from "@/lib/util/cents";
 
 // The payment options live in the coin registry; the catalog lists them from there.
-export { COINS, type Coin, DEFAULT_COIN } from "@/lib/coins/registry";
+export { COINS, type Coin, DEFAULT_COIN } from "@/lib/rails/registry";
 
 export type Plan = {
   id: string;

@@ -1,5 +1,5 @@
-import { centsToUsd } from "@/lib/money/cents";
-import type { CatalogBody } from "@/lib/schemas/catalog";
+import type { CatalogBody } from "@/lib/api/schemas/catalog";
+import { centsToUsd } from "@/lib/util/cents";
 import {
   ANNUAL_MONTHS_CHARGED,
   COINS,

@@ -6,14 +6,14 @@ import { isAddress } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
 import { z } from "zod";
 import { LOCATIONS } from "@/lib/catalog/catalog";
-import { isDepositCoin, USDT_ERC20_MAINNET, USDT_TRC20 } from "@/lib/coins/registry";
-import { deriveSecrets } from "@/lib/crypto/subkeys";
 import {
   generateDemoWatchOnlyKeys,
   validateWatchOnlyKeys,
   type WatchOnlyKeys,
-} from "@/lib/deposits/addresses";
-import { tronToEvmHex } from "@/lib/deposits/tron";
+} from "@/lib/rails/deposits/addresses";
+import { isDepositCoin, USDT_ERC20_MAINNET, USDT_TRC20 } from "@/lib/rails/registry";
+import { tronToEvmHex } from "@/lib/rails/tron/address";
+import { deriveSecrets } from "@/lib/util/subkeys";
 import { PRODUCTION_TRIGGERS } from "./mode";
 
 /** A rate limit written as `count/window`, e.g. `10/1h` or `20/10m`. */
@@ -412,7 +412,7 @@ const USDC_BY_NETWORK = {
 export type X402Config = {
   network: "base" | "base-sepolia";
   chainId: number;
-  /** Unset in demo mode until the local chain has started (see lib/chain/demo-chain). */
+  /** Unset in demo mode until the local chain has started (see lib/demo-chain/demo-chain). */
   rpcUrl: string | undefined;
   usdc: { address: `0x${string}`; name: string; version: string };
   payTo: `0x${string}` | undefined;
@@ -463,7 +463,7 @@ export type AppConfig = {
   dataDir: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
-  /** iron-session's passwords by id (derived from SESSION_SECRET; see lib/crypto/subkeys.ts). */
+  /** iron-session's passwords by id (derived from SESSION_SECRET; see lib/util/subkeys.ts). */
   sessionPasswords: Record<string, string>;
   /** Signs the client address the dashboard passes to the API (derived from SESSION_SECRET). */
   clientAddressKey: Buffer;

@@ -1,7 +1,7 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { processWide } from "@/lib/process-wide";
+import { processWide } from "@/lib/util/process-wide";
 import { db } from "./client";
 
 /** Identifies this process among app instances sharing one database. */

@@ -1,6 +1,6 @@
 import "server-only";
 import { sql } from "drizzle-orm";
-import { processWide } from "@/lib/process-wide";
+import { processWide } from "@/lib/util/process-wide";
 import type { Database } from "./client";
 
 /**

@@ -12,9 +12,9 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import type { Server } from "../api/schemas/servers";
 import type { Coin, Cycle } from "../catalog/catalog";
 import type { LedgerKind } from "../ledger/ledger";
-import type { Server } from "../schemas/servers";
 import type { JobKind } from "../servers/jobs";
 import type { PowerAction, PowerState } from "../servers/provisioner";
 import type { RescueState } from "../servers/rescue";

@@ -1,6 +1,6 @@
 import "server-only";
-import { now } from "@/lib/clock";
-import { processWide } from "@/lib/process-wide";
+import { now } from "@/lib/util/clock";
+import { processWide } from "@/lib/util/process-wide";
 import { databaseHandle } from "./client";
 import { createVersionedCache } from "./versioned-cache";
 import { currentWriteEpoch } from "./write-epoch";

@@ -4,7 +4,7 @@
  * This lets hot reads be cached without ever serving data older than the last write.
  */
 import type { PGlite } from "@electric-sql/pglite";
-import { processWide } from "@/lib/process-wide";
+import { processWide } from "@/lib/util/process-wide";
 
 const counter = () => processWide("db.write-epoch", () => ({ value: 0 }));
 

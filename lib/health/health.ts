@@ -1,13 +1,13 @@
 import "server-only";
 import { sql } from "drizzle-orm";
+import type { Health } from "@/lib/api/schemas/health";
 import { config } from "@/lib/config/env";
 import { databaseHandle } from "@/lib/db/client";
-import { flaggedPaymentCounts } from "@/lib/deposits/crediting";
-import { readCursors } from "@/lib/deposits/cursor";
-import { depositRails, staleAfterMs } from "@/lib/deposits/setup";
-import { processWide } from "@/lib/process-wide";
-import type { Health } from "@/lib/schemas/health";
+import { flaggedPaymentCounts } from "@/lib/rails/deposits/crediting";
+import { readCursors } from "@/lib/rails/deposits/cursor";
+import { depositRails, staleAfterMs } from "@/lib/rails/deposits/setup";
 import { provisioner } from "@/lib/servers/provisioner";
+import { processWide } from "@/lib/util/process-wide";
 import { watcherProblem } from "./watcher-problem";
 
 export const API_VERSION = "1.0.0";

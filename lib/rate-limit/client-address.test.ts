@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deriveSecrets } from "@/lib/crypto/subkeys";
+import { deriveSecrets } from "@/lib/util/subkeys";
 import {
   clientFromChain,
   forwardedClient,

@@ -3,7 +3,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { subscribe } from "node:diagnostics_channel";
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
-import { processWide } from "@/lib/process-wide";
+import { processWide } from "@/lib/util/process-wide";
 
 /**
  * Where each request's socket address travels from the HTTP server to the route handlers: route handlers
@@ -41,7 +41,7 @@ export function socketAddress(headers: Headers): string | undefined {
   return tag && address && sameText(tag, peerTag()) ? address : undefined;
 }
 
-/** `key` serves this signature only (derived from SESSION_SECRET, see lib/crypto/subkeys.ts). */
+/** `key` serves this signature only (derived from SESSION_SECRET, see lib/util/subkeys.ts). */
 const signature = (key: Uint8Array, address: string) =>
   createHmac("sha256", key).update(`client-address\n${address}`).digest("base64url");
 

@@ -4,7 +4,7 @@ import { tooManyRequests } from "@/lib/api/errors";
 import type { RateLimitSpec } from "@/lib/config/env";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
-import { processWide } from "@/lib/process-wide";
+import { processWide } from "@/lib/util/process-wide";
 import { clientFromChain, forwardedClient, socketAddress } from "./client-address";
 import { DatabaseWindowLimiter, FixedWindowLimiter, type RateLimiter, type StoreFailure } from "./limiter";
 

@@ -1,13 +1,13 @@
 import "server-only";
 import { and, asc, eq, inArray, lt, lte, or, sql } from "drizzle-orm";
 import { pace } from "@/lib/background/pace";
-import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
 import { type Database, db } from "@/lib/db/client";
 import { accounts, serverJobs, servers, snapshots } from "@/lib/db/schema";
 import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
-import { firstLine } from "@/lib/log";
-import { processWide } from "@/lib/process-wide";
+import { now } from "@/lib/util/clock";
+import { firstLine } from "@/lib/util/log";
+import { processWide } from "@/lib/util/process-wide";
 import { CustomerFacingError, customerReason } from "./failure-reasons";
 import type { ServerRow } from "./present";
 import {

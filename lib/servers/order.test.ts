@@ -1,11 +1,11 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "@/lib/api/errors";
+import type { CreateServerRequest } from "@/lib/api/schemas/servers";
 import { findLocation, findPlan, priceFor } from "@/lib/catalog/catalog";
 import type { Database } from "@/lib/db/client";
 import { ledgerEntries, serverJobs, servers } from "@/lib/db/schema";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
-import type { CreateServerRequest } from "@/lib/schemas/servers";
 import {
   balanceAndLedgerSum,
   createFundedAccount,

@@ -1,8 +1,8 @@
 import "server-only";
+import type { Traffic } from "@/lib/api/schemas/metrics";
+import type { Server } from "@/lib/api/schemas/servers";
 import type { servers } from "@/lib/db/schema";
-import { centsToUsd } from "@/lib/money/cents";
-import type { Traffic } from "@/lib/schemas/metrics";
-import type { Server } from "@/lib/schemas/servers";
+import { centsToUsd } from "@/lib/util/cents";
 
 export type ServerRow = typeof servers.$inferSelect;
 

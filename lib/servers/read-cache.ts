@@ -1,7 +1,7 @@
 import "server-only";
 import { type SQL, sql } from "drizzle-orm";
 import { createVersionedCache } from "@/lib/db/versioned-cache";
-import { processWide } from "@/lib/process-wide";
+import { processWide } from "@/lib/util/process-wide";
 
 /**
  * Server reads, kept per account and reused while the account's server revision is unchanged.

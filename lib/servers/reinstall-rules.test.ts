@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "@/lib/api/errors";
-import { ReinstallServerRequestSchema, RootPasswordRequestSchema } from "@/lib/schemas/server-machine";
+import { ReinstallServerRequestSchema, RootPasswordRequestSchema } from "@/lib/api/schemas/server-machine";
 import { checkReinstall } from "./reinstall-rules";
 
 const row = { hostname: "web-1", status: "active", os: "debian-12" };

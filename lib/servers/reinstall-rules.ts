@@ -1,6 +1,6 @@
 import { badRequest, conflict } from "@/lib/api/errors";
+import type { ReinstallServerRequest } from "@/lib/api/schemas/server-machine";
 import { findOs } from "@/lib/catalog/catalog";
-import type { ReinstallServerRequest } from "@/lib/schemas/server-machine";
 
 type Row = { hostname: string; status: string; os: string };
 

@@ -1,12 +1,12 @@
 import "server-only";
 import { eq } from "drizzle-orm";
 import { conflict } from "@/lib/api/errors";
-import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { servers } from "@/lib/db/schema";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
 import type { Tx } from "@/lib/ledger/ledger";
+import { now } from "@/lib/util/clock";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
 import { enqueueJob, finish, type Job, kickJobs, lockServer, serverRow } from "./jobs";
 import { presentServerWithTraffic } from "./metrics/traffic";

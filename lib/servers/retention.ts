@@ -1,10 +1,10 @@
 import "server-only";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { conflict } from "@/lib/api/errors";
-import { now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
 import { servers, snapshots } from "@/lib/db/schema";
 import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
+import { now } from "@/lib/util/clock";
 import { addCycle } from "./cycle";
 import { refuseWhileBusy } from "./host-operations";
 import { enqueueJob, type Job, lockBuildToRefund } from "./jobs";

@@ -1,5 +1,5 @@
 import { randomString } from "@/lib/accounts/credentials";
-import { seal, unseal } from "@/lib/crypto/seal";
+import { seal, unseal } from "@/lib/util/seal";
 
 const rootPasswordPurpose = (serverId: number) => `server:${serverId}:root_password`;
 

@@ -5,10 +5,10 @@ import { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
+import type { CreateServerRequest } from "@/lib/api/schemas/servers";
 import type { Database } from "@/lib/db/client";
 import { accounts, ledgerEntries, servers } from "@/lib/db/schema";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
-import type { CreateServerRequest } from "@/lib/schemas/servers";
 
 /** A fresh in-memory PGlite with every migration applied: the real schema, its CHECKs and unique keys. */
 export async function openMemoryDatabase(): Promise<{ db: Database; close: () => Promise<void> }> {

@@ -1,9 +1,9 @@
 import "server-only";
-import { DEPOSIT_COINS, isDepositCoin } from "@/lib/coins/registry";
+import type { Topup, TopupPayment } from "@/lib/api/schemas/topups";
 import { config } from "@/lib/config/env";
 import type { depositPayments, topups } from "@/lib/db/schema";
-import { centsToUsd } from "@/lib/money/cents";
-import type { Topup, TopupPayment } from "@/lib/schemas/topups";
+import { DEPOSIT_COINS, isDepositCoin } from "@/lib/rails/registry";
+import { centsToUsd } from "@/lib/util/cents";
 import { formatCoinAmount } from "./amounts";
 
 export type TopupRow = typeof topups.$inferSelect;

@@ -1,20 +1,20 @@
 import "server-only";
 import { ApiError, badRequest } from "@/lib/api/errors";
+import type { CreateTopupRequest } from "@/lib/api/schemas/topups";
 import { VALIDATION_MESSAGES } from "@/lib/api/validation-messages";
-import { isDepositCoin } from "@/lib/coins/registry";
 import { config } from "@/lib/config/env";
 import { requestOrigin } from "@/lib/http/origin";
 import { fingerprint, type StoredResponse, withIdempotency } from "@/lib/idempotency/idempotency";
-import { usdToCents } from "@/lib/money/cents";
+import { isDepositCoin } from "@/lib/rails/registry";
 import { limiters, type QuotaOutcome, withQuotas } from "@/lib/rate-limit/limits";
-import type { CreateTopupRequest } from "@/lib/schemas/topups";
 import {
   payTopupWithX402,
   type X402Version,
   x402Challenge,
   x402ChallengeHeaders,
   x402Requirement,
-} from "@/lib/x402/service";
+} from "@/lib/topups/x402";
+import { usdToCents } from "@/lib/util/cents";
 import { createDepositTopup } from "./service";
 
 /**

@@ -4,7 +4,7 @@
  */
 import { formatUnits, parseUnits } from "viem";
 import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
-import { formatApiUsd, formatUsd } from "@/lib/money/cents";
+import { formatApiUsd, formatUsd } from "@/lib/util/cents";
 
 type TopupLike = {
   status: "pending" | "completed" | "expired" | "cancelled";
@@ -50,7 +50,7 @@ export function depositPhase(topup: TopupLike): { phase: DepositPhase; missing?:
   return { phase: "confirming" };
 }
 
-export { networkLabel } from "@/lib/coins/registry";
+export { networkLabel } from "@/lib/rails/registry";
 
 type CreditedPart = { kind: "quote" | "excess" | "late"; amount: string; rate_usd: string; usd: number };
 

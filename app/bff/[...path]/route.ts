@@ -1,5 +1,5 @@
-import { bffRoute } from "@/lib/bff-session/bff";
-import { forward } from "@/lib/bff-session/forward";
+import { bffRoute } from "@/lib/dashboard/bff/bff";
+import { forward } from "@/lib/dashboard/bff/forward";
 
 /** Every dashboard call without a handler of its own: passed to the API when FORWARDED lists it, else 404/405. */
 const forwarded = bffRoute(forward, { signedIn: true });

@@ -1,5 +1,5 @@
-import { bffJson, bffRoute, idempotencyHeader, jsonBody, relay } from "@/lib/bff-session/bff";
-import { forward } from "@/lib/bff-session/forward";
+import { bffJson, bffRoute, idempotencyHeader, jsonBody, relay } from "@/lib/dashboard/bff/bff";
+import { forward } from "@/lib/dashboard/bff/forward";
 
 /** The list, as FORWARDED passes it (this folder's own route takes /bff/servers from the catch-all). */
 export const GET = bffRoute(forward, { signedIn: true });

@@ -1,4 +1,4 @@
-import { bffJson, bffRoute } from "@/lib/bff-session/bff";
+import { bffJson, bffRoute } from "@/lib/dashboard/bff/bff";
 
 /** Revokes the session key at the API (so a copied cookie stops working), then clears the cookie. */
 export const POST = bffRoute(

@@ -1,4 +1,4 @@
-import { bffJson, bffRoute, relay, startSession } from "@/lib/bff-session/bff";
+import { bffJson, bffRoute, relay, startSession } from "@/lib/dashboard/bff/bff";
 
 /**
  * Creates an account and signs it in. The answer carries the API key and the login token this one time,

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { KeysPanel } from "@/components/keys/keys-panel";
-import { signedInAccount } from "@/lib/bff-session/page-api";
+import { signedInAccount } from "@/lib/dashboard/bff/page-api";
 
 export const metadata: Metadata = { title: "API keys" };
 

@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { Prefetched } from "@/components/providers/prefetched";
 import { OrderForm } from "@/components/servers/order-form";
-import { pageData, signedInApi } from "@/lib/bff-session/page-api";
-import { accountQuery } from "@/lib/queries/account";
+import { pageData, signedInApi } from "@/lib/dashboard/bff/page-api";
+import { accountQuery } from "@/lib/dashboard/queries/account";
 
 export const metadata: Metadata = { title: "Order a server" };
 

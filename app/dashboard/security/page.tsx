@@ -3,7 +3,7 @@ import { LoginTokenPanel } from "@/components/security/login-token-panel";
 import { SessionsPanel } from "@/components/security/sessions-panel";
 import { TotpPanel } from "@/components/security/totp-panel";
 import { Panel } from "@/components/ui/panel";
-import { signedInAccount } from "@/lib/bff-session/page-api";
+import { signedInAccount } from "@/lib/dashboard/bff/page-api";
 
 export const metadata: Metadata = { title: "Security" };
 

@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { Prefetched } from "@/components/providers/prefetched";
 import { ServerList } from "@/components/servers/server-list";
-import { pageData, signedInApi } from "@/lib/bff-session/page-api";
-import { serversQuery } from "@/lib/queries/servers";
+import { pageData, signedInApi } from "@/lib/dashboard/bff/page-api";
+import { serversQuery } from "@/lib/dashboard/queries/servers";
 
 export const metadata: Metadata = { title: "Servers" };
 

@@ -3,8 +3,8 @@ import { Balance } from "@/components/topups/balance";
 import { TopupForm } from "@/components/topups/topup-form";
 import { TopupHistory } from "@/components/topups/topup-history";
 import { TEXT_STYLES } from "@/components/ui/alert";
-import { signedInApi } from "@/lib/bff-session/page-api";
-import { demoWalletAddress } from "@/lib/x402/demo-wallet";
+import { signedInApi } from "@/lib/dashboard/bff/page-api";
+import { demoWalletAddress } from "@/lib/demo-chain/demo-wallet";
 
 export const metadata: Metadata = { title: "Top up" };
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { SchemaFields, type SchemaRegistry } from "@/components/docs/schema-fields";
 import { TEXT_STYLES } from "@/components/ui/alert";
-import { buildOpenApiDocument } from "@/lib/openapi/document";
+import { buildOpenApiDocument } from "@/lib/api/openapi/document";
 
 export const metadata: Metadata = { title: "API reference" };
 

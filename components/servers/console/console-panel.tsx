@@ -4,7 +4,7 @@ import dynamic from "next/dynamic";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/panel";
-import type { Server } from "@/lib/queries/types";
+import type { Server } from "@/lib/dashboard/queries/types";
 
 // The terminal (xterm.js) loads only when a console is opened: no page's first load carries it.
 const ConsoleTerminal = dynamic(() => import("./console-terminal"), {

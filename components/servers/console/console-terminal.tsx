@@ -6,6 +6,8 @@ import { Terminal } from "@xterm/xterm";
 import { useEffect, useRef, useState } from "react";
 import { TEXT_STYLES } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
+import type { ConsoleTicketBody } from "@/lib/api/schemas/console";
+import { BffError, bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import {
   CLOSE_REASONS,
   type ClientMessage,
@@ -14,9 +16,7 @@ import {
   RECONNECT_CODES,
   type ServerMessage,
   TICKET_PROTOCOL_PREFIX,
-} from "@/lib/console/protocol";
-import { BffError, bffFetch, errorMessage } from "@/lib/queries/bff-fetch";
-import type { ConsoleTicketBody } from "@/lib/schemas/console";
+} from "@/lib/servers/console/protocol";
 
 type Status =
   | { kind: "connecting" }

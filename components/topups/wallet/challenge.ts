@@ -1,7 +1,7 @@
 import { queryOptions } from "@tanstack/react-query";
-import { BffError, bffFetch } from "@/lib/queries/bff-fetch";
-import { queryKeys } from "@/lib/queries/query-keys";
-import type { X402Challenge, X402Requirement } from "@/lib/x402/authorization";
+import { BffError, bffFetch } from "@/lib/dashboard/queries/bff-fetch";
+import { queryKeys } from "@/lib/dashboard/queries/query-keys";
+import type { X402Challenge, X402Requirement } from "@/lib/dashboard/wallet/authorization";
 
 /** The API's x402 challenge for this amount: what to sign, to whom, on which chain. */
 export async function fetchChallenge(amountCents: number): Promise<X402Requirement> {

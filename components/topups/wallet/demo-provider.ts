@@ -3,8 +3,8 @@
  * server, which signs top-up authorizations only (see /bff/wallet/demo-sign). Reads go to the BFF's
  * read-only RPC. It plugs into wagmi's injected connector like any browser wallet.
  */
-import { bffFetch } from "@/lib/queries/bff-fetch";
-import type { Hex } from "@/lib/x402/authorization";
+import { bffFetch } from "@/lib/dashboard/queries/bff-fetch";
+import type { Hex } from "@/lib/dashboard/wallet/authorization";
 
 type RequestArguments = { method: string; params?: unknown };
 

@@ -1,5 +1,5 @@
 import type { Connector } from "wagmi";
-import { USDC_UNITS_PER_CENT } from "@/lib/x402/requirements";
+import { USDC_UNITS_PER_CENT } from "@/lib/rails/x402/requirements";
 
 const NETWORK_NAMES: Record<string, string> = { base: "Base", "base-sepolia": "Base Sepolia" };
 

@@ -1,8 +1,8 @@
 "use client";
 
-import { formatApiUsd, formatUsd } from "@/lib/money/cents";
-import type { Topup } from "@/lib/queries/types";
-import type { X402Requirement } from "@/lib/x402/authorization";
+import type { Topup } from "@/lib/dashboard/queries/types";
+import type { X402Requirement } from "@/lib/dashboard/wallet/authorization";
+import { formatApiUsd, formatUsd } from "@/lib/util/cents";
 import { Alert, TEXT_STYLES } from "../../ui/alert";
 import { ConnectWallet } from "./connect-wallet";
 import { usdc } from "./format";

@@ -4,17 +4,17 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useReducer } from "react";
 import { erc20Abi } from "viem";
 import { useConnection, useReadContract, useSignTypedData, useSwitchChain } from "wagmi";
-import { accountQuery } from "@/lib/queries/account";
-import { bffFetch } from "@/lib/queries/bff-fetch";
-import { queryKeys } from "@/lib/queries/query-keys";
-import type { Topup } from "@/lib/queries/types";
+import { accountQuery } from "@/lib/dashboard/queries/account";
+import { bffFetch } from "@/lib/dashboard/queries/bff-fetch";
+import { queryKeys } from "@/lib/dashboard/queries/query-keys";
+import type { Topup } from "@/lib/dashboard/queries/types";
 import {
   authorizationTypedData,
   chainIdOf,
   type Hex,
   paymentHeader,
   type X402Requirement,
-} from "@/lib/x402/authorization";
+} from "@/lib/dashboard/wallet/authorization";
 import { fetchChallenge } from "./challenge";
 import { networkName, usdc, walletErrorText } from "./format";
 import { isStillSettling, isUserRejection, settlementFailure, type WalletFailure } from "./wallet-failures";

@@ -1,7 +1,7 @@
 import type { Chain, Transport } from "viem";
 import { type Config, createConfig, http, injected } from "wagmi";
 import { base, baseSepolia } from "wagmi/chains";
-import type { Hex } from "@/lib/x402/authorization";
+import type { Hex } from "@/lib/dashboard/wallet/authorization";
 import { demoWalletProvider } from "./demo-provider";
 
 export const DEMO_CONNECTOR_ID = "demo-wallet";

@@ -1,6 +1,6 @@
 import { UserRejectedRequestError } from "viem";
 import { describe, expect, it } from "vitest";
-import { BffError } from "@/lib/queries/bff-fetch";
+import { BffError } from "@/lib/dashboard/queries/bff-fetch";
 import { isStillSettling, isUserRejection, settlementFailure } from "./wallet-failures";
 
 const refused = (code: string, message: string) => new BffError(402, code, message, { error: code, message });

@@ -3,7 +3,7 @@
  * retried by signing a new authorization; a payment still being settled is retried with the same one, as only
  * that can credit a transfer that may already be on its way.
  */
-import { BffError, errorMessage } from "@/lib/queries/bff-fetch";
+import { BffError, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 
 export type WalletFailure =
   | "rejected"

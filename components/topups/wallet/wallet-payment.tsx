@@ -2,8 +2,8 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { WagmiProvider } from "wagmi";
-import { errorMessage } from "@/lib/queries/bff-fetch";
-import { chainIdOf, type Hex } from "@/lib/x402/authorization";
+import { errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { chainIdOf, type Hex } from "@/lib/dashboard/wallet/authorization";
 import { Alert } from "../../ui/alert";
 import { challengeQuery } from "./challenge";
 import { PayWithWallet } from "./pay-with-wallet";

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ConsoleEnd } from "../console-stream";
+import type { ConsoleEnd } from "../console/stream";
 import { endReason, openSerialConsole, withoutEscape } from "./console";
 
 /** The pids of every socat and virsh console on this machine whose arguments name `domain`. */

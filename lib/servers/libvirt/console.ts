@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, constants, openSync } from "node:fs";
-import type { ConsoleEnd, ConsoleHandlers, ConsoleStream } from "../console-stream";
+import type { ConsoleEnd, ConsoleHandlers, ConsoleStream } from "../console/stream";
 
 /**
  * A machine's serial console through libvirt, on whatever URI its host is reached by (qemu:///system,

@@ -91,7 +91,9 @@ describe("libvirt provisioner parts", () => {
       virtType: "qemu",
       kernel: { kernel: "/i/os.vmlinuz", initrd: "/i/os.initrd" },
     });
-    expect(own).toContain("<cmdline>root=/dev/vda rw console=ttyS0 clocksource=hpet no_timer_check</cmdline>");
+    expect(own).toContain(
+      "<cmdline>root=/dev/vda rw console=ttyS0 clocksource=hpet no_timer_check</cmdline>",
+    );
     const rescue = domainXml({
       ...spec,
       virtType: "qemu",

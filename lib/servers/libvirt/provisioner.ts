@@ -4,7 +4,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { HypervisorHost, ServerSettings } from "@/lib/config/env";
-import type { ConsoleHandlers, ConsoleStream } from "../console-stream";
+import type { ConsoleHandlers, ConsoleStream } from "../console/stream";
 import { CustomerFacingError } from "../failure-reasons";
 import type { ServerRow } from "../present";
 import {

@@ -1,10 +1,10 @@
 import "server-only";
 import { and, asc, eq, gte, lt } from "drizzle-orm";
 import { badRequest } from "@/lib/api/errors";
-import { now } from "@/lib/clock";
+import type { ServerMetrics } from "@/lib/api/schemas/metrics";
 import { type Database, db } from "@/lib/db/client";
 import { serverMetrics } from "@/lib/db/schema";
-import type { ServerMetrics } from "@/lib/schemas/metrics";
+import { now } from "@/lib/util/clock";
 import type { ServerRow } from "../present";
 import { provisioner } from "../provisioner";
 import { ownedRow, type ServerReader } from "../service";

@@ -1,12 +1,12 @@
 import "server-only";
 import { and, eq, inArray, lt } from "drizzle-orm";
-import { now } from "@/lib/clock";
 import { config, type ServerSettings } from "@/lib/config/env";
 import { type Database, db } from "@/lib/db/client";
 import { acquireLease } from "@/lib/db/lease";
 import { serverMetricState, serverMetrics, servers, serverTraffic } from "@/lib/db/schema";
-import { firstLine } from "@/lib/log";
-import { processWide } from "@/lib/process-wide";
+import { now } from "@/lib/util/clock";
+import { firstLine } from "@/lib/util/log";
+import { processWide } from "@/lib/util/process-wide";
 import { provisioner } from "../provisioner";
 import { DemoUsageSource } from "./demo-source";
 import { LibvirtUsageSource } from "./libvirt-source";

@@ -1,12 +1,12 @@
 import "server-only";
-import { now } from "@/lib/clock";
+import type { Traffic } from "@/lib/api/schemas/metrics";
+import type { Server } from "@/lib/api/schemas/servers";
 import { config } from "@/lib/config/env";
 import type { Database } from "@/lib/db/client";
 import { createVersionedCache } from "@/lib/db/versioned-cache";
 import type { Tx } from "@/lib/ledger/ledger";
-import { processWide } from "@/lib/process-wide";
-import type { Traffic } from "@/lib/schemas/metrics";
-import type { Server } from "@/lib/schemas/servers";
+import { now } from "@/lib/util/clock";
+import { processWide } from "@/lib/util/process-wide";
 import { presentServer, type ServerRow } from "../present";
 import { provisioner } from "../provisioner";
 import { currentTraffic, lastReadings, latestTraffic, type StateRow, type TrafficRow } from "./store";

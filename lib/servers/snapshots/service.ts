@@ -1,13 +1,13 @@
 import "server-only";
 import { and, desc, eq } from "drizzle-orm";
 import { conflict, notFound } from "@/lib/api/errors";
-import { now } from "@/lib/clock";
+import type { CreateSnapshotRequest, RestoreSnapshotRequest, Snapshot } from "@/lib/api/schemas/snapshots";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { servers, snapshots } from "@/lib/db/schema";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
 import type { Tx } from "@/lib/ledger/ledger";
-import type { CreateSnapshotRequest, RestoreSnapshotRequest, Snapshot } from "@/lib/schemas/snapshots";
+import { now } from "@/lib/util/clock";
 import { refuseWhileBusy, withHostQuota } from "../host-operations";
 import { enqueueJob, kickJobs } from "../jobs";
 import { presentServerWithTraffic } from "../metrics/traffic";

@@ -1,8 +1,8 @@
-import { createAccount, getAccount } from "@/lib/accounts/service";
+import { createAccount, getAccount } from "@/lib/accounts/account";
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, publicRoute } from "@/lib/api/route";
+import { EmptyBodySchema } from "@/lib/api/schemas/common";
 import { limiters, withQuota } from "@/lib/rate-limit/limits";
-import { EmptyBodySchema } from "@/lib/schemas/common";
 
 export const POST = publicRoute(async ({ request, client }) => {
   await parseJsonBody(request, EmptyBodySchema);

@@ -1,7 +1,7 @@
+import { createKey, listKeys } from "@/lib/accounts/keys";
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
-import { createKey, listKeys } from "@/lib/keys/service";
-import { CreateKeyRequestSchema } from "@/lib/schemas/keys";
+import { CreateKeyRequestSchema } from "@/lib/api/schemas/keys";
 
 export const GET = authedRoute(async ({ auth }) => json({ keys: await listKeys(auth.accountId) }));
 

@@ -1,5 +1,5 @@
+import { buildOpenApiDocument } from "@/lib/api/openapi/document";
 import { methodNotAllowed, staticJsonHandler } from "@/lib/api/route";
-import { buildOpenApiDocument } from "@/lib/openapi/document";
 
 export const GET = staticJsonHandler(buildOpenApiDocument(), 2);
 

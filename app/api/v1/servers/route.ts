@@ -1,8 +1,8 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { readPageRequest } from "@/lib/api/pagination";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
+import { CreateServerRequestSchema, SERVER_PAGE_DEFAULT } from "@/lib/api/schemas/servers";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
-import { CreateServerRequestSchema, SERVER_PAGE_DEFAULT } from "@/lib/schemas/servers";
 import { listServers, orderServer, serverReader } from "@/lib/servers/service";
 
 export const GET = authedRoute(async ({ request, auth }) => {

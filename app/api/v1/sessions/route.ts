@@ -1,7 +1,7 @@
+import { listSessions, signIn } from "@/lib/accounts/sessions";
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, publicRoute } from "@/lib/api/route";
-import { SignInRequestSchema } from "@/lib/schemas/sessions";
-import { listSessions, signIn } from "@/lib/session-keys/service";
+import { SignInRequestSchema } from "@/lib/api/schemas/sessions";
 
 /** Public: exchanges a login token (and a TOTP or recovery code when TOTP is on) for a dashboard session key. */
 export const POST = publicRoute(async ({ request, client }) => {

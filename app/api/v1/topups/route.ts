@@ -2,8 +2,8 @@ import type { z } from "zod";
 import { parseJsonBody } from "@/lib/api/body";
 import { readPageRequest } from "@/lib/api/pagination";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
+import { CreateTopupRequestSchema, TOPUP_PAGE_DEFAULT } from "@/lib/api/schemas/topups";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
-import { CreateTopupRequestSchema, TOPUP_PAGE_DEFAULT } from "@/lib/schemas/topups";
 import { readPaymentHeader, requestTopup, topupResource } from "@/lib/topups/request";
 import { listTopups } from "@/lib/topups/service";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bffJson, bffRoute, jsonBody, relay, startSession } from "@/lib/bff-session/bff";
+import { bffJson, bffRoute, jsonBody, relay, startSession } from "@/lib/dashboard/bff/bff";
 
 const RotateBody = z.strictObject({
   totp_code: z.string().max(16).optional(),

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { bffJson, bffRoute, jsonBody } from "@/lib/bff-session/bff";
-import { signDemoAuthorization } from "@/lib/x402/demo-wallet";
+import { bffJson, bffRoute, jsonBody } from "@/lib/dashboard/bff/bff";
+import { signDemoAuthorization } from "@/lib/demo-chain/demo-wallet";
 
 const uint = z.string().regex(/^\d{1,78}$/);
 const DemoSignBody = z.strictObject({

@@ -1,14 +1,14 @@
-import { bffJson, bffRoute, jsonBody } from "@/lib/bff-session/bff";
 import { config } from "@/lib/config/env";
+import { bffJson, bffRoute, jsonBody } from "@/lib/dashboard/bff/bff";
+import { checkWalletRpcBody, RpcBodySchema } from "@/lib/dashboard/bff/wallet-rpc";
+import { x402RpcUrl } from "@/lib/rails/x402/rail";
 import { clientAddress, consume, limiters } from "@/lib/rate-limit/limits";
-import { x402RpcUrl } from "@/lib/x402/rail";
-import { checkWalletRpcBody, RpcBodySchema } from "@/lib/x402/wallet-rpc";
 
 /**
  * Read-only JSON-RPC of the chain x402 payments settle on, for the wallet page's reads: the chain id and the
  * USDC balance. Wallets sign in the browser; nothing that sends or signs passes here, the node's URL (which
  * may carry a provider key) stays on the server, and since every call spends that node's capacity (the one
- * settlement needs) only the page's own reads pass, rebuilt from their checked fields (lib/x402/wallet-rpc),
+ * settlement needs) only the page's own reads pass, rebuilt from their checked fields (lib/dashboard/bff/wallet-rpc),
  * in small bodies, at a limited rate.
  */
 const MAX_BODY_BYTES = 16 * 1024;

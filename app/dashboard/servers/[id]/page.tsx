@@ -2,9 +2,9 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { Prefetched } from "@/components/providers/prefetched";
 import { ServerDetail } from "@/components/servers/server-detail";
-import { numericId } from "@/lib/bff-session/bff";
-import { pageData, signedInApi } from "@/lib/bff-session/page-api";
-import { serverQuery } from "@/lib/queries/servers";
+import { numericId } from "@/lib/dashboard/bff/bff";
+import { pageData, signedInApi } from "@/lib/dashboard/bff/page-api";
+import { serverQuery } from "@/lib/dashboard/queries/servers";
 
 export const metadata: Metadata = { title: "Server" };
 

@@ -3,9 +3,9 @@ import { notFound } from "next/navigation";
 import { Prefetched } from "@/components/providers/prefetched";
 import { Balance } from "@/components/topups/balance";
 import { DepositView } from "@/components/topups/deposit-view";
-import { refParam } from "@/lib/bff-session/bff";
-import { pageData, signedInApi } from "@/lib/bff-session/page-api";
-import { topupQuery } from "@/lib/queries/topups";
+import { refParam } from "@/lib/dashboard/bff/bff";
+import { pageData, signedInApi } from "@/lib/dashboard/bff/page-api";
+import { topupQuery } from "@/lib/dashboard/queries/topups";
 
 export const metadata: Metadata = { title: "Top-up" };
 

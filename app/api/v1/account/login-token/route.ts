@@ -1,7 +1,7 @@
+import { rotateLoginToken } from "@/lib/accounts/sessions";
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
-import { RotateLoginTokenRequestSchema } from "@/lib/schemas/sessions";
-import { rotateLoginToken } from "@/lib/session-keys/service";
+import { RotateLoginTokenRequestSchema } from "@/lib/api/schemas/sessions";
 
 /** Replaces the login token; the new one is in this answer only. */
 export const POST = authedRoute(async ({ request, auth, client }) => {

@@ -2,7 +2,7 @@ import { recoveryCodeStatus } from "@/lib/accounts/recovery-codes";
 import { regenerateRecoveryCodes } from "@/lib/accounts/two-factor";
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
-import { SecondFactorRequestSchema } from "@/lib/schemas/sessions";
+import { SecondFactorRequestSchema } from "@/lib/api/schemas/sessions";
 
 /** How many recovery codes are left; never the codes. */
 export const GET = authedRoute(async ({ auth }) => json(await recoveryCodeStatus(auth.accountId)));

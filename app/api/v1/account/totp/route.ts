@@ -1,7 +1,7 @@
 import { beginTotpSetup } from "@/lib/accounts/totp";
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
-import { EmptyBodySchema } from "@/lib/schemas/common";
+import { EmptyBodySchema } from "@/lib/api/schemas/common";
 
 /** Starts enabling two-factor sign-in: a new secret that the next /confirm makes active. */
 export const POST = authedRoute(async ({ request, auth }) => {

@@ -2,9 +2,9 @@ import { z } from "zod";
 import { parseJsonBody } from "@/lib/api/body";
 import { notFound } from "@/lib/api/errors";
 import { json, methodNotAllowed, publicRoute } from "@/lib/api/route";
-import { advanceClock, now } from "@/lib/clock";
 import { config } from "@/lib/config/env";
 import { fromLoopback } from "@/lib/http/loopback";
+import { advanceClock, now } from "@/lib/util/clock";
 
 const AdvanceSchema = z.strictObject({
   advance_seconds: z

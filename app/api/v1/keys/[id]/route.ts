@@ -1,5 +1,5 @@
+import { revokeKey } from "@/lib/accounts/keys";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { revokeKey } from "@/lib/keys/service";
 
 export const DELETE = authedRoute(async ({ auth, params }) =>
   json(await revokeKey(auth.accountId, pathId(params, "id", "API key"))),

@@ -1,6 +1,6 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { UpdateServerRequestSchema } from "@/lib/schemas/servers";
+import { UpdateServerRequestSchema } from "@/lib/api/schemas/servers";
 import { getServer, serverReader, setAutoRenew, terminateServer } from "@/lib/servers/service";
 
 export const GET = authedRoute(async ({ auth, params }) =>

@@ -1,5 +1,5 @@
+import { revokeSession } from "@/lib/accounts/sessions";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { revokeSession } from "@/lib/session-keys/service";
 
 /** Revokes one dashboard session of the account (the caller's own included). */
 export const DELETE = authedRoute(async ({ auth, params }) =>

@@ -7,7 +7,7 @@ import {
   notFound,
   numericId,
   relay,
-} from "@/lib/bff-session/bff";
+} from "@/lib/dashboard/bff/bff";
 
 const ReinstallBody = z.strictObject({
   os: z.string().max(64),

@@ -1,5 +1,5 @@
-import { bffRoute, idempotencyHeader, jsonBody, notFound, numericId, relay } from "@/lib/bff-session/bff";
-import { forward } from "@/lib/bff-session/forward";
+import { bffRoute, idempotencyHeader, jsonBody, notFound, numericId, relay } from "@/lib/dashboard/bff/bff";
+import { forward } from "@/lib/dashboard/bff/forward";
 
 /**
  * Boots the rescue system. Its temporary password is revealed on request (from /credentials, like the root

@@ -1,7 +1,7 @@
 import { confirmTotp } from "@/lib/accounts/two-factor";
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
-import { TotpCodeRequestSchema } from "@/lib/schemas/sessions";
+import { TotpCodeRequestSchema } from "@/lib/api/schemas/sessions";
 
 /** Turns TOTP on; the answer holds the recovery codes, shown this once. */
 export const POST = authedRoute(async ({ request, auth, client }) => {

@@ -1,7 +1,7 @@
 import { disableTotp } from "@/lib/accounts/two-factor";
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
-import { DisableTotpRequestSchema } from "@/lib/schemas/sessions";
+import { DisableTotpRequestSchema } from "@/lib/api/schemas/sessions";
 
 export const POST = authedRoute(async ({ request, auth, client }) => {
   const body = await parseJsonBody(request, DisableTotpRequestSchema, {

@@ -1,6 +1,6 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { ServerActionRequestSchema } from "@/lib/schemas/servers";
+import { ServerActionRequestSchema } from "@/lib/api/schemas/servers";
 import { powerAction } from "@/lib/servers/service";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {

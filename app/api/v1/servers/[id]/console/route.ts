@@ -1,7 +1,7 @@
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { config } from "@/lib/config/env";
-import { issueConsoleTicket } from "@/lib/console/tickets";
 import { requestOrigin } from "@/lib/http/origin";
+import { issueConsoleTicket } from "@/lib/servers/console/tickets";
 
 /** A single-use ticket for the server's console and the WebSocket URL to present it at. */
 export const POST = authedRoute(async ({ request, auth, params, client }) => {

@@ -1,6 +1,6 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { RootPasswordRequestSchema } from "@/lib/schemas/server-machine";
+import { RootPasswordRequestSchema } from "@/lib/api/schemas/server-machine";
 import { changeRootPassword } from "@/lib/servers/machine";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {

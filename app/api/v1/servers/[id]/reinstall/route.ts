@@ -1,7 +1,7 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { ReinstallServerRequestSchema } from "@/lib/api/schemas/server-machine";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
-import { ReinstallServerRequestSchema } from "@/lib/schemas/server-machine";
 import { reinstallServer } from "@/lib/servers/machine";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {

@@ -1,7 +1,7 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { EmptyBodySchema } from "@/lib/api/schemas/common";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
-import { EmptyBodySchema } from "@/lib/schemas/common";
 import { renewServer } from "@/lib/servers/service";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {

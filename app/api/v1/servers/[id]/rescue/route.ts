@@ -1,7 +1,7 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { RescueRequestSchema } from "@/lib/api/schemas/snapshots";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
-import { RescueRequestSchema } from "@/lib/schemas/snapshots";
 import { enterRescue, leaveRescue } from "@/lib/servers/rescue";
 
 /** Boots the rescue system; the answer carries its temporary root password, so it is never cached. */

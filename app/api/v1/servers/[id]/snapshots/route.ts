@@ -1,7 +1,7 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { CreateSnapshotRequestSchema } from "@/lib/api/schemas/snapshots";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
-import { CreateSnapshotRequestSchema } from "@/lib/schemas/snapshots";
 import { listSnapshots, takeSnapshot } from "@/lib/servers/snapshots/service";
 
 export const GET = authedRoute(async ({ auth, params }) =>

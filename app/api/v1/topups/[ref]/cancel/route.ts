@@ -1,6 +1,6 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
-import { EmptyBodySchema } from "@/lib/schemas/common";
+import { EmptyBodySchema } from "@/lib/api/schemas/common";
 import { cancelTopup } from "@/lib/topups/service";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {

@@ -2,8 +2,8 @@ import { authenticateRequest } from "@/lib/accounts/auth";
 import { parseJsonBody } from "@/lib/api/body";
 import { notFound } from "@/lib/api/errors";
 import { json, methodNotAllowed, publicRoute } from "@/lib/api/route";
+import { SimulatePaymentRequestSchema } from "@/lib/api/schemas/topups";
 import { config } from "@/lib/config/env";
-import { SimulatePaymentRequestSchema } from "@/lib/schemas/topups";
 import { simulateDemoPayment } from "@/lib/topups/service";
 
 /**

@@ -1,7 +1,7 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { RestoreSnapshotRequestSchema } from "@/lib/api/schemas/snapshots";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
-import { RestoreSnapshotRequestSchema } from "@/lib/schemas/snapshots";
 import { restoreSnapshot } from "@/lib/servers/snapshots/service";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {

@@ -1,0 +1,231 @@
+/** The OpenAPI operations of servers: order, manage, renew, power. */
+
+import { z } from "zod";
+import type { ZodOpenApiPathsObject } from "zod-openapi";
+import type { ErrorCode } from "@/lib/api/error-codes";
+import { ErrorSchema, pageQuerySchema } from "@/lib/api/schemas/common";
+import { ServerBusySchema } from "@/lib/api/schemas/server-machine";
+import {
+  CreateServerRequestSchema,
+  CredentialsSchema,
+  InsufficientBalanceSchema,
+  SERVER_PAGE_DEFAULT,
+  ServerActionRequestSchema,
+  ServerCreatedSchema,
+  ServerListSchema,
+  ServerSchema,
+  UpdateServerRequestSchema,
+} from "@/lib/api/schemas/servers";
+import {
+  authed,
+  BODY_ERRORS,
+  DEFAULTS,
+  errorResponse,
+  hostOperationLimited,
+  idempotencyHeader,
+  jsonContent,
+  responses,
+} from "./shared";
+
+export const serverIdParam = z.object({
+  id: z.string().regex(/^\d+$/).meta({ description: "The server's integer id." }),
+});
+
+export const serverNotFound = errorResponse("No server with that id on this account.", ["not_found"]);
+
+/** A 409 of an operation on the host: `server_busy` (with what runs and since when) or the operation's own codes. */
+export const hostOperationConflict = (description: string, codes: ErrorCode[]) => ({
+  description:
+    `${description} \`server_busy\`: the server is running another host operation (a power action, a root ` +
+    "password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for " +
+    `(\`since\`); nothing is done or queued. Codes: ${[...codes, "server_busy"].map((c) => `\`${c}\``).join(", ")}.`,
+  content: jsonContent(z.union([ServerBusySchema, ErrorSchema])),
+});
+
+export const serversTag = {
+  name: "Servers",
+  description:
+    "Order from the balance, in one transaction that cannot overdraw. Lifecycle: `provisioning` -> `active` " +
+    "when the provisioner has built the server and assigned its IPv4 (the simulated provisioner takes " +
+    "`PROVISION_DELAY_SECONDS`, default " +
+    DEFAULTS.PROVISION_DELAY_SECONDS +
+    "); `active` -> `suspended` at `expires_at` unless renewed (auto-renew " +
+    "renews from the balance when it covers the price; otherwise the server is stopped and kept); " +
+    "`suspended` -> `active` on renewal; `suspended` -> `terminated` at `terminates_at`, the expiry plus a grace " +
+    "period of `SERVER_GRACE_DAYS` (default " +
+    DEFAULTS.SERVER_GRACE_DAYS +
+    "), its last disk kept for `EXPIRED_SERVER_RETENTION_DAYS` (default " +
+    DEFAULTS.EXPIRED_SERVER_RETENTION_DAYS +
+    ") until `retained_until`: renewing it before then brings it back (see Snapshots and rescue); any state -> " +
+    "`terminated` when the owner deletes it, with nothing kept. Otherwise terminated is final: the machine, its " +
+    "address and its password are gone. No refunds.",
+};
+
+export const serversPaths: ZodOpenApiPathsObject = {
+  "/servers": {
+    post: authed({
+      tags: ["Servers"],
+      operationId: "createServer",
+      summary: "Order a server",
+      description:
+        "Charges one cycle from the balance: `cycle` defaults to `monthly`; `annual` costs 10 x monthly. " +
+        "`hostname` defaults to `<plan>-<location>-<6 random characters>`. `root_password` (10 to 128 printable " +
+        "ASCII characters) is generated when omitted and then returned once as `root_password`. With an " +
+        "Idempotency-Key a retried order charges once; a replayed answer omits `root_password` (read it from " +
+        "/credentials). Some clients expect the server wrapped as `{server: {...}}`: this API answers with the " +
+        "bare Server. `ssh_keys` (OpenSSH public keys) are installed for root. The server is placed on a host of " +
+        "its location with room for it before anything is charged; the build runs as a job after the answer.",
+      requestParams: { header: idempotencyHeader },
+      requestBody: { required: true, content: jsonContent(CreateServerRequestSchema) },
+      responses: {
+        "201": { description: "The server, provisioning.", content: jsonContent(ServerCreatedSchema) },
+        "400": errorResponse("Bad body.", [
+          ...BODY_ERRORS,
+          "invalid_plan",
+          "invalid_location",
+          "invalid_os",
+          "invalid_cycle",
+          "invalid_hostname",
+          "invalid_root_password",
+          "invalid_auto_renew",
+          "invalid_ssh_key",
+          "invalid_idempotency_key",
+        ]),
+        "402": {
+          description:
+            "The balance does not cover the price: `insufficient_balance` with the deficit in USD.",
+          content: jsonContent(InsufficientBalanceSchema),
+        },
+        "409": errorResponse(
+          "`out_of_capacity`: no host of the location has room for the plan; `os_unavailable`: this deployment " +
+            "has no image for the OS (`available: false` in the catalog); `idempotency_key_in_use`: the key's " +
+            "first request is still running. Nothing is charged.",
+          ["out_of_capacity", "os_unavailable", "idempotency_key_in_use"],
+        ),
+        "413": responses.tooLarge,
+        "415": responses.unsupportedMedia,
+        "422": responses.idempotencyKeyReused,
+      },
+    }),
+    get: authed({
+      tags: ["Servers"],
+      operationId: "listServers",
+      summary: "List servers",
+      description:
+        `The account's servers, newest first and terminated ones included, ${SERVER_PAGE_DEFAULT} a page unless ` +
+        "`limit` says otherwise. When `next_cursor` is not null, send it as `cursor` for the next (older) page.",
+      requestParams: { query: pageQuerySchema(SERVER_PAGE_DEFAULT) },
+      responses: {
+        "200": { description: "One page of servers.", content: jsonContent(ServerListSchema) },
+        "400": responses.badPage,
+      },
+    }),
+  },
+  "/servers/{id}": {
+    get: authed({
+      tags: ["Servers"],
+      operationId: "getServer",
+      summary: "A server",
+      requestParams: { path: serverIdParam },
+      responses: {
+        "200": { description: "The server.", content: jsonContent(ServerSchema) },
+        "404": serverNotFound,
+      },
+    }),
+    patch: authed({
+      tags: ["Servers"],
+      operationId: "updateServer",
+      summary: "Turn auto-renew on or off",
+      requestParams: { path: serverIdParam },
+      requestBody: { required: true, content: jsonContent(UpdateServerRequestSchema) },
+      responses: {
+        "200": { description: "The server.", content: jsonContent(ServerSchema) },
+        "400": errorResponse("Bad body.", [...BODY_ERRORS, "invalid_auto_renew"]),
+        "404": serverNotFound,
+        "409": errorResponse("The server is terminated.", ["server_terminated"]),
+      },
+    }),
+    delete: authed({
+      tags: ["Servers"],
+      operationId: "terminateServer",
+      summary: "Terminate a server now",
+      description:
+        "Ends the server at once (address, capacity and credentials released) and removes the machine, its " +
+        "domain, disks and snapshots, in the background; the unused time is not refunded and nothing is kept.",
+      requestParams: { path: serverIdParam },
+      responses: {
+        "200": { description: "The terminated server.", content: jsonContent(ServerSchema) },
+        "404": serverNotFound,
+        "409": errorResponse("Already terminated.", ["server_terminated"]),
+      },
+    }),
+  },
+  "/servers/{id}/credentials": {
+    get: authed({
+      tags: ["Servers"],
+      operationId: "getServerCredentials",
+      summary: "Reveal the root login",
+      description: "Decrypted on request; sent with `Cache-Control: no-store`.",
+      requestParams: { path: serverIdParam },
+      responses: {
+        "200": { description: "The credentials.", content: jsonContent(CredentialsSchema) },
+        "404": serverNotFound,
+        "409": errorResponse("The server is terminated; its credentials are gone.", ["server_terminated"]),
+      },
+    }),
+  },
+  "/servers/{id}/renew": {
+    post: authed({
+      tags: ["Servers"],
+      operationId: "renewServer",
+      summary: "Renew for one more cycle",
+      description:
+        "Charges the price from the balance and extends `expires_at` by one cycle (from now for a suspended " +
+        "server, which becomes active again). A server terminated because its period lapsed can be renewed until " +
+        "`retained_until`: it turns `provisioning` and comes back on its kept disk, on the same address and port " +
+        "where still free, with the same root password and host key (a new host key only if its address changed " +
+        "on a bridged host); its new period starts once it runs, and a return that fails is refunded. Accepts an " +
+        "Idempotency-Key.",
+      requestParams: { path: serverIdParam, header: idempotencyHeader },
+      responses: {
+        "200": { description: "The renewed server.", content: jsonContent(ServerSchema) },
+        "402": {
+          description: "The balance does not cover the price.",
+          content: jsonContent(InsufficientBalanceSchema),
+        },
+        "404": serverNotFound,
+        "409": hostOperationConflict(
+          "`server_terminated`: terminated, and its disk is no longer kept; `already_charged`: this renewal was " +
+            "already charged; `out_of_capacity`: a lapsed server's host has no room to bring it back now. Nothing " +
+            "is charged.",
+          ["server_terminated", "already_charged", "out_of_capacity"],
+        ),
+      },
+    }),
+  },
+  "/servers/{id}/actions": {
+    post: authed({
+      tags: ["Servers"],
+      operationId: "serverPowerAction",
+      summary: "Start, stop or reboot",
+      description:
+        "Performed on the host before the answer: `stop` is an ACPI shutdown, forced off after the stop timeout; " +
+        "`power_state` is what the host then reports. One host operation runs per server at a time, and each " +
+        "account has a limit on them (see 429).",
+      requestParams: { path: serverIdParam },
+      requestBody: { required: true, content: jsonContent(ServerActionRequestSchema) },
+      responses: {
+        "200": {
+          description: "The server with its new `power_state`.",
+          content: jsonContent(ServerSchema),
+        },
+        "400": errorResponse("Bad body.", [...BODY_ERRORS, "invalid_action"]),
+        "404": serverNotFound,
+        "409": hostOperationConflict("`server_not_active`: only an active server can be powered.", [
+          "server_not_active",
+        ]),
+        "429": hostOperationLimited,
+      },
+    }),
+  },
+};

@@ -1,0 +1,118 @@
+/** What the per-resource OpenAPI files share: error responses, headers and the authenticated wrapper. */
+
+import { z } from "zod";
+import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject } from "zod-openapi";
+import type { ErrorCode } from "@/lib/api/error-codes";
+import { ErrorSchema } from "@/lib/api/schemas/common";
+import { envDefaults, type RateLimitSpec } from "@/lib/config/env";
+
+/** The configuration's defaults: the descriptions quote them rather than retype them. */
+export const DEFAULTS = envDefaults();
+
+/** A rate limit as the descriptions write it: `10 an hour`, `100 a day`, `10 per 15 minutes`. */
+export const perWindow = ({ limit, windowSeconds }: RateLimitSpec) =>
+  windowSeconds === 3600
+    ? `${limit} an hour`
+    : windowSeconds === 86_400
+      ? `${limit} a day`
+      : `${limit} per ${windowSeconds / 60} minutes`;
+
+export const jsonContent = (schema: z.ZodType) => ({ "application/json": { schema } });
+
+export const errorResponse = (
+  description: string,
+  codes: ErrorCode[],
+  headers?: ZodOpenApiResponseObject["headers"],
+) => ({
+  description: `${description} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
+  content: jsonContent(ErrorSchema),
+  ...(headers ? { headers } : {}),
+});
+
+export const retryAfter = {
+  "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" as const } },
+  RateLimit: {
+    description:
+      'Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=' +
+      (DEFAULTS.RATE_LIMIT_ACCOUNT_CREATE.windowSeconds - 1) +
+      "`.",
+    schema: { type: "string" as const },
+  },
+  "RateLimit-Policy": {
+    description:
+      'The quota, e.g. `"account-create";q=' +
+      DEFAULTS.RATE_LIMIT_ACCOUNT_CREATE.limit +
+      ";w=" +
+      DEFAULTS.RATE_LIMIT_ACCOUNT_CREATE.windowSeconds +
+      "`.",
+    schema: { type: "string" as const },
+  },
+};
+
+export const BODY_ERRORS: ErrorCode[] = ["invalid_json", "invalid_body", "unknown_field", "invalid_request"];
+
+export const responses = {
+  badPage: errorResponse("A bad `limit` or `cursor`.", ["invalid_limit", "invalid_cursor"]),
+  idempotencyKeyReused: errorResponse("The Idempotency-Key was used with a different body.", [
+    "idempotency_key_reused",
+  ]),
+  unauthorized: errorResponse("Missing, malformed, unknown or revoked API key.", ["unauthorized"]),
+  authRateLimited: errorResponse(
+    "This client address sent too many bad API keys; this key is bad too. Good keys are never refused.",
+    ["rate_limited"],
+    retryAfter,
+  ),
+  tooLarge: errorResponse(
+    `The body is larger than the limit (${DEFAULTS.MAX_BODY_BYTES / 1024} KiB by default).`,
+    ["payload_too_large"],
+  ),
+  unsupportedMedia: errorResponse("A non-empty body that is not JSON.", ["unsupported_media_type"]),
+  unavailable: errorResponse("The database is briefly unreachable; retry shortly.", ["service_unavailable"]),
+};
+
+/**
+ * The 429 of operations that run on a hypervisor (power, root password, reinstall, snapshots, rescue): the account's limit on
+ * host operations, besides the bad-key limit every authenticated operation has.
+ */
+export const hostOperationLimited = errorResponse(
+  "Too many host operations for this account (power actions, root password changes, reinstalls, snapshots " +
+    `taken, restored or deleted, and rescue mode together: ` +
+    `${perWindow(DEFAULTS.RATE_LIMIT_HOST_OPERATIONS)} by default, \`RATE_LIMIT_HOST_OPERATIONS\`); nothing was ` +
+    "done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys.",
+  ["rate_limited"],
+  retryAfter,
+);
+
+/** Responses every authenticated operation can give besides its own. */
+export const authed = (operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject => ({
+  ...operation,
+  security: [{ bearerAuth: [] }],
+  responses: {
+    ...operation.responses,
+    "401": responses.unauthorized,
+    "429": operation.responses?.["429"] ?? responses.authRateLimited,
+    // The key lookup and the bad-key limit need the database: while it restarts, 503 with Retry-After.
+    "503": operation.responses?.["503"] ?? responses.unavailable,
+  },
+});
+
+export const topupRefParam = z.object({
+  ref: z.string().meta({
+    description: "The top-up's ref, as returned when it was created.",
+    example: "tp_7k2m9q4xw3c8r5tz6yb1dqe3",
+  }),
+});
+
+export const idempotencyHeader = z.object({
+  "Idempotency-Key": z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .meta({
+      description:
+        "1 to 255 printable ASCII characters. The same key with the same body returns the first response again " +
+        "(with `Idempotent-Replayed: true`) for 24 hours; with another body it is refused (422). Failed requests " +
+        "do not use up the key. Keys are per account.",
+    }),
+});

@@ -1,0 +1,147 @@
+import "server-only";
+import { config } from "@/lib/config/env";
+import { type RateSource, rateSource } from "@/lib/rails/rates";
+import { DEPOSIT_COINS, type DepositCoinCode } from "@/lib/rails/registry";
+import { processWide } from "@/lib/util/process-wide";
+import { EVM_WATCHER, EvmWatcher } from "../evm/watcher";
+import { MONERO_WATCHER, MoneroWatcher } from "../monero/watcher";
+import { TRON_WATCHER, TronWatcher } from "../tron/watcher";
+import { UtxoWatcher } from "../utxo/watcher";
+import { moneroPrimaryAddress } from "./addresses";
+import { readCursor } from "./cursor";
+import { DemoWatcher } from "./demo-watcher";
+import type { DepositWatcher } from "./watcher";
+
+export type DepositRails = {
+  rates: RateSource;
+  watchers: DepositWatcher[];
+  /** The demo watcher, present only in demo mode. */
+  demoWatcher: DemoWatcher | undefined;
+  watcherFor(network: string): DepositWatcher | undefined;
+};
+
+const ALL_NETWORKS = [...new Set(Object.values(DEPOSIT_COINS).map((coin) => coin.network))];
+
+/**
+ * Stands in for a watcher that could not be built (its settings passed the start-up checks but its
+ * constructor still refused them): it covers its networks, so their coins are unavailable rather than
+ * simulated, and every poll reports why. The other watchers, health and top-up reads go on as usual.
+ */
+class UnbuiltWatcher implements DepositWatcher {
+  readonly demo = false;
+
+  constructor(
+    readonly name: string,
+    readonly networks: readonly string[],
+    readonly reason: string,
+  ) {}
+
+  poll(): Promise<number[]> {
+    return Promise.reject(new Error(this.reason));
+  }
+}
+
+function build(identity: { name: string; networks: readonly string[] }, create: () => DepositWatcher) {
+  try {
+    return create();
+  } catch (error) {
+    const reason = `the ${identity.name} watcher could not start: ${(error as Error).message}`;
+    console.error(reason);
+    return new UnbuiltWatcher(identity.name, identity.networks, reason);
+  }
+}
+
+/**
+ * Which watcher covers which network: the EVM watcher when an Ethereum RPC is configured, the UTXO watcher
+ * for each Bitcoin Core-style node configured, the Monero watcher with a view-only wallet RPC,
+ * the TRON watcher with java-tron's JSON-RPC; in demo mode,
+ * the demo watcher for every other network; in production, nothing else (those coins are unavailable).
+ */
+export function depositRails(): DepositRails {
+  return processWide("deposits.rails", () => {
+    const settings = config();
+    const watchers: DepositWatcher[] = [];
+    const { evm, utxo, tron, moneroWalletRpcUrl, keys } = settings.deposits;
+    if (evm.rpcUrl) {
+      const rpcUrl = evm.rpcUrl;
+      watchers.push(
+        build(
+          EVM_WATCHER,
+          () =>
+            new EvmWatcher({
+              rpcUrl,
+              usdtAddress: evm.usdtAddress,
+              traceInternalTransfers: evm.traceInternalTransfers,
+            }),
+        ),
+      );
+    }
+    for (const network of ["bitcoin", "litecoin"] as const) {
+      const node = utxo[network];
+      if (!node.rpcUrl) continue;
+      const options = { network, rpcUrl: node.rpcUrl, cookieFile: node.cookieFile, net: node.chain };
+      watchers.push(
+        build({ name: UtxoWatcher.nameFor(network), networks: [network] }, () => new UtxoWatcher(options)),
+      );
+    }
+    if (moneroWalletRpcUrl && keys.monero) {
+      watchers.push(
+        build(
+          MONERO_WATCHER,
+          () =>
+            new MoneroWatcher({
+              walletRpcUrl: moneroWalletRpcUrl,
+              primaryAddress: moneroPrimaryAddress(keys),
+            }),
+        ),
+      );
+    }
+    if (tron.rpcUrl) {
+      const rpcUrl = tron.rpcUrl;
+      watchers.push(
+        build(
+          TRON_WATCHER,
+          () =>
+            new TronWatcher({
+              rpcUrl,
+              solidityRpcUrl: tron.solidityRpcUrl,
+              usdtContract: tron.usdtContract,
+            }),
+        ),
+      );
+    }
+    const covered = new Set(watchers.flatMap((watcher) => watcher.networks));
+    const demoWatcher =
+      settings.mode === "demo" ? new DemoWatcher(ALL_NETWORKS.filter((n) => !covered.has(n))) : undefined;
+    if (demoWatcher) watchers.push(demoWatcher);
+    return {
+      rates: rateSource(),
+      watchers,
+      demoWatcher,
+      watcherFor: (network) => watchers.find((watcher) => watcher.networks.includes(network)),
+    };
+  });
+}
+
+/** A watcher's node counts as down when its last poll failed, or when it has not polled for this long. */
+export const staleAfterMs = () => Math.max(30_000, config().deposits.watcherIntervalMs * 6);
+
+/**
+ * Why a coin cannot be used for a new top-up right now, or undefined when it can: no key, no watcher, or
+ * the watcher's node is down (existing top-ups keep waiting; the watcher catches up when it is back).
+ */
+export async function coinUnavailableReason(code: DepositCoinCode): Promise<string | undefined> {
+  const coin = DEPOSIT_COINS[code];
+  if (!config().deposits.keys[coin.chain]) return `${code} deposits are not configured on this service.`;
+  const watcher = depositRails().watcherFor(coin.network);
+  if (!watcher) return `${code} deposits are not watched on this service yet.`;
+  if (watcher.demo) return undefined;
+  if (watcher instanceof UnbuiltWatcher) return `${code} deposits are paused: ${watcher.reason}.`;
+  const cursor = await readCursor(watcher.name);
+  // Plain words for customers: what is wrong with the node is for the operator (health and the log).
+  const stale = cursor?.checkedAt && Date.now() - cursor.checkedAt.getTime() > staleAfterMs();
+  if (cursor?.lastError || stale) {
+    return `${code} deposits are paused: the ${coin.network} network cannot be watched right now. Top-ups already open are credited once it is back; try again later or use another coin.`;
+  }
+  return undefined;
+}

@@ -1,0 +1,23 @@
+/** The node a real watcher reads, as health shows it (no credentials). */
+export type WatcherNode = { url: string };
+
+/**
+ * A chain watcher finds payments to top-ups' deposit addresses and keeps their confirmation counts.
+ * Real watchers read a chain; the demo watcher only "sees" payments simulated from the dashboard or API.
+ * What they see goes to lib/rails/deposits/crediting, which alone credits.
+ */
+export interface DepositWatcher {
+  /** Also the name of its lease row, so two app instances never scan the same chain at once. */
+  readonly name: string;
+  /** True for the simulated watcher: its top-ups say `demo: true`. */
+  readonly demo: boolean;
+  /** The `deposit_network` values it covers. */
+  readonly networks: readonly string[];
+  /** The node it reads; undefined for the demo watcher. */
+  readonly node?: WatcherNode;
+  /**
+   * One pass over the chain. Returns the ids of top-ups whose payments changed. `lease` is aborted when
+   * this instance no longer holds the watcher's lease: the poll should stop (its cursor would not be saved).
+   */
+  poll(lease?: AbortSignal): Promise<number[]>;
+}

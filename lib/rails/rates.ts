@@ -1,0 +1,116 @@
+import "server-only";
+import { config } from "@/lib/config/env";
+import type { DepositCoinCode } from "@/lib/rails/registry";
+import { processWide } from "@/lib/util/process-wide";
+
+/**
+ * Where the USD price of a coin comes from: when a top-up locks its rate, and when a payment outside the
+ * quote is credited at the lower of that rate and the market's.
+ */
+export interface RateSource {
+  /** Shown on every top-up as `rate_source`, so a demo rate is never mistaken for a market one. */
+  readonly name: string;
+  /** USD per whole coin as a decimal string (at most 8 decimals). */
+  usdPerCoin(coin: DepositCoinCode): Promise<string>;
+}
+
+export class RateUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RateUnavailableError";
+  }
+}
+
+/** Fixed, round prices for demo mode: labelled `demo-fixed`, never used when a real source is configured. */
+export const DEMO_RATES: Record<DepositCoinCode, string> = {
+  BTC: "97000.00",
+  XMR: "160.00",
+  ETH: "3200.00",
+  LTC: "85.00",
+  USDT: "1.00",
+  USDTTRC: "1.00",
+};
+
+export class DemoFixedRates implements RateSource {
+  readonly name = "demo-fixed";
+  async usdPerCoin(coin: DepositCoinCode): Promise<string> {
+    return DEMO_RATES[coin];
+  }
+}
+
+const COINGECKO_IDS: Record<DepositCoinCode, string> = {
+  BTC: "bitcoin",
+  XMR: "monero",
+  ETH: "ethereum",
+  LTC: "litecoin",
+  USDT: "tether",
+  USDTTRC: "tether",
+};
+
+/**
+ * Market prices from a CoinGecko-compatible `/simple/price` endpoint. All coins are fetched in one call
+ * and kept for `ttlMs`, so a burst of top-ups costs one request and shares one snapshot of the market.
+ * A failed fetch is remembered for a few seconds too, so an outage does not cost every caller a timeout.
+ */
+export class CoinGeckoRates implements RateSource {
+  readonly name = "coingecko";
+  private snapshot?: { at: number; prices: Record<string, number> };
+  private failure?: { at: number; error: RateUnavailableError };
+  private inflight?: Promise<Record<string, number>>;
+
+  constructor(
+    private readonly baseUrl: string,
+    private readonly ttlMs = 60_000,
+    private readonly timeoutMs = 5_000,
+  ) {}
+
+  async usdPerCoin(coin: DepositCoinCode): Promise<string> {
+    const prices = await this.prices();
+    const price = prices[COINGECKO_IDS[coin]];
+    if (typeof price !== "number" || !Number.isFinite(price) || price <= 0) {
+      throw new RateUnavailableError(`no USD price for ${coin}`);
+    }
+    // The API answers with JSON numbers; 8 decimals is finer than any exchange quotes a USD price.
+    return price.toFixed(8);
+  }
+
+  private async prices(): Promise<Record<string, number>> {
+    if (this.snapshot && Date.now() - this.snapshot.at < this.ttlMs) return this.snapshot.prices;
+    if (this.failure && Date.now() - this.failure.at < Math.min(this.ttlMs, 5_000)) throw this.failure.error;
+    this.inflight ??= this.fetchPrices().finally(() => {
+      this.inflight = undefined;
+    });
+    return this.inflight;
+  }
+
+  private async fetchPrices(): Promise<Record<string, number>> {
+    const ids = [...new Set(Object.values(COINGECKO_IDS))].join(",");
+    const url = `${this.baseUrl.replace(/\/$/, "")}/simple/price?ids=${ids}&vs_currencies=usd`;
+    let body: unknown;
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(this.timeoutMs) });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      body = await response.json();
+    } catch (error) {
+      this.failure = {
+        at: Date.now(),
+        error: new RateUnavailableError(`rate source unreachable: ${(error as Error).message}`),
+      };
+      throw this.failure.error;
+    }
+    const prices: Record<string, number> = {};
+    for (const [id, entry] of Object.entries((body ?? {}) as Record<string, { usd?: unknown }>)) {
+      if (typeof entry?.usd === "number") prices[id] = entry.usd;
+    }
+    this.snapshot = { at: Date.now(), prices };
+    return prices;
+  }
+}
+
+/** The configured rate source, one per process (its snapshot is shared by every caller). */
+export function rateSource(): RateSource {
+  return processWide("topups.rate-source", () => {
+    const { kind, url, cacheSeconds } = config().deposits.rateSource;
+    return kind === "demo-fixed" ? new DemoFixedRates() : new CoinGeckoRates(url, cacheSeconds * 1000);
+  });
+}

@@ -125,6 +125,26 @@ const explorerUrls = z
     return result;
   });
 
+/** `72,24`: how many hours before a server's expiry its owner is warned, at most 5 lead times, latest last. */
+const expiryWarningHours = z
+  .string()
+  .default("72,24")
+  .transform((value, context) => {
+    const hours = value
+      .split(",")
+      .map((part) => part.trim())
+      .filter(Boolean)
+      .map(Number);
+    if (hours.length > 5 || hours.some((h) => !Number.isInteger(h) || h < 1 || h > 720)) {
+      context.addIssue({
+        code: "custom",
+        message: `expected up to 5 whole numbers of hours from 1 to 720 separated by commas, got "${value}"`,
+      });
+      return z.NEVER;
+    }
+    return [...new Set(hours)].sort((a, b) => b - a);
+  });
+
 const envSchema = z.object({
   APP_MODE: z.enum(["demo", "production"]).optional(),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
@@ -236,6 +256,11 @@ const envSchema = z.object({
     .default("vps-"),
   METRICS_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   TRAFFIC_ALLOWANCE_CAP_MB: z.coerce.number().int().min(1).optional(),
+  NOTIFY_EXPIRY_WARNING_HOURS: expiryWarningHours,
+  NOTIFY_DISABLE_AFTER_DAYS: z.coerce.number().int().min(1).max(30).default(5),
+  RATE_LIMIT_NOTIFICATION_SENDS: rateLimitSpec.prefault("30/10m"),
+  NOTIFY_TEST_ALLOW_LOOPBACK: z.enum(["0", "1"]).default("0"),
+  NOTIFY_TEST_RETRY_MS: z.coerce.number().int().min(10).max(60_000).optional(),
 });
 
 /** The settings' values when unset: the documentation quotes these, so it cannot drift from the code. */
@@ -485,6 +510,8 @@ export type AppConfig = {
     /** Deposit top-ups an account may create per window, whatever became of them (each is an address watched). */
     depositTopups: RateLimitSpec;
     hostOperations: RateLimitSpec;
+    /** Test sends and redeliveries of notifications, per account: each is a request to the customer's URL. */
+    notificationSends: RateLimitSpec;
   };
   /** Live dashboard sessions an account may hold; a sign-in past it revokes the oldest. */
   maxSessionsPerAccount: number;
@@ -499,6 +526,19 @@ export type AppConfig = {
   testClock: boolean;
   servers: ServerSettings;
   console: ConsoleSettings;
+  notifications: NotificationSettings;
+};
+
+/** Webhooks and push topics (lib/notifications). */
+export type NotificationSettings = {
+  /** Lead times of the expiry warnings, in hours, longest first. */
+  expiryWarningHours: number[];
+  /** An endpoint whose every attempt failed for this long is disabled. */
+  disableAfterDays: number;
+  /** Demo mode only, for tests: endpoints on loopback (127.0.0.0/8, ::1) are allowed. */
+  allowLoopback: boolean;
+  /** Demo mode only, for tests: every retry waits this long instead of the schedule. */
+  testRetryMs: number | undefined;
 };
 
 /** The serial console in the browser: its tickets and how long a session may last. */
@@ -666,6 +706,13 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
   if (mode === "production" && values.ENABLE_TEST_CLOCK === "1") {
     throw new ConfigError(["ENABLE_TEST_CLOCK: only allowed in demo mode"]);
   }
+  // Test-only switches that would weaken what a production deployment promises: refused outright there.
+  if (mode === "production" && values.NOTIFY_TEST_ALLOW_LOOPBACK === "1") {
+    throw new ConfigError(["NOTIFY_TEST_ALLOW_LOOPBACK: only allowed in demo mode (tests)"]);
+  }
+  if (mode === "production" && values.NOTIFY_TEST_RETRY_MS !== undefined) {
+    throw new ConfigError(["NOTIFY_TEST_RETRY_MS: only allowed in demo mode (tests)"]);
+  }
   const hypervisors = parseHypervisors(values.HYPERVISORS);
   if (hypervisors.some((host) => typeof host === "string")) throw new ConfigError(hypervisors as string[]);
   const hosts = hypervisors as HypervisorHost[];
@@ -713,6 +760,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       x402Attempts: values.RATE_LIMIT_X402_ATTEMPTS,
       depositTopups: values.RATE_LIMIT_DEPOSIT_TOPUPS,
       hostOperations: values.RATE_LIMIT_HOST_OPERATIONS,
+      notificationSends: values.RATE_LIMIT_NOTIFICATION_SENDS,
     },
     maxSessionsPerAccount: values.MAX_SESSIONS_PER_ACCOUNT,
     maxBodyBytes: values.MAX_BODY_BYTES,
@@ -809,6 +857,12 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       maxPerAccount: values.CONSOLE_MAX_PER_ACCOUNT,
       idleTimeoutSeconds: values.CONSOLE_IDLE_TIMEOUT_SECONDS,
       maxSeconds: values.CONSOLE_MAX_SECONDS,
+    },
+    notifications: {
+      expiryWarningHours: values.NOTIFY_EXPIRY_WARNING_HOURS,
+      disableAfterDays: values.NOTIFY_DISABLE_AFTER_DAYS,
+      allowLoopback: values.NOTIFY_TEST_ALLOW_LOOPBACK === "1",
+      testRetryMs: values.NOTIFY_TEST_RETRY_MS,
     },
   };
 }

@@ -10,11 +10,13 @@ import {
   primaryKey,
   text,
   timestamp,
+  unique,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 import type { Server } from "../api/schemas/servers";
 import type { Coin, Cycle } from "../catalog/catalog";
 import type { LedgerKind } from "../ledger/ledger";
+import type { DeliveryState, EndpointKind, EventType } from "../notifications/types";
 import type { JobKind } from "../servers/jobs";
 import type { PowerAction, PowerState } from "../servers/provisioner";
 import type { RescueState } from "../servers/rescue";
@@ -556,4 +558,121 @@ export const consoleSessions = pgTable(
     index("console_sessions_account_open_idx").on(table.accountId).where(sql`${table.closedAt} IS NULL`),
     index("console_sessions_server_idx").on(table.serverId),
   ],
+);
+
+/**
+ * Where an account's notifications go (lib/notifications): a webhook signed after the Standard Webhooks
+ * specification (its secret sealed with ENCRYPTION_KEY; during a rotation the previous one signs too, until
+ * `previous_secret_expires_at`), or an ntfy topic (its optional access token sealed the same way).
+ */
+export const notificationEndpoints = pgTable(
+  "notification_endpoints",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    kind: text("kind").$type<EndpointKind>().notNull(),
+    url: text("url").notNull(),
+    description: text("description"),
+    eventTypes: text("event_types").array().$type<EventType[]>().notNull(),
+    secretEnc: text("secret_enc"),
+    previousSecretEnc: text("previous_secret_enc"),
+    previousSecretExpiresAt: timestamp("previous_secret_expires_at", { withTimezone: true, mode: "date" }),
+    enabled: boolean("enabled").notNull().default(true),
+    disabledAt: timestamp("disabled_at", { withTimezone: true, mode: "date" }),
+    disabledReason: text("disabled_reason"),
+    /** The first failed attempt since the last success: an endpoint failing for days is disabled. */
+    failingSince: timestamp("failing_since", { withTimezone: true, mode: "date" }),
+    lastSuccessAt: timestamp("last_success_at", { withTimezone: true, mode: "date" }),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (table) => [
+    index("notification_endpoints_account_idx").on(table.accountId),
+    check("notification_endpoints_kind_check", sql`${table.kind} IN ('webhook', 'ntfy')`),
+  ],
+);
+
+/**
+ * The outbox: one row per fact, written in the transaction that made the change it announces (only when an
+ * endpoint of the account listens). `fact_key` names the fact, so it is announced once however often the code
+ * that records it runs; `payload` is the JSON body every delivery and retry sends unchanged, under the
+ * `webhook-id` `public_id`.
+ */
+export const notificationEvents = pgTable(
+  "notification_events",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    publicId: text("public_id").notNull().unique(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    type: text("type").$type<EventType | "webhook.test">().notNull(),
+    factKey: text("fact_key").unique(),
+    payload: text("payload").notNull(),
+    occurredAt: timestamp("occurred_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (table) => [
+    index("notification_events_account_idx").on(table.accountId, table.id),
+    index("notification_events_occurred_idx").on(table.occurredAt),
+  ],
+);
+
+/**
+ * One event for one endpoint. A worker takes a due one with SKIP LOCKED and marks it `sending` with
+ * `next_attempt_at` as its lease (a worker that died is replaced once it passes), sends with no transaction
+ * open, and writes the outcome: delivered, due again later (the retry schedule), or failed.
+ */
+export const notificationDeliveries = pgTable(
+  "notification_deliveries",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => notificationEvents.id, { onDelete: "cascade" }),
+    endpointId: integer("endpoint_id")
+      .notNull()
+      .references(() => notificationEndpoints.id, { onDelete: "cascade" }),
+    state: text("state").$type<DeliveryState>().notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true, mode: "date" }),
+    /** The next attempt was asked for by its owner (a redelivery): it is made once, without retries. */
+    manual: boolean("manual").notNull().default(false),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+    deliveredAt: timestamp("delivered_at", { withTimezone: true, mode: "date" }),
+    failureReason: text("failure_reason"),
+  },
+  (table) => [
+    unique("notification_deliveries_event_endpoint_unique").on(table.eventId, table.endpointId),
+    index("notification_deliveries_due_idx")
+      .on(table.nextAttemptAt)
+      .where(sql`state IN ('pending', 'sending')`),
+    index("notification_deliveries_endpoint_idx").on(table.endpointId, table.id),
+    check(
+      "notification_deliveries_state_check",
+      sql`${table.state} IN ('pending', 'sending', 'delivered', 'failed')`,
+    ),
+  ],
+);
+
+/** Every attempt at a delivery: when it was due and when it went, how long it took and what came back. */
+export const notificationAttempts = pgTable(
+  "notification_attempts",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    deliveryId: integer("delivery_id")
+      .notNull()
+      .references(() => notificationDeliveries.id, { onDelete: "cascade" }),
+    number: integer("number").notNull(),
+    manual: boolean("manual").notNull(),
+    queuedAt: timestamp("queued_at", { withTimezone: true, mode: "date" }).notNull(),
+    sentAt: timestamp("sent_at", { withTimezone: true, mode: "date" }).notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    responseStatus: integer("response_status"),
+    error: text("error"),
+    /** The first bytes of the answer (RESPONSE_EXCERPT_BYTES), never more. */
+    responseExcerpt: text("response_excerpt"),
+    succeeded: boolean("succeeded").notNull(),
+  },
+  (table) => [index("notification_attempts_delivery_idx").on(table.deliveryId, table.id)],
 );

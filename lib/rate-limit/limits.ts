@@ -28,6 +28,8 @@ type Limiters = {
   x402Attempts: RateLimiter;
   /** Power actions, password changes and reinstalls, per account: each runs virsh and openssl on a host. */
   hostOperations: RateLimiter;
+  /** Test sends and redeliveries of notifications, per account: each is a request to a URL it chose. */
+  notificationSends: RateLimiter;
 };
 
 /**
@@ -53,6 +55,7 @@ export function limiters(): Limiters {
       walletRpc: make("wallet-rpc", rateLimits.walletRpc, "open"),
       x402Attempts: make("x402-attempts", rateLimits.x402Attempts, "closed"),
       hostOperations: make("host-operations", rateLimits.hostOperations, "closed"),
+      notificationSends: make("notification-sends", rateLimits.notificationSends, "closed"),
     };
   });
 }

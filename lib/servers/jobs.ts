@@ -5,6 +5,7 @@ import { config } from "@/lib/config/env";
 import { type Database, db } from "@/lib/db/client";
 import { accounts, serverJobs, servers, snapshots } from "@/lib/db/schema";
 import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
+import { recordBuildDone, recordBuildFailed } from "@/lib/notifications/facts";
 import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
@@ -200,6 +201,7 @@ async function markBuilt(tx: Tx, job: Job, row: ServerRow, changes: Partial<Serv
     })
     .where(eq(servers.id, row.id));
   await finish(tx, job, "done");
+  await recordBuildDone(tx, job);
 }
 
 /**
@@ -361,6 +363,7 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
         rootPasswordEnc: null,
       })
       .where(eq(servers.id, row.id));
+    await recordBuildFailed(tx, job, reason, row.priceCents);
     if (!provisioner().simulated) await enqueueJob(tx, row.id, "destroy");
   });
 }

@@ -6,6 +6,7 @@ import { config } from "@/lib/config/env";
 import { type Database, db } from "@/lib/db/client";
 import { accounts, serverJobs, servers, snapshots } from "@/lib/db/schema";
 import type { Tx } from "@/lib/ledger/ledger";
+import { recordServerSuspended } from "@/lib/notifications/facts";
 import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
 import { enqueueJob, runDueJobs, unfinishedJobServers } from "./jobs";
@@ -97,6 +98,7 @@ async function handleExpiries(database: Database, clock: () => Date, rest: () =>
           .set({ status: "suspended", suspendedAt: current, powerState: "stopped" })
           .where(eq(servers.id, row.id));
         await enqueueJob(tx, row.id, "power", { action: "stop" });
+        await recordServerSuspended(tx, row.id);
       } else if (row.expiresAt.getTime() + graceMs <= current.getTime()) {
         await terminateInTx(tx, row, clock(), { keepLastDisk: true });
       }

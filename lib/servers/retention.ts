@@ -12,6 +12,7 @@ import { reserveOnHost } from "./placement";
 import type { ServerRow } from "./present";
 import { type BuildSpec, provisioner, reserveForwardedPort } from "./provisioner";
 import { NOT_IN_RESCUE } from "./rescue";
+import { recordBuildFailed } from "@/lib/notifications/facts";
 
 /**
  * A server terminated because its period lapsed keeps its last disk for EXPIRED_SERVER_RETENTION_DAYS, as a
@@ -194,5 +195,6 @@ export async function endFailedRevival(tx: Tx, job: Job, reason: string): Promis
       statusReason: `Bringing the server back failed after ${job.attempts} attempts (${reason}); the renewal was refunded.${until}`,
     })
     .where(eq(servers.id, row.id));
+  await recordBuildFailed(tx, job, reason, row.priceCents);
   await enqueueJob(tx, row.id, "destroy");
 }

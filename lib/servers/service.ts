@@ -12,6 +12,7 @@ import { type Database, db } from "@/lib/db/client";
 import { accounts, servers } from "@/lib/db/schema";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
 import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
+import { recordServerResumed, recordServerTerminated } from "@/lib/notifications/facts";
 import { centsToUsd, formatUsd } from "@/lib/util/cents";
 import { now } from "@/lib/util/clock";
 import { addCycle } from "./cycle";
@@ -277,6 +278,7 @@ export async function renewInTx(tx: Tx, row: ServerRow, current: Date = now()): 
     .returning();
   if (!renewed) throw new Error("server update returned no row");
   if (row.status === "suspended") await enqueueJob(tx, row.id, "power", { action: "start" });
+  if (row.status === "suspended") await recordServerResumed(tx, renewed, row.suspendedAt);
   return renewed;
 }
 
@@ -376,5 +378,6 @@ export async function terminateInTx(
     .returning();
   if (!updated) throw new Error("server update returned no row");
   await enqueueJob(tx, row.id, "destroy");
+  await recordServerTerminated(tx, updated, options.keepLastDisk === true);
   return updated;
 }

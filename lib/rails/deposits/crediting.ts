@@ -5,6 +5,7 @@ import { config } from "@/lib/config/env";
 import { type Database, db } from "@/lib/db/client";
 import { depositPayments, topups } from "@/lib/db/schema";
 import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
+import { recordPaymentsSeen, recordTopupCredited } from "@/lib/notifications/facts";
 import { rateSource } from "@/lib/rails/rates";
 import { isDepositCoin } from "@/lib/rails/registry";
 import { creditPayments, type PaymentCredit, rateFromE8, rateToE8 } from "@/lib/topups/amounts";
@@ -64,7 +65,11 @@ export function watchedTopups() {
 export async function observePayments(network: string, payments: ObservedPayment[]): Promise<number[]> {
   if (payments.length === 0) return [];
   const database = await db();
-  const touched = await database
+  return database.transaction((tx) => storePayments(tx, network, payments));
+}
+
+async function storePayments(tx: Tx, network: string, payments: ObservedPayment[]): Promise<number[]> {
+  const touched = await tx
     .insert(depositPayments)
     .values(
       payments.map((payment) => ({
@@ -91,7 +96,8 @@ export async function observePayments(network: string, payments: ObservedPayment
         AND ${depositPayments.blockHash} IS DISTINCT FROM excluded.block_hash)
         OR ${depositPayments.droppedAt} IS NOT NULL`,
     })
-    .returning({ topupId: depositPayments.topupId });
+    .returning({ id: depositPayments.id, topupId: depositPayments.topupId });
+  await recordPaymentsSeen(tx, touched);
   return [...new Set(touched.map((row) => row.topupId))];
 }
 
@@ -352,6 +358,7 @@ async function settleInTx(
       .set({ creditedCents, status, closedAt: status !== row.status ? at : row.closedAt })
       .where(eq(topups.id, topupId));
   }
+  await recordTopupCredited(tx, topupId, creditCents, row.status);
 }
 
 /** The coin's market rate now, or null (logged when the reason changes) when the source has none. */
@@ -516,5 +523,6 @@ export async function creditSettledPayment(
     kind: "topup",
     reference: input.reference,
   });
+  await recordTopupCredited(tx, topup.id, input.topup.amountCents, "pending");
   return topup.id;
 }

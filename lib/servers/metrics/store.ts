@@ -4,6 +4,7 @@ import { TRAFFIC_POLICY } from "@/lib/catalog/catalog";
 import type { Database } from "@/lib/db/client";
 import { serverMetricState, serverMetrics, serverTraffic } from "@/lib/db/schema";
 import type { Tx } from "@/lib/ledger/ledger";
+import { recordTrafficThresholds } from "@/lib/notifications/facts";
 import { type Usage, usageSince } from "./counters";
 import type { DomainReading } from "./domstats";
 import { allowanceBytes, levelsReached, type Period, trafficPeriod } from "./periods";
@@ -216,6 +217,7 @@ export async function recordReadings(database: Database, input: RecordInput): Pr
           },
         });
     }
+    await recordTrafficThresholds(tx, traffic, at);
     return changes;
   });
 }

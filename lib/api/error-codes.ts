@@ -131,6 +131,25 @@ export const ERROR_CODES = {
   not_found: { status: 404, message: "No such resource." },
   method_not_allowed: { status: 405, message: "This method is not supported here." },
   rate_limited: { status: 429, message: "Too many requests." },
+  // Notifications
+  invalid_webhook_url: { status: 400, message: "Send url as an absolute https URL (http in demo mode)." },
+  webhook_url_refused: {
+    status: 400,
+    message: "The URL's host is not a public address (loopback, private, link-local or metadata).",
+  },
+  invalid_kind: { status: 400, message: "Send kind as webhook or ntfy." },
+  invalid_events: { status: 400, message: "Send events as a list of event types." },
+  invalid_description: { status: 400, message: "Send description as at most 200 characters." },
+  invalid_enabled: { status: 400, message: "Send enabled as true or false." },
+  invalid_ntfy_token: { status: 400, message: "Send ntfy_token as 1 to 200 printable ASCII characters." },
+  invalid_previous_valid_hours: { status: 400, message: "Send previous_valid_hours as 0 to 168." },
+  webhook_limit_reached: {
+    status: 409,
+    message: "The account has as many webhooks and push topics as it may.",
+  },
+  webhook_disabled: { status: 409, message: "The webhook is turned off: turn it on first." },
+  not_a_webhook: { status: 409, message: "This is an ntfy topic: it has no signing secret." },
+  delivery_in_progress: { status: 409, message: "An attempt at this delivery is under way." },
   // Consoles
   server_stopped: { status: 409, message: "The server is stopped: start it, then open its console." },
   too_many_consoles: { status: 429, message: "The account has as many consoles open as it may." },

@@ -63,6 +63,10 @@ describe("pruning rows past their retention (the real schema)", () => {
     const keys = await db.select({ key: idempotencyKeys.key }).from(idempotencyKeys);
     expect(keys.map((row) => row.key)).toEqual(["an hour old"]);
 
-    expect(await pruneExpiredRows(db, clock, async () => undefined)).toEqual({ jobs: 0, idempotencyKeys: 0, notificationEvents: 0 });
+    expect(await pruneExpiredRows(db, clock, async () => undefined)).toEqual({
+      jobs: 0,
+      idempotencyKeys: 0,
+      notificationEvents: 0,
+    });
   });
 });

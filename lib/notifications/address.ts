@@ -58,7 +58,8 @@ export function literalAddress(url: URL): string | undefined {
  * not a forbidden address literal.
  */
 export function checkUrl(text: string, policy: UrlPolicy): { url: URL } | { problem: string } {
-  if (text.length > MAX_URL_LENGTH) return { problem: `The URL is longer than ${MAX_URL_LENGTH} characters.` };
+  if (text.length > MAX_URL_LENGTH)
+    return { problem: `The URL is longer than ${MAX_URL_LENGTH} characters.` };
   let url: URL;
   try {
     url = new URL(text);
@@ -72,7 +73,9 @@ export function checkUrl(text: string, policy: UrlPolicy): { url: URL } | { prob
     return { problem: "Only https URLs are accepted." };
   }
   if (url.username || url.password) {
-    return { problem: "A URL with a user name or password is not accepted; use the signature to authenticate." };
+    return {
+      problem: "A URL with a user name or password is not accepted; use the signature to authenticate.",
+    };
   }
   if (url.hash) return { problem: "A URL with a fragment (#…) is not accepted." };
   if (!url.hostname) return { problem: "The URL has no host." };

@@ -22,7 +22,11 @@ export function signingSecrets(endpoint: EndpointRow, at: Date): string[] {
   const key = config().encryptionKey;
   const purpose = secretPurpose(endpoint.id);
   const secrets = endpoint.secretEnc ? [unseal(key, purpose, endpoint.secretEnc)] : [];
-  if (endpoint.previousSecretEnc && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > at) {
+  if (
+    endpoint.previousSecretEnc &&
+    endpoint.previousSecretExpiresAt &&
+    endpoint.previousSecretExpiresAt > at
+  ) {
     secrets.push(unseal(key, purpose, endpoint.previousSecretEnc));
   }
   return secrets;
@@ -40,5 +44,10 @@ export async function turnOff(tx: Tx, endpointId: number, at: Date, reason: stri
   await tx
     .update(notificationDeliveries)
     .set({ state: "failed", nextAttemptAt: null, failureReason: reason, manual: false })
-    .where(and(eq(notificationDeliveries.endpointId, endpointId), sql`${notificationDeliveries.state} = 'pending'`));
+    .where(
+      and(
+        eq(notificationDeliveries.endpointId, endpointId),
+        sql`${notificationDeliveries.state} = 'pending'`,
+      ),
+    );
 }

@@ -3,7 +3,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { EventServer } from "@/lib/api/schemas/events";
 import { TRAFFIC_POLICY } from "@/lib/catalog/catalog";
 import { config } from "@/lib/config/env";
-import { accounts, consoleSessions, depositPayments, servers, snapshots, topups } from "@/lib/db/schema";
+import { accounts, type consoleSessions, depositPayments, servers, snapshots, topups } from "@/lib/db/schema";
 import type { Tx } from "@/lib/ledger/ledger";
 import type { Job } from "@/lib/servers/jobs";
 import type { TrafficRow } from "@/lib/servers/metrics/store";
@@ -152,7 +152,12 @@ export async function recordServerResumed(tx: Tx, row: ServerRow, suspendedAt: D
 }
 
 /** A build (an order's, or a revival's) failed for good and `refundCents` were refunded. */
-export async function recordBuildFailed(tx: Tx, job: Job, reason: string, refundCents: number): Promise<void> {
+export async function recordBuildFailed(
+  tx: Tx,
+  job: Job,
+  reason: string,
+  refundCents: number,
+): Promise<void> {
   const row = await serverById(tx, job.serverId);
   if (!row) return;
   await recordEvent(tx, {
@@ -263,7 +268,12 @@ export async function recordRescueChange(
   if (!row || (type === "rescue.entered") !== (row.rescueState === "active")) return;
   const factKey = `${type}:job:${job.id}`;
   if (type === "rescue.left") {
-    await recordEvent(tx, { accountId: row.accountId, type, factKey, data: () => ({ server: eventServer(row) }) });
+    await recordEvent(tx, {
+      accountId: row.accountId,
+      type,
+      factKey,
+      data: () => ({ server: eventServer(row) }),
+    });
     return;
   }
   await recordEvent(tx, {
@@ -275,7 +285,10 @@ export async function recordRescueChange(
 }
 
 /** A console session was opened (its ticket redeemed). */
-export async function recordConsoleOpened(tx: Tx, session: typeof consoleSessions.$inferSelect): Promise<void> {
+export async function recordConsoleOpened(
+  tx: Tx,
+  session: typeof consoleSessions.$inferSelect,
+): Promise<void> {
   const row = await serverById(tx, session.serverId);
   if (!row) return;
   await recordEvent(tx, {

@@ -11,7 +11,8 @@ type Data = Record<string, unknown> & {
 };
 
 const money = (value: unknown) => `$${Number(value ?? 0).toFixed(2)}`;
-const day = (value: unknown) => (typeof value === "string" ? `${value.slice(0, 16).replace("T", " ")} UTC` : "");
+const day = (value: unknown) =>
+  typeof value === "string" ? `${value.slice(0, 16).replace("T", " ")} UTC` : "";
 /** Header-safe: printable ASCII only. */
 const ascii = (text: string) => text.replace(/[^\x20-\x7e]/g, "?").slice(0, 200);
 
@@ -78,9 +79,19 @@ export function pushFor(type: string, data: Data): Push {
         priority: 4,
       };
     case "snapshot.taken":
-      return { title: ascii(`Snapshot of ${name} taken`), message: "The snapshot is ready.", tags: ["camera"], priority: 2 };
+      return {
+        title: ascii(`Snapshot of ${name} taken`),
+        message: "The snapshot is ready.",
+        tags: ["camera"],
+        priority: 2,
+      };
     case "snapshot.restored":
-      return { title: ascii(`${name} restored`), message: "It runs on the snapshot's disk.", tags: ["rewind"], priority: 3 };
+      return {
+        title: ascii(`${name} restored`),
+        message: "It runs on the snapshot's disk.",
+        tags: ["rewind"],
+        priority: 3,
+      };
     case "snapshot.failed":
       return {
         title: ascii(`${data.operation === "restore" ? "Restore" : "Snapshot"} of ${name} failed`),
@@ -89,9 +100,19 @@ export function pushFor(type: string, data: Data): Push {
         priority: 4,
       };
     case "rescue.entered":
-      return { title: ascii(`${name} is in rescue mode`), message: "The rescue system runs.", tags: ["sos"], priority: 3 };
+      return {
+        title: ascii(`${name} is in rescue mode`),
+        message: "The rescue system runs.",
+        tags: ["sos"],
+        priority: 3,
+      };
     case "rescue.left":
-      return { title: ascii(`${name} left rescue mode`), message: "Its own system runs again.", tags: ["sos"], priority: 3 };
+      return {
+        title: ascii(`${name} left rescue mode`),
+        message: "Its own system runs again.",
+        tags: ["sos"],
+        priority: 3,
+      };
     case "console.opened":
       return {
         title: ascii(`Console of ${name} opened`),
@@ -110,6 +131,11 @@ export function pushFor(type: string, data: Data): Push {
         priority: 3,
       };
     default:
-      return { title: "Test notification", message: String(data.message ?? "A test."), tags: ["bell"], priority: 3 };
+      return {
+        title: "Test notification",
+        message: String(data.message ?? "A test."),
+        tags: ["bell"],
+        priority: 3,
+      };
   }
 }

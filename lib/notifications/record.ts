@@ -38,7 +38,10 @@ export type NewEvent<T extends EventType> = {
  * takes its type, due at once. Nothing is written when no endpoint listens. Returns the event's row id, or
  * undefined when nothing was recorded.
  */
-export async function recordEvent<T extends EventType>(tx: Tx, event: NewEvent<T>): Promise<number | undefined> {
+export async function recordEvent<T extends EventType>(
+  tx: Tx,
+  event: NewEvent<T>,
+): Promise<number | undefined> {
   const listening = await tx
     .select({ id: notificationEndpoints.id })
     .from(notificationEndpoints)

@@ -7,7 +7,13 @@ import { centsToUsd } from "@/lib/util/cents";
 import { now } from "@/lib/util/clock";
 import { eventServer } from "./facts";
 import { listensTo, recordEvent } from "./record";
-import { BALANCE_WINDOW_DAYS, type Renewal, renewalShortfall, warningStage, wontRenewBecause } from "./warnings";
+import {
+  BALANCE_WINDOW_DAYS,
+  type Renewal,
+  renewalShortfall,
+  warningStage,
+  wontRenewBecause,
+} from "./warnings";
 
 /** Servers looked at per pass by each scan (the soonest first). */
 const BATCH = 500;
@@ -51,7 +57,9 @@ async function warnExpiring(database: Database, at: Date): Promise<void> {
   const due = rows.flatMap(({ server, balanceCents }) => {
     const why = wontRenewBecause(server.autoRenew, balanceCents, server.priceCents);
     const stage = warningStage(server.expiresAt.getTime() - at.getTime(), leads);
-    return why && stage ? [{ server, balanceCents, why, stage, key: expiringFactKey(server.id, server.expiresAt, stage) }] : [];
+    return why && stage
+      ? [{ server, balanceCents, why, stage, key: expiringFactKey(server.id, server.expiresAt, stage) }]
+      : [];
   });
   const known = await recordedKeys(
     database,

@@ -48,7 +48,9 @@ export async function resolveTarget(
   const literal = literalAddress(url);
   if (literal) {
     const refusal = addressRefusal(literal, policy);
-    return refusal ? { refused: refusal } : { target: { address: literal, family: isIP(literal) === 6 ? 6 : 4 } };
+    return refusal
+      ? { refused: refusal }
+      : { target: { address: literal, family: isIP(literal) === 6 ? 6 : 4 } };
   }
   const host = url.hostname;
   let addresses: ResolvedAddress[];

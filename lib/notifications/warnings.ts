@@ -15,7 +15,8 @@ export const BALANCE_WINDOW_DAYS = 7;
 export function warningStage(remainingMs: number, leadHours: readonly number[]): number | undefined {
   if (remainingMs <= 0) return undefined;
   let stage: number | undefined;
-  for (const hours of leadHours) if (remainingMs <= hours * 3_600_000) stage = stage === undefined ? hours : Math.min(stage, hours);
+  for (const hours of leadHours)
+    if (remainingMs <= hours * 3_600_000) stage = stage === undefined ? hours : Math.min(stage, hours);
   return stage;
 }
 
@@ -26,7 +27,8 @@ export function wontRenewBecause(
   priceCents: number,
 ): "auto_renew_off" | "balance_short" | undefined {
   if (!autoRenew) return "auto_renew_off";
-  return balanceCents < priceCents ? "balance_short" : undefined;
+  if (balanceCents < priceCents) return "balance_short";
+  return undefined;
 }
 
 export type Renewal = { serverId: number; expiresAt: Date; priceCents: number };
@@ -40,7 +42,9 @@ export function renewalShortfall(
   balanceCents: number,
   renewals: Renewal[],
 ): { first: Renewal; neededCents: number } | undefined {
-  const ordered = [...renewals].sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || a.serverId - b.serverId);
+  const ordered = [...renewals].sort(
+    (a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || a.serverId - b.serverId,
+  );
   const neededCents = ordered.reduce((sum, renewal) => sum + renewal.priceCents, 0);
   let running = 0;
   for (const renewal of ordered) {

@@ -14,8 +14,8 @@ import { processWide } from "@/lib/util/process-wide";
 import { unseal } from "@/lib/util/seal";
 import { type EndpointRow, secretPurpose, signingSecrets, turnOff, urlPolicy } from "./endpoint-state";
 import { pushFor } from "./ntfy";
-import { signatureHeaders } from "./signing";
 import { describeSpan, MAX_ATTEMPTS, nextAttemptAt, RETRY_SPAN_SECONDS, shouldDisable } from "./schedule";
+import { signatureHeaders } from "./signing";
 import { type Resolver, type SendOutcome, type SendRequest, send } from "./transport";
 
 /** Deliveries one instance sends at once. */
@@ -44,7 +44,11 @@ export type TakenDelivery = {
  * `next_attempt_at` moves to when it ends), then commits: the requests that follow run with no transaction
  * open. Deliveries of an instance that died while sending are due again once their lease has passed.
  */
-export async function takeDueDeliveries(database: Database, limit: number, at: Date): Promise<TakenDelivery[]> {
+export async function takeDueDeliveries(
+  database: Database,
+  limit: number,
+  at: Date,
+): Promise<TakenDelivery[]> {
   return database.transaction(async (tx) => {
     const due = await tx
       .select({
@@ -109,7 +113,9 @@ export function requestFor(taken: TakenDelivery, sentAt: Date): SendRequest {
   const url = new URL(endpoint.url);
   if (endpoint.kind === "ntfy") {
     const push = pushFor(event.type, (JSON.parse(event.payload) as { data: Record<string, unknown> }).data);
-    const token = endpoint.secretEnc ? unseal(config().encryptionKey, secretPurpose(endpoint.id), endpoint.secretEnc) : null;
+    const token = endpoint.secretEnc
+      ? unseal(config().encryptionKey, secretPurpose(endpoint.id), endpoint.secretEnc)
+      : null;
     return {
       url,
       headers: {
@@ -153,7 +159,8 @@ export async function attemptDelivery(
   return outcome;
 }
 
-const succeeded = (outcome: SendOutcome) => outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+const succeeded = (outcome: SendOutcome) =>
+  outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
 
 /**
  * Writes an attempt and its consequences in one transaction: the delivery is delivered, due again on the
@@ -229,7 +236,13 @@ async function recordOutcome(database: Database, taken: TakenDelivery, outcome: 
   });
 }
 
-type WorkerState = { inFlight: number; running: boolean; again: boolean; stopping: boolean; idle: () => void };
+type WorkerState = {
+  inFlight: number;
+  running: boolean;
+  again: boolean;
+  stopping: boolean;
+  idle: () => void;
+};
 
 const state = () =>
   processWide<WorkerState>("notifications.worker", () => ({

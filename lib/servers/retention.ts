@@ -4,6 +4,7 @@ import { conflict } from "@/lib/api/errors";
 import { config } from "@/lib/config/env";
 import { servers, snapshots } from "@/lib/db/schema";
 import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
+import { recordBuildFailed } from "@/lib/notifications/facts";
 import { now } from "@/lib/util/clock";
 import { addCycle } from "./cycle";
 import { refuseWhileBusy } from "./host-operations";
@@ -12,7 +13,6 @@ import { reserveOnHost } from "./placement";
 import type { ServerRow } from "./present";
 import { type BuildSpec, provisioner, reserveForwardedPort } from "./provisioner";
 import { NOT_IN_RESCUE } from "./rescue";
-import { recordBuildFailed } from "@/lib/notifications/facts";
 
 /**
  * A server terminated because its period lapsed keeps its last disk for EXPIRED_SERVER_RETENTION_DAYS, as a

@@ -88,9 +88,12 @@ export const EVENT_SCHEMAS = {
   }),
   "server.expiring": eventSchema("server.expiring", "ServerExpiringEvent", {
     expires_at: timestamp(),
-    lead_hours: z.int().meta({ description: "The warning's lead time (NOTIFY_EXPIRY_WARNING_HOURS).", example: 72 }),
+    lead_hours: z
+      .int()
+      .meta({ description: "The warning's lead time (NOTIFY_EXPIRY_WARNING_HOURS).", example: 72 }),
     why: z.enum(["auto_renew_off", "balance_short"]).meta({
-      description: "Why it will not renew by itself: automatic renewal is off, or the balance does not cover it.",
+      description:
+        "Why it will not renew by itself: automatic renewal is off, or the balance does not cover it.",
     }),
     price_usd: usd("Price of one more period."),
     balance_usd: usd("The balance now."),
@@ -105,9 +108,9 @@ export const EVENT_SCHEMAS = {
     reason: z.enum(["owner", "lapsed"]).meta({
       description: "`owner`: terminated on request. `lapsed`: its period ended unpaid past the grace days.",
     }),
-    disk_kept_until: timestamp()
-      .nullable()
-      .meta({ description: "A lapsed server's last disk is kept until then; renewing before brings it back." }),
+    disk_kept_until: timestamp().nullable().meta({
+      description: "A lapsed server's last disk is kept until then; renewing before brings it back.",
+    }),
     server: EventServerSchema,
   }),
   "account.balance_low": eventSchema("account.balance_low", "AccountBalanceLowEvent", {
@@ -117,7 +120,9 @@ export const EVENT_SCHEMAS = {
     window_days: z.literal(7),
     renewals: z
       .array(z.object({ server: EventServerSchema, price_usd: z.number(), renews_at: timestamp() }))
-      .meta({ description: "Servers with automatic renewal whose period ends in the window, soonest first." }),
+      .meta({
+        description: "Servers with automatic renewal whose period ends in the window, soonest first.",
+      }),
   }),
   "snapshot.taken": eventSchema("snapshot.taken", "SnapshotTakenEvent", {
     snapshot: EventSnapshotSchema,
@@ -134,7 +139,10 @@ export const EVENT_SCHEMAS = {
     server: EventServerSchema,
   }),
   "rescue.entered": eventSchema("rescue.entered", "RescueEnteredEvent", {
-    host_key_fingerprint: z.string().nullable().meta({ description: "The rescue system's own SSH host key." }),
+    host_key_fingerprint: z
+      .string()
+      .nullable()
+      .meta({ description: "The rescue system's own SSH host key." }),
     server: EventServerSchema,
   }),
   "rescue.left": eventSchema("rescue.left", "RescueLeftEvent", { server: EventServerSchema }),

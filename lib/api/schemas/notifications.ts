@@ -29,11 +29,12 @@ export const WebhookSchema = z
     enabled: z.boolean().meta({ description: "False when turned off, or disabled after failing for days." }),
     disabled_at: timestamp().nullable(),
     disabled_reason: z.string().nullable().meta({
-      description: "Why it is off: turned off by its owner, or every delivery failed for days (and since when).",
+      description:
+        "Why it is off: turned off by its owner, or every delivery failed for days (and since when).",
     }),
-    failing_since: timestamp()
-      .nullable()
-      .meta({ description: "The first failed attempt since the last success; null while deliveries succeed." }),
+    failing_since: timestamp().nullable().meta({
+      description: "The first failed attempt since the last success; null while deliveries succeed.",
+    }),
     last_success_at: timestamp().nullable(),
     has_token: z.boolean().meta({ description: "ntfy: an access token is set (it is never shown)." }),
     previous_secret_expires_at: timestamp()
@@ -44,12 +45,15 @@ export const WebhookSchema = z
   .meta({ id: "Webhook", description: "A notification endpoint: a signed webhook or an ntfy push topic." });
 
 export const WebhookCreatedSchema = WebhookSchema.extend({
-  secret: z.string().nullable().meta({
-    description:
-      "The signing secret (`whsec_` + base64), shown only in this response; null for ntfy topics. Verify " +
-      "deliveries with it (any Standard Webhooks library).",
-    example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-  }),
+  secret: z
+    .string()
+    .nullable()
+    .meta({
+      description:
+        "The signing secret (`whsec_` + base64), shown only in this response; null for ntfy topics. Verify " +
+        "deliveries with it (any Standard Webhooks library).",
+      example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    }),
 }).meta({ id: "WebhookCreated" });
 
 export const WebhookListSchema = z
@@ -58,10 +62,9 @@ export const WebhookListSchema = z
 
 export const CreateWebhookRequestSchema = z
   .strictObject({
-    url: z
-      .string()
-      .max(MAX_URL_LENGTH)
-      .meta({ description: "Where to send: https in production; never a private, loopback or link-local address." }),
+    url: z.string().max(MAX_URL_LENGTH).meta({
+      description: "Where to send: https in production; never a private, loopback or link-local address.",
+    }),
     kind: z.enum(["webhook", "ntfy"]).default("webhook"),
     events: eventList.optional().meta({ description: "The event types to send; all of them when left out." }),
     description: z.string().trim().max(200).optional(),
@@ -79,7 +82,8 @@ export const UpdateWebhookRequestSchema = z
     events: eventList.optional(),
     description: z.string().trim().max(200).nullable().optional(),
     enabled: z.boolean().optional().meta({
-      description: "false turns it off (queued deliveries fail); true turns it on again, also after it was disabled.",
+      description:
+        "false turns it off (queued deliveries fail); true turns it on again, also after it was disabled.",
     }),
     ntfy_token: z
       .string()
@@ -107,12 +111,18 @@ export const AttemptSchema = z
     queued_at: timestamp().meta({ description: "When this attempt was due." }),
     sent_at: timestamp().meta({ description: "When it was actually sent." }),
     duration_ms: z.int(),
-    response_status: z.int().nullable().meta({ description: "The receiver's HTTP status; null without an answer." }),
+    response_status: z
+      .int()
+      .nullable()
+      .meta({ description: "The receiver's HTTP status; null without an answer." }),
     error: z
       .string()
       .nullable()
       .meta({ description: "Why there was no answer (timeout, refused address, connection refused...)." }),
-    response_excerpt: z.string().nullable().meta({ description: "The first 256 bytes of the answer at most." }),
+    response_excerpt: z
+      .string()
+      .nullable()
+      .meta({ description: "The first 256 bytes of the answer at most." }),
     succeeded: z.boolean().meta({ description: "2xx; anything else (3xx redirects included) failed." }),
   })
   .meta({ id: "DeliveryAttempt" });
@@ -121,7 +131,10 @@ export const DeliverySchema = z
   .object({
     id: z.int(),
     event: z.object({
-      id: z.string().meta({ description: "The `webhook-id`: the same on every retry.", example: "evt_2m9q4xw3c8r5tz6yb1dqe3k7" }),
+      id: z.string().meta({
+        description: "The `webhook-id`: the same on every retry.",
+        example: "evt_2m9q4xw3c8r5tz6yb1dqe3k7",
+      }),
       type: z.string(),
       timestamp: timestamp(),
       data: z.record(z.string(), z.unknown()).meta({ description: "The event's data, as sent." }),
@@ -140,14 +153,18 @@ export const DeliverySchema = z
   .meta({ id: "Delivery" });
 
 export const DeliveryListSchema = z
-  .object({ deliveries: z.array(DeliverySchema).meta({ description: "Newest first." }), next_cursor: nextCursorField() })
+  .object({
+    deliveries: z.array(DeliverySchema).meta({ description: "Newest first." }),
+    next_cursor: nextCursorField(),
+  })
   .meta({ id: "DeliveryList" });
 
 export const ExpiryWarningsSchema = z
   .object({
     expires_at: timestamp(),
     renews_itself: z.boolean().meta({
-      description: "Automatic renewal is on and the balance covers it now: no warning is due unless that changes.",
+      description:
+        "Automatic renewal is on and the balance covers it now: no warning is due unless that changes.",
     }),
     channels: z.int().meta({ description: "Enabled endpoints that receive `server.expiring`." }),
     warnings: z.array(

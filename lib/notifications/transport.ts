@@ -122,6 +122,7 @@ export async function send(
   request: SendRequest,
   policy: UrlPolicy,
   resolver?: Resolver,
+  timeoutMs = SEND_TIMEOUT_MS,
 ): Promise<SendOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -173,9 +174,9 @@ export async function send(
       },
     );
     const timer = setTimeout(() => {
-      finish({ status: null, error: `no answer within ${SEND_TIMEOUT_MS / 1000} s`, excerpt: null });
+      finish({ status: null, error: `no answer within ${timeoutMs / 1000} s`, excerpt: null });
       outgoing.destroy();
-    }, SEND_TIMEOUT_MS);
+    }, timeoutMs);
     outgoing.on("error", (error) => finish({ status: null, error: describeSendError(error), excerpt: null }));
     outgoing.end(body);
   });

@@ -29,6 +29,8 @@ export const TEST_LIMITS = {
   depositTopups: 12,
   /** Above the 5 requests the suite sends to one server at once, which all count until refused. */
   hostOperations: 8,
+  /** Test sends and redeliveries of notifications per account (the two-instance test sends a hundred). */
+  notificationSends: 150,
 };
 
 let app: RunningApp | undefined;
@@ -54,6 +56,10 @@ export async function setup(project: TestProject) {
     RATE_LIMIT_HOST_OPERATIONS: `${TEST_LIMITS.hostOperations}/10m`,
     // Usage graphs fill within seconds (server-metrics.test.ts).
     METRICS_INTERVAL_SECONDS: "2",
+    // Notifications to receivers the tests run on loopback, retried within a fraction of a second.
+    NOTIFY_TEST_ALLOW_LOOPBACK: "1",
+    NOTIFY_TEST_RETRY_MS: "300",
+    RATE_LIMIT_NOTIFICATION_SENDS: `${TEST_LIMITS.notificationSends}/10m`,
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;

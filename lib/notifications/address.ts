@@ -53,9 +53,9 @@ export function literalAddress(url: URL): string | undefined {
 }
 
 /**
- * The URL if it may be a notification target as written (before its name is resolved), or why not: an
- * absolute http(s) URL (https only in production) without credentials or a fragment, and a host that is
- * not a forbidden address literal.
+ * The URL if it is well formed for a notification target, or why not: an absolute http(s) URL (https only in
+ * production) without credentials or a fragment. Its host, a name or an address, is judged by
+ * resolveTarget (lib/notifications/transport.ts).
  */
 export function checkUrl(text: string, policy: UrlPolicy): { url: URL } | { problem: string } {
   if (text.length > MAX_URL_LENGTH)
@@ -79,10 +79,5 @@ export function checkUrl(text: string, policy: UrlPolicy): { url: URL } | { prob
   }
   if (url.hash) return { problem: "A URL with a fragment (#…) is not accepted." };
   if (!url.hostname) return { problem: "The URL has no host." };
-  const literal = literalAddress(url);
-  if (literal) {
-    const refusal = addressRefusal(literal, policy);
-    if (refusal) return { problem: `Not a public address: ${refusal}.` };
-  }
   return { url };
 }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { RESPONSE_EXCERPT_BYTES, type Resolver, send } from "./transport";
+import { RESPONSE_EXCERPT_BYTES, type Resolver, resolveTarget, send } from "./transport";
 
 type Seen = { method?: string; host?: string; headers: IncomingMessage["headers"]; body: string };
 
@@ -78,6 +78,27 @@ describe("sending a notification", () => {
     const dns = fakeResolver(["93.184.216.34", "10.0.0.8"]);
     const outcome = await send(post("https://mixed.example.test/"), production, dns.resolve);
     expect(outcome.error).toBe("refused: mixed.example.test resolves to 10.0.0.8, a private address");
+  });
+
+  it("refuses address literals that are not public, however they are written, without resolving", async () => {
+    const dns = fakeResolver(["93.184.216.34"]);
+    for (const [url, refusal] of [
+      ["https://127.0.0.1/", "127.0.0.1 is a loopback address"],
+      ["https://2130706433/", "127.0.0.1 is a loopback address"],
+      ["https://0x7f.0.0.1/", "127.0.0.1 is a loopback address"],
+      ["https://127.1/", "127.0.0.1 is a loopback address"],
+      ["https://[::1]/", "::1 is a loopback address"],
+      ["https://[::ffff:127.0.0.1]/", "127.0.0.1 is a loopback address"],
+      ["https://10.1.2.3/", "10.1.2.3 is a private address"],
+      ["https://169.254.169.254/latest/meta-data/", "169.254.169.254 is a cloud metadata address"],
+      ["https://[fe80::1]/", "fe80::1 is a link-local address"],
+    ] as const) {
+      expect(await resolveTarget(new URL(url), production, dns.resolve), url).toEqual({ refused: refusal });
+    }
+    expect(dns.calls).toEqual([]);
+    expect(await resolveTarget(new URL("https://93.184.216.34/"), production, dns.resolve)).toEqual({
+      target: { address: "93.184.216.34", family: 4 },
+    });
   });
 
   it("refuses http in production before resolving anything", async () => {

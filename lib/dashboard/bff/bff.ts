@@ -126,6 +126,7 @@ export function idempotencyHeader(request: Request): Record<string, string> {
 export const PATH_PARAMETERS: Record<string, RegExp> = {
   id: /^\d{1,10}$/,
   snapshotId: /^\d{1,10}$/,
+  deliveryId: /^\d{1,10}$/,
   ref: /^[A-Za-z0-9_-]{1,64}$/,
 };
 

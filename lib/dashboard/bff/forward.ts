@@ -8,7 +8,7 @@ type Method = "GET" | "POST" | "PATCH" | "DELETE";
 /** A dashboard call that is passed to the API as it is: the API checks its body and answers with its codes. */
 type Forwarded = {
   method: Method;
-  /** The path under /bff; `{id}` and `{snapshotId}` are numeric ids, `{ref}` a top-up reference. */
+  /** The path under /bff; `{id}`, `{snapshotId}` and `{deliveryId}` are numeric ids, `{ref}` a top-up reference. */
   path: string;
   /** The API path it goes to, when it differs. */
   to?: string;
@@ -53,6 +53,15 @@ export const FORWARDED: readonly Forwarded[] = [
   { method: "DELETE", path: "/servers/{id}/rescue" },
   { method: "GET", path: "/servers/{id}/metrics", query: ["period"] },
   { method: "POST", path: "/servers/{id}/console" },
+  { method: "GET", path: "/servers/{id}/expiry-warnings" },
+  { method: "GET", path: "/webhooks" },
+  { method: "POST", path: "/webhooks" },
+  { method: "PATCH", path: "/webhooks/{id}" },
+  { method: "DELETE", path: "/webhooks/{id}" },
+  { method: "POST", path: "/webhooks/{id}/test" },
+  { method: "POST", path: "/webhooks/{id}/rotate-secret" },
+  { method: "GET", path: "/webhooks/{id}/deliveries", list: true },
+  { method: "POST", path: "/webhooks/{id}/deliveries/{deliveryId}/redeliver" },
   { method: "GET", path: "/topups", list: true },
   { method: "POST", path: "/topups", headers: { "x-payment": PAYMENT_HEADER } },
   { method: "GET", path: "/topups/{ref}" },

@@ -388,7 +388,8 @@ describe.runIf(inject("dbTarget") === "postgres")("two app instances on one Post
   it("deliver each of a hundred events once between them", async () => {
     let second: RunningApp | undefined;
     try {
-      second = await startApp(inject("appEnv"));
+      // The suite app's DATA_DIR: the same demo secrets, so either instance can unseal a webhook's secret.
+      second = await startApp({ ...inject("appEnv"), DATA_DIR: inject("appDataDir") });
       // The same business time on both (the suite's clock has moved), so both see the same deliveries due.
       const lag =
         (await serviceNow()) -

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EVENT_SCHEMAS } from "@/lib/api/schemas/events";
 import type { Database } from "@/lib/db/client";
 import {
+  depositPayments,
   notificationAttempts,
   notificationDeliveries,
   notificationEndpoints,
@@ -173,6 +174,68 @@ describe("the outbox", () => {
       ["late", 10],
     ]);
     expect(payloads[0]?.data.balance_usd).toBe(100);
+  });
+
+  it("announces a payment seen once, and a traffic threshold only for the reading that crossed it", async () => {
+    const accountId = await createAccount(db);
+    await addWebhook(accountId, ["topup.payment_seen", "traffic.threshold_reached"]);
+    const [topup] = await db
+      .insert(topups)
+      .values({
+        ref: `tp_seen_${accountId}`,
+        accountId,
+        method: "deposit",
+        coin: "BTC",
+        network: "bitcoin",
+        amountCents: 5_000,
+        depositAddress: `bc1qseen${accountId}`,
+        depositUnits: "100000",
+        rateUsd: "50000",
+        rateSource: "demo-fixed",
+        confirmationsRequired: 2,
+      })
+      .returning();
+    if (!topup) throw new Error("no top-up");
+    const [payment] = await db
+      .insert(depositPayments)
+      .values({
+        topupId: topup.id,
+        network: "bitcoin",
+        txHash: `tx${accountId}`,
+        logIndex: 0,
+        amountUnits: "52000",
+      })
+      .returning();
+    if (!payment) throw new Error("no payment");
+    for (let i = 0; i < 2; i++) {
+      await db.transaction((tx) => facts.recordPaymentsSeen(tx, [{ id: payment.id, topupId: topup.id }]));
+    }
+    const server = await insertServer(db, accountId, { status: "active" });
+    const at = new Date("2027-05-01T12:00:00.000Z");
+    const period = {
+      serverId: server.id,
+      periodStart: new Date("2027-05-01T00:00:00.000Z"),
+      periodEnd: new Date("2027-06-01T00:00:00.000Z"),
+      allowanceBytes: 1_000,
+      rxBytes: 0,
+      txBytes: 1_200,
+      reached80At: new Date(at.getTime() - 60_000),
+      reached100At: at,
+    };
+    await db.transaction((tx) => facts.recordTrafficThresholds(tx, [period], at));
+    const later = new Date(at.getTime() + 60_000);
+    await db.transaction((tx) => facts.recordTrafficThresholds(tx, [{ ...period, txBytes: 1_300 }], later));
+    const events = await eventsOf(accountId);
+    expect(events.map((event) => event.type)).toEqual(["topup.payment_seen", "traffic.threshold_reached"]);
+    const seen = EVENT_SCHEMAS["topup.payment_seen"].parse(JSON.parse(events[0]?.payload ?? "{}")).data;
+    expect(seen).toMatchObject({
+      topup: { ref: topup.ref },
+      payment: { amount: "0.00052000", confirmations_required: 2 },
+    });
+    const traffic = EVENT_SCHEMAS["traffic.threshold_reached"].parse(
+      JSON.parse(events[1]?.payload ?? "{}"),
+    ).data;
+    expect(traffic).toMatchObject({ percent: 100, slowed_to_mbps: 10, outbound_bytes: 1_200 });
   });
 
   it("warns of an expiry once per lead time, only when the server will not renew by itself", async () => {

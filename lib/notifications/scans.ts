@@ -1,5 +1,5 @@
 import "server-only";
-import { and, eq, gt, inArray, lte } from "drizzle-orm";
+import { and, eq, gt, inArray, lte, type SQL } from "drizzle-orm";
 import { config } from "@/lib/config/env";
 import { type Database, db } from "@/lib/db/client";
 import { accounts, notificationEvents, servers } from "@/lib/db/schema";
@@ -32,6 +32,28 @@ async function recordedKeys(database: Database, keys: string[]): Promise<Set<str
 }
 
 /**
+ * Active servers expiring within `withinMs` of `at` (soonest first, a bounded batch) of accounts with an
+ * endpoint that takes `type`, with their account's balance.
+ */
+function activeServersDue(database: Database, at: Date, withinMs: number, type: string, also?: SQL) {
+  return database
+    .select({ server: servers, balanceCents: accounts.balanceCents })
+    .from(servers)
+    .innerJoin(accounts, eq(accounts.id, servers.accountId))
+    .where(
+      and(
+        eq(servers.status, "active"),
+        gt(servers.expiresAt, at),
+        lte(servers.expiresAt, new Date(at.getTime() + withinMs)),
+        listensTo(servers.accountId, type),
+        also,
+      ),
+    )
+    .orderBy(servers.expiresAt)
+    .limit(BATCH);
+}
+
+/**
  * `server.expiring`: an active server inside one of its lead times (NOTIFY_EXPIRY_WARNING_HOURS) that will
  * not renew by itself (automatic renewal off, or a balance short of its price) is warned once per lead time
  * and period. Only accounts that listen are looked at.
@@ -40,20 +62,7 @@ async function warnExpiring(database: Database, at: Date): Promise<void> {
   const leads = config().notifications.expiryWarningHours;
   const longest = (leads[0] ?? 0) * 3_600_000;
   if (longest === 0) return;
-  const rows = await database
-    .select({ server: servers, balanceCents: accounts.balanceCents })
-    .from(servers)
-    .innerJoin(accounts, eq(accounts.id, servers.accountId))
-    .where(
-      and(
-        eq(servers.status, "active"),
-        gt(servers.expiresAt, at),
-        lte(servers.expiresAt, new Date(at.getTime() + longest)),
-        listensTo(servers.accountId, "server.expiring"),
-      ),
-    )
-    .orderBy(servers.expiresAt)
-    .limit(BATCH);
+  const rows = await activeServersDue(database, at, longest, "server.expiring");
   const due = rows.flatMap(({ server, balanceCents }) => {
     const why = wontRenewBecause(server.autoRenew, balanceCents, server.priceCents);
     const stage = warningStage(server.expiresAt.getTime() - at.getTime(), leads);
@@ -93,21 +102,13 @@ async function warnExpiring(database: Database, at: Date): Promise<void> {
  * later shortfall, is a new fact).
  */
 async function warnLowBalances(database: Database, at: Date): Promise<void> {
-  const rows = await database
-    .select({ server: servers, balanceCents: accounts.balanceCents })
-    .from(servers)
-    .innerJoin(accounts, eq(accounts.id, servers.accountId))
-    .where(
-      and(
-        eq(servers.status, "active"),
-        eq(servers.autoRenew, true),
-        gt(servers.expiresAt, at),
-        lte(servers.expiresAt, new Date(at.getTime() + BALANCE_WINDOW_DAYS * 86_400_000)),
-        listensTo(servers.accountId, "account.balance_low"),
-      ),
-    )
-    .orderBy(servers.expiresAt)
-    .limit(BATCH);
+  const rows = await activeServersDue(
+    database,
+    at,
+    BALANCE_WINDOW_DAYS * 86_400_000,
+    "account.balance_low",
+    eq(servers.autoRenew, true),
+  );
   const byAccount = new Map<number, { balanceCents: number; rows: (typeof rows)[number]["server"][] }>();
   for (const { server, balanceCents } of rows) {
     const entry = byAccount.get(server.accountId) ?? { balanceCents, rows: [] };

@@ -9,6 +9,7 @@ import {
   notificationEvents,
 } from "@/lib/db/schema";
 import { now } from "@/lib/util/clock";
+import { holdExitUntil } from "@/lib/util/exit-hold";
 import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
 import { unseal } from "@/lib/util/seal";
@@ -314,14 +315,7 @@ export function startDeliveryWorker(): void {
         worker.idle = resolve;
         setTimeout(resolve, DRAIN_MS).unref();
       });
-      const exit = process.exit.bind(process);
-      let exiting = false;
-      process.exit = ((code?: number) => {
-        if (exiting) return exit(code);
-        exiting = true;
-        drained.finally(() => exit(code));
-        return undefined as never;
-      }) as typeof process.exit;
+      holdExitUntil(drained);
     };
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);

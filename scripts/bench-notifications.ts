@@ -114,8 +114,13 @@ async function readWhile(bases: string[], key: string, stop: () => boolean): Pro
       let i = reader;
       while (!stop()) {
         const started = performance.now();
+        // A fresh connection each time: a pooled one the server closed while idle would fail the read.
         const response = await fetch(`${bases[i++ % bases.length]}/api/v1/servers`, {
-          headers: { authorization: `Bearer ${key}`, "x-forwarded-for": `10.7.0.${reader + 1}` },
+          headers: {
+            authorization: `Bearer ${key}`,
+            "x-forwarded-for": `10.7.0.${reader + 1}`,
+            connection: "close",
+          },
         });
         await response.arrayBuffer();
         if (!response.ok) throw new Error(`GET /servers: ${response.status}`);

@@ -15,6 +15,7 @@ import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
 import { centsToUsd, formatUsd } from "@/lib/util/cents";
 import { now } from "@/lib/util/clock";
 import { addCycle } from "./cycle";
+import { holdReasonText, refuseOrderWhileSuspended } from "./holds";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
 import { defaultHostname, isValidHostname } from "./hostname";
 import { enqueueJob, kickJobs, runJobNow } from "./jobs";
@@ -111,6 +112,7 @@ export async function orderServer(
     },
     async (tx) => {
       await lockFunds(tx, accountId, priceCents);
+      await refuseOrderWhileSuspended(tx, accountId);
       // Placed before anything is charged: no room (nor a forwarded port) means 409 and an unchanged balance.
       const hypervisor = await placeServer(tx, location.id, size);
       const forwarded = await reserveForwardedPort(tx, location.id, hypervisor);
@@ -267,16 +269,18 @@ export async function renewInTx(tx: Tx, row: ServerRow, current: Date = now()): 
     "renewal",
     `renewal:server:${row.id}:${row.expiresAt.toISOString()}`,
   );
+  // A server the operator holds stays suspended: the renewal pays its period, the hold decides the rest.
+  const resumes = row.status === "suspended" && !row.heldSince;
   const [renewed] = await tx
     .update(servers)
     .set({
       expiresAt: addCycle(start, row.cycle),
-      ...(row.status === "suspended" ? { status: "active", suspendedAt: null, powerState: "running" } : {}),
+      ...(resumes ? { status: "active", suspendedAt: null, powerState: "running" } : {}),
     })
     .where(eq(servers.id, row.id))
     .returning();
   if (!renewed) throw new Error("server update returned no row");
-  if (row.status === "suspended") await enqueueJob(tx, row.id, "power", { action: "start" });
+  if (resumes) await enqueueJob(tx, row.id, "power", { action: "start" });
   return renewed;
 }
 
@@ -330,7 +334,9 @@ export function powerAction(accountId: number, serverId: number, action: PowerAc
       if (row.status !== "active") {
         throw conflict(
           "server_not_active",
-          `Power actions need an active server; this one is ${row.status}.`,
+          row.heldReason
+            ? `Power actions need an active server. ${holdReasonText(row.heldReason)}`
+            : `Power actions need an active server; this one is ${row.status}.`,
         );
       }
       await refuseWhileBusy(tx, row.id);

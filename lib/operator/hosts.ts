@@ -209,6 +209,8 @@ export async function hostViews(options: { fresh?: boolean } = {}, database?: Da
   );
 }
 
+const DRAIN_ACTIONS = { drain: "drain_host", undrain: "undrain_host" } as const;
+
 function configuredHost(name: string): HypervisorHost {
   const host = config().servers.hypervisors.find((candidate) => candidate.name === name);
   if (!host) throw notFound(`No host named ${name}.`);
@@ -239,7 +241,7 @@ export async function setDrained(
         .where(eq(hypervisors.name, host.name));
     }
     await recordAudit(tx, actor, {
-      action: drained ? "drain_host" : "undrain_host",
+      action: drained ? DRAIN_ACTIONS.drain : DRAIN_ACTIONS.undrain,
       target: `host:${host.name}`,
       reason,
       detail: { changed: was !== drained },

@@ -111,8 +111,9 @@ export async function orderServer(
       }),
     },
     async (tx) => {
-      await lockFunds(tx, accountId, priceCents);
+      // A suspended account hears that first, whatever its balance (a race is caught by enforceHolds).
       await refuseOrderWhileSuspended(tx, accountId);
+      await lockFunds(tx, accountId, priceCents);
       // Placed before anything is charged: no room (nor a forwarded port) means 409 and an unchanged balance.
       const hypervisor = await placeServer(tx, location.id, size);
       const forwarded = await reserveForwardedPort(tx, location.id, hypervisor);

@@ -1,4 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkLedger } from "@/e2e/support/ledger-check";
@@ -9,6 +12,7 @@ import {
   hypervisors,
   ledgerEntries,
   operatorAudit,
+  operators,
   servers,
   topups,
   x402Authorizations,
@@ -20,7 +24,7 @@ import { accountDetail, searchAccounts } from "./accounts";
 import { postAdjustment } from "./adjustments";
 import { type Actor, listAudit, recordAudit } from "./audit";
 import { setDrained } from "./hosts";
-import { insertOperator, newOperator } from "./operators";
+import { importInbox, inboxDir, insertOperator, newOperator, writeToInbox } from "./operators";
 import { flaggedPayments, reviewPayment } from "./payments";
 import { liftAccount, liftServer, suspendAccount, suspendServer } from "./suspensions";
 
@@ -42,7 +46,7 @@ describe("the operator's services, on the real schema", () => {
     ({ db, close } = await openMemoryDatabase());
     const created = newOperator("alice", "admin", Buffer.alloc(32, 7));
     expect(await insertOperator(db, created.enrollment)).toBe("added");
-    const [row] = await db.select().from((await import("@/lib/db/schema")).operators);
+    const [row] = await db.select().from(operators);
     admin = { operatorId: row?.id ?? 0, name: "alice", role: "admin", client: "192.0.2.7" };
   }, 120_000);
   afterAll(async () => {
@@ -370,6 +374,27 @@ describe("the operator's services, on the real schema", () => {
         .filter((entry) => [`server:${a.id}`, `account:${accountId}`].includes(entry.target ?? ""))
         .map((entry) => entry.action);
       expect(actions).toEqual(["lift_server", "lift_account", "suspend_account", "suspend_server"]);
+    });
+  });
+
+  describe("operators added on the machine with the embedded database", () => {
+    it("wait in DATA_DIR/operators until the app takes them in; a taken name or a stray file is set aside", async () => {
+      const dataDir = mkdtempSync(path.join(tmpdir(), "operator-inbox-"));
+      const bob = newOperator("bob", "support", Buffer.alloc(32, 7));
+      const file = writeToInbox(dataDir, bob.enrollment);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readFileSync(file, "utf8")).not.toContain(bob.secret);
+      expect(readFileSync(file, "utf8")).not.toContain(bob.totpSecret);
+      expect(() =>
+        writeToInbox(dataDir, newOperator("bob", "admin", Buffer.alloc(32, 7)).enrollment),
+      ).toThrow(/already waiting/);
+      writeToInbox(dataDir, newOperator("alice", "admin", Buffer.alloc(32, 7)).enrollment);
+      writeFileSync(path.join(inboxDir(dataDir), "junk.json"), "{}");
+      expect(await importInbox(db, dataDir)).toEqual(["bob"]);
+      expect(readdirSync(inboxDir(dataDir)).sort()).toEqual(["alice.json.rejected", "junk.json.rejected"]);
+      const [row] = await db.select().from(operators).where(eq(operators.name, "bob"));
+      expect(row).toMatchObject({ role: "support", secretHash: bob.enrollment.secretHash });
+      expect(await importInbox(db, dataDir)).toEqual([]);
     });
   });
 

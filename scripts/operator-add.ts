@@ -32,7 +32,8 @@ let role = values.role ?? (fromNpm && fromNpm !== "true" ? fromNpm : undefined);
 if (role === undefined && fromNpm === "true" && positionals.length === 2) role = positionals.pop();
 role ??= "read-only";
 const [name] = positionals;
-if (!name || positionals.length > 1) fail("usage: npm run operator:add NAME [--role read-only|support|admin]");
+if (!name || positionals.length > 1)
+  fail("usage: npm run operator:add NAME [--role read-only|support|admin]");
 if (!isOperatorRole(role)) fail(`--role must be one of ${OPERATOR_ROLES.join(", ")}`);
 
 const settings = config();

@@ -2,12 +2,13 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { buildOpenApiDocument } from "@/lib/api/openapi/document";
-import { DASHBOARD_ERROR_CODES, ERROR_CODES } from "./error-codes";
+import { buildOperatorOpenApiDocument } from "@/lib/operator/openapi";
+import { DASHBOARD_ERROR_CODES, ERROR_CODES, OPERATOR_ERROR_CODES } from "./error-codes";
 
 /** Every string literal the tree puts where an error code goes: throw helpers, `error:` / `code:` fields, field maps. */
 const CODE_SITES = [
   /\b(?:badRequest|conflict|failed)\(\s*"([a-z][a-z0-9_]*)"/g,
-  /new ApiError\(\s*\d+,\s*"([a-z][a-z0-9_]*)"/g,
+  /new (?:Api|Operator)Error\(\s*\d+,\s*"([a-z][a-z0-9_]*)"/g,
   /\brejection\(\s*\w+,\s*"([a-z][a-z0-9_]*)"/g,
   /\b(?:error|code):\s*"([a-z][a-z0-9_]*)"/g,
   /fieldCodes:\s*\{([^}]*)\}/g,
@@ -47,7 +48,11 @@ describe("the error code registry", () => {
     expect(found.get("payment_expired")).toBe("lib/rails/x402/payload.ts");
     expect(found.get("signed_out")).toBe("lib/dashboard/bff/bff.ts");
     expect(found.size).toBeGreaterThan(60);
-    const known = new Set([...Object.keys(ERROR_CODES), ...Object.keys(DASHBOARD_ERROR_CODES)]);
+    const known = new Set([
+      ...Object.keys(ERROR_CODES),
+      ...Object.keys(DASHBOARD_ERROR_CODES),
+      ...Object.keys(OPERATOR_ERROR_CODES),
+    ]);
     const missing = [...found]
       .filter(([code]) => !known.has(code))
       .map(([code, file]) => `${code} (${file})`);
@@ -56,9 +61,11 @@ describe("the error code registry", () => {
 
   it("names no code nothing answers with", () => {
     const found = codesInTree();
-    const unused = [...Object.keys(ERROR_CODES), ...Object.keys(DASHBOARD_ERROR_CODES)].filter(
-      (code) => !found.has(code),
-    );
+    const unused = [
+      ...Object.keys(ERROR_CODES),
+      ...Object.keys(DASHBOARD_ERROR_CODES),
+      ...Object.keys(OPERATOR_ERROR_CODES),
+    ].filter((code) => !found.has(code));
     expect(unused).toEqual([]);
   });
 
@@ -68,13 +75,25 @@ describe("the error code registry", () => {
     expect(undocumented).toEqual([]);
   });
 
+  it("documents the operator's codes in the operator's OpenAPI document, and keeps them out of the API's", () => {
+    const text = JSON.stringify(buildOperatorOpenApiDocument());
+    const undocumented = Object.keys(OPERATOR_ERROR_CODES).filter((code) => !text.includes(`\`${code}\``));
+    expect(undocumented).toEqual([]);
+    const overlap = Object.keys(OPERATOR_ERROR_CODES).filter((code) => Object.hasOwn(ERROR_CODES, code));
+    expect(overlap).toEqual([]);
+  });
+
   it("keeps dashboard-only codes out of the API's set", () => {
     const overlap = Object.keys(DASHBOARD_ERROR_CODES).filter((code) => Object.hasOwn(ERROR_CODES, code));
     expect(overlap).toEqual([]);
   });
 
   it("gives each code an HTTP error status and a sentence", () => {
-    for (const entry of [...Object.values(ERROR_CODES), ...Object.values(DASHBOARD_ERROR_CODES)]) {
+    for (const entry of [
+      ...Object.values(ERROR_CODES),
+      ...Object.values(DASHBOARD_ERROR_CODES),
+      ...Object.values(OPERATOR_ERROR_CODES),
+    ]) {
       expect(entry.status).toBeGreaterThanOrEqual(400);
       expect(entry.status).toBeLessThan(600);
       expect(entry.message).toMatch(/^[A-Z].*\.$/);

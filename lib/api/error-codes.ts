@@ -60,6 +60,10 @@ export const ERROR_CODES = {
   os_unavailable: { status: 409, message: "This OS image is not available here." },
   out_of_capacity: { status: 409, message: "No host has room for this server now." },
   server_not_active: { status: 409, message: "Only an active server can do this." },
+  account_suspended: {
+    status: 403,
+    message: "The account is suspended by the operator: no new server can be ordered.",
+  },
   server_terminated: { status: 409, message: "The server is terminated." },
   server_busy: {
     status: 409,
@@ -178,3 +182,22 @@ export const DASHBOARD_ERROR_CODES = {
   chain_unavailable: { status: 503, message: "The payment network is not reachable." },
   demo_wallet_refused: { status: 400, message: "The demo wallet does not sign this." },
 } as const satisfies Record<string, Entry>;
+
+/**
+ * Codes only the operator's API (/api/operator/v1) answers with, besides the API's own shared ones (bodies,
+ * limits, not_found). Documented in the operator's OpenAPI document, not the public one.
+ */
+export const OPERATOR_ERROR_CODES = {
+  invalid_operator_sign_in: { status: 401, message: "The sign-in secret or the code is wrong." },
+  csrf_failed: {
+    status: 403,
+    message: "A write needs this session's X-CSRF-Token and must come from this site's own pages.",
+  },
+  operator_forbidden: { status: 403, message: "Your role does not allow this." },
+  already_suspended: { status: 409, message: "It is suspended already." },
+  not_suspended: { status: 409, message: "It is not suspended by an operator." },
+  already_reviewed: { status: 409, message: "This payment was reviewed already." },
+  adjustment_exceeds_balance: { status: 409, message: "A debit cannot take the balance below zero." },
+} as const satisfies Record<string, Entry>;
+
+export type OperatorErrorCode = keyof typeof OPERATOR_ERROR_CODES;

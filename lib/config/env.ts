@@ -173,6 +173,10 @@ const envSchema = z.object({
   RATE_LIMIT_X402_ATTEMPTS: rateLimitSpec.prefault("30/10m"),
   RATE_LIMIT_DEPOSIT_TOPUPS: rateLimitSpec.prefault("100/168h"),
   RATE_LIMIT_HOST_OPERATIONS: rateLimitSpec.prefault("30/10m"),
+  RATE_LIMIT_OPERATOR_SIGNIN: rateLimitSpec.prefault("5/15m"),
+  RATE_LIMIT_OPERATOR_REQUESTS: rateLimitSpec.prefault("600/10m"),
+  OPERATOR_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
+  OPERATOR_SESSION_HOURS: z.coerce.number().int().min(1).max(168).default(12),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
   PUBLIC_BASE_URL: httpUrl,
   X402_NETWORK: z.enum(["base", "base-sepolia"]).default("base"),
@@ -492,6 +496,8 @@ export type AppConfig = {
   sessionPasswords: Record<string, string>;
   /** Signs the client address the dashboard passes to the API (derived from SESSION_SECRET). */
   clientAddressKey: Buffer;
+  /** Binds an operator session's CSRF token to its cookie (derived from SESSION_SECRET). */
+  operatorCsrfKey: Buffer;
   /** ENCRYPTION_KEY as given: the AES-256-GCM key of sealed secrets (root passwords, TOTP secrets), only that. */
   encryptionKey: Buffer;
   /** Keys the secrets kept in stored request fingerprints (derived from ENCRYPTION_KEY). */
@@ -512,6 +518,10 @@ export type AppConfig = {
     hostOperations: RateLimitSpec;
     /** Test sends and redeliveries of notifications, per account: each is a request to the customer's URL. */
     notificationSends: RateLimitSpec;
+    /** Failed operator sign-ins, per client address and per operator. */
+    operatorSignIn: RateLimitSpec;
+    /** Operator API requests, per operator. */
+    operatorRequests: RateLimitSpec;
   };
   /** Live dashboard sessions an account may hold; a sign-in past it revokes the oldest. */
   maxSessionsPerAccount: number;
@@ -527,6 +537,7 @@ export type AppConfig = {
   servers: ServerSettings;
   console: ConsoleSettings;
   notifications: NotificationSettings;
+  operator: OperatorSettings;
 };
 
 /** Webhooks and push topics (lib/notifications). */
@@ -539,6 +550,14 @@ export type NotificationSettings = {
   allowLoopback: boolean;
   /** Demo mode only, for tests: every retry waits this long instead of the schedule. */
   testRetryMs: number | undefined;
+};
+
+/** The operator's console: how long a signed-in operator session lasts. */
+export type OperatorSettings = {
+  /** A session with no request for this long ends. */
+  sessionIdleMinutes: number;
+  /** A session ends this long after sign-in, however busy. */
+  sessionHours: number;
 };
 
 /** The serial console in the browser: its tickets and how long a session may last. */
@@ -761,6 +780,8 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       depositTopups: values.RATE_LIMIT_DEPOSIT_TOPUPS,
       hostOperations: values.RATE_LIMIT_HOST_OPERATIONS,
       notificationSends: values.RATE_LIMIT_NOTIFICATION_SENDS,
+      operatorSignIn: values.RATE_LIMIT_OPERATOR_SIGNIN,
+      operatorRequests: values.RATE_LIMIT_OPERATOR_REQUESTS,
     },
     maxSessionsPerAccount: values.MAX_SESSIONS_PER_ACCOUNT,
     maxBodyBytes: values.MAX_BODY_BYTES,
@@ -863,6 +884,10 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
       disableAfterDays: values.NOTIFY_DISABLE_AFTER_DAYS,
       allowLoopback: values.NOTIFY_TEST_ALLOW_LOOPBACK === "1",
       testRetryMs: values.NOTIFY_TEST_RETRY_MS,
+    },
+    operator: {
+      sessionIdleMinutes: values.OPERATOR_SESSION_IDLE_MINUTES,
+      sessionHours: values.OPERATOR_SESSION_HOURS,
     },
   };
 }

@@ -6,7 +6,8 @@ import { accounts, ledgerEntries } from "@/lib/db/schema";
 /** A transaction handle of either driver. */
 export type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
 
-export type LedgerKind = "topup" | "order" | "renewal" | "refund";
+/** `adjustment`: a credit or debit an operator posted by hand, its reason in ledger_adjustments. */
+export type LedgerKind = "topup" | "order" | "renewal" | "refund" | "adjustment";
 
 /**
  * Moves an account's balance by `amountCents` (negative = debit) and writes the ledger row, inside the

@@ -30,6 +30,10 @@ type Limiters = {
   hostOperations: RateLimiter;
   /** Test sends and redeliveries of notifications, per account: each is a request to a URL it chose. */
   notificationSends: RateLimiter;
+  /** Failed operator sign-ins, per client address (`address:ADDR`) and per operator (`operator:ID`). */
+  operatorSignIn: RateLimiter;
+  /** Operator API requests, per operator: a stolen session cannot sweep the data at will. */
+  operatorRequests: RateLimiter;
 };
 
 /**
@@ -56,6 +60,8 @@ export function limiters(): Limiters {
       x402Attempts: make("x402-attempts", rateLimits.x402Attempts, "closed"),
       hostOperations: make("host-operations", rateLimits.hostOperations, "closed"),
       notificationSends: make("notification-sends", rateLimits.notificationSends, "closed"),
+      operatorSignIn: make("operator-sign-in", rateLimits.operatorSignIn, "closed"),
+      operatorRequests: make("operator-requests", rateLimits.operatorRequests, "closed"),
     };
   });
 }

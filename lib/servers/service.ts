@@ -16,6 +16,7 @@ import { recordServerResumed, recordServerTerminated } from "@/lib/notifications
 import { centsToUsd, formatUsd } from "@/lib/util/cents";
 import { now } from "@/lib/util/clock";
 import { addCycle } from "./cycle";
+import { holdReasonText, refuseOrderWhileSuspended } from "./holds";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
 import { defaultHostname, isValidHostname } from "./hostname";
 import { enqueueJob, kickJobs, runJobNow } from "./jobs";
@@ -111,6 +112,8 @@ export async function orderServer(
       }),
     },
     async (tx) => {
+      // A suspended account hears that first, whatever its balance (a race is caught by enforceHolds).
+      await refuseOrderWhileSuspended(tx, accountId);
       await lockFunds(tx, accountId, priceCents);
       // Placed before anything is charged: no room (nor a forwarded port) means 409 and an unchanged balance.
       const hypervisor = await placeServer(tx, location.id, size);
@@ -268,17 +271,19 @@ export async function renewInTx(tx: Tx, row: ServerRow, current: Date = now()): 
     "renewal",
     `renewal:server:${row.id}:${row.expiresAt.toISOString()}`,
   );
+  // A server the operator holds stays suspended: the renewal pays its period, the hold decides the rest.
+  const resumes = row.status === "suspended" && !row.heldSince;
   const [renewed] = await tx
     .update(servers)
     .set({
       expiresAt: addCycle(start, row.cycle),
-      ...(row.status === "suspended" ? { status: "active", suspendedAt: null, powerState: "running" } : {}),
+      ...(resumes ? { status: "active", suspendedAt: null, powerState: "running" } : {}),
     })
     .where(eq(servers.id, row.id))
     .returning();
   if (!renewed) throw new Error("server update returned no row");
-  if (row.status === "suspended") await enqueueJob(tx, row.id, "power", { action: "start" });
-  if (row.status === "suspended") await recordServerResumed(tx, renewed, row.suspendedAt);
+  if (resumes) await enqueueJob(tx, row.id, "power", { action: "start" });
+  if (resumes) await recordServerResumed(tx, renewed, row.suspendedAt);
   return renewed;
 }
 
@@ -332,7 +337,9 @@ export function powerAction(accountId: number, serverId: number, action: PowerAc
       if (row.status !== "active") {
         throw conflict(
           "server_not_active",
-          `Power actions need an active server; this one is ${row.status}.`,
+          row.heldReason
+            ? `Power actions need an active server. ${holdReasonText(row.heldReason)}`
+            : `Power actions need an active server; this one is ${row.status}.`,
         );
       }
       await refuseWhileBusy(tx, row.id);

@@ -58,7 +58,11 @@ export const serversTag = {
     DEFAULTS.EXPIRED_SERVER_RETENTION_DAYS +
     ") until `retained_until`: renewing it before then brings it back (see Snapshots and rescue); any state -> " +
     "`terminated` when the owner deletes it, with nothing kept. Otherwise terminated is final: the machine, its " +
-    "address and its password are gone. No refunds.",
+    "address and its password are gone. No refunds. The operator may suspend a server (or every server of an " +
+    "account) for abuse: it is stopped and `suspended`, `status_reason` reads `Suspended by the operator: ` and " +
+    "the reason, power actions, the console, reinstalls and rescue are refused, and its paid period waits " +
+    "(`terminates_at` null) unless the operator lets it run; when lifted it is given back as it was, its " +
+    "`expires_at` moved on by the time it was held.",
 };
 
 export const serversPaths: ZodOpenApiPathsObject = {
@@ -96,6 +100,10 @@ export const serversPaths: ZodOpenApiPathsObject = {
             "The balance does not cover the price: `insufficient_balance` with the deficit in USD.",
           content: jsonContent(InsufficientBalanceSchema),
         },
+        "403": errorResponse(
+          "The operator has suspended the account (`GET /account` shows `suspension`); nothing is charged.",
+          ["account_suspended"],
+        ),
         "409": errorResponse(
           "`out_of_capacity`: no host of the location has room for the plan; `os_unavailable`: this deployment " +
             "has no image for the OS (`available: false` in the catalog); `idempotency_key_in_use`: the key's " +

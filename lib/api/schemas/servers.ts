@@ -69,10 +69,14 @@ export const ServerSchema = z
           "Rescue mode: the server boots a small rescue system with its disk attached (`/dev/vda`, not mounted), " +
           "root's password is `rescue_password` of /credentials. Null when the server runs its own system.",
       }),
-    status_reason: z.string().nullable().meta({
-      description:
-        "Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing.",
-    }),
+    status_reason: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          "Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went " +
+          "missing, or a suspension by the operator (`Suspended by the operator: ` and the reason).",
+      }),
     memory_mb: z
       .int()
       .nullable()
@@ -98,7 +102,9 @@ export const ServerSchema = z
       "`suspended` -> `terminated` at `terminates_at` (expiry + the grace period), its last disk kept until " +
       "`retained_until`: renewing before then brings it back (`provisioning` -> `active`); any state -> " +
       "`terminated` when the owner terminates it (no refund, nothing kept). Otherwise terminated is final. A build that fails after its retries ends " +
-      "`terminated` with the charge refunded and `status_reason` saying why. `power_state` is what the host reports.",
+      "`terminated` with the charge refunded and `status_reason` saying why. The operator may suspend it for abuse " +
+      "(`suspended`, `status_reason` says why; its period waits, so `terminates_at` is null) and lift that, which " +
+      "gives it back as it was. `power_state` is what the host reports.",
   });
 
 export const ServerCreatedSchema = ServerSchema.extend({

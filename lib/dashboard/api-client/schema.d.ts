@@ -1746,6 +1746,16 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
+            /** @description Set while the operator has suspended the whole account (for abuse): its servers are suspended with `status_reason` saying so and no new server can be ordered (`403 account_suspended`); top-ups and everything else still work. Null otherwise. */
+            suspension: {
+                /** @description Why, in the operator's words. */
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                since: string;
+            } | null;
             /**
              * @description The first API key (Bearer credential). Shown only in this response.
              * @example vpsk_3kTq9ZbW...
@@ -1788,6 +1798,16 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
+            /** @description Set while the operator has suspended the whole account (for abuse): its servers are suspended with `status_reason` saying so and no new server can be ordered (`403 account_suspended`); top-ups and everything else still work. Null otherwise. */
+            suspension: {
+                /** @description Why, in the operator's words. */
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                since: string;
+            } | null;
         };
         /** @description A dashboard session. Its key is not listed by GET /keys. */
         Session: {
@@ -2178,7 +2198,7 @@ export interface components {
                 /** @description The rescue system's own SSH host key (not the server's); null until it runs, and when simulated. */
                 ssh_host_key_fingerprint: string | null;
             } | null;
-            /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing. */
+            /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing, or a suspension by the operator (`Suspended by the operator: ` and the reason). */
             status_reason: string | null;
             /** @description Memory the server gets (the plan's, unless this deployment caps it). */
             memory_mb: number | null;
@@ -2253,7 +2273,7 @@ export interface components {
             /** @description Pass as `cursor` to get the next (older) page; `null` when this page is the last. */
             next_cursor: string | null;
         };
-        /** @description A server. `provisioning` -> `active` when the provisioner has built it and assigned its IPv4; `active` -> `suspended` at `expires_at` when not renewed (stopped, data kept); `suspended` -> `active` on renewal; `suspended` -> `terminated` at `terminates_at` (expiry + the grace period), its last disk kept until `retained_until`: renewing before then brings it back (`provisioning` -> `active`); any state -> `terminated` when the owner terminates it (no refund, nothing kept). Otherwise terminated is final. A build that fails after its retries ends `terminated` with the charge refunded and `status_reason` saying why. `power_state` is what the host reports. */
+        /** @description A server. `provisioning` -> `active` when the provisioner has built it and assigned its IPv4; `active` -> `suspended` at `expires_at` when not renewed (stopped, data kept); `suspended` -> `active` on renewal; `suspended` -> `terminated` at `terminates_at` (expiry + the grace period), its last disk kept until `retained_until`: renewing before then brings it back (`provisioning` -> `active`); any state -> `terminated` when the owner terminates it (no refund, nothing kept). Otherwise terminated is final. A build that fails after its retries ends `terminated` with the charge refunded and `status_reason` saying why. The operator may suspend it for abuse (`suspended`, `status_reason` says why; its period waits, so `terminates_at` is null) and lift that, which gives it back as it was. `power_state` is what the host reports. */
         Server: {
             /** @example 311 */
             id: number;
@@ -2333,7 +2353,7 @@ export interface components {
                 /** @description The rescue system's own SSH host key (not the server's); null until it runs, and when simulated. */
                 ssh_host_key_fingerprint: string | null;
             } | null;
-            /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing. */
+            /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing, or a suspension by the operator (`Suspended by the operator: ` and the reason). */
             status_reason: string | null;
             /** @description Memory the server gets (the plan's, unless this deployment caps it). */
             memory_mb: number | null;
@@ -2496,7 +2516,7 @@ export interface components {
                 /** @description The rescue system's own SSH host key (not the server's); null until it runs, and when simulated. */
                 ssh_host_key_fingerprint: string | null;
             } | null;
-            /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing. */
+            /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing, or a suspension by the operator (`Suspended by the operator: ` and the reason). */
             status_reason: string | null;
             /** @description Memory the server gets (the plan's, unless this deployment caps it). */
             memory_mb: number | null;
@@ -4407,6 +4427,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InsufficientBalance"];
+                };
+            };
+            /** @description The operator has suspended the account (`GET /account` shows `suspension`); nothing is charged. Codes: `account_suspended`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `out_of_capacity`: no host of the location has room for the plan; `os_unavailable`: this deployment has no image for the OS (`available: false` in the catalog); `idempotency_key_in_use`: the key's first request is still running. Nothing is charged. Codes: `out_of_capacity`, `os_unavailable`, `idempotency_key_in_use`. */

@@ -4,7 +4,7 @@ import { readLimited } from "@/lib/api/body";
 import { ApiError, badRequest } from "@/lib/api/errors";
 import { config } from "@/lib/config/env";
 import { type ApiClient, apiClient } from "@/lib/dashboard/api-client/client";
-import { requestOrigin } from "@/lib/http/origin";
+import { ownOrigin } from "@/lib/http/origin";
 import { clientAddress } from "@/lib/rate-limit/limits";
 import { firstLine } from "@/lib/util/log";
 import { type DashboardSession, dashboardSession } from "./session";
@@ -27,22 +27,13 @@ const bffJson = (body: unknown, status = 200) =>
   });
 
 /**
- * This app's origin as the browser sees it: PUBLIC_BASE_URL when configured, else the scheme and the
- * Host header of the request. Only ever compared with the request's own Origin, never used as an address.
- */
-function ownOrigin(request: Request): string | undefined {
-  const configured = config().publicBaseUrl;
-  return configured ? new URL(configured).origin : requestOrigin(request);
-}
-
-/**
  * A state-changing request must come from our own pages: its Origin must be ours (browsers send it on
  * every cross-site POST), or, when a browser omits it, Sec-Fetch-Site must say same-origin. Together with
  * the SameSite cookie this refuses cross-site request forgery.
  */
 function sameOrigin(request: Request): boolean {
   const origin = request.headers.get("origin");
-  if (origin) return origin === ownOrigin(request);
+  if (origin) return origin === ownOrigin(request, config().publicBaseUrl);
   return request.headers.get("sec-fetch-site") === "same-origin";
 }
 

@@ -1,0 +1,28 @@
+import { parseJsonBody } from "@/lib/api/body";
+import { config } from "@/lib/config/env";
+import { json, operatorMethodNotAllowed, operatorPathId, operatorRoute } from "@/lib/operator/route";
+import { LiftRequestSchema, SuspendRequestSchema } from "@/lib/operator/schemas";
+import { liftServer, suspendServer } from "@/lib/operator/suspensions";
+import { presentServer } from "@/lib/servers/present";
+import { provisioner } from "@/lib/servers/provisioner";
+
+const asOwnerSeesIt = (row: Parameters<typeof presentServer>[0]) =>
+  presentServer(row, config().servers.graceDays, provisioner().name);
+
+export const POST = operatorRoute("suspend", async (context) => {
+  const serverId = operatorPathId(context);
+  const body = await parseJsonBody(context.request, SuspendRequestSchema);
+  const row = await suspendServer(context.operator, serverId, {
+    reason: body.reason,
+    pausesPeriod: body.pause_period,
+  });
+  return json(asOwnerSeesIt(row));
+});
+
+export const DELETE = operatorRoute("suspend", async (context) => {
+  const serverId = operatorPathId(context);
+  const body = await parseJsonBody(context.request, LiftRequestSchema);
+  return json(asOwnerSeesIt(await liftServer(context.operator, serverId, body.reason)));
+});
+
+export const { GET, PUT, PATCH } = operatorMethodNotAllowed(["POST", "DELETE"]);

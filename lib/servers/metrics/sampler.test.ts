@@ -29,7 +29,7 @@ const countingSource: UsageSource = {
   read: async (_host, sampled) => {
     reads.push(Date.now());
     const cpuMs = reads.length * 1_000;
-    const counters = { cpuMs, rxBytes: 1, txBytes: 1, readBytes: 1, writeBytes: 1 };
+    const counters = { cpuMs, rxBytes: 1, txBytes: 1, readBytes: 1, writeBytes: 1, memoryUsedKib: undefined };
     return new Map(sampled.map((server) => [server.id, { running: true, counters }]));
   },
   setSlowdown: async () => true,

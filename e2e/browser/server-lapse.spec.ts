@@ -9,6 +9,7 @@ import { signUp } from "../support/dashboard";
 let app: RunningApp;
 
 test.beforeAll(async () => {
+  test.setTimeout(120_000);
   app = await startApp({ ENABLE_TEST_CLOCK: "1", PROVISION_DELAY_SECONDS: "1", WATCHER_INTERVAL_MS: "300" });
 });
 
@@ -23,7 +24,7 @@ test("a lapsed server's page names the last day its disk is kept, and renewing t
   page,
 }) => {
   test.setTimeout(120_000);
-  const { apiKey } = await signUp(page, app.url);
+  const { apiKey, loginToken } = await signUp(page, app.url);
   const call = async (path: string, method = "GET", body?: unknown) => {
     const response = await fetch(`${app.url}/api/v1${path}`, {
       method,
@@ -62,7 +63,13 @@ test("a lapsed server's page names the last day its disk is kept, and renewing t
   const keptUntil = lapsed.retained_until as string;
   expect(Date.parse(keptUntil) - Date.parse(lapsed.terminated_at as string)).toBe(14 * 86_400_000);
 
+  // Forty days on, the dashboard session (7 days) has ended: the customer signs in again and opens the server.
   await page.reload();
+  await expect(page.getByRole("heading", { level: 1, name: "Sign in" })).toBeVisible();
+  await page.getByLabel("Login token").fill(loginToken);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+  await page.goto(`${app.url}/dashboard/servers/${id}`);
   await expect(page.getByTestId("server-status")).toHaveText("terminated");
   await expect(page.getByTestId("retention-notice")).toHaveText(
     `Its period lapsed, but its disk is kept until ${shown(keptUntil)}. Renew it before then and it comes ` +

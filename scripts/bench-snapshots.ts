@@ -173,7 +173,8 @@ async function debianRounds() {
     images: DEBIAN_IMAGES,
     disksDir: "/var/lib/vps/bench-snapshots-debian",
     memoryMb: 1024,
-    portBase: SSH_PORT_BASE + 50,
+    // Ports of its own, apart from every other VM benchmark's.
+    portBase: SSH_PORT_BASE + 850,
   });
   try {
     const started = Date.now();

@@ -49,6 +49,11 @@ async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, t
 const readTopup = (key: string, ref: string) => async () =>
   (await api(`/topups/${ref}`, { key })).body as unknown as Topup;
 const balanceOf = async (key: string) => (await api("/account", { key })).body.balance_usd as number;
+/** How many credited payments the Monero watcher has flagged for the operator (a reorg took their block). */
+const flaggedXmr = async () =>
+  ((await api("/health")).body.watchers as { name: string; flagged_payments: number }[]).find(
+    (watcher) => watcher.name === "xmr:monero",
+  )?.flagged_payments;
 
 describe("Monero deposits read through a view-only monero-wallet-rpc (monerod regtest)", () => {
   it("a subaddress beyond index 200 is created in the wallet; the credit comes only once unlocked (10 blocks)", {
@@ -170,10 +175,6 @@ describe("Monero deposits read through a view-only monero-wallet-rpc (monerod re
   it("a wallet-rpc killed before storing its wallet loses subaddresses: the watcher makes them again", {
     timeout: 180_000,
   }, async () => {
-    const flaggedXmr = async () =>
-      ((await api("/health")).body.watchers as { name: string; flagged_payments: number }[]).find(
-        (watcher) => watcher.name === "xmr:monero",
-      )?.flagged_payments;
     expect(await flaggedXmr()).toBe(0);
     const { apiKey } = await createAccount();
     const topup = (await api("/topups", { method: "POST", key: apiKey, body: { amount: 160, coin: "XMR" } }))
@@ -210,10 +211,6 @@ describe("Monero deposits read through a view-only monero-wallet-rpc (monerod re
   it("a credited payment whose block a reorg takes away is flagged for the operator, never debited", {
     timeout: 180_000,
   }, async () => {
-    const flaggedXmr = async () =>
-      ((await api("/health")).body.watchers as { name: string; flagged_payments: number }[]).find(
-        (watcher) => watcher.name === "xmr:monero",
-      )?.flagged_payments ?? 0;
     const { apiKey } = await createAccount();
     const topup = (await api("/topups", { method: "POST", key: apiKey, body: { amount: 160, coin: "XMR" } }))
       .body as unknown as Topup;
@@ -222,7 +219,8 @@ describe("Monero deposits read through a view-only monero-wallet-rpc (monerod re
     await mine(10);
     const done = await waitFor(readTopup(apiKey, topup.ref), (t) => t.status === "completed", 60_000);
     expect(done.credited_usd).toBe(160);
-    const flaggedBefore = await flaggedXmr();
+    const flaggedBefore = (await flaggedXmr()) as number;
+    expect(flaggedBefore).toBeTypeOf("number");
 
     // The block holding the payment and those above it are popped; the payment, back in the pool, is
     // flushed; and a longer chain without it is mined: the wallet reorganises onto it.
@@ -251,6 +249,8 @@ describe("Monero deposits read through a view-only monero-wallet-rpc (monerod re
     // The credit stands (a credit is never taken back); the operator is told instead.
     expect(after).toMatchObject({ status: "completed", credited_usd: 160 });
     expect(await balanceOf(apiKey)).toBe(160);
-    expect(await waitFor(flaggedXmr, (flagged) => flagged > flaggedBefore, 30_000)).toBe(flaggedBefore + 1);
+    expect(await waitFor(flaggedXmr, (flagged) => (flagged ?? 0) > flaggedBefore, 30_000)).toBe(
+      flaggedBefore + 1,
+    );
   });
 });

@@ -144,7 +144,24 @@ async function openBench(options: {
     await app.stop();
     throw error;
   }
-  return { app, call, until };
+  /** Orders the benchmark's one server and waits for its first SSH login (within `bootMs`). */
+  const orderServer = async (bootMs: number) => {
+    const created = await call("/servers", "POST", { plan: "pup", location: "nl", os: "debian-12" });
+    if (typeof created.id !== "number") throw new Error(`order refused: ${JSON.stringify(created)}`);
+    const id = created.id;
+    const server = await until(`/servers/${id}`, (s) => s.status !== "provisioning");
+    if (server.status !== "active") throw new Error(`build failed: ${server.status_reason}`);
+    const port = server.ssh_port as number;
+    const pinned = server.ssh_host_key_fingerprint as string;
+    const login = { password: created.root_password as string };
+    const run = (command: string, timeoutMs = 900_000) => sshRun(port, pinned, login, command, timeoutMs);
+    await sshWhenUp(port, pinned, login, "true", bootMs);
+    const domain = `${options.prefix}${id}`;
+    const consoleLog = `/var/log/libvirt/qemu/${domain}-console.log`;
+    if (!existsSync(consoleLog)) throw new Error(`no console log at ${consoleLog}`);
+    return { id, server, port, pinned, login, run, domain, consoleLog };
+  };
+  return { app, call, until, orderServer };
 }
 
 /** The longest gap between consecutive nanosecond timestamps, one a line, in ms. */
@@ -168,7 +185,7 @@ async function debianRounds() {
   if (!existsSync(`${DEBIAN_IMAGES}/debian-12.qcow2`)) {
     throw new Error(`no Debian image in ${DEBIAN_IMAGES}: run \`npm run guest:build\` first`);
   }
-  const { app, call, until } = await openBench({
+  const { app, call, until, orderServer } = await openBench({
     prefix: DEBIAN_PREFIX,
     images: DEBIAN_IMAGES,
     disksDir: "/var/lib/vps/bench-snapshots-debian",
@@ -178,25 +195,13 @@ async function debianRounds() {
   });
   try {
     const started = Date.now();
-    const created = await call("/servers", "POST", { plan: "pup", location: "nl", os: "debian-12" });
-    if (typeof created.id !== "number") throw new Error(`order refused: ${JSON.stringify(created)}`);
-    const id = created.id;
-    const server = await until(`/servers/${id}`, (s) => s.status !== "provisioning");
-    if (server.status !== "active") throw new Error(`build failed: ${server.status_reason}`);
-    const port = server.ssh_port as number;
-    const pinned = server.ssh_host_key_fingerprint as string;
-    const login = { password: created.root_password as string };
-    const run = (command: string) => sshRun(port, pinned, login, command, 300_000);
-    await sshWhenUp(port, pinned, login, "true", 600_000);
-    const domain = `${DEBIAN_PREFIX}${id}`;
+    const { id, run, domain, consoleLog } = await orderServer(600_000);
     // The agent starts with the guest's services: wait until it answers, or every snapshot is crash-consistent.
     for (let tries = 0; !virsh("qemu-agent-command", domain, '{"execute":"guest-ping"}'); tries++) {
       if (tries > 120) throw new Error("the Debian guest's agent never answered");
       await sleep(1_000);
     }
     console.log(`\nDebian 12 up with its guest agent in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-    const consoleLog = `/var/log/libvirt/qemu/${domain}-console.log`;
-    if (!existsSync(consoleLog)) throw new Error(`no console log at ${consoleLog}`);
 
     const beat = "/var/tmp/heartbeat";
     /** Appends a timestamp to a file on the root filesystem, then a line to the console, every 20 ms. */
@@ -284,7 +289,7 @@ async function debianRounds() {
 
 async function main() {
   cleanUp();
-  const { app, call, until } = await openBench({
+  const { app, call, until, orderServer } = await openBench({
     prefix: PREFIX,
     images: TINY_IMAGES,
     disksDir: "/var/lib/vps/bench-snapshots",
@@ -293,19 +298,7 @@ async function main() {
   });
   const rounds: Round[] = [];
   try {
-    const created = await call("/servers", "POST", { plan: "pup", location: "nl", os: "debian-12" });
-    if (typeof created.id !== "number") throw new Error(`order refused: ${JSON.stringify(created)}`);
-    const id = created.id;
-    const server = await until(`/servers/${id}`, (s) => s.status !== "provisioning");
-    if (server.status !== "active") throw new Error(`build failed: ${server.status_reason}`);
-    const port = server.ssh_port as number;
-    const pinned = server.ssh_host_key_fingerprint as string;
-    const login = { password: created.root_password as string };
-    const run = (command: string, timeoutMs = 900_000) => sshRun(port, pinned, login, command, timeoutMs);
-    await sshWhenUp(port, pinned, login, "true", 300_000);
-    const domain = `${PREFIX}${id}`;
-    const consoleLog = `/var/log/libvirt/qemu/${domain}-console.log`;
-    if (!existsSync(consoleLog)) throw new Error(`no console log at ${consoleLog}`);
+    const { id, server, port, pinned, login, run, domain, consoleLog } = await orderServer(300_000);
 
     // 1 GiB of incompressible data on the disk, after its 64 MiB root filesystem: a 1 MiB random block
     // written over and over (qcow2 stores each copy; nothing deduplicates them).

@@ -20,8 +20,13 @@
  *   flock /tmp/vps-bench.lock npm run bench:watchers
  *   BENCH_DB=postgres BENCH_DATABASE_URL=postgres://… flock /tmp/vps-bench.lock npm run bench:watchers
  *   BENCH_WATCHED=100000 BENCH_PASSES=10 BENCH_XMR_SUBADDRESSES=100000 (defaults)
+ *
+ * Making the subaddresses takes the wallet most of the run (15 minutes on an idle machine, an hour on a busy
+ * one). With BENCH_XMR_DIR set to a folder, the Monero chain, both wallets and the watch-only keys are kept
+ * there, and the next run with that folder opens them instead (the other coins' nodes start afresh).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { bech32 } from "@scure/base";
 import { createWalletClient, http, parseEther } from "viem";
@@ -42,8 +47,12 @@ import { openBenchDatabase } from "./bench-database";
 const WATCHED = Number(process.env.BENCH_WATCHED ?? 100_000);
 const PASSES = Number(process.env.BENCH_PASSES ?? 10);
 const XMR_SUBADDRESSES = Number(process.env.BENCH_XMR_SUBADDRESSES ?? WATCHED);
-/** The watched address that gets paid, somewhere in the middle of the set. */
-const PAID = Math.floor(WATCHED * 0.77);
+const XMR_DIR = process.env.BENCH_XMR_DIR;
+/** Runs before this one on the kept Monero chain, whose payments stay in its wallets' history. */
+const runsFile = XMR_DIR ? path.join(XMR_DIR, "runs") : undefined;
+const earlierRuns = runsFile && existsSync(runsFile) ? Number(readFileSync(runsFile, "utf8")) : 0;
+/** The watched address that gets paid, somewhere in the middle of the set (one no earlier run paid). */
+const PAID = Math.floor(WATCHED * 0.77) + earlierRuns;
 
 if (typeof global.gc !== "function")
   throw new Error("run with node --expose-gc (npm run bench:watchers does)");
@@ -65,13 +74,22 @@ const evmAddress = (prefix: string, i: number) => `0x${prefix}${i.toString(16).p
 console.log(
   `Deposit watchers, ${WATCHED.toLocaleString("en")} watched addresses per coin, database ${target}, load ${loadAverage()}`,
 );
-const keys = generateDemoWatchOnlyKeys();
+const keptKeys = XMR_DIR ? path.join(XMR_DIR, "keys.json") : undefined;
+const keys: ReturnType<typeof generateDemoWatchOnlyKeys> =
+  keptKeys && existsSync(keptKeys) ? JSON.parse(readFileSync(keptKeys, "utf8")) : generateDemoWatchOnlyKeys();
+if (keptKeys && !existsSync(keptKeys)) {
+  mkdirSync(path.dirname(keptKeys), { recursive: true });
+  writeFileSync(keptKeys, JSON.stringify(keys), { mode: 0o600 });
+}
+/** How many subaddresses the kept wallet already has (made by an earlier run). */
+const madeFile = XMR_DIR ? path.join(XMR_DIR, "subaddresses") : undefined;
+const alreadyMade = madeFile && existsSync(madeFile) ? Number(readFileSync(madeFile, "utf8")) : 0;
 let started = performance.now();
 const starting = [
   startAnvil({ chainId: 1 }),
   startFundedLitecoind(),
   startFundedBcoin(),
-  startMonero({ address: moneroPrimaryAddress(keys), viewKey: keys.monero.viewKey }),
+  startMonero({ address: moneroPrimaryAddress(keys), viewKey: keys.monero.viewKey }, XMR_DIR),
 ] as const;
 const nodesStarted = await Promise.allSettled(starting);
 const stopAll = () =>
@@ -91,20 +109,29 @@ try {
 
   // 100,000 real subaddresses in the view-only wallet, made in batches as the watcher makes them.
   started = performance.now();
-  for (let made = 1; made <= XMR_SUBADDRESSES; made += 64) {
+  for (let made = alreadyMade + 1; made <= XMR_SUBADDRESSES; made += 64) {
     await monero.service("create_address", {
       account_index: 0,
       count: Math.min(64, XMR_SUBADDRESSES - made + 1),
     });
   }
   const createMs = performance.now() - started;
+  if (runsFile) writeFileSync(runsFile, String(earlierRuns + 1));
+  if (madeFile && XMR_SUBADDRESSES > alreadyMade) {
+    await monero.service("store");
+    writeFileSync(madeFile, String(XMR_SUBADDRESSES));
+  }
   const walletRss = readFileSync(`/proc/${monero.serviceWallet.pid}/status`, "utf8").match(
     /VmRSS:\s+(\d+)/,
   )?.[1];
+  const fresh = Math.max(0, XMR_SUBADDRESSES - alreadyMade);
   console.log(
-    `monero-wallet-rpc: ${XMR_SUBADDRESSES.toLocaleString("en")} subaddresses created with create_address ` +
-      `(64 a call) in ${(createMs / 1000).toFixed(0)} s (${(createMs / XMR_SUBADDRESSES).toFixed(1)} ms each); ` +
-      `wallet-rpc RSS ${walletRss ? mb(Number(walletRss) * 1024) : "?"}`,
+    `monero-wallet-rpc: ${XMR_SUBADDRESSES.toLocaleString("en")} subaddresses, ` +
+      (fresh > 0
+        ? `${fresh.toLocaleString("en")} created with create_address (64 a call) in ${(createMs / 1000).toFixed(0)} s ` +
+          `(${(createMs / fresh).toFixed(1)} ms each)`
+        : `made by an earlier run (kept in ${XMR_DIR})`) +
+      `; wallet-rpc RSS ${walletRss ? mb(Number(walletRss) * 1024) : "?"}`,
   );
 
   Object.assign(process.env, {

@@ -179,18 +179,21 @@ describe("bridged guests (tiny test guest)", () => {
      * The guest's global IPv6 addresses on its card, from /proc/net/if_inet6 (32 hex digits, interface index,
      * prefix length, scope: 00 global, 20 link-local; flags; name).
      */
-    const guestAddresses = async (guest: Guest) =>
+    const addressesOf = async (guest: Guest, scope: "00" | "20") =>
       (await guest.run("cat /proc/net/if_inet6"))
         .split("\n")
         .map((line) => line.trim().split(/\s+/))
-        .filter((fields) => fields[5] === "eth0" && fields[3] === "00")
+        .filter((fields) => fields[5] === "eth0" && fields[3] === scope)
         .map((fields) => (fields[0] ?? "").replace(/(.{4})(?!$)/g, "$1:"));
+    const guestAddresses = (guest: Guest) => addressesOf(guest, "00");
     // A's root turns IPv6 autoconfiguration on (what the seed turns off on a real image): only the host's
     // filter is left between it and a rogue router. B keeps what it booted with.
     await a.run(IPV6_AUTOCONF.map((setting) => `sysctl -w ${setting}`).join("; "));
     expect(
       await a.run("cat /proc/sys/net/ipv6/conf/eth0/accept_ra /proc/sys/net/ipv6/conf/eth0/autoconf"),
     ).toBe("1\n1");
+    // IPv6 is up on A's card (it has its link-local address), so an advertisement that reached it would count.
+    expect(await addressesOf(a, "20")).toHaveLength(1);
     expect(await neighbourAddresses()).toEqual([]);
 
     let taken: string[] = [];

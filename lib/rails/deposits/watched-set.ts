@@ -45,7 +45,7 @@ const SWEEP_ROWS = 1_000;
  * in (its cursor waits, so no payment is missed): at 100,000 addresses that is a few passes after a start,
  * where one query for them all held the pass (and, on the embedded database, the request thread) for 1-3 s.
  */
-const LOAD_BATCH = 5_000;
+const LOAD_BATCH = 2_000;
 const LOAD_BUDGET_MS = 400;
 
 /**

@@ -73,6 +73,7 @@ export async function setup(project: TestProject) {
   app = await startApp(appEnv);
   project.provide("appEnv", appEnv);
   project.provide("appDataDir", app.dataDir);
+  project.provide("appOutputFile", app.outputFile);
   project.provide("baseUrl", app.url);
   project.provide("dbTarget", target);
   project.provide("testDatabaseUrl", env.DATABASE_URL ?? "");
@@ -134,6 +135,8 @@ declare module "vitest" {
     appEnv: Record<string, string>;
     /** The app's DATA_DIR: a second instance given it shares the demo secrets (the encryption key). */
     appDataDir: string;
+    /** A file holding everything the app wrote to its standard output and error so far. */
+    appOutputFile: string;
     chains: {
       baseRpc: string;
       baseProxyControl: string;

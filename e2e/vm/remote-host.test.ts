@@ -1,7 +1,8 @@
 /**
  * A second hypervisor host reached only through a remote libvirt URI (qemu+libssh to a local sshd, key-only,
  * pinned host key): the provisioner creates volumes, defines and starts the domain, copies its running disk
- * into a snapshot and back, and removes it all through that URI. Boots the TINY TEST GUEST, not Debian.
+ * into a snapshot and back, boots the rescue system with the server's disk attached and the server again,
+ * and removes it all through that URI. Boots the TINY TEST GUEST, not Debian, and only the one.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +13,7 @@ import { api, createAccount, targetApp } from "../api/helpers";
 import { addOperator, operatorApi, signInOperator } from "../support/operator";
 import {
   domstate,
+  editDiskFromRescue,
   type Server,
   sshRun,
   sshWhenUp,
@@ -116,6 +118,31 @@ describe("a second host over a remote libvirt URI (tiny test guest)", () => {
     expect(restoring.status).toBe(202);
     await waitFor(read, (s) => s.status !== "provisioning", 120_000);
     expect(await sshWhenUp(port, pinned, login, "cat /root/marker", 120_000)).toBe("far");
+
+    // Rescue mode through the remote URI: the rescue system (the host's own copy of its kernel and initramfs)
+    // boots on the same port with a host key of its own and a temporary password; the server's disk is there,
+    // unmounted, and what is written to it is on the server once it boots its own disk again.
+    const entering = await api(`/servers/${created.id}/rescue`, { method: "POST", key: apiKey });
+    expect(entering.status).toBe(202);
+    const rescueLogin = { password: entering.body.rescue_password as string };
+    const inRescue = await waitFor(read, (s) => s.rescue?.state === "active", 120_000);
+    const rescueKey = inRescue.rescue?.ssh_host_key_fingerprint as string;
+    expect(rescueKey).toMatch(/^SHA256:/);
+    expect(rescueKey).not.toBe(pinned);
+    expect(await sshWhenUp(port, rescueKey, rescueLogin, "hostname", 120_000)).toBe("rescue");
+    expect(
+      await editDiskFromRescue(port, rescueKey, rescueLogin, {
+        file: "marker",
+        written: "rescued",
+        text: "seen-from-rescue",
+      }),
+    ).toBe("far");
+    const leaving = await api(`/servers/${created.id}/rescue`, { method: "DELETE", key: apiKey });
+    expect(leaving.status).toBe(202);
+    await waitFor(read, (s) => s.rescue === null && s.status === "active", 120_000);
+    expect(await sshWhenUp(port, pinned, login, "hostname; cat /root/rescued", 120_000)).toBe(
+      "far-one\nseen-from-rescue",
+    );
 
     const stopped = await api(`/servers/${created.id}/actions`, {
       method: "POST",

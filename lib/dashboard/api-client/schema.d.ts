@@ -2357,7 +2357,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginTokenRotated"];
                 };
             };
-            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
+            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_totp_code`, `invalid_recovery_code`, `totp_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2417,6 +2417,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TotpSetup"];
+                };
+            };
+            /** @description The body was not empty or `{}`. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
@@ -2560,7 +2569,7 @@ export interface operations {
                     "application/json": components["schemas"]["TotpState"];
                 };
             };
-            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
+            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_totp_code`, `invalid_recovery_code`, `totp_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2688,7 +2697,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecoveryCodes"];
                 };
             };
-            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
+            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_totp_code`, `invalid_recovery_code`, `totp_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2816,7 +2825,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
-            /** @description Bad body, or (from a session, with TOTP on) the code is missing, wrong or used. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_name`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
+            /** @description Bad body, or (from a session, with TOTP on) the code is missing, wrong or used. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_name`, `invalid_totp_code`, `invalid_recovery_code`, `totp_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3240,6 +3249,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Topup"];
+                };
+            };
+            /** @description The body was not empty or `{}`. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
@@ -3800,6 +3818,15 @@ export interface operations {
                     "application/json": components["schemas"]["Server"];
                 };
             };
+            /** @description The body was not empty or `{}`. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -3977,7 +4004,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerCreated"];
                 };
             };
-            /** @description Bad body, or `confirm` is not the hostname. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_confirm`, `confirmation_mismatch`, `invalid_os`, `invalid_root_password`, `invalid_ssh_key`, `invalid_snapshot_first`, `invalid_idempotency_key`. */
+            /** @description Bad body, or `confirm` is not the hostname. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_confirm`, `invalid_os`, `invalid_root_password`, `invalid_ssh_key`, `invalid_snapshot_first`, `confirmation_mismatch`, `invalid_idempotency_key`. */
             400: {
                 headers: {
                     [name: string]: unknown;

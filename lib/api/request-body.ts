@@ -27,7 +27,7 @@ export const requestBody = <T>(
 ): RequestBody<T> => ({ schema, fields });
 
 /** The codes a rule can report, the issue-specific ones before the fallback. */
-export const ruleCodes = (rule: FieldRule): ErrorCode[] =>
+const ruleCodes = (rule: FieldRule): ErrorCode[] =>
   typeof rule === "string"
     ? [rule]
     : "byIssue" in rule

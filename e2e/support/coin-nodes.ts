@@ -67,7 +67,9 @@ export function coreRpc(node: CoreNodeAddress) {
 }
 
 export async function stopChild(child: ChildProcess, timeoutMs = 10_000): Promise<void> {
-  if (child.exitCode !== null || child.pid === undefined) return;
+  // A child killed by a signal (a test may SIGKILL one) has no exit code but a signal code; its exit event has
+  // already fired, so waiting for it would hang the suite's teardown.
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));
   child.kill("SIGTERM");
   const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);

@@ -32,6 +32,7 @@ export const VALIDATION_MESSAGES = {
   invalid_name: "Use a key name of 1 to 64 letters, digits, spaces or . _ : @ ( ) -, or leave it out.",
   invalid_auto_renew: "Send auto_renew as true or false.",
   invalid_action: "Send action as start, stop or reboot.",
+  invalid_confirm: "Send confirm as the server's hostname.",
   invalid_login: "Send login_token as the token shown when the account was created (four groups of four).",
   invalid_totp_code: "Send the 6-digit code your authenticator app shows now.",
   invalid_advance: "Send advance_seconds as a whole number of seconds, at least 1.",

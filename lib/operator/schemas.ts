@@ -3,6 +3,7 @@
  * describes. The services' result types are checked against these at the end of the file.
  */
 import { z } from "zod";
+import { requestBody } from "@/lib/api/request-body";
 import { timestamp } from "@/lib/api/schemas/common";
 import type { AccountDetail, SearchHit } from "./accounts";
 import type { Adjustment } from "./adjustments";
@@ -358,3 +359,10 @@ export function wireHost(host: HostView) {
           },
   };
 }
+
+export const AdjustmentBody = requestBody(AdjustmentRequestSchema, { amount_usd: "invalid_amount" });
+export const SuspendBody = requestBody(SuspendRequestSchema);
+export const LiftBody = requestBody(LiftRequestSchema);
+export const DrainBody = requestBody(DrainRequestSchema);
+export const ReviewBody = requestBody(ReviewRequestSchema);
+export const SignInBody = requestBody(SignInRequestSchema);

@@ -4,17 +4,17 @@
  */
 import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
-import { pageQuerySchema } from "@/lib/api/schemas/common";
+import { EmptyBody, pageQuerySchema } from "@/lib/api/schemas/common";
 import { EVENT_SCHEMAS, TestEventSchema } from "@/lib/api/schemas/events";
 import {
-  CreateWebhookRequestSchema,
+  CreateWebhookBody,
   DELIVERY_PAGE_DEFAULT,
   DeliveryListSchema,
   DeliverySchema,
   ExpiryWarningsSchema,
   MAX_ENDPOINTS,
-  RotateSecretRequestSchema,
-  UpdateWebhookRequestSchema,
+  RotateSecretBody,
+  UpdateWebhookBody,
   WebhookCreatedSchema,
   WebhookListSchema,
   WebhookSchema,
@@ -29,10 +29,11 @@ import { EVENT_DESCRIPTIONS, type EventType } from "@/lib/notifications/types";
 import { serverIdParam, serverNotFound } from "./servers";
 import {
   authed,
-  BODY_ERRORS,
+  bodyErrors,
   DEFAULTS,
   errorResponse,
   jsonContent,
+  jsonRequest,
   perWindow,
   responses,
   retryAfter,
@@ -54,16 +55,6 @@ const sendLimited = errorResponse(
   ["rate_limited"],
   retryAfter,
 );
-const WEBHOOK_BODY_ERRORS = [
-  ...BODY_ERRORS,
-  "invalid_webhook_url",
-  "webhook_url_refused",
-  "invalid_kind",
-  "invalid_events",
-  "invalid_description",
-  "invalid_ntfy_token",
-] as const;
-
 const schedule = RETRY_DELAYS_SECONDS.map((seconds) => describeSpan(seconds)).join(", ");
 
 export const notificationsTag = {
@@ -98,10 +89,10 @@ export const notificationsPaths: ZodOpenApiPathsObject = {
       description:
         `At most ${MAX_ENDPOINTS} per account. A webhook's signing secret is in this response only (rotate it ` +
         "with POST /webhooks/{id}/rotate-secret). The URL's host is resolved now and must be public.",
-      requestBody: { required: true, content: jsonContent(CreateWebhookRequestSchema) },
+      requestBody: jsonRequest(CreateWebhookBody),
       responses: {
         "201": { description: "Added.", content: jsonContent(WebhookCreatedSchema) },
-        "400": errorResponse("Bad body, or a URL that is refused.", [...WEBHOOK_BODY_ERRORS]),
+        "400": bodyErrors("Bad body, or a URL that is refused.", CreateWebhookBody, ["webhook_url_refused"]),
         "409": errorResponse(`The account already has ${MAX_ENDPOINTS}.`, ["webhook_limit_reached"]),
         "413": responses.tooLarge,
         "415": responses.unsupportedMedia,
@@ -127,13 +118,10 @@ export const notificationsPaths: ZodOpenApiPathsObject = {
         "`enabled: false` turns it off (deliveries waiting for an attempt fail); `enabled: true` turns it on again, " +
         "also after it was disabled for failing, and forgets its failures.",
       requestParams: { path: webhookIdParam },
-      requestBody: { required: true, content: jsonContent(UpdateWebhookRequestSchema) },
+      requestBody: jsonRequest(UpdateWebhookBody),
       responses: {
         "200": { description: "As it is now.", content: jsonContent(WebhookSchema) },
-        "400": errorResponse("Bad body, or a URL that is refused.", [
-          ...WEBHOOK_BODY_ERRORS,
-          "invalid_enabled",
-        ]),
+        "400": bodyErrors("Bad body, or a URL that is refused.", UpdateWebhookBody, ["webhook_url_refused"]),
         "404": webhookNotFound,
         "413": responses.tooLarge,
         "415": responses.unsupportedMedia,
@@ -162,6 +150,7 @@ export const notificationsPaths: ZodOpenApiPathsObject = {
       requestParams: { path: webhookIdParam },
       responses: {
         "202": { description: "The delivery, queued.", content: jsonContent(DeliverySchema) },
+        "400": bodyErrors("The body was not empty or `{}`.", EmptyBody),
         "404": webhookNotFound,
         "409": errorResponse("The endpoint is turned off.", ["webhook_disabled"]),
         "429": sendLimited,
@@ -177,13 +166,13 @@ export const notificationsPaths: ZodOpenApiPathsObject = {
         "A new secret, shown in this response only. The current one keeps signing beside it (two signatures in " +
         "`webhook-signature`) for `previous_valid_hours` (24 by default), so receivers switch without a gap.",
       requestParams: { path: webhookIdParam },
-      requestBody: { required: false, content: jsonContent(RotateSecretRequestSchema) },
+      requestBody: jsonRequest(RotateSecretBody, { required: false }),
       responses: {
         "200": {
           description: "The webhook with its new secret.",
           content: jsonContent(WebhookCreatedSchema),
         },
-        "400": errorResponse("Bad body.", [...BODY_ERRORS, "invalid_previous_valid_hours"]),
+        "400": bodyErrors("Bad body.", RotateSecretBody),
         "404": webhookNotFound,
         "409": errorResponse("An ntfy topic has no signing secret.", ["not_a_webhook"]),
       },
@@ -216,6 +205,7 @@ export const notificationsPaths: ZodOpenApiPathsObject = {
       requestParams: { path: deliveryParams },
       responses: {
         "202": { description: "The delivery, queued.", content: jsonContent(DeliverySchema) },
+        "400": bodyErrors("The body was not empty or `{}`.", EmptyBody),
         "404": errorResponse("No such webhook on this account, or no such delivery of it.", ["not_found"]),
         "409": errorResponse("The endpoint is turned off, or an attempt is under way.", [
           "webhook_disabled",

@@ -3,27 +3,28 @@
 import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import type { ErrorCode } from "@/lib/api/error-codes";
-import { ErrorSchema, pageQuerySchema } from "@/lib/api/schemas/common";
+import { EmptyBody, ErrorSchema, pageQuerySchema } from "@/lib/api/schemas/common";
 import { ServerBusySchema } from "@/lib/api/schemas/server-machine";
 import {
-  CreateServerRequestSchema,
+  CreateServerBody,
   CredentialsSchema,
   InsufficientBalanceSchema,
   SERVER_PAGE_DEFAULT,
-  ServerActionRequestSchema,
+  ServerActionBody,
   ServerCreatedSchema,
   ServerListSchema,
   ServerSchema,
-  UpdateServerRequestSchema,
+  UpdateServerBody,
 } from "@/lib/api/schemas/servers";
 import {
   authed,
-  BODY_ERRORS,
+  bodyErrors,
   DEFAULTS,
   errorResponse,
   hostOperationLimited,
   idempotencyHeader,
   jsonContent,
+  jsonRequest,
   responses,
 } from "./shared";
 
@@ -80,21 +81,10 @@ export const serversPaths: ZodOpenApiPathsObject = {
         "bare Server. `ssh_keys` (OpenSSH public keys) are installed for root. The server is placed on a host of " +
         "its location with room for it before anything is charged; the build runs as a job after the answer.",
       requestParams: { header: idempotencyHeader },
-      requestBody: { required: true, content: jsonContent(CreateServerRequestSchema) },
+      requestBody: jsonRequest(CreateServerBody),
       responses: {
         "201": { description: "The server, provisioning.", content: jsonContent(ServerCreatedSchema) },
-        "400": errorResponse("Bad body.", [
-          ...BODY_ERRORS,
-          "invalid_plan",
-          "invalid_location",
-          "invalid_os",
-          "invalid_cycle",
-          "invalid_hostname",
-          "invalid_root_password",
-          "invalid_auto_renew",
-          "invalid_ssh_key",
-          "invalid_idempotency_key",
-        ]),
+        "400": bodyErrors("Bad body.", CreateServerBody, ["invalid_idempotency_key"]),
         "402": {
           description:
             "The balance does not cover the price: `insufficient_balance` with the deficit in USD.",
@@ -145,10 +135,10 @@ export const serversPaths: ZodOpenApiPathsObject = {
       operationId: "updateServer",
       summary: "Turn auto-renew on or off",
       requestParams: { path: serverIdParam },
-      requestBody: { required: true, content: jsonContent(UpdateServerRequestSchema) },
+      requestBody: jsonRequest(UpdateServerBody),
       responses: {
         "200": { description: "The server.", content: jsonContent(ServerSchema) },
-        "400": errorResponse("Bad body.", [...BODY_ERRORS, "invalid_auto_renew"]),
+        "400": bodyErrors("Bad body.", UpdateServerBody),
         "404": serverNotFound,
         "409": errorResponse("The server is terminated.", ["server_terminated"]),
       },
@@ -197,6 +187,7 @@ export const serversPaths: ZodOpenApiPathsObject = {
       requestParams: { path: serverIdParam, header: idempotencyHeader },
       responses: {
         "200": { description: "The renewed server.", content: jsonContent(ServerSchema) },
+        "400": bodyErrors("The body was not empty or `{}`.", EmptyBody, ["invalid_idempotency_key"]),
         "402": {
           description: "The balance does not cover the price.",
           content: jsonContent(InsufficientBalanceSchema),
@@ -221,13 +212,13 @@ export const serversPaths: ZodOpenApiPathsObject = {
         "`power_state` is what the host then reports. One host operation runs per server at a time, and each " +
         "account has a limit on them (see 429).",
       requestParams: { path: serverIdParam },
-      requestBody: { required: true, content: jsonContent(ServerActionRequestSchema) },
+      requestBody: jsonRequest(ServerActionBody),
       responses: {
         "200": {
           description: "The server with its new `power_state`.",
           content: jsonContent(ServerSchema),
         },
-        "400": errorResponse("Bad body.", [...BODY_ERRORS, "invalid_action"]),
+        "400": bodyErrors("Bad body.", ServerActionBody),
         "404": serverNotFound,
         "409": hostOperationConflict("`server_not_active`: only an active server can be powered.", [
           "server_not_active",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { requestBody } from "@/lib/api/request-body";
 import { EVENT_TYPES, MAX_URL_LENGTH } from "@/lib/notifications/types";
 import { nextCursorField, timestamp } from "./common";
 
@@ -187,3 +188,23 @@ export type UpdateWebhookRequest = z.infer<typeof UpdateWebhookRequestSchema>;
 export type Delivery = z.infer<typeof DeliverySchema>;
 export type Attempt = z.infer<typeof AttemptSchema>;
 export type ExpiryWarnings = z.infer<typeof ExpiryWarningsSchema>;
+
+export const CreateWebhookBody = requestBody(CreateWebhookRequestSchema, {
+  url: "invalid_webhook_url",
+  kind: "invalid_kind",
+  events: "invalid_events",
+  description: "invalid_description",
+  ntfy_token: "invalid_ntfy_token",
+});
+
+export const UpdateWebhookBody = requestBody(UpdateWebhookRequestSchema, {
+  url: "invalid_webhook_url",
+  events: "invalid_events",
+  description: "invalid_description",
+  enabled: "invalid_enabled",
+  ntfy_token: "invalid_ntfy_token",
+});
+
+export const RotateSecretBody = requestBody(RotateSecretRequestSchema, {
+  previous_valid_hours: "invalid_previous_valid_hours",
+});

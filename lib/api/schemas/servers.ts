@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { requestBody } from "@/lib/api/request-body";
 import { CYCLES, LOCATIONS, OS_IMAGES, PLANS } from "@/lib/catalog/catalog";
 import { nextCursorField, timestamp } from "./common";
 import { TrafficSchema } from "./metrics";
@@ -166,13 +167,28 @@ export const CreateServerRequestSchema = z
   })
   .meta({ id: "CreateServerRequest" });
 
+export const CreateServerBody = requestBody(CreateServerRequestSchema, {
+  plan: "invalid_plan",
+  location: "invalid_location",
+  os: "invalid_os",
+  cycle: "invalid_cycle",
+  hostname: "invalid_hostname",
+  root_password: "invalid_root_password",
+  auto_renew: "invalid_auto_renew",
+  ssh_keys: "invalid_ssh_key",
+});
+
 export const UpdateServerRequestSchema = z
   .strictObject({ auto_renew: z.boolean().meta({ description: "Turn automatic renewal on or off." }) })
   .meta({ id: "UpdateServerRequest" });
 
+export const UpdateServerBody = requestBody(UpdateServerRequestSchema, { auto_renew: "invalid_auto_renew" });
+
 export const ServerActionRequestSchema = z
   .strictObject({ action: z.enum(["start", "stop", "reboot"]) })
   .meta({ id: "ServerActionRequest" });
+
+export const ServerActionBody = requestBody(ServerActionRequestSchema, { action: "invalid_action" });
 
 export const CredentialsSchema = z
   .object({

@@ -3372,7 +3372,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginTokenRotated"];
                 };
             };
-            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
+            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_totp_code`, `invalid_recovery_code`, `totp_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3432,6 +3432,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TotpSetup"];
+                };
+            };
+            /** @description The body was not empty or `{}`. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
@@ -3575,7 +3584,7 @@ export interface operations {
                     "application/json": components["schemas"]["TotpState"];
                 };
             };
-            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
+            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_totp_code`, `invalid_recovery_code`, `totp_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3703,7 +3712,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecoveryCodes"];
                 };
             };
-            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
+            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_totp_code`, `invalid_recovery_code`, `totp_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3831,7 +3840,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
-            /** @description Bad body, or (from a session, with TOTP on) the code is missing, wrong or used. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_name`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
+            /** @description Bad body, or (from a session, with TOTP on) the code is missing, wrong or used. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_name`, `invalid_totp_code`, `invalid_recovery_code`, `totp_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4255,6 +4264,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Topup"];
+                };
+            };
+            /** @description The body was not empty or `{}`. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
@@ -4824,6 +4842,15 @@ export interface operations {
                     "application/json": components["schemas"]["Server"];
                 };
             };
+            /** @description The body was not empty or `{}`. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -5001,7 +5028,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerCreated"];
                 };
             };
-            /** @description Bad body, or `confirm` is not the hostname. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_confirm`, `confirmation_mismatch`, `invalid_os`, `invalid_root_password`, `invalid_ssh_key`, `invalid_snapshot_first`, `invalid_idempotency_key`. */
+            /** @description Bad body, or `confirm` is not the hostname. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_confirm`, `invalid_os`, `invalid_root_password`, `invalid_ssh_key`, `invalid_snapshot_first`, `confirmation_mismatch`, `invalid_idempotency_key`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6064,7 +6091,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookCreated"];
                 };
             };
-            /** @description Bad body, or a URL that is refused. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_webhook_url`, `webhook_url_refused`, `invalid_kind`, `invalid_events`, `invalid_description`, `invalid_ntfy_token`. */
+            /** @description Bad body, or a URL that is refused. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_webhook_url`, `invalid_kind`, `invalid_events`, `invalid_description`, `invalid_ntfy_token`, `webhook_url_refused`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6294,7 +6321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Bad body, or a URL that is refused. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_webhook_url`, `webhook_url_refused`, `invalid_kind`, `invalid_events`, `invalid_description`, `invalid_ntfy_token`, `invalid_enabled`. */
+            /** @description Bad body, or a URL that is refused. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_webhook_url`, `invalid_events`, `invalid_description`, `invalid_enabled`, `invalid_ntfy_token`, `webhook_url_refused`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6384,6 +6411,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description The body was not empty or `{}`. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
@@ -6626,6 +6662,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description The body was not empty or `{}`. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */

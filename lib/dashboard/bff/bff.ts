@@ -3,7 +3,7 @@ import type { IronSession } from "iron-session";
 import { readLimited } from "@/lib/api/body";
 import { ApiError, badRequest } from "@/lib/api/errors";
 import { config } from "@/lib/config/env";
-import { type ApiClient, apiClient } from "@/lib/dashboard/api-client/client";
+import { type ApiCaller, type ApiClient, apiClient } from "@/lib/dashboard/api-client/client";
 import { ownOrigin } from "@/lib/http/origin";
 import { clientAddress } from "@/lib/rate-limit/limits";
 import { firstLine } from "@/lib/util/log";
@@ -16,6 +16,8 @@ export type BffContext = {
   session: IronSession<DashboardSession>;
   /** The API, as the signed-in user when there is a session. */
   api: ApiClient;
+  /** Who the API sees: the session's key (when there is one) and the browser's address. */
+  caller: ApiCaller;
   /** The dynamic segments of the route (`[id]`, `[ref]`, a catch-all's list). */
   params: RouteParams;
 };
@@ -60,13 +62,11 @@ export function bffRoute(
     }
     const session = await dashboardSession();
     if (options.signedIn && !session.apiKey) return signedOut(session);
-    const api = apiClient({
-      apiKey: session.apiKey,
-      clientAddress: clientAddress(request.headers),
-    });
+    const caller = { apiKey: session.apiKey, clientAddress: clientAddress(request.headers) };
+    const api = apiClient(caller);
     try {
       const params = (await route?.params) ?? {};
-      const response = await handler({ request, session, api, params });
+      const response = await handler({ request, session, api, caller, params });
       if (options.signedIn && response.status === 401) return signedOut(session);
       return response;
     } catch (error) {

@@ -1,20 +1,12 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
-import { CreateWebhookRequestSchema } from "@/lib/api/schemas/notifications";
+import { CreateWebhookBody } from "@/lib/api/schemas/notifications";
 import { createWebhook, listWebhooks } from "@/lib/notifications/service";
 
 export const GET = authedRoute(async ({ auth }) => json({ webhooks: await listWebhooks(auth.accountId) }));
 
 export const POST = authedRoute(async ({ request, auth }) => {
-  const body = await parseJsonBody(request, CreateWebhookRequestSchema, {
-    fieldCodes: {
-      url: "invalid_webhook_url",
-      kind: "invalid_kind",
-      events: "invalid_events",
-      description: "invalid_description",
-      ntfy_token: "invalid_ntfy_token",
-    },
-  });
+  const body = await parseJsonBody(request, CreateWebhookBody);
   return json(await createWebhook(auth.accountId, body), 201);
 });
 

@@ -5,7 +5,7 @@ import { ownOrigin } from "@/lib/http/origin";
 import { csrfTokenFor } from "@/lib/operator/credentials";
 import { OperatorError } from "@/lib/operator/errors";
 import { operatorMethodNotAllowed, operatorRoute } from "@/lib/operator/route";
-import { SignInRequestSchema } from "@/lib/operator/schemas";
+import { SignInBody } from "@/lib/operator/schemas";
 import {
   clearedOperatorCookie,
   cookieSecondsFor,
@@ -29,7 +29,7 @@ export const POST = publicRoute(async ({ request, client }) => {
   if ((origin && origin !== ownOrigin(request, config().publicBaseUrl)) || (site && site !== "same-origin")) {
     throw new OperatorError(403, "csrf_failed", "Sign in from this site's own operator page.");
   }
-  const body = await parseJsonBody(request, SignInRequestSchema);
+  const body = await parseJsonBody(request, SignInBody);
   const { token, session } = await signIn({ secret: body.secret, code: body.code, client });
   return json(present(session), 200, { "Set-Cookie": operatorCookie(token, cookieSecondsFor(session)) });
 });

@@ -1,13 +1,11 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { RotateSecretRequestSchema } from "@/lib/api/schemas/notifications";
+import { RotateSecretBody } from "@/lib/api/schemas/notifications";
 import { rotateSecret } from "@/lib/notifications/service";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {
   const id = pathId(params, "id", "webhook");
-  const body = await parseJsonBody(request, RotateSecretRequestSchema, {
-    fieldCodes: { previous_valid_hours: "invalid_previous_valid_hours" },
-  });
+  const body = await parseJsonBody(request, RotateSecretBody);
   return json(await rotateSecret(auth.accountId, id, body.previous_valid_hours));
 });
 

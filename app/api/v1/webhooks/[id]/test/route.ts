@@ -1,11 +1,11 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { EmptyBodySchema } from "@/lib/api/schemas/common";
+import { EmptyBody } from "@/lib/api/schemas/common";
 import { sendTest } from "@/lib/notifications/service";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {
   const id = pathId(params, "id", "webhook");
-  await parseJsonBody(request, EmptyBodySchema);
+  await parseJsonBody(request, EmptyBody);
   return json(await sendTest(auth.accountId, id), 202);
 });
 

@@ -1,7 +1,7 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { config } from "@/lib/config/env";
 import { json, operatorMethodNotAllowed, operatorPathId, operatorRoute } from "@/lib/operator/route";
-import { LiftRequestSchema, SuspendRequestSchema } from "@/lib/operator/schemas";
+import { LiftBody, SuspendBody } from "@/lib/operator/schemas";
 import { liftServer, suspendServer } from "@/lib/operator/suspensions";
 import { presentServer } from "@/lib/servers/present";
 import { provisioner } from "@/lib/servers/provisioner";
@@ -11,7 +11,7 @@ const asOwnerSeesIt = (row: Parameters<typeof presentServer>[0]) =>
 
 export const POST = operatorRoute("suspend", async (context) => {
   const serverId = operatorPathId(context);
-  const body = await parseJsonBody(context.request, SuspendRequestSchema);
+  const body = await parseJsonBody(context.request, SuspendBody);
   const row = await suspendServer(context.operator, serverId, {
     reason: body.reason,
     pausesPeriod: body.pause_period,
@@ -21,7 +21,7 @@ export const POST = operatorRoute("suspend", async (context) => {
 
 export const DELETE = operatorRoute("suspend", async (context) => {
   const serverId = operatorPathId(context);
-  const body = await parseJsonBody(context.request, LiftRequestSchema);
+  const body = await parseJsonBody(context.request, LiftBody);
   return json(asOwnerSeesIt(await liftServer(context.operator, serverId, body.reason)));
 });
 

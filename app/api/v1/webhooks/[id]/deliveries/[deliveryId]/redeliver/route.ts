@@ -1,12 +1,12 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { EmptyBodySchema } from "@/lib/api/schemas/common";
+import { EmptyBody } from "@/lib/api/schemas/common";
 import { redeliver } from "@/lib/notifications/service";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {
   const id = pathId(params, "id", "webhook");
   const deliveryId = pathId(params, "deliveryId", "delivery");
-  await parseJsonBody(request, EmptyBodySchema);
+  await parseJsonBody(request, EmptyBody);
   return json(await redeliver(auth.accountId, id, deliveryId), 202);
 });
 

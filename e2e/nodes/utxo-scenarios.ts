@@ -223,7 +223,8 @@ export function describeUtxoDeposits(options: UtxoScenarioOptions) {
       expect(
         (attention.body.payments as { tx_hash: string }[]).find((p) => p.tx_hash === txid),
       ).toMatchObject({
-        flags: ["reorged"],
+        // A node that does not take the payment back into its pool may also have it marked dropped.
+        flags: options.reorg === "core" ? ["reorged"] : expect.arrayContaining(["reorged"]),
         coin,
         account_id: userId,
         credited_usd: worth(1),

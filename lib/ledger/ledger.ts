@@ -1,12 +1,8 @@
 import "server-only";
 import { eq, sql } from "drizzle-orm";
-import type { Database } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/client";
 import { accounts, ledgerEntries } from "@/lib/db/schema";
-
-/** A transaction handle of either driver. */
-export type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
-
-export type LedgerKind = "topup" | "order" | "renewal" | "refund";
+import type { LedgerKind } from "@/lib/db/types";
 
 /**
  * Moves an account's balance by `amountCents` (negative = debit) and writes the ledger row, inside the

@@ -2,9 +2,10 @@ import "server-only";
 import { and, asc, eq, inArray, lt, lte, or, sql } from "drizzle-orm";
 import { pace } from "@/lib/background/pace";
 import { config } from "@/lib/config/env";
-import { type Database, db } from "@/lib/db/client";
+import { type Database, db, type Tx } from "@/lib/db/client";
 import { accounts, serverJobs, servers, snapshots } from "@/lib/db/schema";
-import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
+import type { JobKind } from "@/lib/db/types";
+import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
@@ -31,22 +32,7 @@ import {
   snapshotBeforeReinstall,
 } from "./snapshots/jobs";
 
-/**
- * Host work for a server. A password change is run by its request, and recorded here while it runs. A build
- * (provision, reinstall, restore, revive) ends by waiting for the machine's SSH server.
- */
-export type JobKind =
-  | "provision"
-  | "power"
-  | "destroy"
-  | "reinstall"
-  | "password"
-  | "snapshot"
-  | "restore"
-  | "delete_snapshot"
-  | "rescue"
-  | "leave_rescue"
-  | "revive";
+export type { JobKind };
 export type Job = typeof serverJobs.$inferSelect;
 
 const MAX_ATTEMPTS: Record<JobKind, number> = {

@@ -3,8 +3,8 @@ import { and, eq, ne, sql } from "drizzle-orm";
 import { conflict } from "@/lib/api/errors";
 import type { Plan } from "@/lib/catalog/catalog";
 import { config, type HypervisorHost, type ServerSettings } from "@/lib/config/env";
+import type { Tx } from "@/lib/db/client";
 import { hypervisors, servers, snapshots } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
 
 export type Size = { memoryMb: number; vcpus: number; diskGb: number };
 

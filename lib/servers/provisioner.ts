@@ -2,8 +2,9 @@ import "server-only";
 import { and, between, eq, isNotNull, sql } from "drizzle-orm";
 import { conflict } from "@/lib/api/errors";
 import { config, type HostNetwork } from "@/lib/config/env";
+import type { Tx } from "@/lib/db/client";
 import { ipCounters, servers } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
+import type { PowerAction, PowerState, SnapshotConsistency } from "@/lib/db/types";
 import { processWide } from "@/lib/util/process-wide";
 import { DemoConsole } from "./console/demo-console";
 import type { ConsoleHandlers, ConsoleStream } from "./console/stream";
@@ -11,10 +12,8 @@ import { HOSTS_PER_LOCATION, poolAddress } from "./ip-pool";
 import { FORWARDED_SSH_ADDRESS, freeAddress } from "./libvirt/network";
 import { LibvirtProvisioner } from "./libvirt/provisioner";
 import type { ServerRow } from "./present";
-import type { SnapshotConsistency } from "./snapshots/types";
 
-export type PowerAction = "start" | "stop" | "reboot";
-export type PowerState = "running" | "stopped";
+export type { PowerAction, PowerState };
 
 /** What a build needs besides the server row. Secrets live only in memory and in the guest's seed. */
 export type BuildSpec = {

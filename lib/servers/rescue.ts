@@ -2,10 +2,10 @@ import "server-only";
 import { eq } from "drizzle-orm";
 import { conflict } from "@/lib/api/errors";
 import { config } from "@/lib/config/env";
-import { db } from "@/lib/db/client";
+import { db, type Tx } from "@/lib/db/client";
 import { servers } from "@/lib/db/schema";
+import type { RescueState } from "@/lib/db/types";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
-import type { Tx } from "@/lib/ledger/ledger";
 import { now } from "@/lib/util/clock";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
 import { enqueueJob, finish, type Job, kickJobs, lockServer, serverRow } from "./jobs";
@@ -24,7 +24,7 @@ import { lockOwnedServer } from "./service";
  * `entering` -> `active` once the rescue system runs; `active` -> `leaving` -> (none) once the server's own
  * system runs again. Power actions in rescue mode restart the rescue system.
  */
-export type RescueState = "entering" | "active" | "leaving";
+export type { RescueState };
 
 /** The columns of a server out of rescue mode: its state, and its temporary login gone. */
 export const NOT_IN_RESCUE = {

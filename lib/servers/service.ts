@@ -8,10 +8,10 @@ import type { CreateServerRequest, Server, ServerCreated } from "@/lib/api/schem
 import { VALIDATION_MESSAGES } from "@/lib/api/validation-messages";
 import { findLocation, findOs, findPlan, priceFor } from "@/lib/catalog/catalog";
 import { config } from "@/lib/config/env";
-import { type Database, db } from "@/lib/db/client";
+import { type Database, db, type Tx } from "@/lib/db/client";
 import { accounts, servers } from "@/lib/db/schema";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
-import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
+import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { centsToUsd, formatUsd } from "@/lib/util/cents";
 import { now } from "@/lib/util/clock";
 import { addCycle } from "./cycle";

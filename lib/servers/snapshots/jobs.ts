@@ -1,8 +1,7 @@
 import "server-only";
 import { and, eq } from "drizzle-orm";
-import { db } from "@/lib/db/client";
+import { db, type Tx } from "@/lib/db/client";
 import { snapshots } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
 import { now } from "@/lib/util/clock";
 import { endFailedDiskRewrite, finish, type Job, serverRow } from "../jobs";
 import type { ServerRow } from "../present";

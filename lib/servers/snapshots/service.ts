@@ -3,10 +3,10 @@ import { and, desc, eq } from "drizzle-orm";
 import { conflict, notFound } from "@/lib/api/errors";
 import type { CreateSnapshotRequest, RestoreSnapshotRequest, Snapshot } from "@/lib/api/schemas/snapshots";
 import { config } from "@/lib/config/env";
-import { db } from "@/lib/db/client";
+import { db, type Tx } from "@/lib/db/client";
 import { servers, snapshots } from "@/lib/db/schema";
+import type { SnapshotKind } from "@/lib/db/types";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
-import type { Tx } from "@/lib/ledger/ledger";
 import { now } from "@/lib/util/clock";
 import { refuseWhileBusy, withHostQuota } from "../host-operations";
 import { enqueueJob, kickJobs } from "../jobs";
@@ -16,7 +16,6 @@ import type { ServerRow } from "../present";
 import { provisioner } from "../provisioner";
 import { freshOwnedRow, lockOwnedServer } from "../service";
 import { checkRestore, checkSnapshotLimit, snapshotName } from "./rules";
-import type { SnapshotKind } from "./types";
 
 /**
  * Snapshots of a server's disk: taken on request (running or not), kept as volumes of the server's host's

@@ -3,16 +3,16 @@ import { config } from "@/lib/config/env";
 import { databaseHandle } from "@/lib/db/client";
 import { acquireLease } from "@/lib/db/lease";
 import { maintainEmbeddedDatabase } from "@/lib/db/maintenance";
-import { expireDueTopups, settleOutstandingTopups, settleTopups } from "@/lib/rails/deposits/crediting";
+import { pace } from "@/lib/db/pace";
 import { LeaseLostError, recordWatcherError } from "@/lib/rails/deposits/cursor";
 import { depositRails } from "@/lib/rails/deposits/setup";
 import { releaseWatcherLeasesOnShutdown, watchersStopping } from "@/lib/rails/deposits/shutdown";
 import type { DepositWatcher } from "@/lib/rails/deposits/watcher";
 import { runServerLifecycle } from "@/lib/servers/lifecycle";
 import { startMetricsSampling } from "@/lib/servers/metrics/sampler";
+import { expireDueTopups, settleOutstandingTopups, settleTopups } from "@/lib/topups/settlement";
 import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
-import { pace } from "./pace";
 import { pruneWhenDue } from "./retention";
 
 /** One message per problem per minute: a chain that is down must not flood the log. */

@@ -1,8 +1,8 @@
 import "server-only";
 import { and, asc, eq, inArray, lt, lte, or, sql } from "drizzle-orm";
-import { pace } from "@/lib/background/pace";
 import { config } from "@/lib/config/env";
 import { type Database, db, type Tx } from "@/lib/db/client";
+import { pace } from "@/lib/db/pace";
 import { accounts, serverJobs, servers, snapshots } from "@/lib/db/schema";
 import type { JobKind } from "@/lib/db/types";
 import { postLedgerEntry } from "@/lib/ledger/ledger";

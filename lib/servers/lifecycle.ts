@@ -1,9 +1,9 @@
 import "server-only";
 import { setImmediate } from "node:timers/promises";
 import { and, asc, desc, eq, gt, gte, inArray, isNotNull, lte, or } from "drizzle-orm";
-import { pace } from "@/lib/background/pace";
 import { config } from "@/lib/config/env";
 import { type Database, db, type Tx } from "@/lib/db/client";
+import { pace } from "@/lib/db/pace";
 import { accounts, serverJobs, servers, snapshots } from "@/lib/db/schema";
 import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";

@@ -1,6 +1,4 @@
 import "server-only";
-import { randomBytes } from "node:crypto";
-import { base32crockford } from "@scure/base";
 import { and, desc, eq, gt, lt, sql } from "drizzle-orm";
 import { parseUnits } from "viem";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
@@ -11,7 +9,6 @@ import { db, type Tx } from "@/lib/db/client";
 import { depositIndexes, depositPayments, topups } from "@/lib/db/schema";
 import { firstAhead, reuseUntilWrite } from "@/lib/db/until-write";
 import { deriveDepositAddress } from "@/lib/rails/deposits/addresses";
-import { isSettled, paymentsOf, settleTopups } from "@/lib/rails/deposits/crediting";
 import { paymentUri } from "@/lib/rails/deposits/payment-uri";
 import { coinUnavailableReason, depositRails } from "@/lib/rails/deposits/setup";
 import { MoneroWatcher } from "@/lib/rails/monero/watcher";
@@ -23,11 +20,11 @@ import { RateUnavailableError } from "../rails/rates";
 import { formatCoinAmount, quoteUnits, rateToE8 } from "./amounts";
 import { MAX_PENDING_TOPUPS } from "./limits";
 import { presentTopup, type TopupRow, unitsOf } from "./present";
+import { isTopupRef, newTopupRef } from "./ref";
+import { isSettled, paymentsOf, settleTopups } from "./settlement";
 
 /** The TRC-20 contract in the payment URI is always in TRON's own `T…` form. */
 const tronContract = (address: string) => (address.startsWith("0x") ? evmHexToTron(address) : address);
-
-export const newTopupRef = () => `tp_${base32crockford.encode(randomBytes(15)).toLowerCase()}`;
 
 const isDemoTopup = (row: TopupRow) => depositRails().watcherFor(row.network)?.demo ?? false;
 
@@ -203,7 +200,7 @@ export async function createDepositTopup(
 }
 
 async function findOwned(accountId: number, ref: string): Promise<TopupRow> {
-  if (!/^tp_[0-9a-z]{24}$/.test(ref)) throw notFound(`No top-up with ref ${ref}.`);
+  if (!isTopupRef(ref)) throw notFound(`No top-up with ref ${ref}.`);
   const database = await db();
   const [row] = await database
     .select()

@@ -9,9 +9,6 @@ import type { Topup, X402Requirement } from "@/lib/api/schemas/topups";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { depositPayments, topups, x402Authorizations } from "@/lib/db/schema";
-import { creditSettledPayment } from "@/lib/rails/deposits/crediting";
-import { presentTopup } from "@/lib/topups/present";
-import { newTopupRef } from "@/lib/topups/service";
 import {
   acceptedAsOffered,
   checkPaymentTerms,
@@ -20,7 +17,6 @@ import {
   decodePaymentSignatureV2,
   type ExactEvmPayloadV1,
   PaymentHeaderError,
-  type PaymentRejection,
 } from "../rails/x402/payload";
 import {
   type ChainSettlement,
@@ -36,6 +32,9 @@ import {
   topupRequirement,
   toV2Requirement,
 } from "../rails/x402/requirements";
+import { presentTopup } from "./present";
+import { newTopupRef } from "./ref";
+import { creditSettledPayment } from "./settlement";
 
 /**
  * A claim on an authorization lasts this long (longer than a settlement's 30 s receipt wait); a request
@@ -245,7 +244,7 @@ async function releaseClaim(claimId: number): Promise<void> {
 
 /**
  * Records a transfer the chain shows and credits it, in one transaction: the authorization row becomes
- * `settled` (only from this request's own claim), and lib/rails/deposits/crediting writes
+ * `settled` (only from this request's own claim), and ./settlement writes
  * the completed top-up, its payment and the credit under a reference unique to the authorization.
  */
 async function creditSettlement(input: {
@@ -335,7 +334,7 @@ function expectedTransfer(payment: ExactEvmPayloadV1, requirement: X402Requireme
 }
 
 /** Maps the facilitator's verification reasons to the API's codes. */
-function verifyFailure(reason: string | undefined): PaymentRejection {
+function verifyFailure(reason: string | undefined): { code: ErrorCode; message: string } {
   if (reason?.includes("insufficient_balance")) {
     return { code: "insufficient_funds", message: "The paying wallet does not hold enough USDC." };
   }

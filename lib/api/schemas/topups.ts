@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { COINS, DEFAULT_COIN, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
+import type { X402Requirement as RailRequirement } from "@/lib/rails/x402/requirements";
 import { nextCursorField, timestamp } from "./common";
 
 const COIN_CODES = COINS.map((coin) => coin.code) as [string, ...string[]];
@@ -169,7 +170,7 @@ export const X402RequirementSchema = z
       .object({ name: z.string(), version: z.string() })
       .meta({ description: "The token's EIP-712 domain name and version." }),
   })
-  .meta({ id: "X402Requirement" });
+  .meta({ id: "X402Requirement" }) satisfies z.ZodType<RailRequirement>;
 
 export const X402RequirementsSchema = z
   .object({

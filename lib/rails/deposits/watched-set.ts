@@ -4,7 +4,7 @@ import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { topups } from "@/lib/db/schema";
 import { now } from "@/lib/util/clock";
-import { watchedTopups } from "./crediting";
+import { watchedTopups } from "./sightings";
 
 /** A watched top-up as a watcher matches payments against it. */
 export type WatchedEntry = {

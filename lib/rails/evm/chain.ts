@@ -7,14 +7,14 @@ import {
   RpcError,
   RpcRequestError,
 } from "viem";
+import { readCursor, saveCursor } from "../deposits/cursor";
 import {
   forgetPayment,
   type ObservedPayment,
   observePayments,
   setConfirmations,
   trackedPayments,
-} from "../deposits/crediting";
-import { readCursor, saveCursor } from "../deposits/cursor";
+} from "../deposits/sightings";
 import { stillWatched, type WatchedEntry } from "../deposits/watched-set";
 
 const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");

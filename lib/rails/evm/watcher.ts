@@ -1,6 +1,6 @@
 import "server-only";
 import { createPublicClient, http, type PublicClient } from "viem";
-import type { ObservedPayment } from "../deposits/crediting";
+import type { ObservedPayment } from "../deposits/sightings";
 import { WatchedAddresses } from "../deposits/watched-set";
 import type { DepositWatcher, WatcherNode } from "../deposits/watcher";
 import { pollEvmChain, tokenPayments } from "./chain";

@@ -1,5 +1,6 @@
 import "server-only";
 import { performance } from "node:perf_hooks";
+import { readCursor, saveCursor } from "../deposits/cursor";
 import {
   type ObservedPayment,
   observePayments,
@@ -7,8 +8,7 @@ import {
   type TrackedPayment,
   trackedPayments,
   unconfirmPayment,
-} from "../deposits/crediting";
-import { readCursor, saveCursor } from "../deposits/cursor";
+} from "../deposits/sightings";
 import { stillWatched, WatchedAddresses } from "../deposits/watched-set";
 import type { DepositWatcher, WatcherNode } from "../deposits/watcher";
 

@@ -1,5 +1,6 @@
 import "server-only";
 import { p2wpkhScriptHex, type SegwitNet } from "../deposits/addresses";
+import { readCursor, saveCursor } from "../deposits/cursor";
 import {
   dropPayment,
   type ObservedPayment,
@@ -7,8 +8,7 @@ import {
   setConfirmations,
   trackedPayments,
   unconfirmPayment,
-} from "../deposits/crediting";
-import { readCursor, saveCursor } from "../deposits/cursor";
+} from "../deposits/sightings";
 import { stillWatched, WatchedAddresses } from "../deposits/watched-set";
 import type { DepositWatcher, WatcherNode } from "../deposits/watcher";
 import { blockOutputs, type RawOutput, transactionOutputs, UnsupportedSerialization } from "./raw-block";
@@ -49,7 +49,7 @@ export type UtxoWatcherOptions = {
  * Watches a Bitcoin Core-style node (bitcoind, litecoind, bcoin) without a node wallet: walks blocks from
  * the stored cursor and reads the mempool, matching outputs against the scriptPubKey of our P2WPKH deposit
  * addresses. Each payment keeps its block hash; confirmations are counted from the tip, and a payment whose
- * block is no longer at its height on the best chain drops back to unconfirmed (crediting flags it if it
+ * block is no longer at its height on the best chain drops back to unconfirmed (the sightings flag it if it
  * had already counted) and its blocks are scanned again.
  */
 export class UtxoWatcher implements DepositWatcher {

@@ -24,7 +24,6 @@ import {
   type TypedDataDefinition,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { X402Requirement } from "@/lib/api/schemas/topups";
 import { config } from "@/lib/config/env";
 import { processWide } from "@/lib/util/process-wide";
 import {
@@ -36,6 +35,7 @@ import {
   SIGNATURE_CHECK_GAS,
 } from "./payer-code";
 import type { ExactEvmPayloadV1 } from "./payload";
+import type { X402Requirement } from "./requirements";
 import { type AuthorizedTransfer, authorizedTransferIndex } from "./settlement";
 
 const EIP3009_ABI = parseAbi([

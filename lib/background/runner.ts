@@ -1,9 +1,9 @@
 import "server-only";
-import { config } from "@/lib/config/env";
 import { databaseHandle } from "@/lib/db/client";
 import { acquireLease } from "@/lib/db/lease";
 import { maintainEmbeddedDatabase } from "@/lib/db/maintenance";
 import { pace } from "@/lib/db/pace";
+import { depositSettings } from "@/lib/rails/deposits/config";
 import { LeaseLostError, recordWatcherError } from "@/lib/rails/deposits/cursor";
 import { depositRails } from "@/lib/rails/deposits/setup";
 import { releaseWatcherLeasesOnShutdown, watchersStopping } from "@/lib/rails/deposits/shutdown";
@@ -47,7 +47,7 @@ function nextToSettle(touched: number[]): number[] {
 }
 
 /** How long a watcher's lease lasts between renewals. */
-const leaseMs = () => Math.max(30_000, config().deposits.watcherIntervalMs * 4);
+const leaseMs = () => Math.max(30_000, depositSettings().watcherIntervalMs * 4);
 
 /**
  * One watcher's poll, if this instance holds (or takes) its lease: undefined when another instance does.
@@ -160,7 +160,7 @@ export function startBackgroundWork(): void {
       } finally {
         running = false;
       }
-    }, config().deposits.watcherIntervalMs);
+    }, depositSettings().watcherIntervalMs);
     timer.unref();
     return timer;
   });

@@ -6,6 +6,7 @@ import { databaseHandle } from "@/lib/db/client";
 import { readCursors } from "@/lib/rails/deposits/cursor";
 import { depositRails, staleAfterMs } from "@/lib/rails/deposits/setup";
 import { flaggedPaymentCounts } from "@/lib/rails/deposits/sightings";
+import { serverSettings } from "@/lib/servers/config";
 import { provisioner } from "@/lib/servers/provisioner";
 import { processWide } from "@/lib/util/process-wide";
 import { watcherProblem } from "./watcher-problem";
@@ -86,7 +87,7 @@ export async function health(): Promise<Health> {
     },
     watchers: probe.watchers,
     provisioner: provisioner().name,
-    demo_libvirt: config().servers.demoLibvirt,
+    demo_libvirt: serverSettings().demoLibvirt,
     time: new Date().toISOString(),
     // A 503 is an error like any other: it carries the error code and a message too.
     ...(probe.ok

@@ -1,5 +1,6 @@
 import "server-only";
-import { config } from "@/lib/config/env";
+import { z } from "zod";
+import { envSlice, httpUrl } from "@/lib/config/slice";
 import type { DepositCoinCode } from "@/lib/rails/registry";
 import { processWide } from "@/lib/util/process-wide";
 
@@ -107,10 +108,25 @@ export class CoinGeckoRates implements RateSource {
   }
 }
 
+/** Where market prices come from; `cacheSeconds`: how long one snapshot is reused (0: asked afresh every time). */
+export const RATE_SETTINGS = envSlice({
+  name: "rates",
+  shape: {
+    RATE_SOURCE: z.enum(["demo-fixed", "coingecko"]).optional(),
+    RATE_SOURCE_URL: httpUrl,
+    RATE_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  },
+  derive: (values, { mode }) => ({
+    kind: values.RATE_SOURCE ?? (mode === "demo" ? "demo-fixed" : "coingecko"),
+    url: values.RATE_SOURCE_URL ?? "https://api.coingecko.com/api/v3",
+    cacheSeconds: values.RATE_CACHE_SECONDS,
+  }),
+});
+
 /** The configured rate source, one per process (its snapshot is shared by every caller). */
 export function rateSource(): RateSource {
   return processWide("topups.rate-source", () => {
-    const { kind, url, cacheSeconds } = config().deposits.rateSource;
+    const { kind, url, cacheSeconds } = RATE_SETTINGS.read();
     return kind === "demo-fixed" ? new DemoFixedRates() : new CoinGeckoRates(url, cacheSeconds * 1000);
   });
 }

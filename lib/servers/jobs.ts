@@ -6,6 +6,7 @@ import { pace } from "@/lib/db/pace";
 import { accounts, serverJobs, servers, snapshots } from "@/lib/db/schema";
 import type { JobKind } from "@/lib/db/types";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { serverSettings } from "@/lib/servers/config";
 import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
@@ -163,7 +164,7 @@ async function waitForBoot(job: Job, server: ServerRow): Promise<void> {
   const up = await provisioner().ready(server);
   const current = now();
   if (!up && job.deadline && job.deadline < current) {
-    throw new BuildError(`the machine did not answer on SSH within ${config().servers.bootTimeoutSeconds} s`);
+    throw new BuildError(`the machine did not answer on SSH within ${serverSettings().bootTimeoutSeconds} s`);
   }
   await database.transaction(async (tx) => {
     const row = await lockServer(tx, server.id);
@@ -219,7 +220,7 @@ async function runBuild(job: Job): Promise<void> {
   }
   if (job.phase === "boot") return waitForBoot(job, server);
   // A bridged host's guest learns its public address from the seed: reserve it before the build.
-  const network = config().servers.hypervisors.find((host) => host.name === server.hypervisor)?.network;
+  const network = serverSettings().hypervisors.find((host) => host.name === server.hypervisor)?.network;
   const target =
     network && !server.ip
       ? await database.transaction(async (tx) => {
@@ -245,7 +246,7 @@ async function runBuild(job: Job): Promise<void> {
     await requeue(tx, job, {
       phase: "boot",
       runAfter: new Date(current.getTime() + BOOT_POLL_MS),
-      deadline: new Date(current.getTime() + config().servers.bootTimeoutSeconds * 1000),
+      deadline: new Date(current.getTime() + serverSettings().bootTimeoutSeconds * 1000),
     });
   });
 }

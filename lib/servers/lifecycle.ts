@@ -1,10 +1,10 @@
 import "server-only";
 import { setImmediate } from "node:timers/promises";
 import { and, asc, desc, eq, gt, gte, inArray, isNotNull, lte, or } from "drizzle-orm";
-import { config } from "@/lib/config/env";
 import { type Database, db, type Tx } from "@/lib/db/client";
 import { pace } from "@/lib/db/pace";
 import { accounts, serverJobs, servers, snapshots } from "@/lib/db/schema";
+import { serverSettings } from "@/lib/servers/config";
 import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
 import { enqueueJob, runDueJobs, unfinishedJobServers } from "./jobs";
@@ -54,7 +54,7 @@ async function forEachLocked(
  */
 async function handleExpiries(database: Database, clock: () => Date, rest: () => Promise<unknown>) {
   const current = clock();
-  const graceMs = config().servers.graceDays * 86_400_000;
+  const graceMs = serverSettings().graceDays * 86_400_000;
   const graceStart = new Date(current.getTime() - graceMs);
   const due = await database
     .select({ id: servers.id, accountId: servers.accountId })
@@ -222,7 +222,7 @@ export async function reconcileHost(
 async function reconcileWithHosts() {
   if (provisioner().simulated) return;
   const database = await db();
-  for (const host of config().servers.hypervisors) {
+  for (const host of serverSettings().hypervisors) {
     let states: Map<number, PowerState> | undefined;
     try {
       states = await provisioner().hostStates(host.name);

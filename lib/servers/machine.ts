@@ -8,6 +8,7 @@ import { config } from "@/lib/config/env";
 import { db, type Tx } from "@/lib/db/client";
 import { servers } from "@/lib/db/schema";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
+import { serverSettings } from "@/lib/servers/config";
 import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
@@ -100,7 +101,7 @@ async function reinstallWithinQuota(
         .where(eq(servers.id, row.id))
         .returning();
       if (!updated) throw new Error("server update returned no row");
-      const delayMs = provisioner().simulated ? settings.servers.provisionDelaySeconds * 1000 : 0;
+      const delayMs = provisioner().simulated ? serverSettings().provisionDelaySeconds * 1000 : 0;
       await enqueueJob(tx, row.id, "reinstall", {
         runAfter: new Date(now().getTime() + delayMs),
         snapshotId: snapshot?.id,

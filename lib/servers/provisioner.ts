@@ -1,10 +1,10 @@
 import "server-only";
 import { and, between, eq, isNotNull, sql } from "drizzle-orm";
 import { conflict } from "@/lib/api/errors";
-import { config, type HostNetwork } from "@/lib/config/env";
 import type { Tx } from "@/lib/db/client";
 import { ipCounters, servers } from "@/lib/db/schema";
 import type { PowerAction, PowerState, SnapshotConsistency } from "@/lib/db/types";
+import { type HostNetwork, serverSettings } from "@/lib/servers/config";
 import { processWide } from "@/lib/util/process-wide";
 import { DemoConsole } from "./console/demo-console";
 import type { ConsoleHandlers, ConsoleStream } from "./console/stream";
@@ -268,7 +268,7 @@ export async function reserveForwardedPort(
   /** The port to give when it is free (a lapsed server coming back asks for the one it had). */
   preferred?: number | null,
 ): Promise<{ ip: string; sshPort: number } | undefined> {
-  const settings = config().servers;
+  const settings = serverSettings();
   const host = settings.hypervisors.find((h) => h.name === hypervisor);
   if (settings.provisioner !== "libvirt" || !host || host.network) return undefined;
   await tx.execute(sql`SELECT pg_advisory_xact_lock(${FORWARDED_PORTS_LOCK})`);
@@ -306,6 +306,6 @@ export async function releaseAddress(tx: Tx, serverId: number): Promise<void> {
 /** The provisioner named by PROVISIONER: simulated (the demo default) or libvirt. */
 export const provisioner = (): Provisioner =>
   processWide("servers.provisioner", () => {
-    const settings = config().servers;
+    const settings = serverSettings();
     return settings.provisioner === "libvirt" ? new LibvirtProvisioner(settings) : new SimulatedProvisioner();
   });

@@ -1,10 +1,10 @@
 import "server-only";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { conflict } from "@/lib/api/errors";
-import { config } from "@/lib/config/env";
 import type { Tx } from "@/lib/db/client";
 import { servers, snapshots } from "@/lib/db/schema";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { serverSettings } from "@/lib/servers/config";
 import { now } from "@/lib/util/clock";
 import { addCycle } from "./cycle";
 import { refuseWhileBusy } from "./host-operations";
@@ -42,7 +42,7 @@ async function keptDisk(tx: Tx, serverId: number) {
  * return, the disk is listed as a snapshot holding the disk's size until its destroy job measures it.
  */
 export async function retainLastDisk(tx: Tx, row: ServerRow, current: Date): Promise<Partial<ServerRow>> {
-  const days = config().servers.retentionDays;
+  const days = serverSettings().retentionDays;
   if (days === 0) return { retainedUntil: null, rootPasswordEnc: null };
   if (!(await keptDisk(tx, row.id))) {
     await tx.insert(snapshots).values({
@@ -86,7 +86,7 @@ export async function recordKeptDisk(tx: Tx, server: ServerRow, keptBytes: numbe
  */
 async function reclaimAddress(tx: Tx, row: ServerRow): Promise<Partial<ServerRow>> {
   if (row.ip) return {};
-  const host = config().servers.hypervisors.find((candidate) => candidate.name === row.hypervisor);
+  const host = serverSettings().hypervisors.find((candidate) => candidate.name === row.hypervisor);
   if (host && !host.network) {
     const forwarded = await reserveForwardedPort(tx, row.location, host.name, row.lastSshPort);
     return forwarded ?? {};
@@ -157,7 +157,7 @@ const revivalRefundReference = (serverId: number, jobId: number) =>
  * whose kept address went to another server the seed is written anew (the new address, and so a new host key).
  */
 export async function reviveOnHost(spec: BuildSpec) {
-  const bridged = config().servers.hypervisors.find((h) => h.name === spec.server.hypervisor)?.network;
+  const bridged = serverSettings().hypervisors.find((h) => h.name === spec.server.hypervisor)?.network;
   const newSeed = Boolean(bridged) && spec.server.ip !== spec.server.lastIp;
   const built = await provisioner().revive({ ...spec, newSeed });
   return { ...built, hostKeyFingerprint: newSeed ? built.hostKeyFingerprint : undefined };

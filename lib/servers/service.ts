@@ -12,6 +12,7 @@ import { type Database, db, type Tx } from "@/lib/db/client";
 import { accounts, servers } from "@/lib/db/schema";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { serverSettings } from "@/lib/servers/config";
 import { centsToUsd, formatUsd } from "@/lib/util/cents";
 import { now } from "@/lib/util/clock";
 import { addCycle } from "./cycle";
@@ -138,7 +139,7 @@ export async function orderServer(
         .returning();
       if (!row) throw new Error("server insert returned no row");
       // The simulated build takes PROVISION_DELAY_SECONDS; a real one starts at once.
-      const delayMs = provisioner().simulated ? settings.servers.provisionDelaySeconds * 1000 : 0;
+      const delayMs = provisioner().simulated ? serverSettings().provisionDelaySeconds * 1000 : 0;
       await enqueueJob(tx, row.id, "provision", { runAfter: new Date(created.getTime() + delayMs) });
       await debit(tx, accountId, priceCents, "order", `order:server:${row.id}`);
       const password = request.root_password ?? generateRootPassword();
@@ -336,7 +337,7 @@ export function powerAction(accountId: number, serverId: number, action: PowerAc
       await refuseWhileBusy(tx, row.id);
       return enqueueJob(tx, row.id, "power", { action });
     });
-    await runJobNow(jobId, (config().servers.stopTimeoutSeconds + 30) * 1000);
+    await runJobNow(jobId, (serverSettings().stopTimeoutSeconds + 30) * 1000);
     return presentServerWithTraffic(await db(), await freshOwnedRow(accountId, serverId));
   });
 }

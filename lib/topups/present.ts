@@ -1,7 +1,7 @@
 import "server-only";
 import type { Topup, TopupPayment } from "@/lib/api/schemas/topups";
-import { config } from "@/lib/config/env";
 import type { depositPayments, topups } from "@/lib/db/schema";
+import { explorerTxUrls } from "@/lib/rails/explorers";
 import { DEPOSIT_COINS, isDepositCoin } from "@/lib/rails/registry";
 import { centsToUsd } from "@/lib/util/cents";
 import { formatCoinAmount } from "./amounts";
@@ -32,7 +32,7 @@ export function paymentTotals(row: TopupRow, payments: PaymentRow[]) {
 
 /** The payment on the coin's public explorer, when one is configured and the payment is real. */
 function explorerUrl(coin: string, txHash: string): string | null {
-  const template = config().deposits.explorerTxUrls[coin];
+  const template = explorerTxUrls()[coin];
   if (!template || !/^(0x)?[0-9a-fA-F]{64}$/.test(txHash)) return null;
   return template.replace("{tx}", txHash);
 }

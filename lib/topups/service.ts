@@ -4,20 +4,26 @@ import { parseUnits } from "viem";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
 import { type Page, type PageRequest, toPage } from "@/lib/api/pagination";
 import type { Topup } from "@/lib/api/schemas/topups";
-import { config, type RateLimitSpec } from "@/lib/config/env";
 import { db, type Tx } from "@/lib/db/client";
 import { depositIndexes, depositPayments, topups } from "@/lib/db/schema";
 import { firstAhead, reuseUntilWrite } from "@/lib/db/until-write";
 import { deriveDepositAddress } from "@/lib/rails/deposits/addresses";
+import { depositSettings } from "@/lib/rails/deposits/config";
 import { paymentUri } from "@/lib/rails/deposits/payment-uri";
 import { coinUnavailableReason, depositRails } from "@/lib/rails/deposits/setup";
+import { evmSettings } from "@/lib/rails/evm/config";
+import { watchOnlyKeys } from "@/lib/rails/keys";
 import { MoneroWatcher } from "@/lib/rails/monero/watcher";
 import { DEPOSIT_COINS, type DepositCoinCode } from "@/lib/rails/registry";
 import { evmHexToTron } from "@/lib/rails/tron/address";
+import { tronSettings } from "@/lib/rails/tron/config";
+import { utxoSettings } from "@/lib/rails/utxo/config";
+import { type RateLimitSpec, rateLimitSettings } from "@/lib/rate-limit/config";
 import { now } from "@/lib/util/clock";
 import { qrDataUri } from "@/lib/util/qr";
 import { RateUnavailableError } from "../rails/rates";
 import { formatCoinAmount, quoteUnits, rateToE8 } from "./amounts";
+import { topupSettings } from "./config";
 import { MAX_PENDING_TOPUPS } from "./limits";
 import { presentTopup, type TopupRow, unitsOf } from "./present";
 import { isTopupRef, newTopupRef } from "./ref";
@@ -110,13 +116,12 @@ export async function createDepositTopup(
   const unavailable = await coinUnavailableReason(code);
   if (unavailable) throw badRequest("coin_unavailable", unavailable);
   const coin = DEPOSIT_COINS[code];
-  const settings = config();
   const { rate, source } = await lockRate(code);
   const rateE8 = rateToE8(rate);
   const units = quoteUnits(amountCents, rateE8, coin.decimals, coin.displayDecimals);
   const watcher = depositRails().watcherFor(coin.network);
   const confirmations =
-    settings.deposits.confirmationOverrides[code] ??
+    depositSettings().confirmationOverrides[code] ??
     (watcher?.demo ? Math.min(2, coin.confirmations) : coin.confirmations);
 
   const database = await db();
@@ -134,7 +139,7 @@ export async function createDepositTopup(
         `An account can have ${MAX_PENDING_TOPUPS} pending top-ups; pay or cancel one first.`,
       );
     }
-    await refuseBeyondCreationLimit(tx, accountId, settings.rateLimits.depositTopups);
+    await refuseBeyondCreationLimit(tx, accountId, rateLimitSettings().depositTopups);
     const [reserved] = await tx
       .insert(depositIndexes)
       .values({ chain: coin.chain, nextIndex: 1 })
@@ -146,11 +151,9 @@ export async function createDepositTopup(
     const index = (reserved?.nextIndex ?? 1) - 1;
     const address = deriveDepositAddress(
       coin.chain,
-      settings.deposits.keys,
+      watchOnlyKeys().keys,
       index,
-      coin.chain === "bitcoin" || coin.chain === "litecoin"
-        ? settings.deposits.utxo[coin.chain].chain
-        : "main",
+      coin.chain === "bitcoin" || coin.chain === "litecoin" ? utxoSettings()[coin.chain].chain : "main",
     );
     const { decimals, displayDecimals } = unitsOf(code);
     const amountText = formatCoinAmount(units, decimals, displayDecimals);
@@ -161,11 +164,11 @@ export async function createDepositTopup(
       amountUnits: units,
       tokenContract:
         coin.token === "usdt-erc20"
-          ? settings.deposits.evm.usdtAddress
+          ? evmSettings().usdtAddress
           : coin.token === "usdt-trc20"
-            ? tronContract(settings.deposits.tron.usdtContract)
+            ? tronContract(tronSettings().usdtContract)
             : undefined,
-      chainId: settings.deposits.evm.chainId,
+      chainId: evmSettings().chainId,
     });
     const [inserted] = await tx
       .insert(topups)
@@ -184,7 +187,7 @@ export async function createDepositTopup(
         confirmationsRequired: confirmations,
         paymentUri: uri,
         qrDataUri: await qrDataUri(uri),
-        expiresAt: new Date(now().getTime() + settings.deposits.expiryMinutes * 60_000),
+        expiresAt: new Date(now().getTime() + topupSettings().expiryMinutes * 60_000),
       })
       .returning();
     return inserted;

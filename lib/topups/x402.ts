@@ -9,6 +9,7 @@ import type { Topup, X402Requirement } from "@/lib/api/schemas/topups";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { depositPayments, topups, x402Authorizations } from "@/lib/db/schema";
+import { x402Settings } from "@/lib/rails/x402/config";
 import {
   acceptedAsOffered,
   checkPaymentTerms,
@@ -58,7 +59,7 @@ type AuthorizationRow = typeof x402Authorizations.$inferSelect;
 
 /** The requirement for a top-up of `amountCents`, with the resource URL it is paid at. */
 export function x402Requirement(amountCents: number, resource: string): X402Requirement {
-  const settings = config().x402;
+  const settings = x402Settings();
   if (!settings.payTo) throw new Error("X402_PAY_TO is not configured");
   return topupRequirement(settings, settings.payTo, amountCents, resource);
 }
@@ -83,7 +84,7 @@ export function x402Challenge(
 export function x402ChallengeHeaders(requirement: X402Requirement, code: ErrorCode = "payment_required") {
   return {
     "PAYMENT-REQUIRED": encodePaymentRequiredHeader(
-      paymentRequiredV2(requirement, config().x402.chainId, code) as unknown as PaymentRequired,
+      paymentRequiredV2(requirement, x402Settings().chainId, code) as unknown as PaymentRequired,
     ),
   };
 }
@@ -125,7 +126,7 @@ async function findAuthorization(key: AuthorizationKey): Promise<AuthorizationRo
 }
 
 function paymentResponse(credited: Credited, version: X402Version): X402Payment {
-  const settings = config().x402;
+  const settings = x402Settings();
   // The v1 wire names networks plainly ("base"); v2 uses CAIP-2 ids, which is all the encoder's type knows.
   const network =
     version === 2 ? caip2Network(settings.chainId) : (settings.network as `${string}:${string}`);
@@ -147,7 +148,7 @@ async function presentX402Topup(topupId: number): Promise<Topup> {
   const [row] = await database.select().from(topups).where(eq(topups.id, topupId));
   if (!row) throw new Error(`top-up ${topupId} vanished`);
   const payments = await database.select().from(depositPayments).where(eq(depositPayments.topupId, topupId));
-  return presentTopup(row, payments, config().mode === "demo" && !config().x402.rpcUrl);
+  return presentTopup(row, payments, config().mode === "demo" && !x402Settings().rpcUrl);
 }
 
 /**
@@ -373,7 +374,7 @@ export async function payTopupWithX402(input: {
   let payment: ExactEvmPayloadV1;
   try {
     if (input.version === 2) {
-      const offered = toV2Requirement(requirement, config().x402.chainId);
+      const offered = toV2Requirement(requirement, x402Settings().chainId);
       const checked = acceptedAsOffered(decodePaymentSignatureV2(input.header), offered, requirement.network);
       if ("rejection" in checked) {
         throw rejection(requirement, checked.rejection.code, checked.rejection.message);

@@ -3,11 +3,17 @@ import { config } from "@/lib/config/env";
 import { type RateSource, rateSource } from "@/lib/rails/rates";
 import { DEPOSIT_COINS, type DepositCoinCode } from "@/lib/rails/registry";
 import { processWide } from "@/lib/util/process-wide";
+import { evmSettings } from "../evm/config";
 import { EVM_WATCHER, EvmWatcher } from "../evm/watcher";
+import { watchOnlyKeys } from "../keys";
+import { moneroSettings } from "../monero/config";
 import { MONERO_WATCHER, MoneroWatcher } from "../monero/watcher";
+import { tronSettings } from "../tron/config";
 import { TRON_WATCHER, TronWatcher } from "../tron/watcher";
+import { utxoSettings } from "../utxo/config";
 import { UtxoWatcher } from "../utxo/watcher";
 import { moneroPrimaryAddress } from "./addresses";
+import { depositSettings } from "./config";
 import { readCursor } from "./cursor";
 import { DemoWatcher } from "./demo-watcher";
 import type { DepositWatcher } from "./watcher";
@@ -59,9 +65,12 @@ function build(identity: { name: string; networks: readonly string[] }, create: 
  */
 export function depositRails(): DepositRails {
   return processWide("deposits.rails", () => {
-    const settings = config();
     const watchers: DepositWatcher[] = [];
-    const { evm, utxo, tron, moneroWalletRpcUrl, keys } = settings.deposits;
+    const evm = evmSettings();
+    const utxo = utxoSettings();
+    const tron = tronSettings();
+    const moneroWalletRpcUrl = moneroSettings().walletRpcUrl;
+    const { keys } = watchOnlyKeys();
     if (evm.rpcUrl) {
       const rpcUrl = evm.rpcUrl;
       watchers.push(
@@ -112,7 +121,7 @@ export function depositRails(): DepositRails {
     }
     const covered = new Set(watchers.flatMap((watcher) => watcher.networks));
     const demoWatcher =
-      settings.mode === "demo" ? new DemoWatcher(ALL_NETWORKS.filter((n) => !covered.has(n))) : undefined;
+      config().mode === "demo" ? new DemoWatcher(ALL_NETWORKS.filter((n) => !covered.has(n))) : undefined;
     if (demoWatcher) watchers.push(demoWatcher);
     return {
       rates: rateSource(),
@@ -124,7 +133,7 @@ export function depositRails(): DepositRails {
 }
 
 /** A watcher's node counts as down when its last poll failed, or when it has not polled for this long. */
-export const staleAfterMs = () => Math.max(30_000, config().deposits.watcherIntervalMs * 6);
+export const staleAfterMs = () => Math.max(30_000, depositSettings().watcherIntervalMs * 6);
 
 /**
  * Why a coin cannot be used for a new top-up right now, or undefined when it can: no key, no watcher, or
@@ -132,7 +141,7 @@ export const staleAfterMs = () => Math.max(30_000, config().deposits.watcherInte
  */
 export async function coinUnavailableReason(code: DepositCoinCode): Promise<string | undefined> {
   const coin = DEPOSIT_COINS[code];
-  if (!config().deposits.keys[coin.chain]) return `${code} deposits are not configured on this service.`;
+  if (!watchOnlyKeys().keys[coin.chain]) return `${code} deposits are not configured on this service.`;
   const watcher = depositRails().watcherFor(coin.network);
   if (!watcher) return `${code} deposits are not watched on this service yet.`;
   if (watcher.demo) return undefined;

@@ -1,9 +1,9 @@
 import "server-only";
 import { and, eq, gt, gte, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
-import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { depositPayments, topups } from "@/lib/db/schema";
 import { now } from "@/lib/util/clock";
+import { depositSettings } from "./config";
 
 /**
  * The payment sightings the watchers keep: what each watcher (real chains and the demo) saw paid to a
@@ -35,7 +35,7 @@ export type ObservedPayment = {
  * because a payment that arrives after expiry, cancellation or completion must still be credited.
  */
 export function watchedTopups() {
-  const windowStart = new Date(now().getTime() - config().deposits.latePaymentWindowHours * 3_600_000);
+  const windowStart = new Date(now().getTime() - depositSettings().latePaymentWindowHours * 3_600_000);
   return and(
     eq(topups.method, "deposit"),
     or(eq(topups.status, "pending"), gt(topups.closedAt, windowStart)),

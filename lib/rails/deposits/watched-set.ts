@@ -1,9 +1,9 @@
 import "server-only";
 import { and, asc, eq, gt, gte, inArray } from "drizzle-orm";
-import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { topups } from "@/lib/db/schema";
 import { now } from "@/lib/util/clock";
+import { depositSettings } from "./config";
 import { watchedTopups } from "./sightings";
 
 /** A watched top-up as a watcher matches payments against it. */
@@ -145,7 +145,7 @@ export class WatchedAddresses<K> {
     }
     this.closingsSince = new Date(businessNow.getTime() - RECENT_MS);
     this.raiseIdFloor();
-    this.dropClosedBefore(businessNow.getTime() - config().deposits.latePaymentWindowHours * 3_600_000);
+    this.dropClosedBefore(businessNow.getTime() - depositSettings().latePaymentWindowHours * 3_600_000);
   }
 
   /** The swept rows are the watched ids in their range: entries there that are not among them go. */

@@ -1,4 +1,4 @@
-import type { X402Config } from "@/lib/config/env";
+import type { X402Config } from "./config";
 
 /** An x402 (v1) payment requirement: what to authorize, to whom, on which token (the API's `X402Requirement`). */
 export type X402Requirement = {

@@ -5,6 +5,7 @@ import { type RawData, WebSocket, WebSocketServer } from "ws";
 import { ApiError } from "@/lib/api/errors";
 import { config } from "@/lib/config/env";
 import { clientFromChain } from "@/lib/rate-limit/client-address";
+import { consoleSettings } from "@/lib/servers/console/config";
 import type { ConsoleEnd, ConsoleStream } from "@/lib/servers/console/stream";
 import { provisioner } from "@/lib/servers/provisioner";
 import { firstLine } from "@/lib/util/log";
@@ -111,7 +112,7 @@ const toBuffer = (data: RawData): Buffer =>
  */
 function attach(ws: WebSocket, redeemed: RedeemedConsole, client: string): void {
   const { sessionId, server } = redeemed;
-  const settings = config().console;
+  const settings = consoleSettings();
   const consoles = liveConsoles();
   let stream: ConsoleStream | undefined;
   let ended: Promise<void> | undefined;

@@ -2,11 +2,11 @@ import "server-only";
 import { and, desc, eq } from "drizzle-orm";
 import { conflict, notFound } from "@/lib/api/errors";
 import type { CreateSnapshotRequest, RestoreSnapshotRequest, Snapshot } from "@/lib/api/schemas/snapshots";
-import { config } from "@/lib/config/env";
 import { db, type Tx } from "@/lib/db/client";
 import { servers, snapshots } from "@/lib/db/schema";
 import type { SnapshotKind } from "@/lib/db/types";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
+import { serverSettings } from "@/lib/servers/config";
 import { now } from "@/lib/util/clock";
 import { refuseWhileBusy, withHostQuota } from "../host-operations";
 import { enqueueJob, kickJobs } from "../jobs";
@@ -71,7 +71,7 @@ export async function listSnapshots(accountId: number, serverId: number) {
     .orderBy(desc(snapshots.id));
   return {
     snapshots: rows.map((row) => presentSnapshot(row, server)),
-    limit: config().servers.snapshotsPerServer,
+    limit: serverSettings().snapshotsPerServer,
   };
 }
 
@@ -105,7 +105,7 @@ export async function recordSnapshot(
     .select({ kind: snapshots.kind, state: snapshots.state })
     .from(snapshots)
     .where(eq(snapshots.serverId, row.id));
-  checkSnapshotLimit(existing, config().servers.snapshotsPerServer, kind === "reinstall");
+  checkSnapshotLimit(existing, serverSettings().snapshotsPerServer, kind === "reinstall");
   const diskGb = row.diskGb ?? 0;
   await reserveOnHost(
     tx,

@@ -280,10 +280,10 @@ describe("configuration", () => {
       /TRON_USDT_ADDRESS/,
     );
     const good = parseConfig({ ...tron, TRON_USDT_ADDRESS: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t" });
-    expect(good.tron.usdtContract).toBe("TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t");
+    expect(good.tron.tokens.USDTTRC).toBe("TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t");
     expect(
-      parseConfig({ ...tron, TRON_USDT_ADDRESS: "0xa614f803b6fd780986a42c78ec9c7f77e6ded13c" }).tron
-        .usdtContract,
+      parseConfig({ ...tron, TRON_USDT_ADDRESS: "0xa614f803b6fd780986a42c78ec9c7f77e6ded13c" }).tron.tokens
+        .USDTTRC,
     ).toBe("0xa614f803b6fd780986a42c78ec9c7f77e6ded13c");
   });
 });

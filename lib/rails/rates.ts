@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { envSlice, httpUrl } from "@/lib/config/slice";
-import type { DepositCoinCode } from "@/lib/rails/registry";
+import { DEPOSIT_COINS, type DepositCoinCode } from "@/lib/rails/registry";
 import { processWide } from "@/lib/util/process-wide";
 
 /**
@@ -23,14 +23,9 @@ export class RateUnavailableError extends Error {
 }
 
 /** Fixed, round prices for demo mode: labelled `demo-fixed`, never used when a real source is configured. */
-export const DEMO_RATES: Record<DepositCoinCode, string> = {
-  BTC: "97000.00",
-  XMR: "160.00",
-  ETH: "3200.00",
-  LTC: "85.00",
-  USDT: "1.00",
-  USDTTRC: "1.00",
-};
+export const DEMO_RATES = Object.fromEntries(
+  Object.values(DEPOSIT_COINS).map((coin) => [coin.code, coin.demoRate]),
+) as Record<DepositCoinCode, string>;
 
 export class DemoFixedRates implements RateSource {
   readonly name = "demo-fixed";
@@ -39,14 +34,10 @@ export class DemoFixedRates implements RateSource {
   }
 }
 
-const COINGECKO_IDS: Record<DepositCoinCode, string> = {
-  BTC: "bitcoin",
-  XMR: "monero",
-  ETH: "ethereum",
-  LTC: "litecoin",
-  USDT: "tether",
-  USDTTRC: "tether",
-};
+/** CoinGecko's id of each coin (the registry's `rateId`). */
+const COINGECKO_IDS = Object.fromEntries(
+  Object.values(DEPOSIT_COINS).map((coin) => [coin.code, coin.rateId]),
+) as Record<DepositCoinCode, string>;
 
 /**
  * Market prices from a CoinGecko-compatible `/simple/price` endpoint. All coins are fetched in one call

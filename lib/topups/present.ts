@@ -1,21 +1,19 @@
 import "server-only";
 import type { Topup, TopupPayment } from "@/lib/api/schemas/topups";
 import type { depositPayments, topups } from "@/lib/db/schema";
-import { explorerTxUrls } from "@/lib/rails/explorers";
-import { DEPOSIT_COINS, isDepositCoin } from "@/lib/rails/registry";
+import { coinFacts, X402_COIN } from "@/lib/rails/registry";
+import { explorerTxUrl } from "@/lib/rails/setup";
 import { centsToUsd } from "@/lib/util/cents";
 import { formatCoinAmount } from "./amounts";
 
 export type TopupRow = typeof topups.$inferSelect;
 export type PaymentRow = typeof depositPayments.$inferSelect;
 
-/** Decimals and display precision of what is paid: the deposit coin, or USDC for x402. */
+/** Decimals and display precision of what is paid: the deposit coin, or the token an authorization sends. */
 export function unitsOf(coin: string): { decimals: number; displayDecimals: number; depositCoin: string } {
-  if (isDepositCoin(coin)) {
-    const details = DEPOSIT_COINS[coin];
-    return { decimals: details.decimals, displayDecimals: details.displayDecimals, depositCoin: coin };
-  }
-  return { decimals: 6, displayDecimals: 2, depositCoin: "USDC" };
+  const facts = coinFacts(coin) ?? X402_COIN;
+  const depositCoin = facts.method === "x402" ? facts.depositCoin : facts.code;
+  return { decimals: facts.decimals, displayDecimals: facts.displayDecimals, depositCoin };
 }
 
 /** Sums of what arrived: confirmed enough, and still confirming (a dropped transaction is not arriving). */
@@ -32,7 +30,7 @@ export function paymentTotals(row: TopupRow, payments: PaymentRow[]) {
 
 /** The payment on the coin's public explorer, when one is configured and the payment is real. */
 function explorerUrl(coin: string, txHash: string): string | null {
-  const template = explorerTxUrls()[coin];
+  const template = explorerTxUrl(coin);
   if (!template || !/^(0x)?[0-9a-fA-F]{64}$/.test(txHash)) return null;
   return template.replace("{tx}", txHash);
 }

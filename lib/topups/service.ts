@@ -7,30 +7,21 @@ import type { Topup } from "@/lib/api/schemas/topups";
 import { db, type Tx } from "@/lib/db/client";
 import { depositIndexes, depositPayments, topups } from "@/lib/db/schema";
 import { firstAhead, reuseUntilWrite } from "@/lib/db/until-write";
-import { deriveDepositAddress } from "@/lib/rails/deposits/addresses";
+import { depositAddress } from "@/lib/rails/addresses";
 import { depositSettings } from "@/lib/rails/deposits/config";
-import { paymentUri } from "@/lib/rails/deposits/payment-uri";
-import { coinUnavailableReason, depositRails } from "@/lib/rails/deposits/setup";
-import { evmSettings } from "@/lib/rails/evm/config";
-import { watchOnlyKeys } from "@/lib/rails/keys";
-import { MoneroWatcher } from "@/lib/rails/monero/watcher";
+import { depositPaymentUri } from "@/lib/rails/payment-uri";
+import { RateUnavailableError } from "@/lib/rails/rates";
 import { DEPOSIT_COINS, type DepositCoinCode } from "@/lib/rails/registry";
-import { evmHexToTron } from "@/lib/rails/tron/address";
-import { tronSettings } from "@/lib/rails/tron/config";
-import { utxoSettings } from "@/lib/rails/utxo/config";
+import { coinUnavailableReason, depositRails } from "@/lib/rails/setup";
 import { type RateLimitSpec, rateLimitSettings } from "@/lib/rate-limit/config";
 import { now } from "@/lib/util/clock";
 import { qrDataUri } from "@/lib/util/qr";
-import { RateUnavailableError } from "../rails/rates";
 import { formatCoinAmount, quoteUnits, rateToE8 } from "./amounts";
 import { topupSettings } from "./config";
 import { MAX_PENDING_TOPUPS } from "./limits";
 import { presentTopup, type TopupRow, unitsOf } from "./present";
 import { isTopupRef, newTopupRef } from "./ref";
 import { isSettled, paymentsOf, settleTopups } from "./settlement";
-
-/** The TRC-20 contract in the payment URI is always in TRON's own `T…` form. */
-const tronContract = (address: string) => (address.startsWith("0x") ? evmHexToTron(address) : address);
 
 const isDemoTopup = (row: TopupRow) => depositRails().watcherFor(row.network)?.demo ?? false;
 
@@ -149,27 +140,9 @@ export async function createDepositTopup(
       })
       .returning({ nextIndex: depositIndexes.nextIndex });
     const index = (reserved?.nextIndex ?? 1) - 1;
-    const address = deriveDepositAddress(
-      coin.chain,
-      watchOnlyKeys().keys,
-      index,
-      coin.chain === "bitcoin" || coin.chain === "litecoin" ? utxoSettings()[coin.chain].chain : "main",
-    );
+    const address = depositAddress(code, index);
     const { decimals, displayDecimals } = unitsOf(code);
-    const amountText = formatCoinAmount(units, decimals, displayDecimals);
-    const uri = paymentUri({
-      coin: code,
-      address,
-      amount: amountText,
-      amountUnits: units,
-      tokenContract:
-        coin.token === "usdt-erc20"
-          ? evmSettings().usdtAddress
-          : coin.token === "usdt-trc20"
-            ? tronContract(tronSettings().usdtContract)
-            : undefined,
-      chainId: evmSettings().chainId,
-    });
+    const uri = depositPaymentUri(code, address, formatCoinAmount(units, decimals, displayDecimals), units);
     const [inserted] = await tx
       .insert(topups)
       .values({
@@ -193,10 +166,12 @@ export async function createDepositTopup(
     return inserted;
   });
   if (!row) throw new Error("top-up insert returned no row");
-  if (watcher instanceof MoneroWatcher && row.derivationIndex !== null) {
-    // The view-only wallet must know the subaddress before anyone pays it; the next poll retries if not.
-    await watcher.prepareAddress(row.derivationIndex + 1).catch((error: Error) => {
-      console.error(`monero: could not create subaddress ${row.derivationIndex}: ${error.message}`);
+  const index = row.derivationIndex;
+  if (watcher?.prepareAddress && index !== null) {
+    // A watcher that must learn the address first (Monero's wallet) does so before anyone pays it; the
+    // next poll retries if not.
+    await watcher.prepareAddress(index).catch((error: Error) => {
+      console.error(`${watcher.name}: could not prepare deposit address ${index}: ${error.message}`);
     });
   }
   return presentTopup(row, [], isDemoTopup(row));

@@ -9,6 +9,7 @@ import type { Topup, X402Requirement } from "@/lib/api/schemas/topups";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { depositPayments, topups, x402Authorizations } from "@/lib/db/schema";
+import { X402_COIN } from "@/lib/rails/registry";
 import { x402Settings } from "@/lib/rails/x402/config";
 import {
   acceptedAsOffered,
@@ -280,7 +281,7 @@ async function creditSettlement(input: {
         ref: newTopupRef(),
         accountId,
         method: "x402",
-        coin: "USDCBASE",
+        coin: X402_COIN.code,
         network: key.network,
         amountCents: input.amountCents,
         depositAddress: getAddress(requirement.payTo),

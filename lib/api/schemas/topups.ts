@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { COINS, DEFAULT_COIN, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
+import { NETWORKS } from "@/lib/rails/registry";
 import type { X402Requirement as RailRequirement } from "@/lib/rails/x402/requirements";
 import { nextCursorField, timestamp } from "./common";
 
@@ -89,7 +90,9 @@ export const TopupSchema = z
     deposit_network: z
       .string()
       .nullable()
-      .meta({ description: "Network to send on: bitcoin, litecoin, monero, ethereum, tron or base." }),
+      .meta({
+        description: `Network to send on: ${NETWORKS.slice(0, -1).join(", ")} or ${NETWORKS.at(-1)}.`,
+      }),
     qr_data_uri: z
       .string()
       .nullable()

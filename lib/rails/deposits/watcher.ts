@@ -22,4 +22,9 @@ export interface DepositWatcher {
    * this instance no longer holds the watcher's lease: the poll should stop (its cursor would not be saved).
    */
   poll(lease?: AbortSignal): Promise<number[]>;
+  /**
+   * Called when a top-up takes the address of `derivationIndex`, before anyone is shown it: a watcher that
+   * must learn an address first (Monero's wallet makes the subaddress) does so here.
+   */
+  prepareAddress?(derivationIndex: number): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { envSlice, httpUrl, optionalText } from "@/lib/config/slice";
-import { USDT_TRC20 } from "@/lib/rails/registry";
+import { COINS } from "@/lib/rails/registry";
 import { tronToEvmHex } from "./address";
 
 const isTronAddress = (value: string) => {
@@ -13,29 +13,44 @@ const isTronAddress = (value: string) => {
   }
 };
 
+// The base58check checksum is checked here, so a mistyped contract stops the app at start with this
+// message instead of failing every read of the deposit rails later.
+const tronContract = optionalText.pipe(
+  z
+    .string()
+    .regex(/^(T[1-9A-HJ-NP-Za-km-z]{33}|0x[0-9a-fA-F]{40})$/, "must be a T… or 0x… contract address")
+    .refine(
+      (value) => value.startsWith("0x") || isTronAddress(value),
+      "not a TRON address: its base58check checksum does not match (mistyped?)",
+    )
+    .optional(),
+);
+
+/** The family's TRC-20 tokens, each with the variable that may name another contract. */
+const TOKENS = COINS.flatMap((coin) =>
+  coin.method === "deposit" && coin.family === "tron" && "token" in coin
+    ? [{ code: coin.code, ...coin.token }]
+    : [],
+);
+
 /** java-tron's Ethereum-style JSON-RPC (full node, and the solidity node for irreversible blocks). */
 export const TRON_SETTINGS = envSlice({
   name: "tron",
   shape: {
     TRON_RPC_URL: httpUrl,
     TRON_SOLIDITY_RPC_URL: httpUrl,
-    // The base58check checksum is checked here, so a mistyped contract stops the app at start with this
-    // message instead of failing every read of the deposit rails later.
-    TRON_USDT_ADDRESS: optionalText.pipe(
-      z
-        .string()
-        .regex(/^(T[1-9A-HJ-NP-Za-km-z]{33}|0x[0-9a-fA-F]{40})$/, "must be a T… or 0x… contract address")
-        .refine(
-          (value) => value.startsWith("0x") || isTronAddress(value),
-          "not a TRON address: its base58check checksum does not match (mistyped?)",
-        )
-        .optional(),
-    ),
+    ...Object.fromEntries(TOKENS.map((token) => [token.setting, tronContract])),
   },
   derive: (values) => ({
     rpcUrl: values.TRON_RPC_URL,
     solidityRpcUrl: values.TRON_SOLIDITY_RPC_URL,
-    usdtContract: values.TRON_USDT_ADDRESS ?? USDT_TRC20,
+    /** Each token's contract by coin code (`T…` or `0x…` as configured), else the token's own. */
+    tokens: Object.fromEntries(
+      TOKENS.map((token) => [
+        token.code,
+        ((values as Record<string, unknown>)[token.setting] ?? token.contract) as string,
+      ]),
+    ) as Record<string, string>,
   }),
 });
 

@@ -1,5 +1,4 @@
 import "server-only";
-import { p2wpkhScriptHex, type SegwitNet } from "../deposits/addresses";
 import { readCursor, saveCursor } from "../deposits/cursor";
 import {
   dropPayment,
@@ -11,6 +10,8 @@ import {
 } from "../deposits/sightings";
 import { stillWatched, WatchedAddresses } from "../deposits/watched-set";
 import type { DepositWatcher, WatcherNode } from "../deposits/watcher";
+import type { AddressNet } from "../family";
+import { p2wpkhScriptHex, type UtxoChain } from "./address";
 import { blockOutputs, type RawOutput, transactionOutputs, UnsupportedSerialization } from "./raw-block";
 import { BitcoinRpc, RpcError } from "./rpc";
 
@@ -39,10 +40,10 @@ type Place = { blockNumber: number | null; blockHash: string | null; confirmatio
 export const coinToUnits = (value: number): bigint => BigInt(Math.round(value * 1e8));
 
 export type UtxoWatcherOptions = {
-  network: "bitcoin" | "litecoin";
+  network: UtxoChain;
   rpcUrl: string;
   cookieFile?: string;
-  net: SegwitNet;
+  net: AddressNet;
 };
 
 /**

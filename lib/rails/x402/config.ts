@@ -4,6 +4,7 @@ import { isAddress } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
 import { z } from "zod";
 import { envSlice, httpUrl, optionalText } from "@/lib/config/slice";
+import { USDC_BY_NETWORK } from "./facts";
 
 const evmAddress = optionalText.pipe(
   z
@@ -37,22 +38,6 @@ const facilitatorHeaders = optionalText.transform((value, context) => {
   }
   return headers.data;
 });
-
-/** The official USDC contracts and their EIP-712 domains (name differs between mainnet and Sepolia). */
-const USDC_BY_NETWORK = {
-  base: {
-    chainId: 8453,
-    address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
-    name: "USD Coin",
-    version: "2",
-  },
-  "base-sepolia": {
-    chainId: 84532,
-    address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-    name: "USDC",
-    version: "2",
-  },
-} as const;
 
 export type X402Config = {
   network: "base" | "base-sepolia";

@@ -1,22 +1,14 @@
 import "server-only";
 import { config } from "@/lib/config/env";
-import { type RateSource, rateSource } from "@/lib/rails/rates";
-import { DEPOSIT_COINS, type DepositCoinCode } from "@/lib/rails/registry";
 import { processWide } from "@/lib/util/process-wide";
-import { evmSettings } from "../evm/config";
-import { EVM_WATCHER, EvmWatcher } from "../evm/watcher";
-import { watchOnlyKeys } from "../keys";
-import { moneroSettings } from "../monero/config";
-import { MONERO_WATCHER, MoneroWatcher } from "../monero/watcher";
-import { tronSettings } from "../tron/config";
-import { TRON_WATCHER, TronWatcher } from "../tron/watcher";
-import { utxoSettings } from "../utxo/config";
-import { UtxoWatcher } from "../utxo/watcher";
-import { moneroPrimaryAddress } from "./addresses";
-import { depositSettings } from "./config";
-import { readCursor } from "./cursor";
-import { DemoWatcher } from "./demo-watcher";
-import type { DepositWatcher } from "./watcher";
+import { watchOnlyKeys } from "./addresses";
+import { depositSettings } from "./deposits/config";
+import { readCursor } from "./deposits/cursor";
+import { DemoWatcher } from "./deposits/demo-watcher";
+import type { DepositWatcher } from "./deposits/watcher";
+import { DEPOSIT_FAMILIES, familyOf } from "./families";
+import { type RateSource, rateSource } from "./rates";
+import { DEPOSIT_COINS, DEPOSIT_NETWORKS, type DepositCoinCode } from "./registry";
 
 export type DepositRails = {
   rates: RateSource;
@@ -25,8 +17,6 @@ export type DepositRails = {
   demoWatcher: DemoWatcher | undefined;
   watcherFor(network: string): DepositWatcher | undefined;
 };
-
-const ALL_NETWORKS = [...new Set(Object.values(DEPOSIT_COINS).map((coin) => coin.network))];
 
 /**
  * Stands in for a watcher that could not be built (its settings passed the start-up checks but its
@@ -58,70 +48,20 @@ function build(identity: { name: string; networks: readonly string[] }, create: 
 }
 
 /**
- * Which watcher covers which network: the EVM watcher when an Ethereum RPC is configured, the UTXO watcher
- * for each Bitcoin Core-style node configured, the Monero watcher with a view-only wallet RPC,
- * the TRON watcher with java-tron's JSON-RPC; in demo mode,
- * the demo watcher for every other network; in production, nothing else (those coins are unavailable).
+ * Which watcher covers which network: each family's watchers for the nodes configured (the EVM watcher with an
+ * Ethereum RPC, a UTXO watcher per Bitcoin Core-style node, the Monero watcher with a view-only wallet RPC, the
+ * TRON watcher with java-tron's JSON-RPC); in demo mode, the demo watcher for every other network; in
+ * production, nothing else (those coins are unavailable).
  */
 export function depositRails(): DepositRails {
   return processWide("deposits.rails", () => {
-    const watchers: DepositWatcher[] = [];
-    const evm = evmSettings();
-    const utxo = utxoSettings();
-    const tron = tronSettings();
-    const moneroWalletRpcUrl = moneroSettings().walletRpcUrl;
     const { keys } = watchOnlyKeys();
-    if (evm.rpcUrl) {
-      const rpcUrl = evm.rpcUrl;
-      watchers.push(
-        build(
-          EVM_WATCHER,
-          () =>
-            new EvmWatcher({
-              rpcUrl,
-              usdtAddress: evm.usdtAddress,
-              traceInternalTransfers: evm.traceInternalTransfers,
-            }),
-        ),
-      );
-    }
-    for (const network of ["bitcoin", "litecoin"] as const) {
-      const node = utxo[network];
-      if (!node.rpcUrl) continue;
-      const options = { network, rpcUrl: node.rpcUrl, cookieFile: node.cookieFile, net: node.chain };
-      watchers.push(
-        build({ name: UtxoWatcher.nameFor(network), networks: [network] }, () => new UtxoWatcher(options)),
-      );
-    }
-    if (moneroWalletRpcUrl && keys.monero) {
-      watchers.push(
-        build(
-          MONERO_WATCHER,
-          () =>
-            new MoneroWatcher({
-              walletRpcUrl: moneroWalletRpcUrl,
-              primaryAddress: moneroPrimaryAddress(keys),
-            }),
-        ),
-      );
-    }
-    if (tron.rpcUrl) {
-      const rpcUrl = tron.rpcUrl;
-      watchers.push(
-        build(
-          TRON_WATCHER,
-          () =>
-            new TronWatcher({
-              rpcUrl,
-              solidityRpcUrl: tron.solidityRpcUrl,
-              usdtContract: tron.usdtContract,
-            }),
-        ),
-      );
-    }
+    const watchers: DepositWatcher[] = DEPOSIT_FAMILIES.flatMap((family) =>
+      family.watchers(keys).map((plan) => build(plan, plan.create)),
+    );
     const covered = new Set(watchers.flatMap((watcher) => watcher.networks));
     const demoWatcher =
-      config().mode === "demo" ? new DemoWatcher(ALL_NETWORKS.filter((n) => !covered.has(n))) : undefined;
+      config().mode === "demo" ? new DemoWatcher(DEPOSIT_NETWORKS.filter((n) => !covered.has(n))) : undefined;
     if (demoWatcher) watchers.push(demoWatcher);
     return {
       rates: rateSource(),
@@ -153,4 +93,12 @@ export async function coinUnavailableReason(code: DepositCoinCode): Promise<stri
     return `${code} deposits are paused: the ${coin.network} network cannot be watched right now. Top-ups already open are credited once it is back; try again later or use another coin.`;
   }
   return undefined;
+}
+
+/** The public explorer's page for a payment in `code`: the operator's link, else the family's, if any. */
+export function explorerTxUrl(code: string): string | undefined {
+  const configured = depositSettings().explorerTxUrls[code];
+  if (configured) return configured;
+  const coin = Object.hasOwn(DEPOSIT_COINS, code) ? DEPOSIT_COINS[code as DepositCoinCode] : undefined;
+  return coin && familyOf(coin).explorerTxUrl(coin);
 }

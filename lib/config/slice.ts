@@ -1,5 +1,6 @@
 import "server-only";
 import path from "node:path";
+import { isAddress } from "viem";
 import { z } from "zod";
 import { demoValue } from "./demo-secrets";
 import { appMode } from "./mode";
@@ -169,4 +170,12 @@ export const optionalText = z
 
 export const httpUrl = optionalText.pipe(
   z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).optional(),
+);
+
+/** A 0x-prefixed 20-byte address (a contract, a recipient), in any letter case. */
+export const evmAddress = optionalText.pipe(
+  z
+    .string()
+    .refine((value) => isAddress(value, { strict: false }), "must be a 0x-prefixed 20-byte address")
+    .optional(),
 );

@@ -5,6 +5,7 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { randomBytes } from "@noble/hashes/utils.js";
 import { createBase58check } from "@scure/base";
 import { HDKey } from "@scure/bip32";
+import type { AddressNet, ChainKeys, DepositChain } from "../family";
 
 /**
  * What the BIP32 families share: watch-only extended public keys. The server only ever holds public
@@ -108,4 +109,27 @@ export function demoExtendedPublicKey(accountPath: string): string {
 export function keccakAccountId(compressedPublicKey: Uint8Array): Uint8Array {
   const uncompressed = secp256k1.Point.fromBytes(compressedPublicKey).toBytes(false);
   return keccak_256(uncompressed.subarray(1)).subarray(12);
+}
+
+/**
+ * A BIP32 chain's watch-only key: an account-level extended public key in the variable `setting` (the
+ * wallets' account at `accountPath`), and what `address` makes of the public key at `<key>/0/index`.
+ */
+export function bip32ChainKeys(spec: {
+  chain: DepositChain;
+  setting: string;
+  accountPath: string;
+  address: (compressedPublicKey: Uint8Array, net: AddressNet) => string;
+  isValidAddress: (address: string, net: AddressNet) => boolean;
+}): ChainKeys<string> {
+  return {
+    chain: spec.chain,
+    settings: { key: spec.setting },
+    read: (values) => values[spec.setting],
+    problems: (key) => extendedKeyProblems(key, spec.setting),
+    derive: (key, index, net) => spec.address(childPublicKey(key, spec.setting, index), net),
+    isValidAddress: spec.isValidAddress,
+    demoKey: () => demoExtendedPublicKey(spec.accountPath),
+    env: (key) => ({ [spec.setting]: key }),
+  };
 }

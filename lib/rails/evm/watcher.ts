@@ -3,7 +3,7 @@ import { createPublicClient, http, type PublicClient } from "viem";
 import type { ObservedPayment } from "../deposits/sightings";
 import { WatchedAddresses } from "../deposits/watched-set";
 import type { DepositWatcher, WatcherNode } from "../deposits/watcher";
-import { pollEvmChain, tokenPayments } from "./chain";
+import { pollEvmChain, watchedTokenPayments } from "./chain";
 import { ETH } from "./facts";
 
 export const EVM_WATCHER = { name: "evm:ethereum", networks: [ETH.network] } as const;
@@ -97,20 +97,20 @@ export class EvmWatcher implements DepositWatcher {
         if (this.watched.count(NATIVE) > 0) {
           for (const payment of await this.etherPayments(from, to, head, signal)) observed.push(payment);
         }
-        for (const [code, token] of Object.entries(this.options.tokens)) {
-          if (this.watched.count(code) === 0) continue;
-          const payments = await tokenPayments({
-            client: this.client,
-            token,
-            from,
-            to,
-            head,
-            signal,
-            confirmationsOf,
-            payee: (address) => this.topupFor(address, code),
-          });
-          for (const payment of payments) observed.push(payment);
-        }
+        const tokens = Object.entries(this.options.tokens).map(([code, token]) => [token, code] as const);
+        const watched = this.watched;
+        const client = this.client;
+        const payments = await watchedTokenPayments({
+          client,
+          tokens,
+          watched,
+          from,
+          to,
+          head,
+          signal,
+          confirmationsOf,
+        });
+        for (const payment of payments) observed.push(payment);
         return observed;
       },
     });

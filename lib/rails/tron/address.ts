@@ -1,12 +1,5 @@
 import { bytesToHex, concatBytes, hexToBytes } from "@noble/hashes/utils.js";
-import {
-  base58check,
-  childPublicKey,
-  demoExtendedPublicKey,
-  extendedKeyProblems,
-  keccakAccountId,
-} from "../deposits/keys";
-import type { ChainKeys } from "../family";
+import { base58check, bip32ChainKeys, keccakAccountId } from "../deposits/keys";
 
 /**
  * TRON addresses: base58check of 0x41 followed by the 20-byte account id (`T…`). java-tron's
@@ -56,18 +49,13 @@ export function tronConfirmations(input: {
     : Math.min(depth, input.required - 1);
 }
 
-const SETTING = "DEPOSIT_XPUB_TRX";
-
 /** TRON deposit addresses: the `T…` address at `<account xpub>/0/index` of m/44'/195'/0'. */
-export const TRON_KEYS: ChainKeys<string> = {
+export const TRON_KEYS = bip32ChainKeys({
   chain: "tron",
-  settings: { key: SETTING },
-  read: (values) => values[SETTING],
-  problems: (key) => extendedKeyProblems(key, SETTING),
-  derive: (key, index) =>
-    base58check.encode(
-      concatBytes(Uint8Array.of(TRON_PREFIX), keccakAccountId(childPublicKey(key, SETTING, index))),
-    ),
+  setting: "DEPOSIT_XPUB_TRX",
+  accountPath: "m/44'/195'/0'",
+  address: (publicKey) =>
+    base58check.encode(concatBytes(Uint8Array.of(TRON_PREFIX), keccakAccountId(publicKey))),
   isValidAddress(address) {
     try {
       const payload = base58check.decode(address);
@@ -76,6 +64,4 @@ export const TRON_KEYS: ChainKeys<string> = {
       return false;
     }
   },
-  demoKey: () => demoExtendedPublicKey("m/44'/195'/0'"),
-  env: (key) => ({ [SETTING]: key }),
-};
+});

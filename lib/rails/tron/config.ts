@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { envSlice, httpUrl, optionalText } from "@/lib/config/slice";
-import { COINS } from "@/lib/rails/registry";
+import { tokenSettings } from "../deposits/tokens";
 import { tronToEvmHex } from "./address";
 
 const isTronAddress = (value: string) => {
@@ -27,11 +27,7 @@ const tronContract = optionalText.pipe(
 );
 
 /** The family's TRC-20 tokens, each with the variable that may name another contract. */
-const TOKENS = COINS.flatMap((coin) =>
-  coin.method === "deposit" && coin.family === "tron" && "token" in coin
-    ? [{ code: coin.code, ...coin.token }]
-    : [],
-);
+const TOKENS = tokenSettings("tron", tronContract);
 
 /** java-tron's Ethereum-style JSON-RPC (full node, and the solidity node for irreversible blocks). */
 export const TRON_SETTINGS = envSlice({
@@ -39,18 +35,13 @@ export const TRON_SETTINGS = envSlice({
   shape: {
     TRON_RPC_URL: httpUrl,
     TRON_SOLIDITY_RPC_URL: httpUrl,
-    ...Object.fromEntries(TOKENS.map((token) => [token.setting, tronContract])),
+    ...TOKENS.shape,
   },
   derive: (values) => ({
     rpcUrl: values.TRON_RPC_URL,
     solidityRpcUrl: values.TRON_SOLIDITY_RPC_URL,
     /** Each token's contract by coin code (`T…` or `0x…` as configured), else the token's own. */
-    tokens: Object.fromEntries(
-      TOKENS.map((token) => [
-        token.code,
-        ((values as Record<string, unknown>)[token.setting] ?? token.contract) as string,
-      ]),
-    ) as Record<string, string>,
+    tokens: TOKENS.contracts(values),
   }),
 });
 

@@ -2,7 +2,7 @@ import "server-only";
 import { createPublicClient, getAddress, http, type PublicClient } from "viem";
 import { WatchedAddresses } from "../deposits/watched-set";
 import type { DepositWatcher, WatcherNode } from "../deposits/watcher";
-import { pollEvmChain, tokenPayments } from "../evm/chain";
+import { pollEvmChain, watchedTokenPayments } from "../evm/chain";
 import { tronConfirmations, tronToEvmHex } from "./address";
 
 export const TRON_WATCHER = { name: "tron:usdt", networks: ["tron"] } as const;
@@ -64,27 +64,17 @@ export class TronWatcher implements DepositWatcher {
       reorgWindow: REORG_WINDOW,
       signal,
       confirmationsOf,
-      scan: async (from, to, head) => {
-        const observed = [];
-        for (const [token, code] of this.tokens) {
-          if (this.watched.count(code) === 0) continue;
-          const payments = await tokenPayments({
-            client: this.client,
-            token,
-            from,
-            to,
-            head,
-            signal,
-            confirmationsOf,
-            payee: (address) => {
-              const entry = this.watched.get(address);
-              return entry?.coin === code ? entry : undefined;
-            },
-          });
-          observed.push(...payments);
-        }
-        return observed;
-      },
+      scan: (from, to, head) =>
+        watchedTokenPayments({
+          client: this.client,
+          tokens: this.tokens,
+          watched: this.watched,
+          from,
+          to,
+          head,
+          signal,
+          confirmationsOf,
+        }),
     });
   }
 }

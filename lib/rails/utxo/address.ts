@@ -3,8 +3,8 @@ import { ripemd160 } from "@noble/hashes/legacy.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { bech32 } from "@scure/base";
-import { childPublicKey, demoExtendedPublicKey, extendedKeyProblems } from "../deposits/keys";
-import type { AddressNet, ChainKeys } from "../family";
+import { bip32ChainKeys } from "../deposits/keys";
+import type { AddressNet } from "../family";
 
 /**
  * Bitcoin and Litecoin deposit addresses: native segwit P2WPKH (`bc1q…` / `ltc1q…`, `bcrt1q…` / `rltc1q…` on
@@ -41,18 +41,14 @@ export function p2wpkhScriptHex(chain: UtxoChain, address: string, net: AddressN
   return `0014${bytesToHex(program)}`;
 }
 
-function segwitKeys(chain: UtxoChain, setting: string, accountPath: string): ChainKeys<string> {
-  return {
+const segwitKeys = (chain: UtxoChain, setting: string, accountPath: string) =>
+  bip32ChainKeys({
     chain,
-    settings: { key: setting },
-    read: (values) => values[setting],
-    problems: (key) => extendedKeyProblems(key, setting),
-    derive: (key, index, net) => segwitAddress(SEGWIT_HRP[chain][net], childPublicKey(key, setting, index)),
+    setting,
+    accountPath,
+    address: (publicKey, net) => segwitAddress(SEGWIT_HRP[chain][net], publicKey),
     isValidAddress: (address, net) => p2wpkhProgram(address, SEGWIT_HRP[chain][net]) !== undefined,
-    demoKey: () => demoExtendedPublicKey(accountPath),
-    env: (key) => ({ [setting]: key }),
-  };
-}
+  });
 
 export const BITCOIN_KEYS = segwitKeys("bitcoin", "DEPOSIT_XPUB_BTC", "m/84'/0'/0'");
 export const LITECOIN_KEYS = segwitKeys("litecoin", "DEPOSIT_XPUB_LTC", "m/84'/2'/0'");

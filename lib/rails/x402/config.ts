@@ -1,17 +1,10 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { isAddress } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
 import { z } from "zod";
-import { envSlice, httpUrl, optionalText } from "@/lib/config/slice";
+import { envSlice, evmAddress, httpUrl, optionalText } from "@/lib/config/slice";
 import { USDC_BY_NETWORK } from "./facts";
 
-const evmAddress = optionalText.pipe(
-  z
-    .string()
-    .refine((value) => isAddress(value, { strict: false }), "must be a 0x-prefixed 20-byte address")
-    .optional(),
-);
 const privateKey = optionalText.pipe(
   z
     .string()

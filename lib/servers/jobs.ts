@@ -3,13 +3,13 @@ import { and, asc, eq, inArray, lt, lte, or, sql } from "drizzle-orm";
 import { config } from "@/lib/config/env";
 import { type Database, db, type Tx } from "@/lib/db/client";
 import { pace } from "@/lib/db/pace";
-import { accounts, serverJobs, servers, snapshots } from "@/lib/db/schema";
+import { serverJobs, servers, snapshots } from "@/lib/db/schema";
 import type { JobKind } from "@/lib/db/types";
-import { postLedgerEntry } from "@/lib/ledger/ledger";
-import { serverSettings } from "@/lib/servers/config";
 import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
+import { endFailedBuild, endFailedRevival } from "./billing";
+import { serverSettings } from "./config";
 import { CustomerFacingError, customerReason } from "./failure-reasons";
 import type { ServerRow } from "./present";
 import {
@@ -22,7 +22,8 @@ import {
   reserveHostAddress,
 } from "./provisioner";
 import { endFailedLeaveRescue, endFailedRescue, runEnterRescue, runLeaveRescue } from "./rescue";
-import { completeRevival, endFailedRevival, recordKeptDisk, reviveOnHost } from "./retention";
+import { completeRevival, recordKeptDisk, reviveOnHost } from "./retention";
+import { lockServer, serverRow } from "./rows";
 import { decryptRootPassword } from "./secrets";
 import {
   endFailedRestore,
@@ -121,19 +122,6 @@ async function takeJob(onlyId?: number): Promise<Job | undefined> {
       .returning();
     return taken;
   });
-}
-
-export async function serverRow(id: number): Promise<ServerRow> {
-  const database = await db();
-  const [row] = await database.select().from(servers).where(eq(servers.id, id));
-  if (!row) throw new Error(`server ${id} not found`);
-  return row;
-}
-
-export async function lockServer(tx: Tx, id: number): Promise<ServerRow> {
-  const [row] = await tx.select().from(servers).where(eq(servers.id, id)).for("update");
-  if (!row) throw new Error(`server ${id} not found`);
-  return row;
 }
 
 export const finish = (tx: Tx, job: Job, state: "done" | "failed", lastError?: string) =>
@@ -329,42 +317,8 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
     if (job.kind === "snapshot") return failSnapshot(tx, job.snapshotId, reason);
     if (job.kind === "rescue") return endFailedRescue(tx, job, reason);
     if (job.kind === "leave_rescue") return endFailedLeaveRescue(tx, job, reason);
-    if (job.kind !== "provision") return;
-    const row = await lockBuildToRefund(tx, job);
-    if (!row) return;
-    await postLedgerEntry(tx, {
-      accountId: row.accountId,
-      amountCents: row.priceCents,
-      kind: "refund",
-      reference: `refund:server:${row.id}`,
-    });
-    await tx
-      .update(servers)
-      .set({
-        status: "terminated",
-        terminatedAt: now(),
-        statusReason: `The build failed after ${job.attempts} attempts (${reason}); the charge was refunded.`,
-        powerState: null,
-        rootPasswordEnc: null,
-      })
-      .where(eq(servers.id, row.id));
-    if (!provisioner().simulated) await enqueueJob(tx, row.id, "destroy");
+    if (job.kind === "provision") return endFailedBuild(tx, job, reason);
   });
-}
-
-/**
- * The server of a build that failed for good and is to be refunded, locked after its account (the order every
- * money-moving transaction locks in); undefined when it is no longer being built.
- */
-export async function lockBuildToRefund(tx: Tx, job: Job): Promise<ServerRow | undefined> {
-  // Read through tx: PGlite has one connection, and a query beside an open transaction would wait forever.
-  const [{ accountId } = { accountId: 0 }] = await tx
-    .select({ accountId: servers.accountId })
-    .from(servers)
-    .where(eq(servers.id, job.serverId));
-  await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
-  const row = await lockServer(tx, job.serverId);
-  return row.status === "provisioning" ? row : undefined;
 }
 
 /**

@@ -4,13 +4,13 @@ import { and, asc, desc, eq, gt, gte, inArray, isNotNull, lte, or } from "drizzl
 import { type Database, db, type Tx } from "@/lib/db/client";
 import { pace } from "@/lib/db/pace";
 import { accounts, serverJobs, servers, snapshots } from "@/lib/db/schema";
-import { serverSettings } from "@/lib/servers/config";
 import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
+import { renewInTx, terminateInTx } from "./billing";
+import { serverSettings } from "./config";
 import { enqueueJob, runDueJobs, unfinishedJobServers } from "./jobs";
 import type { ServerRow } from "./present";
 import { type PowerState, provisioner } from "./provisioner";
-import { renewInTx, terminateInTx } from "./service";
 
 const BATCH = 100;
 const MISSING = "The machine was missing from host";

@@ -4,7 +4,7 @@ import { conflict } from "@/lib/api/errors";
 import type { Plan } from "@/lib/catalog/catalog";
 import type { Tx } from "@/lib/db/client";
 import { hypervisors, servers, snapshots } from "@/lib/db/schema";
-import { type HypervisorHost, type ServerSettings, serverSettings } from "@/lib/servers/config";
+import { type HypervisorHost, type ServerSettings, serverSettings } from "./config";
 
 export type Size = { memoryMb: number; vcpus: number; diskGb: number };
 

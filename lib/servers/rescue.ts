@@ -8,12 +8,12 @@ import type { RescueState } from "@/lib/db/types";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
 import { now } from "@/lib/util/clock";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
-import { enqueueJob, finish, type Job, kickJobs, lockServer, serverRow } from "./jobs";
+import { enqueueJob, finish, type Job, kickJobs } from "./jobs";
 import { presentServerWithTraffic } from "./metrics/traffic";
 import type { ServerRow } from "./present";
 import { provisioner } from "./provisioner";
+import { lockServer, serverRow } from "./rows";
 import { decryptRescuePassword, encryptRescuePassword, generateRootPassword } from "./secrets";
-import { lockOwnedServer } from "./service";
 
 /**
  * Rescue mode: the server boots a small rescue system (busybox and dropbear on a Linux kernel, installed by
@@ -65,7 +65,7 @@ export function enterRescue(
         fingerprint: fingerprint({}),
       },
       async (tx) => {
-        const row = await lockOwnedServer(tx, accountId, serverId);
+        const row = await lockServer(tx, serverId, { ownedBy: accountId });
         if (row.status !== "active") {
           throw conflict(
             "server_not_active",
@@ -107,7 +107,7 @@ export function leaveRescue(accountId: number, serverId: number) {
   return withHostQuota(accountId, async () => {
     const database = await db();
     const server = await database.transaction(async (tx) => {
-      const row = await lockOwnedServer(tx, accountId, serverId);
+      const row = await lockServer(tx, serverId, { ownedBy: accountId });
       await refuseWhileBusy(tx, row.id);
       if (row.rescueState !== "active") {
         throw conflict("not_in_rescue", "This server is not in rescue mode.");

@@ -3,16 +3,14 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { conflict } from "@/lib/api/errors";
 import type { Tx } from "@/lib/db/client";
 import { servers, snapshots } from "@/lib/db/schema";
-import { postLedgerEntry } from "@/lib/ledger/ledger";
-import { serverSettings } from "@/lib/servers/config";
 import { now } from "@/lib/util/clock";
+import { serverSettings } from "./config";
 import { addCycle } from "./cycle";
 import { refuseWhileBusy } from "./host-operations";
-import { enqueueJob, type Job, lockBuildToRefund } from "./jobs";
+import { enqueueJob } from "./jobs";
 import { reserveOnHost } from "./placement";
 import type { ServerRow } from "./present";
 import { type BuildSpec, provisioner, reserveForwardedPort } from "./provisioner";
-import { NOT_IN_RESCUE } from "./rescue";
 
 /**
  * A server terminated because its period lapsed keeps its last disk for EXPIRED_SERVER_RETENTION_DAYS, as a
@@ -23,7 +21,7 @@ import { NOT_IN_RESCUE } from "./rescue";
  */
 
 /** A day as the customer reads it in a sentence (UTC). */
-const day = (date: Date) => date.toISOString().slice(0, 10);
+export const day = (date: Date) => date.toISOString().slice(0, 10);
 
 /** The name a lapsed server's kept disk is listed under. */
 const KEPT_DISK_NAME = "Last disk at termination";
@@ -149,7 +147,7 @@ export async function prepareRevival(tx: Tx, row: ServerRow): Promise<{ row: Ser
 /** The ledger reference of a revival's charge, and of its refund. */
 export const revivalReference = (serverId: number, jobId: number) =>
   `renewal:server:${serverId}:revival:${jobId}`;
-const revivalRefundReference = (serverId: number, jobId: number) =>
+export const revivalRefundReference = (serverId: number, jobId: number) =>
   `refund:server:${serverId}:revival:${jobId}`;
 
 /**
@@ -170,30 +168,4 @@ export async function reviveOnHost(spec: BuildSpec) {
 export async function completeRevival(tx: Tx, row: ServerRow): Promise<Partial<ServerRow>> {
   await tx.delete(snapshots).where(and(eq(snapshots.serverId, row.id), eq(snapshots.kind, "expiry")));
   return { expiresAt: addCycle(now(), row.cycle), terminatedAt: null, retainedUntil: null, lastIp: null };
-}
-
-/**
- * A revival that failed for good: the renewal is refunded through the ledger, the server is terminated again
- * with its disk still kept until the end of its retention, and a destroy job removes what was started.
- */
-export async function endFailedRevival(tx: Tx, job: Job, reason: string): Promise<void> {
-  const row = await lockBuildToRefund(tx, job);
-  if (!row) return;
-  await postLedgerEntry(tx, {
-    accountId: row.accountId,
-    amountCents: row.priceCents,
-    kind: "refund",
-    reference: revivalRefundReference(row.id, job.id),
-  });
-  const until = row.retainedUntil ? ` Its disk is kept until ${day(row.retainedUntil)}.` : "";
-  await tx
-    .update(servers)
-    .set({
-      ...NOT_IN_RESCUE,
-      status: "terminated",
-      powerState: null,
-      statusReason: `Bringing the server back failed after ${job.attempts} attempts (${reason}); the renewal was refunded.${until}`,
-    })
-    .where(eq(servers.id, row.id));
-  await enqueueJob(tx, row.id, "destroy");
 }

@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { servers } from "@/lib/db/schema";
+import { terminateInTx } from "@/lib/servers/billing";
 import { serverSettings } from "@/lib/servers/config";
 import { reserveHostAddress } from "@/lib/servers/provisioner";
-import { terminateInTx } from "@/lib/servers/service";
 import { createFundedAccount, insertServer } from "./memory-db";
 
 /** A bridged host in ro, as HYPERVISORS names it, handing out 203.0.113.10 up to `last`. */

@@ -15,7 +15,7 @@ import {
   x402Requirement,
 } from "@/lib/topups/x402";
 import { usdToCents } from "@/lib/util/cents";
-import { createDepositTopup } from "./service";
+import { createDepositTopup } from "./deposit";
 
 /**
  * The absolute URL of POST /topups, as x402 names the resource being paid for: PUBLIC_BASE_URL, else the

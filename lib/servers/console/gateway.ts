@@ -5,11 +5,11 @@ import { type RawData, WebSocket, WebSocketServer } from "ws";
 import { ApiError } from "@/lib/api/errors";
 import { config } from "@/lib/config/env";
 import { clientFromChain } from "@/lib/rate-limit/client-address";
-import { consoleSettings } from "@/lib/servers/console/config";
 import type { ConsoleEnd, ConsoleStream } from "@/lib/servers/console/stream";
 import { provisioner } from "@/lib/servers/provisioner";
 import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
+import { consoleSettings } from "./config";
 import {
   CLOSE_REASONS,
   type CloseReason,

@@ -5,10 +5,10 @@ import { ApiError, conflict, notFound } from "@/lib/api/errors";
 import type { ConsoleTicketBody } from "@/lib/api/schemas/console";
 import { db } from "@/lib/db/client";
 import { accounts, consoleSessions, servers } from "@/lib/db/schema";
-import { consoleSettings } from "@/lib/servers/console/config";
 import type { ServerRow } from "@/lib/servers/present";
 import { provisioner } from "@/lib/servers/provisioner";
 import { now } from "@/lib/util/clock";
+import { consoleSettings } from "./config";
 import { type CloseReason, CONSOLE_PROTOCOL, consoleSocketPath } from "./protocol";
 
 /**

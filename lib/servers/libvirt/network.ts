@@ -1,4 +1,4 @@
-import type { HostNetwork } from "@/lib/servers/config";
+import type { HostNetwork } from "../config";
 /** Guest networking: the MAC of a server, the bridged pool's addresses, and the seed's network-config. */
 
 /** Where a guest on a host without a bridge is reached: its SSH port forwarded from this machine's loopback. */

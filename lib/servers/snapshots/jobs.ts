@@ -3,9 +3,10 @@ import { and, eq } from "drizzle-orm";
 import { db, type Tx } from "@/lib/db/client";
 import { snapshots } from "@/lib/db/schema";
 import { now } from "@/lib/util/clock";
-import { endFailedDiskRewrite, finish, type Job, serverRow } from "../jobs";
+import { endFailedDiskRewrite, finish, type Job } from "../jobs";
 import type { ServerRow } from "../present";
 import { provisioner, type SnapshotTaken } from "../provisioner";
+import { serverRow } from "../rows";
 
 /** The host work of snapshots, run by the job worker with no transaction open (see ../jobs.ts). */
 

@@ -4,8 +4,8 @@ import { readPageRequest } from "@/lib/api/pagination";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
 import { CreateTopupRequestSchema, TOPUP_PAGE_DEFAULT } from "@/lib/api/schemas/topups";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
+import { listTopups } from "@/lib/topups/reads";
 import { readPaymentHeader, requestTopup, topupResource } from "@/lib/topups/request";
-import { listTopups } from "@/lib/topups/service";
 
 const amountCode = (issue: z.core.$ZodIssue) =>
   issue.code === "too_small"

@@ -40,6 +40,8 @@ export default defineConfig({
       DEMO_CHAIN_PORT: String(port + 1000),
       // Every spec signs up from 127.0.0.1; the default 10 per hour is too few for the whole suite.
       RATE_LIMIT_ACCOUNT_CREATE: "100/1h",
+      // Notifications go to receivers the specs run on loopback.
+      NOTIFY_TEST_ALLOW_LOOPBACK: "1",
     },
   },
 });

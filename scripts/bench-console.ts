@@ -1,24 +1,29 @@
 /**
- * The console on real machines (root, libvirtd running, `npm run build`, `npm run guest:build-tiny`):
+ * The console on real machines (root, libvirtd running, `npm run build`, `npm run guest:build-tiny`; it boots
+ * VMs, so run it under `flock /work/vm.lock`):
  *
  *  1. ticket request -> first console byte, in Chromium along the dashboard's own path (the ticket through
  *     the BFF with the session cookie, then the WebSocket from the page; Enter is sent on open so the guest's
  *     getty answers), BENCH_CONSOLE_RUNS times (default 10): p50 and max, with the ticket's and the
  *     upgrade's share. Target: p50 <= 1 s.
- *  2. keystroke echo: one character at a time through the gateway to the tiny guest's shell and back,
- *     BENCH_KEYS times (default 200): p50 and p99.
+ *  2. keystroke echo: one character at a time to the tiny guest's shell and back, BENCH_KEYS times (default
+ *     200), p50 and p99, on this machine's host (qemu:///system) and on a second host reached over
+ *     qemu+libssh (this machine's libvirtd behind a local sshd, as the vm suite makes one): through the whole
+ *     gateway (WebSocket, app, socat, virsh), and through socat and virsh alone (the app's console module
+ *     driven in this process: no WebSocket, HTTP or app in between).
  *  3. BENCH_CONSOLES consoles (default 20) open at once on as many tiny guests, each typing a line a second:
- *     GET /servers/{id} and GET /account at 32 connections (autocannon, as bench:reads) before and while they
- *     are open, and the memory each open console costs (the app's growth, socat and virsh).
+ *     the app's reads measured as `bench:reads` measures them (scripts/read-load.ts: 32 connections, a 3 s
+ *     warm-up, 3 windows of 3 s per route, the routes alternating; an account with 20 servers, like its
+ *     measured one) with no console open and with all of them open, and the memory each open console costs
+ *     (the app's growth, socat and virsh).
  *
  * Its domains are `vpsq-<id>` (256 MB tiny guests) with a pool of their own, all removed at the end.
  *
- *   npm run bench:console
+ *   flock /work/vm.lock npm run bench:console
  */
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { chromium } from "@playwright/test";
-import autocannon from "autocannon";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../e2e/support/chromium";
 import {
   type ConsoleConnection,
@@ -26,18 +31,27 @@ import {
   openConsole,
   requestTicket,
 } from "../e2e/support/console-client";
+import { startLocalSshd } from "../e2e/vm/sshd";
+import { openSerialConsole } from "../lib/servers/libvirt/console";
 import { apiCaller, fundedAccount, removeMachines, rssMb, startBenchApp, virsh } from "./bench-host";
 import { percentile } from "./percentile";
+import { load, type RouteSummary, type Sample, summarize } from "./read-load";
 
 const RUNS = Number(process.env.BENCH_CONSOLE_RUNS ?? 10);
 const KEYS = Number(process.env.BENCH_KEYS ?? 200);
 const CONSOLES = Number(process.env.BENCH_CONSOLES ?? 20);
-const READ_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const READ_SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const READ_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const READ_WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const PREFIX = "vpsq-";
 const POOL = `${PREFIX}disks`;
 const TINY_IMAGES = process.env.TINY_GUEST_DIR ?? "/var/lib/vps/test-images";
 const SSH_PORT_BASE = Number(process.env.VM_TEST_SSH_PORT_BASE ?? 23600) + 1200;
+/** The second host's sshd, just below the forwarded ports. */
+const SSHD_PORT = SSH_PORT_BASE - 1;
 const MEMORY_MB = 256;
+
+type Guest = { id: number; hostname: string; password: string };
 
 /** pid and arguments of every process on the machine. */
 const processes = () =>
@@ -48,28 +62,156 @@ const processes = () =>
 
 const ms = (value: number) => `${Math.round(value)} ms`;
 
-async function reads(base: string, key: string, serverId: number) {
-  const results: Record<string, { rps: number; p50: number; p99: number }> = {};
-  for (const [name, path] of [
-    ["GET /servers/{id}", `/api/v1/servers/${serverId}`],
-    ["GET /account", "/api/v1/account"],
-  ] as const) {
-    const result = await autocannon({
-      url: `${base}${path}`,
-      connections: 32,
-      duration: READ_SECONDS,
-      headers: { authorization: `Bearer ${key}` },
-    });
-    results[name] = { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+
+/**
+ * The reads `bench:reads` measures for an account with 20 servers, as it measures them: each route's
+ * windows alternating with the others', after a warm-up when asked.
+ */
+async function reads(base: string, key: string, serverId: number, warmup: boolean): Promise<RouteSummary[]> {
+  const routes: Record<string, { path: string; key?: string }> = {
+    "/health": { path: "/api/v1/health" },
+    "/account": { path: "/api/v1/account", key },
+    "/servers": { path: "/api/v1/servers", key },
+    "/servers/{id}": { path: `/api/v1/servers/${serverId}`, key },
+    "/servers/{id}/credentials": { path: `/api/v1/servers/${serverId}/credentials`, key },
+  };
+  if (warmup) {
+    for (const route of Object.values(routes)) await load(`${base}${route.path}`, route.key, READ_WARMUP, 32);
   }
-  return results;
+  const samples = new Map<string, Sample[]>(Object.keys(routes).map((name) => [name, []]));
+  for (let round = 0; round < READ_ROUNDS; round++) {
+    for (const [name, route] of Object.entries(routes)) {
+      samples.get(name)?.push(await load(`${base}${route.path}`, route.key, READ_SECONDS, 32));
+    }
+  }
+  return [...samples].map(([name, list]) => summarize(name, list));
 }
+
+/** bench:reads' columns for the two runs side by side. */
+function readsTable(before: RouteSummary[], during: RouteSummary[]): string {
+  const cells = (r: RouteSummary | undefined) =>
+    r ? `${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.p99RunOpen}` : "- | - | - | -";
+  const lines = [
+    "| route | no console: req/s | p50 ms | p99 ms, worst window | p99 ms, open conn., whole run " +
+      `| ${CONSOLES} consoles open: req/s | p50 ms | p99 ms, worst window | p99 ms, open conn., whole run |`,
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const route of before) {
+    lines.push(
+      `| GET ${route.name} | ${cells(route)} | ${cells(during.find((r) => r.name === route.name))} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/** `keys` keystrokes, one character each, timed until the shell has echoed it. */
+async function echoes(
+  type: (text: string) => void,
+  waitFor: (text: string, from: number) => Promise<void>,
+  length: () => number,
+): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < KEYS; i++) {
+    const char = "abcdefghijklmnopqrstuvwxyz"[i % 26] as string;
+    const from = length();
+    const t0 = performance.now();
+    type(char);
+    await waitFor(char, from);
+    times.push(performance.now() - t0);
+    if (i % 50 === 49) {
+      type("\x15");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return times;
+}
+
+/** Through the gateway: a ticket, the WebSocket, a root login, the echoes; then logged out and closed. */
+async function gatewayEchoes(appUrl: string, key: string, guest: Guest): Promise<number[]> {
+  const ticket = await requestTicket(appUrl, key, guest.id);
+  const session = await openConsole(ticket.body.websocket_url, ticket.body.ticket);
+  await logInOnConsole(session, guest.hostname, guest.password);
+  const times = await echoes(
+    (text) => session.type(text),
+    (text, from) => session.waitFor(text, 5_000, from),
+    () => session.output().length,
+  );
+  session.type("\x15exit\r");
+  await new Promise((r) => setTimeout(r, 500));
+  session.ws.close();
+  await session.closed;
+  return times;
+}
+
+/**
+ * Through socat and virsh alone: the app's console module (lib/servers/libvirt/console.ts) driven here, so
+ * nothing but its two processes (and, remotely, libvirt's transport) lies between keystroke and echo.
+ */
+async function directEchoes(uri: string, guest: Guest): Promise<number[]> {
+  let output = "";
+  let wake: (() => void) | undefined;
+  const stream = openSerialConsole(
+    { uri, domain: `${PREFIX}${guest.id}`, state: async () => "running" },
+    {
+      data: (chunk) => {
+        output += chunk.toString("latin1");
+        wake?.();
+      },
+      end: () => wake?.(),
+    },
+  );
+  const waitFor = async (text: string, from: number, timeoutMs = 5_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!output.slice(from).includes(text)) {
+      if (Date.now() > deadline) throw new Error(`no "${text}" on the console of ${guest.hostname}`);
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, 50);
+      });
+    }
+  };
+  const type = (text: string) => stream.write(Buffer.from(text));
+  try {
+    for (let tries = 0; ; tries++) {
+      const from = output.length;
+      type("\r");
+      try {
+        await waitFor(`${guest.hostname} login: `, from, 3_000);
+        break;
+      } catch (error) {
+        if (tries >= 20) throw error;
+      }
+    }
+    let from = output.length;
+    type("root\r");
+    await waitFor("Password: ", from, 20_000);
+    from = output.length;
+    type(`${guest.password}\r`);
+    await waitFor("# ", from, 20_000);
+    const times = await echoes(
+      type,
+      (text, at) => waitFor(text, at),
+      () => output.length,
+    );
+    type("\x15exit\r");
+    await new Promise((r) => setTimeout(r, 500));
+    return times;
+  } finally {
+    stream.close();
+  }
+}
+
+const echoLine = (label: string, times: number[]) =>
+  `${label.padEnd(40)} p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms`;
 
 async function main() {
   if (!existsSync(`${TINY_IMAGES}/debian-12.qcow2`)) {
     throw new Error(`no tiny test guest in ${TINY_IMAGES}: run \`npm run guest:build-tiny\` first`);
   }
   removeMachines(PREFIX);
+  // The second host: this machine's libvirtd reached over qemu+libssh through a local sshd.
+  const sshd = await startLocalSshd(SSHD_PORT);
   const app = await startBenchApp(
     {
       machines: CONSOLES + 1,
@@ -82,6 +224,17 @@ async function main() {
       sshPortBase: SSH_PORT_BASE,
     },
     {
+      HYPERVISORS: JSON.stringify([
+        {
+          name: "bench-1",
+          location: "nl",
+          uri: "qemu:///system",
+          memory_mb: MEMORY_MB * CONSOLES,
+          vcpus: CONSOLES,
+          disk_gb: CONSOLES,
+        },
+        { name: "bench-remote", location: "se", uri: sshd.uri, memory_mb: MEMORY_MB, vcpus: 1, disk_gb: 1 },
+      ]),
       SERVER_BOOT_TIMEOUT_SECONDS: "600",
       CONSOLE_MAX_PER_ACCOUNT: String(CONSOLES + 1),
       WATCHER_INTERVAL_MS: "1000",
@@ -98,21 +251,20 @@ async function main() {
     const { key, loginToken } = await fundedAccount(call, 5 * (CONSOLES + 1) + 25, "BTC");
 
     const started = Date.now();
-    const servers: { id: number; hostname: string; password: string }[] = [];
-    for (let i = 0; i < CONSOLES; i++) {
+    const order = async (location: string, hostname: string): Promise<Guest> => {
       const server = await call("/servers", key, "POST", {
         plan: "pup",
-        location: "nl",
+        location,
         os: "debian-12",
-        hostname: `bench-${i}`,
+        hostname,
       });
-      servers.push({
-        id: server.id as number,
-        hostname: `bench-${i}`,
-        password: server.root_password as string,
-      });
-    }
-    for (const server of servers) {
+      if (typeof server.id !== "number") throw new Error(`order refused: ${JSON.stringify(server)}`);
+      return { id: server.id, hostname, password: server.root_password as string };
+    };
+    const servers: Guest[] = [];
+    for (let i = 0; i < CONSOLES; i++) servers.push(await order("nl", `bench-${i}`));
+    const remote = await order("se", "bench-far");
+    for (const server of [...servers, remote]) {
       for (;;) {
         const status = (await call(`/servers/${server.id}`, key)).status;
         if (status === "active") break;
@@ -121,9 +273,10 @@ async function main() {
       }
     }
     console.log(
-      `${CONSOLES} tiny guests (${MEMORY_MB} MB) up in ${Math.round((Date.now() - started) / 1000)} s`,
+      `${CONSOLES} tiny guests (${MEMORY_MB} MB) here and one on the qemu+libssh host up in ` +
+        `${Math.round((Date.now() - started) / 1000)} s; load ${loadAverage()}`,
     );
-    const first = servers[0] as (typeof servers)[number];
+    const first = servers[0] as Guest;
 
     // 1. Ticket -> first byte, in the browser, through the BFF.
     const page = await browser.newPage();
@@ -193,32 +346,19 @@ async function main() {
     );
     await page.close();
 
-    // 2. Keystroke echo through the gateway, at the guest's shell.
-    const ticket = await requestTicket(app.url, key, first.id);
-    const session = await openConsole(ticket.body.websocket_url, ticket.body.ticket);
-    await logInOnConsole(session, first.hostname, first.password);
-    const echoes: number[] = [];
-    for (let i = 0; i < KEYS; i++) {
-      const char = "abcdefghijklmnopqrstuvwxyz"[i % 26] as string;
-      const from = session.output().length;
-      const t0 = performance.now();
-      session.type(char);
-      await session.waitFor(char, 5_000, from);
-      echoes.push(performance.now() - t0);
-      if (i % 50 === 49) {
-        session.type("\x15");
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-    console.log(
-      `keystroke echo via the gateway (${KEYS} keys): p50 ${percentile(echoes, 50).toFixed(1)} ms, ` +
-        `p99 ${percentile(echoes, 99).toFixed(1)} ms`,
-    );
-    session.ws.close();
-    await session.closed;
+    // 2. Keystroke echo at the guest's shell: through the gateway, then through socat and virsh alone, on
+    // this machine's host and on the qemu+libssh one.
+    const echoRuns: [string, number[]][] = [
+      ["via the gateway, qemu:///system", await gatewayEchoes(app.url, key, first)],
+      ["via the gateway, qemu+libssh", await gatewayEchoes(app.url, key, remote)],
+      ["socat and virsh alone, qemu:///system", await directEchoes("qemu:///system", first)],
+      ["socat and virsh alone, qemu+libssh", await directEchoes(sshd.uri, remote)],
+    ];
+    console.log(`\nkeystroke echo at the tiny guest's shell (${KEYS} keys each), load ${loadAverage()}:`);
+    for (const [label, times] of echoRuns) console.log(echoLine(label, times));
 
-    // 3. Reads with no console, then with every server's console open and typing.
-    const before = await reads(app.url, key, first.id);
+    // 3. Reads with no console open, then with every local server's console open and typing.
+    const before = await reads(app.url, key, first.id, true);
     const appBefore = appPid ? rssMb(appPid) : Number.NaN;
     for (const server of servers) {
       const granted = await requestTicket(app.url, key, server.id);
@@ -233,7 +373,7 @@ async function main() {
     );
     const helperMb = helpers.reduce((sum, p) => sum + rssMb(p.pid), 0);
     const appAfter = appPid ? rssMb(appPid) : Number.NaN;
-    const during = await reads(app.url, key, first.id);
+    const during = await reads(app.url, key, first.id, false);
     clearInterval(typing);
     const answering = open.filter((session) => session.output().includes("echo ")).length;
     console.log(
@@ -245,14 +385,10 @@ async function main() {
       `memory per open console: ${((appAfter - appBefore) / CONSOLES + helperMb / CONSOLES).toFixed(1)} MB`,
     );
     console.log(
-      `\n${"route (32 connections)".padEnd(24)} ${"no console".padEnd(28)} ${CONSOLES} consoles open`,
+      `\nreads as bench:reads measures them (32 connections, a ${READ_WARMUP} s warm-up, ${READ_ROUNDS} windows ` +
+        `of ${READ_SECONDS} s per route), load ${loadAverage()}:`,
     );
-    for (const route of Object.keys(before)) {
-      const a = before[route] as { rps: number; p50: number; p99: number };
-      const b = during[route] as { rps: number; p50: number; p99: number };
-      const cell = (r: typeof a) => `${Math.round(r.rps)} req/s p50 ${r.p50} p99 ${r.p99}`.padEnd(28);
-      console.log(`${route.padEnd(24)} ${cell(a)} ${cell(b)}`);
-    }
+    console.log(readsTable(before, during));
   } catch (error) {
     console.error(`the app's last words:\n${app.logs().split("\n").slice(-30).join("\n")}`);
     throw error;
@@ -260,6 +396,7 @@ async function main() {
     for (const session of open) session.ws.close();
     await browser.close();
     await app.stop();
+    await sshd.stop();
     removeMachines(PREFIX);
     virsh("pool-destroy", POOL);
     virsh("pool-undefine", POOL);

@@ -4,24 +4,30 @@
  * 1. One sampling pass of a host with 1,000 domains: a stub `virsh` prints `virsh domstats` output in the
  *    real format (one block per domain, counters that move between passes); the pass reads it, records
  *    usage and traffic and prunes. The median of several passes, with the `virsh` + parse share apart.
- * 2. One real pass on this machine's libvirt (`BENCH_REAL_URI`, default qemu:///system): one
- *    `virsh domstats` for all its domains, parsed.
+ * 2. Real passes on this machine's libvirt (`BENCH_REAL_URI`, default qemu:///system): one
+ *    `virsh domstats` for all its domains, parsed, the median of 5, with BENCH_REAL_GUESTS (default 3) tiny
+ *    test guests of its own running (ordered through the app on the libvirt provisioner, domains `vpsm-<id>`,
+ *    removed at the end; `npm run guest:build-tiny`, root, and `flock /work/vm.lock`, as it boots VMs).
+ *    BENCH_REAL_GUESTS=0 reads whatever runs.
  * 3. Rows and bytes stored per server after a month of sampling (simulated time, the demo series through
  *    the same storage), against the documented bound.
  * 4. GET /servers/{id}/metrics?period=30d over a full month of rows: p50 and p99, in-process on the
- *    service's read, and over HTTP against `next start` when on PostgreSQL.
+ *    service's read, and over HTTP against the production build (`scripts/server.mjs`) on the same database:
+ *    on PostgreSQL beside the benchmark, on PGlite once the benchmark has closed its embedded database and
+ *    handed its folder to the app.
  *
- *   npm run bench:metrics                       # embedded PGlite in a temporary folder
- *   BENCH_DB=postgres npm run bench:metrics     # PostgreSQL at BENCH_DATABASE_URL (wiped first)
- *   BENCH_DOMAINS=1000 BENCH_MONTH_SERVERS=20 BENCH_REQUESTS=300 npm run bench:metrics
+ *   flock /work/vm.lock npm run bench:metrics                       # embedded PGlite in a temporary folder
+ *   BENCH_DB=postgres flock /work/vm.lock npm run bench:metrics     # PostgreSQL at BENCH_DATABASE_URL (wiped first)
+ *   BENCH_DOMAINS=1000 BENCH_MONTH_SERVERS=20 BENCH_REQUESTS=300 BENCH_REAL_GUESTS=3 npm run bench:metrics
  *
- * The HTTP part needs a production build (`npm run build`). The real pass only reads (`virsh domstats`).
+ * The HTTP part and the guests need a production build (`npm run build`).
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { resetPostgres } from "../e2e/support/reset-postgres";
+import { apiCaller, fundedAccount, removeMachines, startBenchApp } from "./bench-host";
 import { percentile } from "./percentile";
 
 const DOMAINS = Number(process.env.BENCH_DOMAINS ?? 1000);
@@ -29,6 +35,11 @@ const MONTH_SERVERS = Number(process.env.BENCH_MONTH_SERVERS ?? 20);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const PASSES = 5;
 const REAL_URI = process.env.BENCH_REAL_URI ?? "qemu:///system";
+const REAL_GUESTS = Number(process.env.BENCH_REAL_GUESTS ?? 3);
+const GUEST_PREFIX = "vpsm-";
+const TINY_IMAGES = process.env.TINY_GUEST_DIR ?? "/var/lib/vps/test-images";
+// Forwarded SSH ports of its own, apart from the vm suite's and the other VM benchmarks'.
+const GUEST_SSH_PORT_BASE = Number(process.env.VM_TEST_SSH_PORT_BASE ?? 23600) + 1000;
 const target = process.env.BENCH_DB ?? "pglite";
 const PREFIX = "vps-";
 
@@ -54,6 +65,8 @@ const { parseDomstats } = await import("@/lib/servers/metrics/domstats");
 const { readServerMetrics } = await import("@/lib/servers/metrics/read");
 const { ROWS_PER_SERVER_BOUND, TIERS } = await import("@/lib/servers/metrics/tiers");
 const { virsh } = await import("@/lib/servers/libvirt/virsh");
+const { createAccount } = await import("@/lib/accounts/account");
+const { databaseHandle } = await import("@/lib/db/client");
 
 const database = await db();
 const rows = async <T>(query: ReturnType<typeof sql>) => {
@@ -186,15 +199,75 @@ async function hostPass() {
   };
 }
 
-/** 2. One `virsh domstats` of this machine's own domains. */
+/**
+ * 2a. Tiny guests of the benchmark's own, so the real pass reads running machines: ordered through an app on
+ * the libvirt provisioner (started before the stub `virsh` goes on PATH), and booting while pass 1 runs.
+ */
+async function startGuests() {
+  if (REAL_GUESTS <= 0) return undefined;
+  removeMachines(GUEST_PREFIX);
+  const app = await startBenchApp(
+    {
+      machines: REAL_GUESTS,
+      memoryMb: 256,
+      vcpus: 1,
+      diskGb: 1,
+      prefix: GUEST_PREFIX,
+      images: TINY_IMAGES,
+      disksDir: "/var/lib/vps/bench-metrics-servers",
+      sshPortBase: GUEST_SSH_PORT_BASE,
+    },
+    // Its own embedded database, whatever this benchmark's.
+    { DATABASE_URL: "", SERVER_BOOT_TIMEOUT_SECONDS: "600" },
+  );
+  try {
+    const call = apiCaller(app.url);
+    const { key } = await fundedAccount(call, 10 * REAL_GUESTS + 25, "USDTTRC");
+    const ids: number[] = [];
+    for (let i = 0; i < REAL_GUESTS; i++) {
+      const server = await call("/servers", key, "POST", { plan: "pup", location: "nl", os: "debian-12" });
+      if (typeof server.id !== "number") throw new Error(`order refused: ${JSON.stringify(server)}`);
+      ids.push(server.id);
+    }
+    const active = async () => {
+      for (const id of ids) {
+        for (;;) {
+          const status = (await call(`/servers/${id}`, key)).status;
+          if (status === "active") break;
+          if (status !== "provisioning") throw new Error(`server ${id} is ${status}`);
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+      }
+    };
+    return {
+      active,
+      stop: async () => {
+        await app.stop();
+        removeMachines(GUEST_PREFIX);
+      },
+    };
+  } catch (error) {
+    await app.stop();
+    removeMachines(GUEST_PREFIX);
+    throw error;
+  }
+}
+
+/** 2b. `virsh domstats` of this machine's own domains, parsed: the median of 5. */
 async function realPass() {
   try {
-    const started = performance.now();
-    const output = await virsh(REAL_URI, DOMSTATS_ARGS);
-    const readings = parseDomstats(output);
-    const elapsed = performance.now() - started;
-    const running = [...readings.values()].filter((reading) => reading.running).length;
-    return { domains: readings.size, running, ms: elapsed };
+    const times: number[] = [];
+    let domains = 0;
+    let running = 0;
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      const output = await virsh(REAL_URI, DOMSTATS_ARGS);
+      const readings = parseDomstats(output);
+      times.push(performance.now() - started);
+      domains = readings.size;
+      running = [...readings.values()].filter((reading) => reading.running).length;
+    }
+    return { domains, running, ms: median(times), worst: Math.max(...times) };
   } catch (error) {
     return { error: (error as Error).message };
   }
@@ -285,23 +358,29 @@ async function readInProcess(ids: number[]) {
   return { p50: percentile(times, 50), p99: percentile(times, 99) };
 }
 
-/** 4b. Over HTTP against the production build on the same PostgreSQL: sign up, own the servers, read. */
+/**
+ * 4b. Over HTTP against the production build on the same database: an account made here owns the servers,
+ * then the app reads them with its key. On PGlite the app takes over the embedded database's folder, which
+ * this process closes first (one process per folder).
+ */
 async function readOverHttp(ids: number[]) {
   const { startApp } = await import("../e2e/support/app-server");
+  const account = await createAccount();
+  await database.execute(
+    sql`UPDATE servers SET account_id = ${account.user_id} WHERE id IN (${sql.join(ids, sql`, `)})`,
+  );
+  if (target !== "postgres") await (await databaseHandle()).close();
   // The app's own sampler reads every hour at most: the month's rows stay as the benchmark wrote them.
-  const app = await startApp({ DATABASE_URL: databaseUrl, METRICS_INTERVAL_SECONDS: "3600" });
+  const app = await startApp(
+    target === "postgres"
+      ? { DATABASE_URL: databaseUrl, METRICS_INTERVAL_SECONDS: "3600" }
+      : { DATABASE_URL: "", DATA_DIR: process.env.DATA_DIR as string, METRICS_INTERVAL_SECONDS: "3600" },
+  );
   try {
-    const created = await fetch(`${app.url}/api/v1/account`, { method: "POST" });
-    const account = (await created.json()) as { api_key: string; user_id: number };
-    if (created.status !== 201) throw new Error(`account creation: HTTP ${created.status}`);
-    const key = account.api_key;
-    await database.execute(
-      sql`UPDATE servers SET account_id = ${account.user_id} WHERE id IN (${sql.join(ids, sql`, `)})`,
-    );
     const read = async (id: number) => {
       const started = performance.now();
       const response = await fetch(`${app.url}/api/v1/servers/${id}/metrics?period=30d`, {
-        headers: { authorization: `Bearer ${key}` },
+        headers: { authorization: `Bearer ${account.api_key}` },
       });
       const body = (await response.json()) as { timestamps?: number[] };
       if (response.status !== 200 || body.timestamps?.length !== 720)
@@ -321,6 +400,7 @@ try {
   const where = target === "postgres" ? "PostgreSQL" : "PGlite";
   console.log(`usage sampling on ${where}\n`);
 
+  const guests = await startGuests();
   const host = await hostPass();
   console.log(
     `1. sampling pass, ${host.domains} domains (stub virsh, ${host.outputKb.toFixed(0)} kB of domstats):` +
@@ -328,11 +408,18 @@ try {
       ` ${host.readings} machines read for ${host.servers} servers; ${host.rows} usage rows written`,
   );
 
-  const real = await realPass();
+  let real: Awaited<ReturnType<typeof realPass>>;
+  try {
+    await guests?.active();
+    real = await realPass();
+  } finally {
+    await guests?.stop();
+  }
   console.log(
     "error" in real
       ? `2. real pass on ${REAL_URI}: could not read: ${real.error}`
-      : `2. real pass on ${REAL_URI}: one virsh domstats, ${real.domains} domains (${real.running} running): ${ms(real.ms)}`,
+      : `2. real pass on ${REAL_URI}: one virsh domstats + parse, ${real.domains} domains (${real.running} running, ` +
+          `${REAL_GUESTS} of them this benchmark's tiny guests): median of 5 ${ms(real.ms)} (worst ${ms(real.worst)})`,
   );
 
   const kept = await month();
@@ -348,14 +435,12 @@ try {
   console.log(
     `4. 30-day metrics read (720 hourly buckets), ${REQUESTS} reads in-process: p50 ${ms(local.p50)}, p99 ${ms(local.p99)}`,
   );
-  if (target === "postgres") {
-    const http = await readOverHttp(kept.ids);
-    console.log(
-      `   GET /servers/{id}/metrics?period=30d over HTTP (next start, one client): p50 ${ms(http.p50)}, p99 ${ms(http.p99)}`,
-    );
-  } else {
-    console.log("   (over HTTP: BENCH_DB=postgres, since the embedded database has one process)");
-  }
+  const http = await readOverHttp(kept.ids);
+  console.log(
+    `   GET /servers/{id}/metrics?period=30d over HTTP (the production build, one client, ${REQUESTS} reads): ` +
+      `p50 ${ms(http.p50)}, p99 ${ms(http.p99)}`,
+  );
+  console.log(`load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

@@ -16,10 +16,9 @@
  */
 import { execSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import autocannon from "autocannon";
 import { startApp } from "../e2e/support/app-server";
 import { resetPostgres } from "../e2e/support/reset-postgres";
-import { percentile } from "./percentile";
+import { load, type Sample, summarize } from "./read-load";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -36,17 +35,6 @@ const MEASURED_SERVERS = 20;
 const PROVISION_DELAY = 600;
 const P99_TARGET_MS = 150;
 const SHARE_TARGET = 0.7;
-
-type Sample = {
-  rps: number;
-  p50: number;
-  p99: number;
-  p99Open: number;
-  failures: number;
-  /** Every answer's latency in ms, and those on connections already open. */
-  all: number[];
-  later: number[];
-};
 
 let base = "";
 let ipCounter = 0;
@@ -122,33 +110,9 @@ async function orderServers(key: string, count: number): Promise<number[]> {
   return ids;
 }
 
-async function load(path: string, key: string | undefined, duration: number): Promise<Sample> {
-  const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
-  const run = autocannon({ url: `${base}${path}`, connections, duration, headers, pipelining: 1 });
-  // Each window opens its connections anew; their first answers wait for the server to take on 32 new
-  // connections at full load, so they are kept apart to show the latency of connections already open.
-  const opened = new Set<unknown>();
-  const all: number[] = [];
-  const later: number[] = [];
-  (run as unknown as NodeJS.EventEmitter).on(
-    "response",
-    (client: unknown, _s: number, _b: number, ms: number) => {
-      all.push(ms);
-      if (opened.has(client)) later.push(ms);
-      else opened.add(client);
-    },
-  );
-  const result = await run;
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    p99Open: later.length ? Math.round(percentile(later, 99)) : 0,
-    failures: result.errors + result.non2xx + result.timeouts,
-    all,
-    later,
-  };
-}
+/** One window of `path` at the run's connections (scripts/read-load.ts). */
+const loadRoute = (path: string, key: string | undefined, duration: number) =>
+  load(`${base}${path}`, key, duration, connections);
 
 async function stillProvisioning(keys: string[]): Promise<number> {
   let count = 0;
@@ -209,7 +173,7 @@ async function main() {
       "/sessions": { path: "/api/v1/sessions", key: measured },
     };
     // Warm-up: the first seconds after start run unoptimised code (p99 several times the steady state).
-    for (const route of Object.values(routes)) await load(route.path, route.key, warmup);
+    for (const route of Object.values(routes)) await loadRoute(route.path, route.key, warmup);
 
     // All builds fall due now: the lifecycle worker has 520 servers to build while the routes are measured.
     await call("/demo/clock", { method: "POST", body: { advance_seconds: PROVISION_DELAY } });
@@ -218,7 +182,7 @@ async function main() {
     // Routes alternate within each round, so the worker's progress touches all of them alike.
     for (let round = 0; round < rounds; round++) {
       for (const [name, route] of Object.entries(routes)) {
-        const sample = await load(route.path, route.key, seconds);
+        const sample = await loadRoute(route.path, route.key, seconds);
         samples.get(name)?.push(sample);
         if (process.env.BENCH_VERBOSE) {
           const at = ((Date.now() - measureStarted) / 1000).toFixed(0);
@@ -232,27 +196,7 @@ async function main() {
     const measureSeconds = (Date.now() - measureStarted) / 1000;
     const left = await stillProvisioning([measured, ...backgroundKeys]);
 
-    const summary = [...samples].map(([name, list]) => ({
-      name,
-      rps: list.reduce((sum, s) => sum + s.rps, 0) / list.length,
-      p50: Math.max(...list.map((s) => s.p50)),
-      p99: Math.max(...list.map((s) => s.p99)),
-      p99Open: Math.max(...list.map((s) => s.p99Open)),
-      // The run's p99: every answer of the route across its rounds, not the worst window.
-      p99Run: Math.round(
-        percentile(
-          list.flatMap((s) => s.all),
-          99,
-        ),
-      ),
-      p99RunOpen: Math.round(
-        percentile(
-          list.flatMap((s) => s.later),
-          99,
-        ),
-      ),
-      failures: list.reduce((sum, s) => sum + s.failures, 0),
-    }));
+    const summary = [...samples].map(([name, list]) => summarize(name, list));
     const health = summary.find((s) => s.name === "/health")?.rps ?? 1;
     console.log(
       `\n${target === "postgres" ? "PostgreSQL" : "PGlite"}, ${connections} connections, ${rounds} x ${seconds} s per route, ` +

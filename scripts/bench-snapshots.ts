@@ -1,37 +1,56 @@
 /**
  * Snapshot benchmark on the tiny test guest (root, libvirtd running, `npm run build` and
- * `npm run guest:build-tiny` done; hold /tmp/vps-vm.lock and /tmp/vps-bench.lock): orders one server through
- * the API with the libvirt provisioner, writes 1 GiB of data to its disk (past the guest's small root
+ * `npm run guest:build-tiny` done; it boots VMs: run it under `flock /work/vm.lock`): orders one server
+ * through the API with the libvirt provisioner, writes 1 GiB of data to its disk (past the guest's small root
  * filesystem, straight to /dev/vda), then measures
  *
  * - a snapshot of the running machine: request -> `available`, and the space it takes on the host;
  * - the guest's longest stall while that snapshot is taken, seen from outside: the guest writes a line to its
  *   serial console every 20 ms and this script watches the console log grow (a paused or starved guest stops
- *   writing), against the longest stall in as long a stretch before it;
+ *   writing), against the longest stall in as long a stretch after it;
  * - a restore: request -> `active` again and -> the first SSH login;
  * - a snapshot of the stopped machine (copied at rest).
  *
- * BENCH_SNAPSHOT_ROUNDS (default 2) running snapshots are taken and restored. Everything it creates (domains
- * `vpss-<id>`, volumes) is removed at the end.
+ * BENCH_SNAPSHOT_ROUNDS (default 5) running snapshots are taken and restored.
  *
- *   npm run bench:snapshots
+ * With BENCH_SNAPSHOT_DEBIAN=1 (and `npm run guest:build`), a round on the Debian image follows, whose guest
+ * agent answers, so its snapshots are `frozen`: BENCH_SNAPSHOT_DEBIAN_ROUNDS (default 3) snapshots of the
+ * running machine while the guest appends a timestamp to a file on its root filesystem and then a line to its
+ * serial console every 20 ms. A write to a frozen filesystem waits until the thaw, so the longest gap between
+ * the guest's own timestamps is its stall from the freeze (domfsfreeze -> end of the mirror -> domfsthaw),
+ * and the console log's longest stall shows the same from outside. Then domfsfreeze and domfsthaw on their
+ * own (virsh, as the snapshot job runs them): how long each takes, and the guest's stall between them.
+ *
+ * Everything it creates (domains `vpss-<id>` and `vpsd-<id>`, volumes) is removed at the end.
+ *
+ *   flock /work/vm.lock npm run bench:snapshots
+ *   BENCH_SNAPSHOT_DEBIAN=1 flock /work/vm.lock npm run bench:snapshots
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { startApp } from "../e2e/support/app-server";
 import { sshRun, sshWhenUp } from "../e2e/vm/host";
 import { removeMachines, virsh } from "./bench-host";
 import { percentile } from "./percentile";
 
-const ROUNDS = Number(process.env.BENCH_SNAPSHOT_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_SNAPSHOT_ROUNDS ?? 5);
+const DEBIAN = process.env.BENCH_SNAPSHOT_DEBIAN === "1";
+const DEBIAN_ROUNDS = Number(process.env.BENCH_SNAPSHOT_DEBIAN_ROUNDS ?? 3);
 const PREFIX = "vpss-";
+const DEBIAN_PREFIX = "vpsd-";
 const POOL = `${PREFIX}disks`;
 const TINY_IMAGES = process.env.TINY_GUEST_DIR ?? "/var/lib/vps/test-images";
+const DEBIAN_IMAGES = process.env.GUEST_IMAGES_DIR ?? "/var/lib/vps/images";
 // Forwarded SSH ports of its own, derived from the vm suite's base so parallel runs cannot collide.
 const SSH_PORT_BASE = Number(process.env.VM_TEST_SSH_PORT_BASE ?? 23600) + 250;
 const WRITTEN_MIB = 1024;
 const HEARTBEAT_MS = 20;
 
-const cleanUp = () => removeMachines(PREFIX);
+const cleanUp = () => {
+  removeMachines(PREFIX);
+  removeMachines(DEBIAN_PREFIX);
+};
+const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -67,8 +86,17 @@ type Round = {
   loginS: number;
 };
 
-async function main() {
-  cleanUp();
+/**
+ * The app on the libvirt provisioner with one host, this machine, for one benchmark server of `memoryMb`,
+ * with a funded account; `call` and `until` speak to its API with that account's key.
+ */
+async function openBench(options: {
+  prefix: string;
+  images: string;
+  disksDir: string;
+  memoryMb: number;
+  portBase: number;
+}) {
   const app = await startApp({
     PROVISIONER: "libvirt",
     // A test machine only this run reaches: demo payments fund its real machines.
@@ -76,15 +104,15 @@ async function main() {
     HYPERVISORS: JSON.stringify([
       { name: "bench-1", location: "nl", uri: "qemu:///system", memory_mb: 1024, vcpus: 2, disk_gb: 40 },
     ]),
-    GUEST_IMAGES_DIR: TINY_IMAGES,
-    SERVER_DISKS_DIR: "/var/lib/vps/bench-snapshots",
-    LIBVIRT_DOMAIN_PREFIX: PREFIX,
-    SERVER_MEMORY_CAP_MB: "512",
+    GUEST_IMAGES_DIR: options.images,
+    SERVER_DISKS_DIR: options.disksDir,
+    LIBVIRT_DOMAIN_PREFIX: options.prefix,
+    SERVER_MEMORY_CAP_MB: String(options.memoryMb),
     SERVER_DISK_CAP_GB: "4",
-    SSH_FORWARD_PORT_BASE: String(SSH_PORT_BASE),
+    SSH_FORWARD_PORT_BASE: String(options.portBase),
     SSH_FORWARD_PORT_COUNT: "50",
     WATCHER_INTERVAL_MS: "500",
-    SERVER_BOOT_TIMEOUT_SECONDS: "300",
+    SERVER_BOOT_TIMEOUT_SECONDS: "600",
     SNAPSHOTS_PER_SERVER: "10",
   });
   const base = `${app.url}/api/v1`;
@@ -104,7 +132,6 @@ async function main() {
       await sleep(200);
     }
   };
-  const rounds: Round[] = [];
   try {
     const account = (await (await fetch(`${base}/account`, { method: "POST" })).json()) as {
       api_key: string;
@@ -113,7 +140,12 @@ async function main() {
     const topup = await call("/topups", "POST", { amount: 100, coin: "USDTTRC" });
     await call(`/demo/topups/${topup.ref}/pay`, "POST", {});
     await until(`/topups/${topup.ref}`, (t) => t.status === "completed");
-
+  } catch (error) {
+    await app.stop();
+    throw error;
+  }
+  /** Orders the benchmark's one server and waits for its first SSH login (within `bootMs`). */
+  const orderServer = async (bootMs: number) => {
     const created = await call("/servers", "POST", { plan: "pup", location: "nl", os: "debian-12" });
     if (typeof created.id !== "number") throw new Error(`order refused: ${JSON.stringify(created)}`);
     const id = created.id;
@@ -123,10 +155,150 @@ async function main() {
     const pinned = server.ssh_host_key_fingerprint as string;
     const login = { password: created.root_password as string };
     const run = (command: string, timeoutMs = 900_000) => sshRun(port, pinned, login, command, timeoutMs);
-    await sshWhenUp(port, pinned, login, "true", 300_000);
-    const domain = `${PREFIX}${id}`;
+    await sshWhenUp(port, pinned, login, "true", bootMs);
+    const domain = `${options.prefix}${id}`;
     const consoleLog = `/var/log/libvirt/qemu/${domain}-console.log`;
     if (!existsSync(consoleLog)) throw new Error(`no console log at ${consoleLog}`);
+    return { id, server, port, pinned, login, run, domain, consoleLog };
+  };
+  return { app, call, until, orderServer };
+}
+
+/** The longest gap between consecutive nanosecond timestamps, one a line, in ms. */
+function longestGapMs(lines: string): number {
+  const stamps = lines
+    .split("\n")
+    .map((line) => Number(line.trim()))
+    .filter((value) => Number.isFinite(value) && value > 0);
+  let longest = 0;
+  for (let i = 1; i < stamps.length; i++) {
+    longest = Math.max(longest, ((stamps[i] as number) - (stamps[i - 1] as number)) / 1e6);
+  }
+  return longest;
+}
+
+/**
+ * The Debian image, whose guest agent answers: snapshots that freeze its filesystems, and what the freeze
+ * costs the guest (see the header).
+ */
+async function debianRounds() {
+  if (!existsSync(`${DEBIAN_IMAGES}/debian-12.qcow2`)) {
+    throw new Error(`no Debian image in ${DEBIAN_IMAGES}: run \`npm run guest:build\` first`);
+  }
+  const { app, call, until, orderServer } = await openBench({
+    prefix: DEBIAN_PREFIX,
+    images: DEBIAN_IMAGES,
+    disksDir: "/var/lib/vps/bench-snapshots-debian",
+    memoryMb: 1024,
+    // Ports of its own, apart from every other VM benchmark's.
+    portBase: SSH_PORT_BASE + 850,
+  });
+  try {
+    const started = Date.now();
+    const { id, run, domain, consoleLog } = await orderServer(600_000);
+    // The agent starts with the guest's services: wait until it answers, or every snapshot is crash-consistent.
+    for (let tries = 0; !virsh("qemu-agent-command", domain, '{"execute":"guest-ping"}'); tries++) {
+      if (tries > 120) throw new Error("the Debian guest's agent never answered");
+      await sleep(1_000);
+    }
+    console.log(`\nDebian 12 up with its guest agent in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+
+    const beat = "/var/tmp/heartbeat";
+    /** Appends a timestamp to a file on the root filesystem, then a line to the console, every 20 ms. */
+    const startHeartbeat = () =>
+      run(
+        `rm -f ${beat}; (while :; do date +%s%N >>${beat}; echo hb >/dev/ttyS0; sleep 0.02; done) ` +
+          ">/dev/null 2>&1 </dev/null & echo $!",
+      );
+    /** Stops it and returns the longest gap between its timestamps. */
+    const stopHeartbeat = async (pid: string) => longestGapMs(await run(`kill ${pid}; cat ${beat}`));
+
+    type FrozenRound = { snapshotS: number; consistency: string; writesMs: number; consoleMs: number };
+    const rounds: FrozenRound[] = [];
+    for (let round = 1; round <= DEBIAN_ROUNDS; round++) {
+      const pid = await startHeartbeat();
+      await sleep(1_000);
+      const consoleStop = watchGrowth(consoleLog);
+      const begin = Date.now();
+      const taken = await call(`/servers/${id}/snapshots`, "POST", { name: `frozen ${round}` });
+      if (typeof taken.id !== "number") throw new Error(`snapshot refused: ${JSON.stringify(taken)}`);
+      const snapshot = await until(`/servers/${id}/snapshots/${taken.id}`, (s) => s.state !== "creating");
+      const consoleMs = consoleStop();
+      const snapshotS = (Date.now() - begin) / 1000;
+      const writesMs = await stopHeartbeat(pid);
+      if (snapshot.state !== "available") throw new Error(`snapshot failed: ${snapshot.failure_reason}`);
+      rounds.push({ snapshotS, consistency: snapshot.consistency as string, writesMs, consoleMs });
+      console.log(
+        `Debian round ${round}: snapshot (running, ${snapshot.consistency}) ${snapshotS.toFixed(1)} s; the guest's ` +
+          `writes stalled at most ${writesMs.toFixed(0)} ms, its console ${consoleMs.toFixed(0)} ms`,
+      );
+      await call(`/servers/${id}/snapshots/${taken.id}`, "DELETE");
+      await until(`/servers/${id}/snapshots`, (list) => (list.snapshots as unknown[]).length === 0);
+    }
+    // As long a stretch with no snapshot: how long the guest's writes stall here anyway.
+    const basePid = await startHeartbeat();
+    await sleep(1_000);
+    const baseConsoleStop = watchGrowth(consoleLog);
+    await sleep(
+      percentile(
+        rounds.map((r) => r.snapshotS),
+        50,
+      ) * 1000,
+    );
+    const baseConsoleMs = baseConsoleStop();
+    const baseWritesMs = await stopHeartbeat(basePid);
+
+    // The freeze on its own, as the snapshot job runs it: domfsfreeze, then domfsthaw at once.
+    const freezePid = await startHeartbeat();
+    await sleep(1_000);
+    const timed = (...args: string[]) => {
+      const t0 = performance.now();
+      execFileSync("virsh", ["-c", "qemu:///system", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+      return performance.now() - t0;
+    };
+    let freezeMs = 0;
+    let thawMs = 0;
+    try {
+      freezeMs = timed("domfsfreeze", domain);
+    } finally {
+      thawMs = timed("domfsthaw", domain);
+    }
+    await sleep(500);
+    const freezeWritesMs = await stopHeartbeat(freezePid);
+
+    const p50 = (values: number[]) => percentile(values, 50);
+    console.log(
+      `\nTCG, Debian 12 (1 GiB, 1 vCPU, 4 GiB disk, qemu-guest-agent), ${DEBIAN_ROUNDS} rounds, load ${loadAverage()}`,
+    );
+    console.log(
+      `snapshot running p50 ${p50(rounds.map((r) => r.snapshotS)).toFixed(1)} s (${rounds.map((r) => r.consistency).join(", ")}); ` +
+        `guest's writes stalled max ${Math.max(...rounds.map((r) => r.writesMs)).toFixed(0)} ms ` +
+        `(p50 ${p50(rounds.map((r) => r.writesMs)).toFixed(0)} ms), console max ${Math.max(...rounds.map((r) => r.consoleMs)).toFixed(0)} ms; ` +
+        `without a snapshot: writes ${baseWritesMs.toFixed(0)} ms, console ${baseConsoleMs.toFixed(0)} ms`,
+    );
+    console.log(
+      `domfsfreeze alone ${freezeMs.toFixed(0)} ms, domfsthaw ${thawMs.toFixed(0)} ms; the guest's writes ` +
+        `stalled ${freezeWritesMs.toFixed(0)} ms across them`,
+    );
+    await call(`/servers/${id}`, "DELETE");
+    while (virsh("domstate", domain)) await sleep(500);
+  } finally {
+    await app.stop();
+  }
+}
+
+async function main() {
+  cleanUp();
+  const { app, call, until, orderServer } = await openBench({
+    prefix: PREFIX,
+    images: TINY_IMAGES,
+    disksDir: "/var/lib/vps/bench-snapshots",
+    memoryMb: 512,
+    portBase: SSH_PORT_BASE,
+  });
+  const rounds: Round[] = [];
+  try {
+    const { id, server, port, pinned, login, run, domain, consoleLog } = await orderServer(300_000);
 
     // 1 GiB of incompressible data on the disk, after its 64 MiB root filesystem: a 1 MiB random block
     // written over and over (qcow2 stores each copy; nothing deduplicates them).
@@ -203,7 +375,7 @@ async function main() {
     const p50 = (values: number[]) => percentile(values, 50);
     console.log(
       `\nTCG, tiny test guest (512 MiB, 1 vCPU, 4 GiB disk), ${WRITTEN_MIB} MiB written (server disk ` +
-        `${(diskBytes / 2 ** 20).toFixed(0)} MiB on the host), ${ROUNDS} rounds, load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]}`,
+        `${(diskBytes / 2 ** 20).toFixed(0)} MiB on the host), ${ROUNDS} rounds, load ${loadAverage()}`,
     );
     console.log(
       "snapshot running p50   size p50   guest stall max   (baseline max)   restore->active p50   ->SSH p50   snapshot stopped",
@@ -222,6 +394,13 @@ async function main() {
   } finally {
     await app.stop();
     cleanUp();
+  }
+  if (DEBIAN) {
+    try {
+      await debianRounds();
+    } finally {
+      cleanUp();
+    }
   }
 }
 

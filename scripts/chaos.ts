@@ -220,7 +220,9 @@ pid ${dir}/nginx.pid;
 error_log ${dir}/error.log warn;
 events { worker_connections 4096; }
 http {
-  access_log off;
+  # nginx's usual access log (the combined format a distribution's nginx.conf sets): the run checks that
+  # no console ticket reaches it.
+  access_log ${dir}/access.log combined;
   default_type application/octet-stream;
   client_body_temp_path ${temp}/body;
   proxy_temp_path ${temp}/proxy;
@@ -247,7 +249,7 @@ http {
       await sleep(100);
     }
   }
-  return { ca, errorLog: `${dir}/error.log` };
+  return { ca, errorLog: `${dir}/error.log`, accessLog: `${dir}/access.log` };
 }
 
 // ---------------------------------------------------------------- the HTTP client and its records
@@ -848,7 +850,8 @@ async function main() {
   await waitHealthy(first.port, spawnInstance(first, env));
   await Promise.all(rest.map((instance) => waitHealthy(instance.port, spawnInstance(instance, env))));
   log(`instances on ${APP_PORTS.join(", ")}`);
-  ({ ca } = await startNginx());
+  const nginx = await startNginx();
+  ca = nginx.ca;
   log(`nginx on https://localhost:${HTTPS_PORT}`);
 
   const duration = SECONDS * 1000;
@@ -918,6 +921,18 @@ async function main() {
       `consoles: ${consoleStats.dropped} dropped, only ${consoleStats.reconnected} reconnected`,
     );
   if (consoleStats.lateEchoes > 0) violations.push(`consoles: ${consoleStats.lateEchoes} echoes came late`);
+  // A console ticket travels in the WebSocket handshake's subprotocol header, never in a URL: no log holds one.
+  const logs = {
+    "nginx's access log": readFileSync(nginx.accessLog, "utf8"),
+    "nginx's error log": readFileSync(nginx.errorLog, "utf8"),
+    ...Object.fromEntries(
+      instances.map((instance) => [`instance ${instance.port}'s output`, instance.output]),
+    ),
+  };
+  const consoleRequests = logs["nginx's access log"].split("\n").filter((line) => line.includes("/console"));
+  if (consoleRequests.length === 0) violations.push("nginx's access log shows no console request");
+  const ticketsIn = Object.entries(logs).filter(([, text]) => text.includes("vpsct_"));
+  for (const [where] of ticketsIn) violations.push(`a console ticket is in ${where}`);
 
   report();
   console.log(
@@ -926,7 +941,8 @@ async function main() {
   );
   console.log(
     `consoles through nginx: opened ${consoleStats.opened}, dropped ${consoleStats.dropped} (their instance died), ` +
-      `reconnected with a fresh ticket ${consoleStats.reconnected}, echoes ${consoleStats.echoes}`,
+      `reconnected with a fresh ticket ${consoleStats.reconnected}, echoes ${consoleStats.echoes}; ` +
+      `${consoleRequests.length} console requests in nginx's access log; logs holding a ticket: ${ticketsIn.length} of ${Object.keys(logs).length}`,
   );
   console.log(
     `rate limits across 3 instances: sign-ups from one address ${signups}/${SIGNUP_LIMIT} allowed of ${probe.signup.length}; bad keys ${badKeys}/${BAD_KEY_LIMIT} answered 401 of ${probe.badKey.length}`,

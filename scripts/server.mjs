@@ -37,6 +37,16 @@ function options(argv) {
   return { hostname, port: Number(port) };
 }
 
+// Standard output and error closed under us (whatever read them is gone): a log line can no longer be written,
+// and Next reports that failure as an error, whose line fails in turn, without end and at a full core. The
+// server stops instead, as a program does that has lost its terminal; a supervisor starts it again.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error) => {
+    if (error?.code !== "EPIPE") throw error;
+    process.exit(1);
+  });
+}
+
 const { hostname, port } = options(process.argv.slice(2));
 // As `next start` does: the app reads these (its own API's loopback address comes from PORT).
 process.env.NODE_ENV = "production";

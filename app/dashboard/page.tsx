@@ -30,6 +30,16 @@ export default async function DashboardPage() {
   return (
     <section className="space-y-6">
       <h1 className="text-2xl font-semibold">Overview</h1>
+      {account.suspension && (
+        <p
+          role="alert"
+          data-testid="account-suspension"
+          className="rounded border border-amber-300 bg-amber-50 p-3 text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
+        >
+          This account is suspended by the operator: {account.suspension.reason}. Its servers are stopped and
+          no new server can be ordered until the suspension is lifted.
+        </p>
+      )}
       <dl className="grid gap-4 sm:grid-cols-3">
         <div className="rounded border border-zinc-200 p-4 dark:border-zinc-800">
           <dt className={`text-sm ${TEXT_STYLES.muted}`}>Balance</dt>

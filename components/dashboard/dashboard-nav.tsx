@@ -9,6 +9,7 @@ const SECTIONS = [
   { href: "/dashboard/servers", label: "Servers" },
   { href: "/dashboard/order", label: "Order" },
   { href: "/dashboard/topups", label: "Top up" },
+  { href: "/dashboard/notifications", label: "Notifications" },
   { href: "/dashboard/keys", label: "API keys" },
   { href: "/dashboard/security", label: "Security" },
 ];

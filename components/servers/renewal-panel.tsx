@@ -6,6 +6,7 @@ import type { Server } from "@/lib/dashboard/queries/types";
 import { formatApiUsd } from "@/lib/util/cents";
 import { Button } from "../ui/button";
 import { Panel } from "../ui/panel";
+import { ExpiryWarnings } from "./expiry-warnings";
 import type { ServerActions } from "./use-server-change";
 
 /**
@@ -50,6 +51,7 @@ export function RenewalPanel({ server, actions }: { server: Server; actions: Ser
           </label>
         )}
       </div>
+      {server.status !== "terminated" && <ExpiryWarnings serverId={server.id} />}
     </Panel>
   );
 }

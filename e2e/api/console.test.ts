@@ -3,6 +3,7 @@
  * refusal, the per-account limit, the idle and maximum lengths, and the operator's record. The real
  * machines' console (virsh on local and remote hosts) is tested in e2e/vm/console.test.ts.
  */
+import { readFileSync } from "node:fs";
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
 import {
@@ -286,4 +287,33 @@ describe("the console (simulated provisioner)", () => {
       }
     },
   );
+
+  it("never writes a ticket to the app's output: a session and its refusals leave their lines, not the ticket", async () => {
+    const { apiKey, ids } = await accountWithServers(1);
+    const id = ids[0] as number;
+    const hostname = (await api(`/servers/${id}`, { key: apiKey })).body.hostname as string;
+    const ticket = (await requestTicket(appUrl(), apiKey, id)).body;
+    const session = await openConsole(ticket.websocket_url, ticket.ticket);
+    session.type("hostname\r");
+    await session.waitFor(`${hostname}\r\n`);
+    session.ws.close();
+    await session.closed;
+    // Refused: the used ticket again, one that never existed, and a good one from another site.
+    const fresh = (await requestTicket(appUrl(), apiKey, id)).body;
+    const refusals = await Promise.all([
+      connectConsole(ticket.websocket_url, ticket.ticket),
+      connectConsole(ticket.websocket_url, `vpsct_${"A".repeat(43)}`),
+      connectConsole(fresh.websocket_url, fresh.ticket, { origin: "https://evil.example" }),
+    ]);
+    expect(refusals.map((r) => isRefusal(r) && r.status)).toEqual([401, 401, 403]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    // Everything the suite's app has written so far, this session's lines included (by its number only).
+    const output = readFileSync(inject("appOutputFile"), "utf8");
+    expect(output).toContain(`console session ${ticket.session_id} (server ${id}) closed`);
+    for (const secret of [ticket.ticket, fresh.ticket, ticket.ticket.slice("vpsct_".length)]) {
+      expect(output).not.toContain(secret);
+    }
+    expect(output).not.toMatch(/vpsct_/);
+  });
 });

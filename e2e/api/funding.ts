@@ -10,7 +10,8 @@ export async function fund(key: string, usd: number): Promise<void> {
   expect(created.status).toBe(201);
   const ref = created.body.ref as string;
   expect((await api(`/demo/topups/${ref}/pay`, { method: "POST", key, body: {} })).status).toBe(200);
-  const deadline = Date.now() + 15_000;
+  // Two confirmations, one per watcher pass: seconds, unless the machine is busy with other suites' work.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const topup = await api(`/topups/${ref}`, { key });
     if (topup.body.status === "completed") return;

@@ -29,6 +29,8 @@ export const TEST_LIMITS = {
   depositTopups: 12,
   /** Above the 5 requests the suite sends to one server at once, which all count until refused. */
   hostOperations: 8,
+  /** Test sends and redeliveries of notifications per account (the two-instance test sends a hundred). */
+  notificationSends: 150,
 };
 
 let app: RunningApp | undefined;
@@ -54,6 +56,10 @@ export async function setup(project: TestProject) {
     RATE_LIMIT_HOST_OPERATIONS: `${TEST_LIMITS.hostOperations}/10m`,
     // Usage graphs fill within seconds (server-metrics.test.ts).
     METRICS_INTERVAL_SECONDS: "2",
+    // Notifications to receivers the tests run on loopback, retried within a fraction of a second.
+    NOTIFY_TEST_ALLOW_LOOPBACK: "1",
+    NOTIFY_TEST_RETRY_MS: "300",
+    RATE_LIMIT_NOTIFICATION_SENDS: `${TEST_LIMITS.notificationSends}/10m`,
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;
@@ -67,6 +73,7 @@ export async function setup(project: TestProject) {
   app = await startApp(appEnv);
   project.provide("appEnv", appEnv);
   project.provide("appDataDir", app.dataDir);
+  project.provide("appOutputFile", app.outputFile);
   project.provide("baseUrl", app.url);
   project.provide("dbTarget", target);
   project.provide("testDatabaseUrl", env.DATABASE_URL ?? "");
@@ -128,6 +135,8 @@ declare module "vitest" {
     appEnv: Record<string, string>;
     /** The app's DATA_DIR: a second instance given it shares the demo secrets (the encryption key). */
     appDataDir: string;
+    /** A file holding everything the app wrote to its standard output and error so far. */
+    appOutputFile: string;
     chains: {
       baseRpc: string;
       baseProxyControl: string;

@@ -86,8 +86,9 @@ export function waitForServer<Server = Record<string, unknown>>(
 
 export type TestAccount = { userId: number; apiKey: string; loginToken: string };
 
-export async function createAccount(ip = randomIp()): Promise<TestAccount> {
-  const result = await api("/account", { method: "POST", ip });
+/** A new account on the suite's app, or on the app at `base`. */
+export async function createAccount(ip = randomIp(), base?: string): Promise<TestAccount> {
+  const result = await api("/account", { method: "POST", ip, base });
   if (result.status !== 201) throw new Error(`account creation failed: ${JSON.stringify(result.body)}`);
   return {
     userId: result.body.user_id as number,

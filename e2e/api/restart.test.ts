@@ -1,8 +1,9 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { type RunningApp, startApp } from "../support/app-server";
+import { freePort, type RunningApp, startApp } from "../support/app-server";
 import { until } from "./helpers";
 
 /** Calls one specific app instance (not the suite's shared one). */
@@ -65,5 +66,44 @@ describe.runIf(inject("dbTarget") === "pglite")("work driven from the database s
     } finally {
       await app.stop();
     }
+  }, 90_000);
+});
+
+describe("an instance whose log is gone", () => {
+  it("stops instead of failing to log that it failed to log, at a full core", async () => {
+    // The app with its standard output and error read by nobody: a test runner or a supervisor that died.
+    const child = spawn(
+      process.execPath,
+      [
+        path.resolve(import.meta.dirname, "../../scripts/server.mjs"),
+        "-H",
+        "127.0.0.1",
+        "-p",
+        String(await freePort()),
+      ],
+      {
+        env: {
+          ...process.env,
+          ...inject("appEnv"),
+          DATA_DIR: mkdtempSync(path.join(tmpdir(), "vps-no-log-")),
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      },
+    );
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const gone = await Promise.race([
+      exited,
+      new Promise((resolve) => setTimeout(() => resolve("running"), 60_000)),
+    ]);
+    try {
+      if (child.pid) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // the whole group is gone already
+    }
+    // Its first line ("server: listening ...") could not be written: it exited with 1.
+    expect(gone).toBe(1);
   }, 90_000);
 });

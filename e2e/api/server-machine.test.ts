@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { balanceOf } from "./funding";
 import { TEST_LIMITS } from "./global-setup";
-import { api, createAccount, errorCode, waitForServer } from "./helpers";
+import { api, createAccount, errorCode, until, waitForServer } from "./helpers";
 import { accountWithActiveServer } from "./server-fixtures";
 
 type Server = {
@@ -232,6 +232,31 @@ describe("host operations: one at a time per server, a limit per account", () =>
     // /credentials holds the one change that ran, or the old password when the reboot ran instead.
     const stored = await password(apiKey, server.id);
     expect(stored).toBe(winner === 2 ? before : (results[winner]?.body.password as string));
+  });
+
+  it("a reinstall while a snapshot is being taken is refused with 409 server_busy and changes nothing", async () => {
+    const { apiKey, server } = await activeServer();
+    const credentials = await password(apiKey, server.id);
+    // A snapshot is a host operation that runs as a job (a second or more here): the server is busy with it.
+    const taken = await api(`/servers/${server.id}/snapshots`, { method: "POST", key: apiKey, body: {} });
+    expect(taken.status).toBe(202);
+    const state = await read(apiKey, server.id);
+    const refused = await reinstall(apiKey, server.id, { confirm: server.hostname, os: "debian-12" });
+    expect([refused.status, errorCode(refused)]).toEqual([409, "server_busy"]);
+    expect(refused.body).toMatchObject({ operation: "snapshot" });
+    expect(Date.parse(refused.body.since as string)).not.toBeNaN();
+    // Once the snapshot is done the server is as it was: same OS and password, nothing reinstalled or queued.
+    await until(
+      async () => (await api(`/servers/${server.id}/snapshots/${taken.body.id}`, { key: apiKey })).body,
+      (snapshot) => snapshot.state !== "creating",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await expectUnchanged(apiKey, state);
+    expect(await password(apiKey, server.id)).toBe(credentials);
+    // Then a reinstall goes through.
+    expect(
+      (await reinstall(apiKey, server.id, { confirm: server.hostname, snapshot_first: false })).status,
+    ).toBe(202);
   });
 
   it("past the account's limit: 429 with Retry-After, and the refused request changes and queues nothing", async () => {

@@ -9,6 +9,7 @@ import { forwarderAbi } from "@/lib/demo-chain/forwarder-abi";
 import { fundNativeBalance, mintTestToken } from "@/lib/demo-chain/test-token";
 import { testTokenAbi } from "@/lib/demo-chain/test-token-abi";
 import { callApp, startApp } from "../support/app-server";
+import { reorgAway } from "../support/reorg";
 import { GETH_MAX_PER_POSITION } from "../support/rpc-proxy";
 import { seedWatchedTopups } from "../support/watched-topups";
 import { api, createAccount, errorCode } from "./helpers";
@@ -45,26 +46,6 @@ const evmWatcherHealth = async () =>
   ((await api("/health")).body.watchers as { name: string; status: string; flagged_payments: number }[]).find(
     (watcher) => watcher.name === "evm:ethereum",
   );
-
-/** anvil_reorg: the blocks from `blockNumber` up to the head are replaced by empty ones. */
-async function reorgAway(blockNumber: bigint, hash: Hex) {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const head = await chain.getBlockNumber();
-    await fetch(chains.ethereumRpc, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "anvil_reorg",
-        params: [Number(head - blockNumber + 1n), []],
-      }),
-    });
-    // A block mined between reading the head and the reorg leaves ours in place: try again.
-    if ((await chain.getBlock({ blockNumber })).hash !== hash) return;
-  }
-  throw new Error(`block ${blockNumber} was not reorganised away`);
-}
 
 beforeAll(async () => {
   await fundNativeBalance(chains.ethereumRpc, sender.address, parseEther("100"));
@@ -150,7 +131,7 @@ describe("deposits confirmed by the EVM watcher on a local Ethereum chain", () =
     const done = await waitForTopup(apiKey, topup.ref, (t) => t.status === "completed");
     expect(done.credited_usd).toBe(32);
 
-    await reorgAway(receipt.blockNumber, receipt.blockHash);
+    await reorgAway(chains.ethereumRpc, receipt.blockNumber, receipt.blockHash);
     expect(await chain.getTransactionReceipt({ hash }).catch(() => null)).toBeNull();
     const after = await waitForTopup(apiKey, topup.ref, (t) => t.payments[0]?.confirmations === 0);
     // The credit stands (a credit is never taken back); the operator is told instead.

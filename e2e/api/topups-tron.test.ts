@@ -1,13 +1,14 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createWalletClient, http, parseEther } from "viem";
+import { createPublicClient, createWalletClient, http, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { fundNativeBalance, mintTestToken } from "@/lib/demo-chain/test-token";
 import { testTokenAbi } from "@/lib/demo-chain/test-token-abi";
 import { evmHexToTron, tronToEvmHex } from "@/lib/rails/tron/address";
 import { callApp, type RunningApp, startApp } from "../support/app-server";
+import { reorgAway } from "../support/reorg";
 import { type RpcProxy, startRpcProxy } from "../support/rpc-proxy";
 import { seedWatchedTopups } from "../support/watched-topups";
 
@@ -17,11 +18,13 @@ import { seedWatchedTopups } from "../support/watched-topups";
  * interface java-tron serves at /jsonrpc, with a TRC-20-shaped token (an ERC-20: same Transfer event).
  * Base58check addresses and solidified-block confirmations are unit-tested in lib/rails/tron/address.test.ts.
  * The node is read through a proxy that holds `eth_getLogs` to geth's limit of 1000 values per topic
- * position, with 1,100 other T… addresses watched beside the one paid.
+ * position, with 1,100 other T… addresses watched beside the one paid. A reorg after credit is made with
+ * anvil_reorg, as the EVM test does.
  */
 const chains = inject("chains");
 const sender = privateKeyToAccount(generatePrivateKey());
 const wallet = createWalletClient({ account: sender, transport: http(chains.ethereumRpc) });
+const chain = createPublicClient({ transport: http(chains.ethereumRpc), pollingInterval: 100 });
 let app: RunningApp;
 let proxy: RpcProxy;
 
@@ -80,5 +83,47 @@ describe("USDT (TRC-20) deposits: the TRON watcher's log path against anvil (no 
     expect((await call("/account", { key })).balance_usd).toBe(50);
     const health = (await call("/health")) as { watchers: { name: string; status: string }[] };
     expect(health.watchers.find((w) => w.name === "tron:usdt")?.status).toBe("ok");
+  });
+
+  it("a credited payment whose block a reorg takes away is flagged for the operator, never debited", async () => {
+    const { api_key: key } = (await call("/account", { method: "POST" })) as { api_key: string };
+    const topup = await call("/topups", { method: "POST", key, body: { amount: 40, coin: "USDTTRC" } });
+    const flagged = async () =>
+      ((await call("/health")) as { watchers: { name: string; flagged_payments: number }[] }).watchers.find(
+        (w) => w.name === "tron:usdt",
+      )?.flagged_payments ?? 0;
+    const flaggedBefore = await flagged();
+    const hash = await wallet.writeContract({
+      chain: null,
+      address: chains.usdt,
+      abi: testTokenAbi,
+      functionName: "transfer",
+      args: [tronToEvmHex(topup.deposit_address as string), 40_000_000n],
+    });
+    const receipt = await chain.waitForTransactionReceipt({ hash });
+    const read = () => call(`/topups/${topup.ref}`, { key });
+    const waitUntil = async (done: (t: Record<string, unknown>) => boolean) => {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const now = await read();
+        if (done(now)) return now;
+        if (Date.now() > deadline) throw new Error(`still waiting: ${JSON.stringify(now)}`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    };
+    expect(await waitUntil((t) => t.status === "completed")).toMatchObject({ credited_usd: 40 });
+
+    await reorgAway(chains.ethereumRpc, receipt.blockNumber, receipt.blockHash);
+    expect(await chain.getTransactionReceipt({ hash }).catch(() => null)).toBeNull();
+    const after = await waitUntil((t) => (t.payments as { confirmations: number }[])[0]?.confirmations === 0);
+    // The credit stands (a credit is never taken back); the operator is told instead.
+    expect(after).toMatchObject({ status: "completed", credited_usd: 40 });
+    expect((await call("/account", { key })).balance_usd).toBe(40);
+    const deadline = Date.now() + 10_000;
+    while ((await flagged()) <= flaggedBefore) {
+      if (Date.now() > deadline) throw new Error("the reorged payment was not flagged in /health");
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(await flagged()).toBe(flaggedBefore + 1);
   });
 });

@@ -19,12 +19,14 @@ import {
   startMonero,
 } from "../support/coin-nodes";
 import { checkLedger } from "../support/ledger-check";
+import { type RpcProxy, startRpcProxy } from "../support/rpc-proxy";
 import type { UtxoScenarioNode } from "./utxo-scenarios";
 
 let app: RunningApp | undefined;
 let litecoin: CoreNode | undefined;
 let bitcoin: CoreNode | undefined;
 let monero: MoneroNodes | undefined;
+let walletProxy: RpcProxy | undefined;
 let databaseUrl: string | undefined;
 
 export async function setup(project: TestProject) {
@@ -57,9 +59,11 @@ export async function setup(project: TestProject) {
   bitcoin = fundedBitcoin;
   const btcMiner = fundedBitcoin.miner;
   monero = await moneroStarting;
+  // The app reaches the service's wallet through a recording proxy, so a test can see what it asks of it.
+  walletProxy = await startRpcProxy(`${monero.serviceWalletUrl}/json_rpc`);
   Object.assign(env, {
     ...watchOnlyKeyEnv(keys),
-    XMR_WALLET_RPC_URL: monero.serviceWalletUrl,
+    XMR_WALLET_RPC_URL: walletProxy.url,
     LTC_RPC_URL: litecoin.rpcUrl,
     LTC_RPC_COOKIE_FILE: litecoin.cookieFile,
     LTC_CHAIN: "regtest",
@@ -82,6 +86,7 @@ export async function setup(project: TestProject) {
     payerAddress: monero.payerAddress,
     serviceWalletUrl: monero.serviceWalletUrl,
     serviceWallet: monero.serviceWallet,
+    walletProxyControl: walletProxy.controlUrl,
   });
 }
 
@@ -101,6 +106,7 @@ export async function teardown() {
   }
   await litecoin?.stop();
   await bitcoin?.stop();
+  await walletProxy?.stop();
   await monero?.stop();
   if (!report) return;
   console.log(
@@ -122,6 +128,8 @@ declare module "vitest" {
       payerAddress: string;
       serviceWalletUrl: string;
       serviceWallet: { pid: number; args: string[] };
+      /** The control of the recording proxy between the app and the service's wallet (rpc-proxy.ts). */
+      walletProxyControl: string;
     };
   }
 }

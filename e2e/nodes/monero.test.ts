@@ -49,6 +49,11 @@ async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, t
 const readTopup = (key: string, ref: string) => async () =>
   (await api(`/topups/${ref}`, { key })).body as unknown as Topup;
 const balanceOf = async (key: string) => (await api("/account", { key })).body.balance_usd as number;
+/** How many credited payments the Monero watcher has flagged for the operator (a reorg took their block). */
+const flaggedXmr = async () =>
+  ((await api("/health")).body.watchers as { name: string; flagged_payments: number }[]).find(
+    (watcher) => watcher.name === "xmr:monero",
+  )?.flagged_payments;
 
 describe("Monero deposits read through a view-only monero-wallet-rpc (monerod regtest)", () => {
   it("a subaddress beyond index 200 is created in the wallet; the credit comes only once unlocked (10 blocks)", {
@@ -102,6 +107,52 @@ describe("Monero deposits read through a view-only monero-wallet-rpc (monerod re
     expect(await balanceOf(apiKey)).toBe(160);
   });
 
+  it("a new top-up makes only its own subaddress, and transfers are read from the last height", {
+    timeout: 60_000,
+  }, async () => {
+    const recorder = async (command: Record<string, unknown>) => {
+      const response = await fetch(xmr.walletProxyControl, { method: "POST", body: JSON.stringify(command) });
+      return (await response.json()) as { recorded: { method: string; params: Record<string, unknown> }[] };
+    };
+    const { apiKey } = await createAccount();
+    await recorder({ record: "start" });
+    const topup = (await api("/topups", { method: "POST", key: apiKey, body: { amount: 25, coin: "XMR" } }))
+      .body as unknown as Topup;
+    // A few of the watcher's polls (every 500 ms here).
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const { recorded } = await recorder({ record: "stop" });
+    const { index } = (await rpc(xmr.serviceWalletUrl, "get_address_index", {
+      address: topup.deposit_address,
+    })) as { index: { minor: number } };
+    const { height } = (await rpc(xmr.serviceWalletUrl, "get_height")) as { height: number };
+    const calls = (method: string) => recorded.filter((call) => call.method === method);
+    console.log(
+      `wallet-rpc calls for one new top-up (subaddress ${index.minor}) and the polls after it: ` +
+        JSON.stringify(
+          Object.fromEntries([...new Set(recorded.map((c) => c.method))].map((m) => [m, calls(m).length])),
+        ),
+    );
+    // One subaddress made, the new one: the wallet already had every one before it.
+    expect(calls("create_address").map((call) => call.params)).toEqual([{ account_index: 0, count: 1 }]);
+    // Subaddresses are looked up one index at a time, never listed.
+    for (const call of calls("get_address")) {
+      expect(call.params).toMatchObject({ account_index: 0 });
+      expect(call.params.address_index).toHaveLength(1);
+    }
+    expect(
+      calls("get_address").some((call) => (call.params.address_index as number[])[0] === index.minor),
+    ).toBe(true);
+    // Each poll reads the transfers above a height a little below the wallet's (its reorg window of 30
+    // blocks), not the whole history.
+    const reads = calls("get_transfers");
+    expect(reads.length).toBeGreaterThanOrEqual(3);
+    for (const read of reads) {
+      expect(read.params).toMatchObject({ in: true, pool: true, account_index: 0, filter_by_height: true });
+      expect(read.params.min_height as number).toBeGreaterThanOrEqual(height - 1 - 30 - 5);
+      expect(read.params.min_height as number).toBeLessThan(height);
+    }
+  });
+
   it("two payments to one subaddress are both credited", { timeout: 90_000 }, async () => {
     const { apiKey } = await createAccount();
     const topup = (await api("/topups", { method: "POST", key: apiKey, body: { amount: 160, coin: "XMR" } }))
@@ -124,10 +175,6 @@ describe("Monero deposits read through a view-only monero-wallet-rpc (monerod re
   it("a wallet-rpc killed before storing its wallet loses subaddresses: the watcher makes them again", {
     timeout: 180_000,
   }, async () => {
-    const flaggedXmr = async () =>
-      ((await api("/health")).body.watchers as { name: string; flagged_payments: number }[]).find(
-        (watcher) => watcher.name === "xmr:monero",
-      )?.flagged_payments;
     expect(await flaggedXmr()).toBe(0);
     const { apiKey } = await createAccount();
     const topup = (await api("/topups", { method: "POST", key: apiKey, body: { amount: 160, coin: "XMR" } }))
@@ -159,5 +206,51 @@ describe("Monero deposits read through a view-only monero-wallet-rpc (monerod re
     expect(await balanceOf(apiKey)).toBe(160);
     // Payments credited before the restart were out of the wallet's sight for a while: none is flagged.
     expect(await flaggedXmr()).toBe(0);
+  });
+
+  it("a credited payment whose block a reorg takes away is flagged for the operator, never debited", {
+    timeout: 180_000,
+  }, async () => {
+    const { apiKey } = await createAccount();
+    const topup = (await api("/topups", { method: "POST", key: apiKey, body: { amount: 160, coin: "XMR" } }))
+      .body as unknown as Topup;
+    const txid = await pay(topup.deposit_address, 1_000_000_000_000n);
+    await waitFor(readTopup(apiKey, topup.ref), (t) => t.payments.length > 0, 60_000);
+    await mine(10);
+    const done = await waitFor(readTopup(apiKey, topup.ref), (t) => t.status === "completed", 60_000);
+    expect(done.credited_usd).toBe(160);
+    const flaggedBefore = (await flaggedXmr()) as number;
+    expect(flaggedBefore).toBeTypeOf("number");
+
+    // The block holding the payment and those above it are popped; the payment, back in the pool, is
+    // flushed; and a longer chain without it is mined: the wallet reorganises onto it.
+    const { transfer } = (await rpc(xmr.serviceWalletUrl, "get_transfer_by_txid", {
+      txid,
+      account_index: 0,
+    })) as { transfer: { height: number } };
+    const { count } = (await rpc(xmr.daemonUrl, "get_block_count")) as { count: number };
+    const popped = count - transfer.height;
+    expect(popped).toBeGreaterThanOrEqual(11);
+    const pop = await fetch(`${xmr.daemonUrl}/pop_blocks`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ nblocks: popped }),
+    });
+    expect(((await pop.json()) as { status: string }).status).toBe("OK");
+    await rpc(xmr.daemonUrl, "flush_txpool", { txids: [txid] });
+    await mine(popped + 2);
+    await rpc(xmr.serviceWalletUrl, "refresh");
+
+    const after = await waitFor(
+      readTopup(apiKey, topup.ref),
+      (t) => (t.payments[0]?.confirmations ?? 1) === 0,
+      60_000,
+    );
+    // The credit stands (a credit is never taken back); the operator is told instead.
+    expect(after).toMatchObject({ status: "completed", credited_usd: 160 });
+    expect(await balanceOf(apiKey)).toBe(160);
+    expect(await waitFor(flaggedXmr, (flagged) => (flagged ?? 0) > flaggedBefore, 30_000)).toBe(
+      flaggedBefore + 1,
+    );
   });
 });

@@ -4,9 +4,10 @@
  * Amounts are written in "units" of the coin, each worth `unitUsd` at the demo rate, so one script
  * serves coins of very different prices.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { api, createAccount } from "../api/helpers";
 import { type CoreNodeAddress, coreRpc } from "../support/coin-nodes";
+import { addOperator, operatorApi, signInOperator } from "../support/operator";
 
 export type UtxoScenarioNode = CoreNodeAddress & { miner: string };
 
@@ -173,7 +174,7 @@ export function describeUtxoDeposits(options: UtxoScenarioOptions) {
     });
 
     it("a reorg: the paying block invalidated before it confirms drops the payment back, then it counts once", async () => {
-      const { apiKey } = await createAccount();
+      const { apiKey, userId } = await createAccount();
       const topup = await newTopup(apiKey, worth(1));
       const required = topup.confirmations_required;
       const txid = await pay(topup.deposit_address, 1);
@@ -211,6 +212,25 @@ export function describeUtxoDeposits(options: UtxoScenarioOptions) {
       );
       expect(health.watchers.find((w) => w.name === options.watcher)?.flagged_payments).toBe(1);
       expect(await balanceOf(apiKey)).toBe(worth(1));
+      // The operator finds it under "needs attention", with the facts to act on.
+      const base = inject("baseUrl");
+      const operator = await addOperator(inject("appEnv"), `nodes-${coin.toLowerCase()}`, "support");
+      const session = await signInOperator(base, operator);
+      const attention = await waitFor(
+        () => operatorApi(base, session, "/payments"),
+        (answer) => (answer.body.payments as { tx_hash: string }[]).some((p) => p.tx_hash === txid),
+      );
+      expect(
+        (attention.body.payments as { tx_hash: string }[]).find((p) => p.tx_hash === txid),
+      ).toMatchObject({
+        flags: ["reorged"],
+        coin,
+        account_id: userId,
+        credited_usd: worth(1),
+        confirmations: 0,
+        topup: { ref: topup.ref },
+        review: null,
+      });
       await restore();
       const again = await waitFor(
         readTopup(apiKey, topup.ref),

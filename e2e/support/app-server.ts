@@ -3,12 +3,20 @@
  * and stops it again. The app must have been built first (`npm run build`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freeLoopbackPort } from "../../lib/demo-chain/anvil";
 
-export type RunningApp = { url: string; dataDir: string; stop: () => Promise<void>; logs: () => string };
+export type RunningApp = {
+  url: string;
+  dataDir: string;
+  stop: () => Promise<void>;
+  /** Everything the app wrote to its standard output and error so far. */
+  logs: () => string;
+  /** The same, as a file another process can read (a test beside a suite's global setup). */
+  outputFile: string;
+};
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -38,6 +46,8 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const dataDir = env.DATA_DIR ?? mkdtempSync(path.join(tmpdir(), "vps-app-"));
   let output = "";
+  const outputFile = path.join(dataDir, "app-output.log");
+  const outputCopy = createWriteStream(outputFile);
   const child = spawn(
     process.execPath,
     [path.join(ROOT, "scripts/server.mjs"), "-H", "127.0.0.1", "-p", String(port)],
@@ -50,10 +60,13 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
   );
   child.stdout?.on("data", (chunk) => {
     output += chunk;
+    outputCopy.write(chunk);
   });
   child.stderr?.on("data", (chunk) => {
     output += chunk;
+    outputCopy.write(chunk);
   });
+  child.once("exit", () => outputCopy.end());
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode !== null || child.pid === undefined) return;
@@ -69,7 +82,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
     await stop();
     throw new Error(`${(error as Error).message}\n${output}`);
   }
-  return { url, dataDir, stop, logs: () => output };
+  return { url, dataDir, stop, logs: () => output, outputFile };
 }
 
 /** Calls the API of an app started here as JSON, with an API key when given; resolves to the parsed body. */

@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freeLoopbackPort } from "../../lib/demo-chain/anvil";
@@ -67,7 +67,9 @@ export function coreRpc(node: CoreNodeAddress) {
 }
 
 export async function stopChild(child: ChildProcess, timeoutMs = 10_000): Promise<void> {
-  if (child.exitCode !== null || child.pid === undefined) return;
+  // A child killed by a signal (a test may SIGKILL one) has no exit code but a signal code; its exit event has
+  // already fired, so waiting for it would hang the suite's teardown.
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));
   child.kill("SIGTERM");
   const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
@@ -257,9 +259,18 @@ async function waitForRpc(
  * Starts monerod in regtest (offline, fixed difficulty 1) and two monero-wallet-rpc: the payer's wallet,
  * funded by mining 110 blocks, and the service's view-only wallet made
  * from `keys` (primary address and private view key, no spend key).
+ *
+ * With `keep`, the chain and both wallets live in that folder and are kept when stopped (wallets stored
+ * first): a later start with the same folder and keys opens them again instead of making new ones, so a
+ * benchmark need not make 100,000 subaddresses on every run. Otherwise a temporary folder is removed.
  */
-export async function startMonero(keys: { address: string; viewKey: string }): Promise<MoneroNodes> {
-  const dir = mkdtempSync(path.join(tmpdir(), "vps-xmr-"));
+export async function startMonero(
+  keys: { address: string; viewKey: string },
+  keep?: string,
+): Promise<MoneroNodes> {
+  const reuse = keep !== undefined && existsSync(path.join(keep, "service"));
+  if (keep !== undefined) mkdirSync(keep, { recursive: true });
+  const dir = keep ?? mkdtempSync(path.join(tmpdir(), "vps-xmr-"));
   const [rpcPort, p2pPort, payerPort, servicePort] = [
     await freeLoopbackPort(),
     await freeLoopbackPort(),
@@ -267,9 +278,11 @@ export async function startMonero(keys: { address: string; viewKey: string }): P
     await freeLoopbackPort(),
   ];
   const children: ChildProcess[] = [];
+  let storeWallets = async () => {};
   const stop = async () => {
+    if (keep !== undefined) await storeWallets().catch(() => undefined);
     for (const child of children.reverse()) await stopChild(child, 20_000);
-    rmSync(dir, { recursive: true, force: true });
+    if (keep === undefined) rmSync(dir, { recursive: true, force: true });
   };
   const quiet = { stdio: ["ignore", "ignore", "ignore"] as ("ignore" | "pipe")[] };
   try {
@@ -320,7 +333,8 @@ export async function startMonero(keys: { address: string; viewKey: string }): P
     const payer = (method: string, params?: Record<string, unknown>) => moneroCall(payerUrl, method, params);
     const service = (method: string, params?: Record<string, unknown>) =>
       moneroCall(serviceWalletUrl, method, params);
-    await payer("create_wallet", { filename: "payer", language: "English" });
+    if (reuse) await payer("open_wallet", { filename: "payer", password: "" });
+    else await payer("create_wallet", { filename: "payer", language: "English" });
     const { address: payerAddress } = (await payer("get_address", { account_index: 0 })) as {
       address: string;
     };
@@ -331,15 +345,25 @@ export async function startMonero(keys: { address: string; viewKey: string }): P
       });
       await payer("refresh");
     };
-    // Coinbase outputs unlock after 60 blocks, and a transfer needs enough older outputs for its ring.
-    await mine(110);
-    await service("generate_from_keys", {
-      filename: "service",
-      address: keys.address,
-      viewkey: keys.viewKey,
-      password: "",
-      restore_height: 0,
-    });
+    if (reuse) {
+      await service("open_wallet", { filename: "service", password: "" });
+      const { address } = (await service("get_address", { account_index: 0 })) as { address: string };
+      if (address !== keys.address) throw new Error(`the wallet kept in ${dir} is not made from these keys`);
+    } else {
+      // Coinbase outputs unlock after 60 blocks, and a transfer needs enough older outputs for its ring.
+      await mine(110);
+      await service("generate_from_keys", {
+        filename: "service",
+        address: keys.address,
+        viewkey: keys.viewKey,
+        password: "",
+        restore_height: 0,
+      });
+    }
+    storeWallets = async () => {
+      await payer("store");
+      await service("store");
+    };
     const serviceWallet = { pid: serviceChild.pid ?? 0, args: walletArgs(servicePort, "service") };
     return { daemonUrl, payerUrl, payerAddress, payer, serviceWalletUrl, serviceWallet, service, mine, stop };
   } catch (error) {

@@ -1,8 +1,15 @@
 /**
- * A bridged "host" for the isolation test: a Linux bridge of its own in this machine's namespace (libvirt
- * attaches the guests' taps there), with no uplink, so nothing on it leaves the machine. Its address is the
- * guests' gateway (the app's readiness probe and the test's SSH go through it), and an observer in a network
- * namespace of its own sits on the bridge like another tenant, capturing what reaches it.
+ * A bridged "host" for the isolation test: a Linux bridge of its own, with no uplink, so nothing on it leaves
+ * the machine. Its address is the guests' gateway (the app's readiness probe and the test's SSH go through
+ * it), and an observer in a network namespace of its own sits on the bridge like another tenant, capturing
+ * what reaches it; a second namespace, a neighbour without any filter, shows what an unguarded machine on the
+ * bridge would take.
+ *
+ * The bridge itself is in this machine's namespace, not in one the test creates: libvirt's QEMU driver makes
+ * each guest's tap in its own (libvirtd's) namespace and enslaves it to the bridge named in the domain there,
+ * and the clean-traffic filter is ebtables/iptables rules on that tap in the same namespace. A domain whose
+ * bridge exists only in another namespace does not start ("Cannot get interface MTU on 'vpsgnsbr0': No such
+ * device", tried here), and a tap moved into another namespace afterwards would leave the filter behind.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
@@ -22,6 +29,11 @@ export const TEST_BRIDGE = {
   netns: `${process.env.VM_TEST_PREFIX ?? "vpst-"}observer`,
   /** The observer's veth: this end on the bridge, the peer in the namespace as eth0. */
   veth: `${process.env.VM_TEST_BRIDGE ?? "vpstbr0"}o`,
+  /** The unfiltered neighbour: its namespace and veth, like the observer's. */
+  neighbourNetns: `${process.env.VM_TEST_PREFIX ?? "vpst-"}neighbour`,
+  neighbourVeth: `${process.env.VM_TEST_BRIDGE ?? "vpstbr0"}n`,
+  /** The prefix the test's router advertisement offers (2001:db8::/32 is for documentation only). */
+  advertisedPrefix: "2001:db8:5:0",
 };
 
 const ip = (...args: string[]) => exec("ip", args);
@@ -30,8 +42,10 @@ const inObserver = (...args: string[]) => exec("ip", ["netns", "exec", TEST_BRID
 /** Removes what an earlier run may have left: the bridge, the observer's veth and its namespace. */
 export async function removeTestBridge(): Promise<void> {
   await ip("link", "del", TEST_BRIDGE.veth).catch(() => undefined);
+  await ip("link", "del", TEST_BRIDGE.neighbourVeth).catch(() => undefined);
   await ip("link", "del", TEST_BRIDGE.name).catch(() => undefined);
   await ip("netns", "del", TEST_BRIDGE.netns).catch(() => undefined);
+  await ip("netns", "del", TEST_BRIDGE.neighbourNetns).catch(() => undefined);
 }
 
 const toNumber = (address: string) =>
@@ -70,6 +84,8 @@ export async function createTestBridge(): Promise<void> {
   await assertSubnetUnused();
   await ip("link", "add", name, "type", "bridge", "forward_delay", "0", "stp_state", "0");
   await ip("addr", "add", `${gateway}/${prefix}`, "dev", name);
+  // This machine takes no IPv6 part on the bridge: the test's router advertisement is for those on it.
+  await exec("sysctl", ["-q", "-w", `net.ipv6.conf.${name}.disable_ipv6=1`]);
   await ip("link", "set", name, "up");
   await ip("netns", "add", netns);
   await ip("link", "add", veth, "type", "veth", "peer", "name", `${veth}p`);
@@ -78,6 +94,84 @@ export async function createTestBridge(): Promise<void> {
   await ip("-n", netns, "link", "set", `${veth}p`, "name", "eth0");
   await ip("-n", netns, "addr", "add", `${observer}/${prefix}`, "dev", "eth0");
   await ip("-n", netns, "link", "set", "eth0", "up");
+  // The neighbour: no address of its own, IPv6 autoconfiguration on as on any host that is not a router.
+  const { neighbourNetns, neighbourVeth } = TEST_BRIDGE;
+  await ip("netns", "add", neighbourNetns);
+  await ip("link", "add", neighbourVeth, "type", "veth", "peer", "name", `${neighbourVeth}p`);
+  await ip("link", "set", `${neighbourVeth}p`, "netns", neighbourNetns);
+  await ip("link", "set", neighbourVeth, "master", name, "up");
+  await ip("-n", neighbourNetns, "link", "set", `${neighbourVeth}p`, "name", "eth0");
+  await exec("ip", ["netns", "exec", neighbourNetns, "sysctl", "-q", ...IPV6_AUTOCONF]);
+  await ip("-n", neighbourNetns, "link", "set", "eth0", "up");
+}
+
+/** The sysctls under which eth0 takes an address from a router advertisement (a host, not a router). */
+export const IPV6_AUTOCONF = [
+  "net.ipv6.conf.eth0.disable_ipv6=0",
+  "net.ipv6.conf.eth0.forwarding=0",
+  "net.ipv6.conf.eth0.accept_ra=1",
+  "net.ipv6.conf.eth0.autoconf=1",
+];
+
+/**
+ * A real router advertisement (ICMPv6 type 134, hop limit 255, from the observer's link-local address to all
+ * nodes) offering TEST_BRIDGE.advertisedPrefix/64 for stateless autoconfiguration: what a rogue router, or a
+ * tenant posing as one, sends. socat writes it on a raw ICMPv6 socket, so the kernel adds the IPv6 header and
+ * the checksum.
+ */
+export async function advertiseRouterFromObserver(): Promise<void> {
+  const prefix = TEST_BRIDGE.advertisedPrefix.split(":").map((group) => Number.parseInt(group, 16));
+  const message = Buffer.alloc(48);
+  message.writeUInt8(134, 0); // router advertisement; code and checksum 0 (the kernel fills the checksum)
+  message.writeUInt8(64, 4); // hop limit for the hosts it configures; no flags; router lifetime 0
+  // Prefix information option: type 3, 4 x 8 bytes, a /64 on-link (L) and for autoconfiguration (A).
+  message.writeUInt8(3, 16);
+  message.writeUInt8(4, 17);
+  message.writeUInt8(64, 18);
+  message.writeUInt8(0xc0, 19);
+  message.writeUInt32BE(3600, 20); // valid lifetime
+  message.writeUInt32BE(1800, 24); // preferred lifetime
+  for (const [i, group] of prefix.entries()) message.writeUInt16BE(group, 32 + 2 * i);
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(
+      "ip",
+      // IPV6_MULTICAST_HOPS (IPPROTO_IPV6 41, option 18) = 255: hosts ignore an advertisement that was routed.
+      [
+        "netns",
+        "exec",
+        TEST_BRIDGE.netns,
+        "socat",
+        "-u",
+        "STDIN",
+        "IP6-SENDTO:[ff02::1%eth0]:58,sockopt-int=41:18:255",
+      ],
+      { stdio: ["pipe", "ignore", "pipe"] },
+    );
+    let err = "";
+    child.stderr?.on("data", (chunk) => {
+      err += chunk;
+    });
+    child.once("error", reject);
+    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`socat: ${code} ${err}`))));
+    child.stdin?.end(message);
+  });
+}
+
+/** The global IPv6 addresses the neighbour holds on the bridge. */
+export async function neighbourAddresses(): Promise<string[]> {
+  const { stdout } = await ip(
+    "-n",
+    TEST_BRIDGE.neighbourNetns,
+    "-6",
+    "-o",
+    "addr",
+    "show",
+    "dev",
+    "eth0",
+    "scope",
+    "global",
+  );
+  return [...stdout.matchAll(/inet6 ([0-9a-f:]+)\//g)].map((match) => match[1] ?? "");
 }
 
 /** One frame as the observer's tcpdump printed it (`-e -n`). */

@@ -137,12 +137,15 @@ export async function setup(project: TestProject) {
     ENABLE_TEST_CLOCK: "1",
   });
   project.provide("tinyBaseUrl", tinyApp.url);
+  project.provide("tinyAppEnv", { DATA_DIR: tinyApp.dataDir });
 }
 
 declare module "vitest" {
   export interface ProvidedContext {
     /** The app whose images are the tiny test guest (see host.ts), with a second host over a remote URI. */
     tinyBaseUrl: string;
+    /** What a command run beside the tiny guest's app needs of its environment (`operator:add`). */
+    tinyAppEnv: Record<string, string>;
   }
 }
 

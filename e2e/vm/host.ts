@@ -150,6 +150,27 @@ export async function sshWhenUp(
   throw new Error(`no SSH login within ${timeoutMs} ms: ${(last as Error)?.message}`);
 }
 
+/**
+ * In the rescue system on `target`: the server's disk is attached but not mounted. It is mounted on /mnt,
+ * `file` on it read, `text` written into `written` and unmounted again; resolves to what `file` held.
+ */
+export async function editDiskFromRescue(
+  target: SshTarget,
+  rescueKey: string,
+  login: Login,
+  edit: { file: string; written: string; text: string },
+): Promise<string> {
+  if ((await sshRun(target, rescueKey, login, "grep -c '^/dev/vda ' /proc/mounts || true")) !== "0") {
+    throw new Error("the server's disk is mounted in the rescue system");
+  }
+  return sshRun(
+    target,
+    rescueKey,
+    login,
+    `mount /dev/vda /mnt && cat /mnt/${edit.file} && echo ${edit.text} > /mnt/${edit.written} && umount /mnt`,
+  );
+}
+
 export type Server = {
   id: number;
   status: string;

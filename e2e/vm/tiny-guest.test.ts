@@ -10,6 +10,7 @@ import { api, createAccount, errorCode, targetApp } from "../api/helpers";
 import { VM_LIMITS } from "./global-setup";
 import {
   domstate,
+  editDiskFromRescue,
   type Server,
   type Snapshot,
   sshRun,
@@ -296,14 +297,12 @@ describe("real virtual machines (libvirt, tiny test guest)", () => {
     expect(
       await sshWhenUp(port, rescueKey, rescueLogin, "hostname; grep -c ' /root ' /proc/mounts", BOOT_MS),
     ).toBe("rescue\n1");
-    expect(await sshRun(port, rescueKey, rescueLogin, "grep -c '^/dev/vda ' /proc/mounts || true")).toBe("0");
     expect(
-      await sshRun(
-        port,
-        rescueKey,
-        rescueLogin,
-        "mount /dev/vda /mnt && cat /mnt/marker && echo repaired > /mnt/from-rescue && umount /mnt",
-      ),
+      await editDiskFromRescue(port, rescueKey, rescueLogin, {
+        file: "marker",
+        written: "from-rescue",
+        text: "repaired",
+      }),
     ).toBe("kept");
     expect(errorCode(await restore(first?.id, "tiny-one"))).toBe("server_in_rescue");
     expect(errorCode(await reinstall({ confirm: "tiny-one", snapshot_first: false }))).toBe(

@@ -14,6 +14,9 @@ function presentAccount(accountId: number, account: AuthContext["account"]): Acc
     servers: account.serverCount,
     totp_enabled: account.totpEnabled,
     created_at: account.createdAt.toISOString(),
+    suspension: account.suspension
+      ? { reason: account.suspension.reason, since: account.suspension.since.toISOString() }
+      : null,
   };
 }
 
@@ -31,7 +34,7 @@ export async function createAccount(): Promise<AccountCreated> {
     return inserted;
   });
   return {
-    ...presentAccount(row.id, { ...row, serverCount: 0, serversRevision: 0 }),
+    ...presentAccount(row.id, { ...row, serverCount: 0, serversRevision: 0, suspension: null }),
     api_key: key.key,
     login_token: token.token,
   };

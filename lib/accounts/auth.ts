@@ -2,7 +2,7 @@ import "server-only";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { unauthorized } from "@/lib/api/errors";
 import { type Database, databaseHandle } from "@/lib/db/client";
-import { accounts, apiKeys, servers } from "@/lib/db/schema";
+import { accounts, apiKeys, operatorSuspensions, servers } from "@/lib/db/schema";
 import { accountServersRevision } from "@/lib/db/server-revision";
 import { currentWriteEpoch } from "@/lib/db/write-epoch";
 import { consume, limiters } from "@/lib/rate-limit/limits";
@@ -23,6 +23,8 @@ export type AuthContext = {
     serverCount: number;
     /** Changes with every committed change to the account's servers (lib/db/server-revision.ts). */
     serversRevision: number;
+    /** The operator's open suspension of the whole account, if any (lib/servers/holds.ts). */
+    suspension: { reason: string; since: Date } | null;
   };
 };
 
@@ -49,6 +51,12 @@ function prepareKeyLookup(database: Database) {
           Number,
         ),
       serversRevision: accountServersRevision(),
+      suspensionReason: sql<string | null>`(SELECT ${operatorSuspensions.reason} FROM ${operatorSuspensions}
+        WHERE ${operatorSuspensions.accountId} = ${accounts.id} AND ${operatorSuspensions.serverId} IS NULL
+          AND ${operatorSuspensions.liftedAt} IS NULL)`,
+      suspendedSince: sql<Date | null>`(SELECT ${operatorSuspensions.createdAt} FROM ${operatorSuspensions}
+        WHERE ${operatorSuspensions.accountId} = ${accounts.id} AND ${operatorSuspensions.serverId} IS NULL
+          AND ${operatorSuspensions.liftedAt} IS NULL)`.mapWith(operatorSuspensions.createdAt),
     })
     .from(apiKeys)
     .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
@@ -92,7 +100,11 @@ async function lookupKey(key: string): Promise<AuthContext | undefined> {
   if (expired(expiresAt)) return undefined;
   const { keyId, keyKind, accountId, balanceCents, totpEnabled, createdAt, serverCount, serversRevision } =
     row;
-  const account = { balanceCents, totpEnabled, createdAt, serverCount, serversRevision };
+  const suspension =
+    row.suspensionReason !== null && row.suspendedSince !== null
+      ? { reason: row.suspensionReason, since: row.suspendedSince }
+      : null;
+  const account = { balanceCents, totpEnabled, createdAt, serverCount, serversRevision, suspension };
   const auth = { keyId, keyKind, accountId, account };
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     await handle.db.update(apiKeys).set({ lastUsedAt: new Date() }).where(eq(apiKeys.id, row.keyId));

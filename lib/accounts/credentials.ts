@@ -16,7 +16,7 @@ const KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}[0-9A-Za-z]{${KEY_RANDOM_CHARS
 const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
 
 /** Crockford's base32 alphabet: no I, L, O or U, so a token read aloud or retyped stays unambiguous. */
-const TOKEN_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+export const TOKEN_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 /** Uniform random characters from `alphabet` (rejection sampling, so no character is favoured). */
 export function randomString(alphabet: string, length: number): string {
@@ -75,7 +75,7 @@ export function generateLoginToken(): NewLoginToken {
  * Brings a typed Crockford code to its canonical form: upper case, groups of four joined by hyphens, and the
  * look-alike letters O, I and L read as 0, 1 and 1. Returns undefined unless it has exactly `length` characters.
  */
-function normalizeCrockford(input: string, length: number): string | undefined {
+export function normalizeCrockford(input: string, length: number): string | undefined {
   const chars = input.toUpperCase().replace(/[\s-]/g, "").replace(/O/g, "0").replace(/[IL]/g, "1");
   if (chars.length !== length || [...chars].some((c) => !TOKEN_ALPHABET.includes(c))) return undefined;
   return chars.match(/.{4}/g)?.join("-");

@@ -12,21 +12,19 @@ import { seal, unseal } from "@/lib/util/seal";
 const PERIOD_SECONDS = 30;
 const purpose = (accountId: number) => `account:${accountId}:totp`;
 
-/** RFC 6238 with the defaults every authenticator app uses: SHA-1, 6 digits, 30-second steps. */
-const totpFor = (secret: Secret, accountId: number) =>
-  new TOTP({
-    issuer: "Prepaid VPS",
-    label: `account ${accountId}`,
-    secret,
-    algorithm: "SHA1",
-    digits: 6,
-    period: PERIOD_SECONDS,
-  });
+/**
+ * RFC 6238 with the defaults every authenticator app uses: SHA-1, 6 digits, 30-second steps. The label and
+ * issuer only name the entry in the app (customers' accounts and operators share the rules, not the entries).
+ */
+export const totpFor = (secret: Secret, label: string, issuer = "Prepaid VPS") =>
+  new TOTP({ issuer, label, secret, algorithm: "SHA1", digits: 6, period: PERIOD_SECONDS });
+
+const accountLabel = (accountId: number) => `account ${accountId}`;
 
 /** The 30-second step `code` belongs to, accepting one step of clock drift either way; undefined if wrong. */
-function matchingStep(secret: Secret, accountId: number, code: string): number | undefined {
+export function matchingStep(secret: Secret, code: string): number | undefined {
   if (!/^\d{6}$/.test(code)) return undefined;
-  const delta = totpFor(secret, accountId).validate({ token: code, window: 1 });
+  const delta = totpFor(secret, "check").validate({ token: code, window: 1 });
   if (delta === null) return undefined;
   return Math.floor(Date.now() / 1000 / PERIOD_SECONDS) + delta;
 }
@@ -69,7 +67,7 @@ export async function spendTotpCode(
 ): Promise<boolean> {
   const giveBack = await takeTotpAttempt(accountId, client);
   const secret = Secret.fromBase32(unseal(config().encryptionKey, purpose(accountId), sealedSecret));
-  const step = matchingStep(secret, accountId, code);
+  const step = matchingStep(secret, code);
   if (step === undefined) return false;
   const database = await db();
   const [spent] = await database
@@ -113,7 +111,7 @@ export async function beginTotpSetup(accountId: number) {
     .update(accounts)
     .set({ totpPendingSecretEnc: seal(config().encryptionKey, purpose(accountId), secret.base32) })
     .where(eq(accounts.id, accountId));
-  const uri = totpFor(secret, accountId).toString();
+  const uri = totpFor(secret, accountLabel(accountId)).toString();
   return { secret: secret.base32, otpauth_uri: uri, qr_data_uri: await qrDataUri(uri) };
 }
 

@@ -1,17 +1,8 @@
 import type { z } from "zod";
 import { config } from "@/lib/config/env";
-import type { ErrorCode } from "./error-codes";
 import { ApiError, badRequest } from "./errors";
+import type { FieldRule, RequestBody } from "./request-body";
 import { validationMessage } from "./validation-messages";
-
-/**
- * Maps a field to the 400 code its failures report, e.g. `plan` -> `invalid_plan`; the message comes from
- * VALIDATION_MESSAGES, or from the entry itself where the route's field needs its own words.
- */
-export type FieldCodes = Record<
-  string,
-  ErrorCode | ((issue: z.core.$ZodIssue) => ErrorCode) | { code: ErrorCode; message: string }
->;
 
 // The unread rest of the body is still on the wire, so the connection cannot carry another request.
 const tooLarge = (limit: number) =>
@@ -65,28 +56,31 @@ function describePath(path: readonly PropertyKey[]): string {
   return path.length ? path.map(String).join(".") : "body";
 }
 
-/** Turns the first validation issue into a specific 400: unknown fields, then per-field codes. */
-function issueToError(issue: z.core.$ZodIssue, fieldCodes: FieldCodes): ApiError {
+/**
+ * Turns the first validation issue into a specific 400: unknown fields, then the field's own code, its
+ * message from VALIDATION_MESSAGES unless the rule gives the field's own words.
+ */
+function issueToError(issue: z.core.$ZodIssue, fields: Record<string, FieldRule | undefined>): ApiError {
   if (issue.code === "unrecognized_keys") {
     const keys = issue.keys.join(", ");
     return badRequest("unknown_field", `Unknown field${issue.keys.length > 1 ? "s" : ""}: ${keys}.`);
   }
-  const field = String(issue.path[0] ?? "");
-  const mapping = fieldCodes[field];
-  if (typeof mapping === "object") return badRequest(mapping.code, mapping.message);
-  const code = typeof mapping === "function" ? mapping(issue) : (mapping ?? "invalid_request");
+  const rule = fields[String(issue.path[0] ?? "")];
+  if (typeof rule === "object" && "message" in rule) return badRequest(rule.code, rule.message);
+  const code =
+    typeof rule === "object" ? (rule.byIssue[issue.code] ?? rule.code) : (rule ?? "invalid_request");
   return badRequest(code, validationMessage(code) ?? `${describePath(issue.path)}: ${issue.message}`);
 }
 
 /**
- * Parses a JSON request body against a strict schema. An empty body counts as `{}`.
- * Errors: 413 too large, 415 not JSON, 400 `invalid_json`, `invalid_body` (not an object),
+ * Parses a JSON request body against its declaration (strict schema and field codes). An empty body counts
+ * as `{}`. Errors: 413 too large, 415 not JSON, 400 `invalid_json`, `invalid_body` (not an object),
  * `unknown_field`, or the field's own code.
  */
 export async function parseJsonBody<T>(
   request: Request,
-  schema: z.ZodType<T>,
-  options: { maxBytes?: number; fieldCodes?: FieldCodes } = {},
+  body: RequestBody<T>,
+  options: { maxBytes?: number } = {},
 ): Promise<T> {
   const contentType = request.headers.get("content-type");
   const text = await readLimited(request, options.maxBytes ?? config().maxBodyBytes);
@@ -108,13 +102,11 @@ export async function parseJsonBody<T>(
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw badRequest("invalid_body", "The request body must be a JSON object.");
   }
-  const parsed = schema.safeParse(value);
+  const parsed = body.schema.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues;
     const first = issues.find((issue) => issue.code === "unrecognized_keys") ?? issues[0];
-    throw first
-      ? issueToError(first, options.fieldCodes ?? {})
-      : badRequest("invalid_request", "Invalid body.");
+    throw first ? issueToError(first, body.fields) : badRequest("invalid_request", "Invalid body.");
   }
   return parsed.data;
 }

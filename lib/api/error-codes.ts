@@ -60,6 +60,10 @@ export const ERROR_CODES = {
   os_unavailable: { status: 409, message: "This OS image is not available here." },
   out_of_capacity: { status: 409, message: "No host has room for this server now." },
   server_not_active: { status: 409, message: "Only an active server can do this." },
+  account_suspended: {
+    status: 403,
+    message: "The account is suspended by the operator: no new server can be ordered.",
+  },
   server_terminated: { status: 409, message: "The server is terminated." },
   server_busy: {
     status: 409,
@@ -131,6 +135,25 @@ export const ERROR_CODES = {
   not_found: { status: 404, message: "No such resource." },
   method_not_allowed: { status: 405, message: "This method is not supported here." },
   rate_limited: { status: 429, message: "Too many requests." },
+  // Notifications
+  invalid_webhook_url: { status: 400, message: "Send url as an absolute https URL (http in demo mode)." },
+  webhook_url_refused: {
+    status: 400,
+    message: "The URL's host is not a public address (loopback, private, link-local or metadata).",
+  },
+  invalid_kind: { status: 400, message: "Send kind as webhook or ntfy." },
+  invalid_events: { status: 400, message: "Send events as a list of event types." },
+  invalid_description: { status: 400, message: "Send description as at most 200 characters." },
+  invalid_enabled: { status: 400, message: "Send enabled as true or false." },
+  invalid_ntfy_token: { status: 400, message: "Send ntfy_token as 1 to 200 printable ASCII characters." },
+  invalid_previous_valid_hours: { status: 400, message: "Send previous_valid_hours as 0 to 168." },
+  webhook_limit_reached: {
+    status: 409,
+    message: "The account has as many webhooks and push topics as it may.",
+  },
+  webhook_disabled: { status: 409, message: "The webhook is turned off: turn it on first." },
+  not_a_webhook: { status: 409, message: "This is an ntfy topic: it has no signing secret." },
+  delivery_in_progress: { status: 409, message: "An attempt at this delivery is under way." },
   // Consoles
   server_stopped: { status: 409, message: "The server is stopped: start it, then open its console." },
   too_many_consoles: { status: 429, message: "The account has as many consoles open as it may." },
@@ -159,3 +182,22 @@ export const DASHBOARD_ERROR_CODES = {
   chain_unavailable: { status: 503, message: "The payment network is not reachable." },
   demo_wallet_refused: { status: 400, message: "The demo wallet does not sign this." },
 } as const satisfies Record<string, Entry>;
+
+/**
+ * Codes only the operator's API (/api/operator/v1) answers with, besides the API's own shared ones (bodies,
+ * limits, not_found). Documented in the operator's OpenAPI document, not the public one.
+ */
+export const OPERATOR_ERROR_CODES = {
+  invalid_operator_sign_in: { status: 401, message: "The sign-in secret or the code is wrong." },
+  csrf_failed: {
+    status: 403,
+    message: "A write needs this session's X-CSRF-Token and must come from this site's own pages.",
+  },
+  operator_forbidden: { status: 403, message: "Your role does not allow this." },
+  already_suspended: { status: 409, message: "It is suspended already." },
+  not_suspended: { status: 409, message: "It is not suspended by an operator." },
+  already_reviewed: { status: 409, message: "This payment was reviewed already." },
+  adjustment_exceeds_balance: { status: 409, message: "A debit cannot take the balance below zero." },
+} as const satisfies Record<string, Entry>;
+
+export type OperatorErrorCode = keyof typeof OPERATOR_ERROR_CODES;

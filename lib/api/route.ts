@@ -83,7 +83,8 @@ function stackFrames(error: unknown): string {
     .join(" ");
 }
 
-function toResponse(error: unknown): Response {
+/** Any error as the API answers it: its own ApiError, 503 while the database is away, else a logged 500. */
+export function responseForError(error: unknown): Response {
   if (error instanceof ApiError) return errorResponse(error);
   if (isDatabaseUnavailable(error)) {
     console.error("database unavailable:", describeError(error));
@@ -112,7 +113,7 @@ export function publicRoute(handler: (context: PublicContext) => Promise<Respons
       const params = (await route?.params) ?? {};
       return await handler({ request, params, client: clientAddress(request.headers) });
     } catch (error) {
-      return toResponse(error);
+      return responseForError(error);
     }
   };
 }

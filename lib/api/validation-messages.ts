@@ -7,6 +7,7 @@ import {
   TOPUP_MAX_CENTS,
   TOPUP_MIN_CENTS,
 } from "@/lib/catalog/catalog";
+import { EVENT_TYPES } from "@/lib/db/types";
 import type { ErrorCode } from "./error-codes";
 
 const list = (items: readonly string[]) => items.join(", ");
@@ -31,9 +32,17 @@ export const VALIDATION_MESSAGES = {
   invalid_name: "Use a key name of 1 to 64 letters, digits, spaces or . _ : @ ( ) -, or leave it out.",
   invalid_auto_renew: "Send auto_renew as true or false.",
   invalid_action: "Send action as start, stop or reboot.",
+  invalid_confirm: "Send confirm as the server's hostname.",
   invalid_login: "Send login_token as the token shown when the account was created (four groups of four).",
   invalid_totp_code: "Send the 6-digit code your authenticator app shows now.",
   invalid_advance: "Send advance_seconds as a whole number of seconds, at least 1.",
+  invalid_kind: "Send kind as webhook (a signed JSON POST) or ntfy (a push to an ntfy topic URL).",
+  invalid_events: `Send events as a non-empty list of event types: ${list(EVENT_TYPES)}.`,
+  invalid_description: "Send description as text of at most 200 characters, or leave it out.",
+  invalid_enabled: "Send enabled as true or false.",
+  invalid_ntfy_token:
+    "Send ntfy_token as 1 to 200 printable ASCII characters without spaces (null removes it).",
+  invalid_previous_valid_hours: "Send previous_valid_hours as a whole number of hours from 0 to 168.",
 } satisfies Partial<Record<ErrorCode, string>>;
 
 /** The plain message for a code, when it has one. */

@@ -57,12 +57,16 @@ describe("pruning rows past their retention (the real schema)", () => {
       ]);
 
     const pruned = await pruneExpiredRows(db, clock, async () => undefined);
-    expect(pruned).toEqual({ jobs: 2, idempotencyKeys: 1 });
+    expect(pruned).toEqual({ jobs: 2, idempotencyKeys: 1, notificationEvents: 0 });
     const jobs = await db.select({ note: serverJobs.lastError }).from(serverJobs).orderBy(asc(serverJobs.id));
     expect(jobs.map((row) => row.note)).toEqual(["recent failed", "old pending", "old running"]);
     const keys = await db.select({ key: idempotencyKeys.key }).from(idempotencyKeys);
     expect(keys.map((row) => row.key)).toEqual(["an hour old"]);
 
-    expect(await pruneExpiredRows(db, clock, async () => undefined)).toEqual({ jobs: 0, idempotencyKeys: 0 });
+    expect(await pruneExpiredRows(db, clock, async () => undefined)).toEqual({
+      jobs: 0,
+      idempotencyKeys: 0,
+      notificationEvents: 0,
+    });
   });
 });

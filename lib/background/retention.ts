@@ -2,6 +2,7 @@ import "server-only";
 import { type Database, db } from "@/lib/db/client";
 import { pace } from "@/lib/db/pace";
 import { pruneExpiredIdempotencyKeys } from "@/lib/idempotency/idempotency";
+import { EVENT_RETENTION_DAYS, pruneOldEvents } from "@/lib/notifications/retention";
 import { pruneFinishedJobs } from "@/lib/servers/jobs";
 import { now } from "@/lib/util/clock";
 import { processWide } from "@/lib/util/process-wide";
@@ -14,19 +15,22 @@ const BATCH = 1_000;
 const BATCHES_PER_PASS = 10;
 
 /**
- * Deletes what no longer serves anything: server jobs finished more than FINISHED_JOB_RETENTION_DAYS ago
- * and idempotency keys past their 24 hours. Returns how many of each went.
+ * Deletes what no longer serves anything: server jobs finished more than FINISHED_JOB_RETENTION_DAYS ago,
+ * idempotency keys past their 24 hours, and notification events (with their deliveries and attempts) older
+ * than EVENT_RETENTION_DAYS. Returns how many of each went.
  */
 export async function pruneExpiredRows(
   database: Database,
   clock: () => Date = now,
   rest: () => Promise<unknown> = pace,
-): Promise<{ jobs: number; idempotencyKeys: number }> {
+): Promise<{ jobs: number; idempotencyKeys: number; notificationEvents: number }> {
   const before = new Date(clock().getTime() - FINISHED_JOB_RETENTION_DAYS * 86_400_000);
-  const pruned = { jobs: 0, idempotencyKeys: 0 };
+  const eventsBefore = new Date(clock().getTime() - EVENT_RETENTION_DAYS * 86_400_000);
+  const pruned = { jobs: 0, idempotencyKeys: 0, notificationEvents: 0 };
   for (const [name, prune] of [
     ["jobs", () => pruneFinishedJobs(database, before, BATCH)],
     ["idempotencyKeys", () => pruneExpiredIdempotencyKeys(database, BATCH)],
+    ["notificationEvents", () => pruneOldEvents(database, eventsBefore, BATCH)],
   ] as const) {
     for (let pass = 0; pass < BATCHES_PER_PASS; pass++) {
       await rest();

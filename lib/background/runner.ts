@@ -3,6 +3,8 @@ import { databaseHandle } from "@/lib/db/client";
 import { acquireLease } from "@/lib/db/lease";
 import { maintainEmbeddedDatabase } from "@/lib/db/maintenance";
 import { pace } from "@/lib/db/pace";
+import { announceDueWarnings } from "@/lib/notifications/scans";
+import { startDeliveryWorker } from "@/lib/notifications/worker";
 import { depositSettings } from "@/lib/rails/deposits/config";
 import { LeaseLostError, recordWatcherError } from "@/lib/rails/deposits/cursor";
 import type { DepositWatcher } from "@/lib/rails/deposits/watcher";
@@ -132,6 +134,12 @@ export async function runBackgroundPass(): Promise<void> {
   await maintainIfEmbedded();
   await runWatcherPass();
   try {
+    // Before the lifecycle: a server is warned of its expiry before it can be suspended for it.
+    await announceDueWarnings();
+  } catch (error) {
+    logThrottled("notifications", `expiry and balance warnings: ${firstLine(error)}`);
+  }
+  try {
     await runServerLifecycle();
   } catch (error) {
     logThrottled("servers", `server lifecycle: ${firstLine(error)}`);
@@ -145,11 +153,13 @@ export async function runBackgroundPass(): Promise<void> {
 
 /**
  * Starts the periodic pass once per process (from instrumentation); passes never overlap. Usage sampling
- * runs on a timer of its own, so a slow host never delays the deposit watchers.
+ * and the delivery of notifications run on timers of their own, so a slow host or a slow receiver never
+ * delays the deposit watchers.
  */
 export function startBackgroundWork(): void {
   releaseWatcherLeasesOnShutdown();
   startMetricsSampling();
+  startDeliveryWorker();
   processWide("background.runner", () => {
     let running = false;
     const timer = setInterval(async () => {

@@ -198,6 +198,21 @@ describe("configuration", () => {
     );
   });
 
+  it("refuses a forwarded SSH port range that passes port 65535, and takes one that ends on it", () => {
+    const range = (base: number, count: number) => ({
+      DATA_DIR: dataDir(),
+      SSH_FORWARD_PORT_BASE: String(base),
+      SSH_FORWARD_PORT_COUNT: String(count),
+    });
+    const past = () => parseConfig(range(60_000, 5_537));
+    expect(past).toThrow(ConfigError);
+    expect(past).toThrow("SSH_FORWARD_PORT_COUNT: the range SSH_FORWARD_PORT_BASE..65536 passes port 65535");
+    expect(parseConfig(range(60_000, 5_536)).servers).toMatchObject({
+      sshForwardPortBase: 60_000,
+      sshForwardPortCount: 5_536,
+    });
+  });
+
   it("reads rate limits written as COUNT/WINDOW", () => {
     const config = parseConfig({
       DATA_DIR: dataDir(),

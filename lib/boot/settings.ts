@@ -2,6 +2,8 @@ import "server-only";
 import { ACCOUNT_SETTINGS } from "@/lib/accounts/config";
 import { CORE_SETTINGS } from "@/lib/config/env";
 import { type ConfigSlice, type Env, parseSlices, processEnv } from "@/lib/config/slice";
+import { NOTIFICATION_SETTINGS } from "@/lib/notifications/config";
+import { OPERATOR_SETTINGS } from "@/lib/operator/config";
 import { DEPOSIT_KEY_SETTINGS } from "@/lib/rails/addresses";
 import { DEPOSIT_SETTINGS } from "@/lib/rails/deposits/config";
 import { EVM_SETTINGS } from "@/lib/rails/evm/config";
@@ -34,6 +36,8 @@ export const SETTINGS = {
   monero: MONERO_SETTINGS,
   servers: SERVER_SETTINGS,
   console: CONSOLE_SETTINGS,
+  notifications: NOTIFICATION_SETTINGS,
+  operator: OPERATOR_SETTINGS,
 } satisfies Record<string, ConfigSlice<unknown, object>>;
 
 /** Parses an environment into every slice's settings; throws ConfigError listing every bad value. */

@@ -78,6 +78,8 @@ export type AppConfig = {
   sessionPasswords: Record<string, string>;
   /** Signs the client address the dashboard passes to the API (derived from SESSION_SECRET). */
   clientAddressKey: Buffer;
+  /** Binds an operator session's CSRF token to its cookie (derived from SESSION_SECRET). */
+  operatorCsrfKey: Buffer;
   /** ENCRYPTION_KEY as given: the AES-256-GCM key of sealed secrets (root passwords, TOTP secrets), only that. */
   encryptionKey: Buffer;
   /** Keys the secrets kept in stored request fingerprints (derived from ENCRYPTION_KEY). */

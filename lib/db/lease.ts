@@ -13,8 +13,8 @@ export const instanceId = () => processWide("instance.id", () => randomBytes(6).
  * holder's lease simply runs out.
  */
 export async function acquireLease(name: string, ttlMs: number): Promise<boolean> {
-  const database = await db();
   const owner = instanceId();
+  const database = await db();
   const until = new Date(Date.now() + ttlMs);
   const result = await database.execute(sql`
     INSERT INTO chain_cursors (network, scanned_block, head_block, lease_owner, lease_until)

@@ -10,14 +10,19 @@ import {
   primaryKey,
   text,
   timestamp,
+  unique,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 import type {
   ApiKeyKind,
   Cycle,
+  DeliveryState,
+  EndpointKind,
+  EventType,
   JobKind,
   JobState,
   LedgerKind,
+  OperatorRole,
   PaymentMethod,
   PowerAction,
   PowerState,
@@ -139,6 +144,15 @@ export const servers = pgTable(
     /** The address and port a terminated server had: given back on renewal where still free. */
     lastIp: text("last_ip"),
     lastSshPort: integer("last_ssh_port"),
+    /**
+     * An operator's hold (lib/servers/holds.ts): since when, the reason its owner reads, whether its paid period
+     * waits meanwhile, and the status and power state it had, to be given back when the hold is lifted.
+     */
+    heldSince: timestamp("held_since", { withTimezone: true, mode: "date" }),
+    heldReason: text("held_reason"),
+    heldPausesPeriod: boolean("held_pauses_period"),
+    heldPriorStatus: text("held_prior_status").$type<ServerStatus>(),
+    heldPriorPower: text("held_prior_power").$type<PowerState>(),
   },
   (table) => [
     index("servers_account_id_idx").on(table.accountId, table.id),
@@ -146,6 +160,7 @@ export const servers = pgTable(
     uniqueIndex("servers_ip_port_idx").on(table.ip, table.sshPort).where(sql`status <> 'terminated'`),
     index("servers_hypervisor_idx").on(table.hypervisor).where(sql`status <> 'terminated'`),
     index("servers_retained_idx").on(table.retainedUntil).where(sql`retained_until IS NOT NULL`),
+    index("servers_held_idx").on(table.heldSince).where(sql`held_since IS NOT NULL`),
     check("servers_rescue_state_check", sql`${table.rescueState} IN ('entering', 'active', 'leaving')`),
   ],
 );
@@ -198,6 +213,9 @@ export const hypervisors = pgTable("hypervisors", {
   memoryMb: integer("memory_mb").notNull(),
   vcpus: integer("vcpus").notNull(),
   diskGb: integer("disk_gb").notNull(),
+  /** A drained host takes no new orders; what runs on it stays. */
+  drainedAt: timestamp("drained_at", { withTimezone: true, mode: "date" }),
+  drainReason: text("drain_reason"),
 });
 
 /**
@@ -563,5 +581,253 @@ export const consoleSessions = pgTable(
   (table) => [
     index("console_sessions_account_open_idx").on(table.accountId).where(sql`${table.closedAt} IS NULL`),
     index("console_sessions_server_idx").on(table.serverId),
+  ],
+);
+
+/**
+ * Where an account's notifications go (lib/notifications): a webhook signed after the Standard Webhooks
+ * specification (its secret sealed with ENCRYPTION_KEY; during a rotation the previous one signs too, until
+ * `previous_secret_expires_at`), or an ntfy topic (its optional access token sealed the same way).
+ */
+export const notificationEndpoints = pgTable(
+  "notification_endpoints",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    kind: text("kind").$type<EndpointKind>().notNull(),
+    url: text("url").notNull(),
+    description: text("description"),
+    eventTypes: text("event_types").array().$type<EventType[]>().notNull(),
+    secretEnc: text("secret_enc"),
+    previousSecretEnc: text("previous_secret_enc"),
+    previousSecretExpiresAt: timestamp("previous_secret_expires_at", { withTimezone: true, mode: "date" }),
+    enabled: boolean("enabled").notNull().default(true),
+    disabledAt: timestamp("disabled_at", { withTimezone: true, mode: "date" }),
+    disabledReason: text("disabled_reason"),
+    /** The first failed attempt since the last success: an endpoint failing for days is disabled. */
+    failingSince: timestamp("failing_since", { withTimezone: true, mode: "date" }),
+    lastSuccessAt: timestamp("last_success_at", { withTimezone: true, mode: "date" }),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (table) => [
+    index("notification_endpoints_account_idx").on(table.accountId),
+    check("notification_endpoints_kind_check", sql`${table.kind} IN ('webhook', 'ntfy')`),
+  ],
+);
+
+/**
+ * The outbox: one row per fact, written in the transaction that made the change it announces (only when an
+ * endpoint of the account listens). `fact_key` names the fact, so it is announced once however often the code
+ * that records it runs; `payload` is the JSON body every delivery and retry sends unchanged, under the
+ * `webhook-id` `public_id`.
+ */
+export const notificationEvents = pgTable(
+  "notification_events",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    publicId: text("public_id").notNull().unique(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    type: text("type").$type<EventType | "webhook.test">().notNull(),
+    factKey: text("fact_key").unique(),
+    payload: text("payload").notNull(),
+    occurredAt: timestamp("occurred_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (table) => [
+    index("notification_events_account_idx").on(table.accountId, table.id),
+    index("notification_events_occurred_idx").on(table.occurredAt),
+  ],
+);
+
+/**
+ * One event for one endpoint. A worker takes a due one with SKIP LOCKED and marks it `sending` with
+ * `next_attempt_at` as its lease (a worker that died is replaced once it passes), sends with no transaction
+ * open, and writes the outcome: delivered, due again later (the retry schedule), or failed.
+ */
+export const notificationDeliveries = pgTable(
+  "notification_deliveries",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => notificationEvents.id, { onDelete: "cascade" }),
+    endpointId: integer("endpoint_id")
+      .notNull()
+      .references(() => notificationEndpoints.id, { onDelete: "cascade" }),
+    state: text("state").$type<DeliveryState>().notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true, mode: "date" }),
+    /** The next attempt was asked for by its owner (a redelivery): it is made once, without retries. */
+    manual: boolean("manual").notNull().default(false),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+    deliveredAt: timestamp("delivered_at", { withTimezone: true, mode: "date" }),
+    failureReason: text("failure_reason"),
+  },
+  (table) => [
+    unique("notification_deliveries_event_endpoint_unique").on(table.eventId, table.endpointId),
+    index("notification_deliveries_due_idx")
+      .on(table.nextAttemptAt)
+      .where(sql`state IN ('pending', 'sending')`),
+    index("notification_deliveries_endpoint_idx").on(table.endpointId, table.id),
+    check(
+      "notification_deliveries_state_check",
+      sql`${table.state} IN ('pending', 'sending', 'delivered', 'failed')`,
+    ),
+  ],
+);
+
+/** Every attempt at a delivery: when it was due and when it went, how long it took and what came back. */
+export const notificationAttempts = pgTable(
+  "notification_attempts",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    deliveryId: integer("delivery_id")
+      .notNull()
+      .references(() => notificationDeliveries.id, { onDelete: "cascade" }),
+    number: integer("number").notNull(),
+    manual: boolean("manual").notNull(),
+    queuedAt: timestamp("queued_at", { withTimezone: true, mode: "date" }).notNull(),
+    sentAt: timestamp("sent_at", { withTimezone: true, mode: "date" }).notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    responseStatus: integer("response_status"),
+    error: text("error"),
+    /** The first bytes of the answer (RESPONSE_EXCERPT_BYTES), never more. */
+    responseExcerpt: text("response_excerpt"),
+    succeeded: boolean("succeeded").notNull(),
+  },
+  (table) => [index("notification_attempts_delivery_idx").on(table.deliveryId, table.id)],
+);
+
+/**
+ * The people who run the service: made on the machine (`npm run operator:add`), never by a request. They sign
+ * in with a secret (kept as its SHA-256) and a TOTP code (the secret sealed with ENCRYPTION_KEY, each code
+ * used once), and hold a role. They are not customers: no customer table or credential is involved.
+ */
+export const operators = pgTable(
+  "operators",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    name: text("name").notNull().unique(),
+    role: text("role").$type<OperatorRole>().notNull(),
+    secretHash: text("secret_hash").notNull().unique(),
+    totpSecretEnc: text("totp_secret_enc").notNull(),
+    totpLastStep: bigint("totp_last_step", { mode: "number" }),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (table) => [
+    check("operators_role_check", sql`${table.role} IN ('read-only', 'support', 'admin')`),
+    check("operators_name_check", sql`${table.name} ~ '^[a-z0-9][a-z0-9._-]{0,31}$'`),
+  ],
+);
+
+/** An operator's signed-in session: its cookie's token as SHA-256, idle and absolute limits (lib/operator). */
+export const operatorSessions = pgTable(
+  "operator_sessions",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    operatorId: integer("operator_id")
+      .notNull()
+      .references(() => operators.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull().unique(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    createdFrom: text("created_from").notNull(),
+    /** Last request of the session: it ends after OPERATOR_SESSION_IDLE_MINUTES without one. */
+    seenAt: timestamp("seen_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+    endedAt: timestamp("ended_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [index("operator_sessions_operator_idx").on(table.operatorId)],
+);
+
+/**
+ * Every operator action: who, what, on what, why, from where and when. Append-only: a trigger refuses every
+ * UPDATE, DELETE and TRUNCATE (migration 0021).
+ */
+export const operatorAudit = pgTable(
+  "operator_audit",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    at: timestamp("at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    operatorId: integer("operator_id")
+      .notNull()
+      .references(() => operators.id),
+    operatorName: text("operator_name").notNull(),
+    action: text("action").notNull(),
+    /** What it acted on: `account:12`, `server:7`, `payment:deposit:3`, `host:nl-1`, or null (signing in). */
+    target: text("target"),
+    reason: text("reason"),
+    /** JSON of the facts worth keeping (an amount, a period paused or not). */
+    detail: text("detail"),
+    client: text("client").notNull(),
+  },
+  (table) => [index("operator_audit_target_idx").on(table.target, table.id)],
+);
+
+/**
+ * An operator's suspension of a server, or of a whole account (`server_id` null), until lifted. The reason is
+ * what the customer reads; `pauses_period`: the paid period waits while it lasts (the default).
+ */
+export const operatorSuspensions = pgTable(
+  "operator_suspensions",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    serverId: integer("server_id").references(() => servers.id, { onDelete: "cascade" }),
+    reason: text("reason").notNull(),
+    pausesPeriod: boolean("pauses_period").notNull(),
+    createdBy: integer("created_by")
+      .notNull()
+      .references(() => operators.id),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    liftedAt: timestamp("lifted_at", { withTimezone: true, mode: "date" }),
+    liftedBy: integer("lifted_by").references(() => operators.id),
+  },
+  (table) => [
+    uniqueIndex("operator_suspensions_open_server_idx")
+      .on(table.serverId)
+      .where(sql`lifted_at IS NULL AND server_id IS NOT NULL`),
+    uniqueIndex("operator_suspensions_open_account_idx")
+      .on(table.accountId)
+      .where(sql`lifted_at IS NULL AND server_id IS NULL`),
+    index("operator_suspensions_account_idx").on(table.accountId, table.id),
+  ],
+);
+
+/** A flagged payment an operator looked at (`deposit:<id>` or `x402:<id>`): it leaves "needs attention". */
+export const paymentReviews = pgTable("payment_reviews", {
+  payment: text("payment").primaryKey(),
+  operatorId: integer("operator_id")
+    .notNull()
+    .references(() => operators.id),
+  note: text("note").notNull(),
+  reviewedAt: timestamp("reviewed_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+});
+
+/** Why a ledger row of kind `adjustment` was posted, and by whom; `reference` is the ledger row's. */
+export const ledgerAdjustments = pgTable(
+  "ledger_adjustments",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    reference: text("reference").notNull().unique(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    amountCents: bigint("amount_cents", { mode: "number" }).notNull(),
+    reason: text("reason").notNull(),
+    operatorId: integer("operator_id")
+      .notNull()
+      .references(() => operators.id),
+    /** The flagged payment it settles, when it was posted for one. */
+    payment: text("payment"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (table) => [
+    index("ledger_adjustments_account_idx").on(table.accountId),
+    check("ledger_adjustments_amount_check", sql`${table.amountCents} <> 0`),
   ],
 );

@@ -4,8 +4,11 @@
  * Types and constants only, so the browser may read them too.
  */
 
-/** Why a balance moved: one ledger row each. */
-export type LedgerKind = "topup" | "order" | "renewal" | "refund";
+/**
+ * Why a balance moved: one ledger row each. `adjustment`: a credit or debit an operator posted by hand, its
+ * reason in ledger_adjustments.
+ */
+export type LedgerKind = "topup" | "order" | "renewal" | "refund" | "adjustment";
 
 /** A server's billing period. */
 export type Cycle = "monthly" | "annual";
@@ -58,3 +61,33 @@ export type PaymentMethod = "deposit" | "x402";
 
 /** api (made by the user, listed) | session (made by a dashboard sign-in, expires) */
 export type ApiKeyKind = "api" | "session";
+
+/** The events an account can be notified of (lib/notifications/types.ts says what each means). */
+export const EVENT_TYPES = [
+  "topup.payment_seen",
+  "topup.credited",
+  "server.active",
+  "server.build_failed",
+  "server.expiring",
+  "server.suspended",
+  "server.terminated",
+  "account.balance_low",
+  "snapshot.taken",
+  "snapshot.restored",
+  "snapshot.failed",
+  "rescue.entered",
+  "rescue.left",
+  "console.opened",
+  "traffic.threshold_reached",
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** webhook: a JSON POST signed after Standard Webhooks; ntfy: a push to an ntfy topic (title and message). */
+export type EndpointKind = "webhook" | "ntfy";
+
+export type DeliveryState = "pending" | "sending" | "delivered" | "failed";
+
+/** The operators' roles, least to most (lib/operator/roles.ts says what each may do). */
+export const OPERATOR_ROLES = ["read-only", "support", "admin"] as const;
+export type OperatorRole = (typeof OPERATOR_ROLES)[number];

@@ -13,3 +13,11 @@ export function requestOrigin(request: Request): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * This app's origin as the browser sees it: the configured public base URL when there is one, else the scheme
+ * and the Host header of the request. Only ever compared with the request's own Origin, never used as an address.
+ */
+export function ownOrigin(request: Request, publicBaseUrl: string | undefined): string | undefined {
+  return publicBaseUrl ? new URL(publicBaseUrl).origin : requestOrigin(request);
+}

@@ -1,5 +1,6 @@
 import "server-only";
 import { releaseLease } from "@/lib/db/lease";
+import { holdExitUntil } from "@/lib/util/exit-hold";
 import { processWide } from "@/lib/util/process-wide";
 import { depositRails } from "./setup";
 
@@ -28,17 +29,10 @@ export function releaseWatcherLeasesOnShutdown(): void {
         ),
         new Promise((resolve) => setTimeout(resolve, RELEASE_TIMEOUT_MS).unref()),
       ]);
-      const exit = process.exit.bind(process);
-      let exiting = false;
-      process.exit = ((code?: number) => {
-        if (exiting) return exit(code);
-        exiting = true;
-        released.finally(() => exit(code));
-        return undefined as never;
-      }) as typeof process.exit;
+      const exiting = holdExitUntil(released);
       released.finally(() => {
         // Without another handler (the server's), the signal still ends the process.
-        if (!exiting && process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+        if (!exiting() && process.listenerCount(signal) === 0) process.kill(process.pid, signal);
       });
     };
     process.once("SIGTERM", release);

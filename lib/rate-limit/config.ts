@@ -31,6 +31,9 @@ export const RATE_LIMIT_SETTINGS = envSlice({
     RATE_LIMIT_X402_ATTEMPTS: rateLimitSpec.prefault("30/10m"),
     RATE_LIMIT_DEPOSIT_TOPUPS: rateLimitSpec.prefault("100/168h"),
     RATE_LIMIT_HOST_OPERATIONS: rateLimitSpec.prefault("30/10m"),
+    RATE_LIMIT_NOTIFICATION_SENDS: rateLimitSpec.prefault("30/10m"),
+    RATE_LIMIT_OPERATOR_SIGNIN: rateLimitSpec.prefault("5/15m"),
+    RATE_LIMIT_OPERATOR_REQUESTS: rateLimitSpec.prefault("600/10m"),
   },
   derive: (values) => ({
     accountCreate: values.RATE_LIMIT_ACCOUNT_CREATE,
@@ -44,6 +47,12 @@ export const RATE_LIMIT_SETTINGS = envSlice({
     /** Deposit top-ups an account may create per window, whatever became of them (each is an address watched). */
     depositTopups: values.RATE_LIMIT_DEPOSIT_TOPUPS,
     hostOperations: values.RATE_LIMIT_HOST_OPERATIONS,
+    /** Test sends and redeliveries of notifications, per account: each is a request to the customer's URL. */
+    notificationSends: values.RATE_LIMIT_NOTIFICATION_SENDS,
+    /** Failed operator sign-ins, per client address and per operator. */
+    operatorSignIn: values.RATE_LIMIT_OPERATOR_SIGNIN,
+    /** Operator API requests, per operator. */
+    operatorRequests: values.RATE_LIMIT_OPERATOR_REQUESTS,
   }),
 });
 

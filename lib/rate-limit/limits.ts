@@ -28,6 +28,12 @@ type Limiters = {
   x402Attempts: RateLimiter;
   /** Power actions, password changes and reinstalls, per account: each runs virsh and openssl on a host. */
   hostOperations: RateLimiter;
+  /** Test sends and redeliveries of notifications, per account: each is a request to a URL it chose. */
+  notificationSends: RateLimiter;
+  /** Failed operator sign-ins, per client address (`address:ADDR`) and per operator (`operator:ID`). */
+  operatorSignIn: RateLimiter;
+  /** Operator API requests, per operator: a stolen session cannot sweep the data at will. */
+  operatorRequests: RateLimiter;
 };
 
 /**
@@ -54,6 +60,9 @@ export function limiters(): Limiters {
       walletRpc: make("wallet-rpc", rateLimits.walletRpc, "open"),
       x402Attempts: make("x402-attempts", rateLimits.x402Attempts, "closed"),
       hostOperations: make("host-operations", rateLimits.hostOperations, "closed"),
+      notificationSends: make("notification-sends", rateLimits.notificationSends, "closed"),
+      operatorSignIn: make("operator-sign-in", rateLimits.operatorSignIn, "closed"),
+      operatorRequests: make("operator-requests", rateLimits.operatorRequests, "closed"),
     };
   });
 }

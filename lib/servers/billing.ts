@@ -4,6 +4,7 @@ import { ApiError, conflict } from "@/lib/api/errors";
 import type { Tx } from "@/lib/db/client";
 import { accounts, servers } from "@/lib/db/schema";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { recordBuildFailed, recordServerResumed, recordServerTerminated } from "@/lib/notifications/facts";
 import { centsToUsd, formatUsd } from "@/lib/util/cents";
 import { now } from "@/lib/util/clock";
 import { addCycle } from "./cycle";
@@ -73,16 +74,19 @@ export async function renewInTx(tx: Tx, row: ServerRow, current: Date = now()): 
     "renewal",
     `renewal:server:${row.id}:${row.expiresAt.toISOString()}`,
   );
+  // A server the operator holds stays suspended: the renewal pays its period, the hold decides the rest.
+  const resumes = row.status === "suspended" && !row.heldSince;
   const [renewed] = await tx
     .update(servers)
     .set({
       expiresAt: addCycle(start, row.cycle),
-      ...(row.status === "suspended" ? { status: "active", suspendedAt: null, powerState: "running" } : {}),
+      ...(resumes ? { status: "active", suspendedAt: null, powerState: "running" } : {}),
     })
     .where(eq(servers.id, row.id))
     .returning();
   if (!renewed) throw new Error("server update returned no row");
-  if (row.status === "suspended") await enqueueJob(tx, row.id, "power", { action: "start" });
+  if (resumes) await enqueueJob(tx, row.id, "power", { action: "start" });
+  if (resumes) await recordServerResumed(tx, renewed, row.suspendedAt);
   return renewed;
 }
 
@@ -106,12 +110,18 @@ const ENDED = { ...NOT_IN_RESCUE, status: "terminated", powerState: null } as co
  * is removed by a destroy job after commit, and its address is released only when that has succeeded.
  * `keepLastDisk` (a lapsed period): the disk is kept for the retention period, and the server can come back.
  * `statusReason` tells the owner why, and `destroyMachine: false` queues no destroy job (nothing was built).
+ * The end is announced as `server.terminated`, unless `announce: false` (a failed build announces its own).
  */
 export async function terminateInTx(
   tx: Tx,
   row: ServerRow,
   current: Date = now(),
-  options: { keepLastDisk?: boolean; statusReason?: string; destroyMachine?: boolean } = {},
+  options: {
+    keepLastDisk?: boolean;
+    statusReason?: string;
+    destroyMachine?: boolean;
+    announce?: boolean;
+  } = {},
 ): Promise<ServerRow> {
   const retention = options.keepLastDisk
     ? await retainLastDisk(tx, row, current)
@@ -128,6 +138,7 @@ export async function terminateInTx(
     .returning();
   if (!updated) throw new Error("server update returned no row");
   if (options.destroyMachine ?? true) await enqueueJob(tx, row.id, "destroy");
+  if (options.announce ?? true) await recordServerTerminated(tx, updated, options.keepLastDisk === true);
   return updated;
 }
 
@@ -165,7 +176,9 @@ export async function endFailedBuild(tx: Tx, job: Job, reason: string): Promise<
     statusReason: `The build failed after ${job.attempts} attempts (${reason}); the charge was refunded.`,
     // A simulated build leaves nothing behind on a host.
     destroyMachine: !provisioner().simulated,
+    announce: false,
   });
+  await recordBuildFailed(tx, job, reason, row.priceCents);
 }
 
 /**
@@ -184,5 +197,6 @@ export async function endFailedRevival(tx: Tx, job: Job, reason: string): Promis
       statusReason: `Bringing the server back failed after ${job.attempts} attempts (${reason}); the renewal was refunded.${until}`,
     })
     .where(eq(servers.id, row.id));
+  await recordBuildFailed(tx, job, reason, row.priceCents);
   await enqueueJob(tx, row.id, "destroy");
 }

@@ -8,6 +8,7 @@ import type { PowerAction } from "@/lib/db/types";
 import { fingerprint, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
 import { renewInTx, reviveInTx, terminateInTx } from "./billing";
 import { serverSettings } from "./config";
+import { holdReasonText } from "./holds";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
 import { enqueueJob, kickJobs, runJobNow } from "./jobs";
 import { presentServerWithTraffic } from "./metrics/traffic";
@@ -66,7 +67,9 @@ export function powerAction(accountId: number, serverId: number, action: PowerAc
       if (row.status !== "active") {
         throw conflict(
           "server_not_active",
-          `Power actions need an active server; this one is ${row.status}.`,
+          row.heldReason
+            ? `Power actions need an active server. ${holdReasonText(row.heldReason)}`
+            : `Power actions need an active server; this one is ${row.status}.`,
         );
       }
       await refuseWhileBusy(tx, row.id);

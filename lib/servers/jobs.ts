@@ -5,6 +5,7 @@ import { type Database, db, type Tx } from "@/lib/db/client";
 import { pace } from "@/lib/db/pace";
 import { serverJobs, servers, snapshots } from "@/lib/db/schema";
 import type { JobKind } from "@/lib/db/types";
+import { recordBuildDone } from "@/lib/notifications/facts";
 import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
@@ -175,6 +176,7 @@ async function markBuilt(tx: Tx, job: Job, row: ServerRow, changes: Partial<Serv
     })
     .where(eq(servers.id, row.id));
   await finish(tx, job, "done");
+  await recordBuildDone(tx, job);
 }
 
 /**

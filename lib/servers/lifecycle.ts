@@ -1,13 +1,15 @@
 import "server-only";
 import { setImmediate } from "node:timers/promises";
-import { and, asc, desc, eq, gt, gte, inArray, isNotNull, lte, or } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lte, or } from "drizzle-orm";
 import { type Database, db, type Tx } from "@/lib/db/client";
 import { pace } from "@/lib/db/pace";
 import { accounts, serverJobs, servers, snapshots } from "@/lib/db/schema";
+import { recordServerSuspended } from "@/lib/notifications/facts";
 import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
 import { renewInTx, terminateInTx } from "./billing";
 import { serverSettings } from "./config";
+import { enforceHolds, periodRuns } from "./holds";
 import { enqueueJob, runDueJobs, unfinishedJobServers } from "./jobs";
 import type { ServerRow } from "./present";
 import { type PowerState, provisioner } from "./provisioner";
@@ -61,14 +63,20 @@ async function handleExpiries(database: Database, clock: () => Date, rest: () =>
     .from(servers)
     .innerJoin(accounts, eq(accounts.id, servers.accountId))
     .where(
-      or(
-        and(eq(servers.status, "active"), lte(servers.expiresAt, current)),
-        and(eq(servers.status, "suspended"), lte(servers.expiresAt, graceStart)),
-        and(
-          eq(servers.status, "suspended"),
-          eq(servers.autoRenew, true),
-          gte(accounts.balanceCents, servers.priceCents),
-          gt(servers.expiresAt, graceStart),
+      and(
+        // A server held by the operator with its period paused does not lapse meanwhile (holds.ts).
+        periodRuns(),
+        or(
+          and(eq(servers.status, "active"), lte(servers.expiresAt, current)),
+          and(eq(servers.status, "suspended"), lte(servers.expiresAt, graceStart)),
+          and(
+            eq(servers.status, "suspended"),
+            eq(servers.autoRenew, true),
+            gte(accounts.balanceCents, servers.priceCents),
+            gt(servers.expiresAt, graceStart),
+            // A held server is suspended before its expiry: it renews at its expiry, not before.
+            or(isNull(servers.heldSince), lte(servers.expiresAt, current)),
+          ),
         ),
       ),
     )
@@ -78,7 +86,10 @@ async function handleExpiries(database: Database, clock: () => Date, rest: () =>
     database,
     rest,
     due,
-    (row) => (row.status === "active" || row.status === "suspended") && row.expiresAt <= current,
+    (row) =>
+      (row.status === "active" || row.status === "suspended") &&
+      row.expiresAt <= current &&
+      !(row.heldSince && row.heldPausesPeriod),
     async (tx, row) => {
       if (row.autoRenew) {
         const [account] = await tx
@@ -96,6 +107,7 @@ async function handleExpiries(database: Database, clock: () => Date, rest: () =>
           .set({ status: "suspended", suspendedAt: current, powerState: "stopped" })
           .where(eq(servers.id, row.id));
         await enqueueJob(tx, row.id, "power", { action: "stop" });
+        await recordServerSuspended(tx, row.id, new Date(row.expiresAt.getTime() + graceMs));
       } else if (row.expiresAt.getTime() + graceMs <= current.getTime()) {
         await terminateInTx(tx, row, clock(), { keepLastDisk: true });
       }
@@ -244,6 +256,7 @@ export async function runServerLifecycle(database?: Database, clock: () => Date 
   const rest = database === undefined ? pace : () => setImmediate();
   await handleExpiries(database ?? (await db()), clock, rest);
   await handleRetentionEnds(database ?? (await db()), clock, rest);
+  await enforceHolds(database);
   if (database !== undefined) return;
   await runDueJobs();
   try {

@@ -12,6 +12,7 @@ import { now } from "@/lib/util/clock";
 import { debit, lockFunds } from "./billing";
 import { serverSettings } from "./config";
 import { addCycle } from "./cycle";
+import { refuseOrderWhileSuspended } from "./holds";
 import { defaultHostname, isValidHostname } from "./hostname";
 import { enqueueJob, kickJobs } from "./jobs";
 import { presentServerWithTraffic } from "./metrics/traffic";
@@ -59,6 +60,8 @@ export async function orderServer(
       }),
     },
     async (tx) => {
+      // A suspended account hears that first, whatever its balance (a race is caught by enforceHolds).
+      await refuseOrderWhileSuspended(tx, accountId);
       await lockFunds(tx, accountId, priceCents);
       // Placed before anything is charged: no room (nor a forwarded port) means 409 and an unchanged balance.
       const hypervisor = await placeServer(tx, location.id, size);

@@ -2,7 +2,7 @@ import "server-only";
 import { and, eq, ne, sql } from "drizzle-orm";
 import { conflict } from "@/lib/api/errors";
 import type { Plan } from "@/lib/catalog/catalog";
-import type { Tx } from "@/lib/db/client";
+import type { Database, Tx } from "@/lib/db/client";
 import { hypervisors, servers, snapshots } from "@/lib/db/schema";
 import { type HypervisorHost, type ServerSettings, serverSettings } from "./config";
 
@@ -26,8 +26,11 @@ const outOfCapacity = (location: string) =>
 /** A byte count in GiB, the unit hosts are sized in. */
 const GIB = 1_073_741_824;
 
-/** Upserts the host's row from the configuration, which also locks it for the reservation that follows. */
-async function lockHost(tx: Tx, host: HypervisorHost): Promise<void> {
+/**
+ * Upserts the host's row from the configuration, which also locks it for the reservation that follows, and
+ * says whether an operator drained it (the row keeps that across upserts).
+ */
+export async function lockHost(tx: Tx, host: HypervisorHost): Promise<{ drained: boolean }> {
   const values = {
     location: host.location,
     uri: host.uri,
@@ -35,17 +38,19 @@ async function lockHost(tx: Tx, host: HypervisorHost): Promise<void> {
     vcpus: host.vcpus,
     diskGb: host.diskGb,
   };
-  await tx
+  const [row] = await tx
     .insert(hypervisors)
     .values({ name: host.name, ...values })
-    .onConflictDoUpdate({ target: hypervisors.name, set: values });
+    .onConflictDoUpdate({ target: hypervisors.name, set: values })
+    .returning({ drainedAt: hypervisors.drainedAt });
+  return { drained: Boolean(row?.drainedAt) };
 }
 
 /**
  * What a host has committed: its live servers' sizes, plus the disk its snapshots hold (their measured size, or
  * while one is being taken the server's disk size reserved for it; a failed one holds nothing).
  */
-async function usedOn(tx: Tx, hostName: string): Promise<Size> {
+export async function usedOn(tx: Tx | Database, hostName: string): Promise<Size> {
   const [used] = await tx
     .select({
       memoryMb: sql<number>`coalesce(sum(${servers.memoryMb}), 0)::int`,
@@ -75,8 +80,9 @@ const fits = (host: HypervisorHost, used: Size, size: Size) =>
 /**
  * Chooses a host of the location with room for `size`, inside the order's transaction. Each candidate's
  * row is upserted from the configuration, which also locks it: concurrent orders on any number of app
- * instances take the host's lock in turn, so what they reserve never adds up beyond its size. With no
- * hosts configured (the simulated provisioner's default) there is nothing to place and nothing refused.
+ * instances take the host's lock in turn, so what they reserve never adds up beyond its size. A host an
+ * operator drained takes no new server. With no hosts configured (the simulated provisioner's default)
+ * there is nothing to place and nothing refused.
  */
 export async function placeServer(tx: Tx, location: string, size: Size): Promise<string | undefined> {
   const all = serverSettings().hypervisors;
@@ -85,7 +91,7 @@ export async function placeServer(tx: Tx, location: string, size: Size): Promise
     .filter((host) => host.location === location)
     .sort((a, b) => a.name.localeCompare(b.name));
   for (const host of candidates) {
-    await lockHost(tx, host);
+    if ((await lockHost(tx, host)).drained) continue;
     if (fits(host, await usedOn(tx, host.name), size)) return host.name;
   }
   throw outOfCapacity(location);

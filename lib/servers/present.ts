@@ -12,8 +12,10 @@ export function presentServer(
   provisioner: Server["provisioner"] = "simulated",
   traffic: Traffic | null = null,
 ): Server {
+  // Held by the operator with its period paused, it runs out at no date until the hold ends (holds.ts).
+  const paused = row.heldSince !== null && row.heldPausesPeriod === true;
   const terminatesAt =
-    row.status === "suspended"
+    row.status === "suspended" && !paused
       ? new Date(row.expiresAt.getTime() + graceDays * 86_400_000).toISOString()
       : null;
   return {

@@ -9,6 +9,7 @@ import { type HostNetwork, serverSettings } from "./config";
 import { DemoConsole } from "./console/demo-console";
 import type { ConsoleHandlers, ConsoleStream } from "./console/stream";
 import { HOSTS_PER_LOCATION, poolAddress } from "./ip-pool";
+import type { HostInventory } from "./libvirt/inventory";
 import { FORWARDED_SSH_ADDRESS, freeAddress } from "./libvirt/network";
 import { LibvirtProvisioner } from "./libvirt/provisioner";
 import type { ServerRow } from "./present";
@@ -96,6 +97,11 @@ export interface Provisioner {
   revive(spec: ReviveSpec): Promise<Built>;
   /** Power state per server id of the machines on the hosts, or undefined when the host cannot tell. */
   hostStates(hypervisor: string): Promise<Map<number, PowerState> | undefined>;
+  /**
+   * What the host's hypervisor reports it holds (CPUs, memory, every domain, the disk pool), for the operator's
+   * view of sold against real; undefined where no hypervisor stands behind the provisioner (simulated).
+   */
+  hostInventory(hypervisor: string): Promise<HostInventory | undefined>;
   /**
    * Attaches to the machine's serial console (one per machine: a newer one ends an older one, also one held
    * by another app instance). Failures, and a stopped machine, arrive through `handlers.end`.
@@ -189,6 +195,10 @@ export class SimulatedProvisioner implements Provisioner {
   }
 
   async hostStates(): Promise<undefined> {
+    return undefined;
+  }
+
+  async hostInventory(): Promise<undefined> {
     return undefined;
   }
 

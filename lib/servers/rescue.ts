@@ -6,6 +6,7 @@ import { db, type Tx } from "@/lib/db/client";
 import { servers } from "@/lib/db/schema";
 import type { RescueState } from "@/lib/db/types";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
+import { recordRescueChange } from "@/lib/notifications/facts";
 import { now } from "@/lib/util/clock";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
 import { enqueueJob, finish, type Job, kickJobs } from "./jobs";
@@ -150,6 +151,7 @@ export async function runEnterRescue(job: Job): Promise<void> {
         })
         .where(eq(servers.id, row.id));
     }
+    await recordRescueChange(tx, "rescue.entered", job);
     await finish(tx, job, "done");
   });
 }
@@ -170,6 +172,7 @@ export async function runLeaveRescue(job: Job): Promise<void> {
         .set({ ...NOT_IN_RESCUE, powerState: "running", statusReason: null })
         .where(eq(servers.id, row.id));
     }
+    if (row.rescueState === "leaving") await recordRescueChange(tx, "rescue.left", job);
     await finish(tx, job, "done");
   });
 }

@@ -4,6 +4,7 @@ import { type Database, db, type Tx } from "@/lib/db/client";
 import { pace } from "@/lib/db/pace";
 import { depositPayments, topups } from "@/lib/db/schema";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { recordTopupCredited } from "@/lib/notifications/facts";
 import { watchedTopups } from "@/lib/rails/deposits/sightings";
 import { rateSource } from "@/lib/rails/rates";
 import { isDepositCoin } from "@/lib/rails/registry";
@@ -128,6 +129,7 @@ async function settleInTx(
       .set({ creditedCents, status, closedAt: status !== row.status ? at : row.closedAt })
       .where(eq(topups.id, topupId));
   }
+  await recordTopupCredited(tx, topupId, creditCents, row.status);
 }
 
 /** The coin's market rate now, or null (logged when the reason changes) when the source has none. */
@@ -292,5 +294,6 @@ export async function creditSettledPayment(
     kind: "topup",
     reference: input.reference,
   });
+  await recordTopupCredited(tx, topup.id, input.topup.amountCents, "pending");
   return topup.id;
 }

@@ -48,10 +48,11 @@ describe("one key per purpose", () => {
     const keys = [
       config.sessionPasswords["2"] ?? "",
       config.clientAddressKey.toString("base64url"),
+      config.operatorCsrfKey.toString("base64url"),
       config.requestFingerprintKey.toString("base64url"),
       config.encryptionKey.toString("base64url"),
     ];
-    expect(new Set(keys).size).toBe(4);
+    expect(new Set(keys).size).toBe(5);
     expect(keys).not.toContain(Buffer.from(SESSION_SECRET).toString("base64url"));
     expect(config.requestFingerprintKey.equals(Buffer.from(ENCRYPTION_KEY, "hex"))).toBe(false);
     expect(config.clientAddressKey.equals(Buffer.from(SESSION_SECRET))).toBe(false);

@@ -11,6 +11,8 @@ export const SUBKEY_LABELS = {
   sessionCookie: "prepaid-vps session-cookie v1",
   /** SESSION_SECRET -> the HMAC key that signs the client address the dashboard passes to the API. */
   clientAddress: "prepaid-vps client-address-signature v1",
+  /** SESSION_SECRET -> the HMAC key that ties an operator session's CSRF token to its cookie. */
+  operatorCsrf: "prepaid-vps operator-csrf v1",
   /** ENCRYPTION_KEY -> the HMAC key of secrets inside stored request fingerprints (idempotency). */
   requestFingerprint: "prepaid-vps request-fingerprint v1",
 } as const;
@@ -30,6 +32,7 @@ export type DerivedSecrets = {
    */
   sessionPasswords: Record<string, string>;
   clientAddressKey: Buffer;
+  operatorCsrfKey: Buffer;
   requestFingerprintKey: Buffer;
 };
 
@@ -46,6 +49,7 @@ export function deriveSecrets(sessionSecret: string, encryptionKey: Uint8Array):
       "2": deriveSubkey(sessionSecret, SUBKEY_LABELS.sessionCookie).toString("base64url"),
     },
     clientAddressKey: deriveSubkey(sessionSecret, SUBKEY_LABELS.clientAddress),
+    operatorCsrfKey: deriveSubkey(sessionSecret, SUBKEY_LABELS.operatorCsrf),
     requestFingerprintKey: deriveSubkey(encryptionKey, SUBKEY_LABELS.requestFingerprint),
   };
 }

@@ -1,8 +1,9 @@
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import { AccountCreatedSchema, AccountSchema } from "@/lib/api/schemas/account";
+import { EmptyBody } from "@/lib/api/schemas/common";
 import {
   authed,
-  BODY_ERRORS,
+  bodyErrors,
   DEFAULTS,
   errorResponse,
   jsonContent,
@@ -35,7 +36,7 @@ export const accountPaths: ZodOpenApiPathsObject = {
             "RateLimit-Policy": retryAfter["RateLimit-Policy"],
           },
         },
-        "400": errorResponse("The body was not empty or `{}`.", BODY_ERRORS),
+        "400": bodyErrors("The body was not empty or `{}`.", EmptyBody),
         "413": responses.tooLarge,
         "415": responses.unsupportedMedia,
         "429": errorResponse(

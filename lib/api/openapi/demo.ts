@@ -1,8 +1,9 @@
 /** The OpenAPI operations of demo mode. */
 import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
-import { SimulatePaymentRequestSchema, TopupSchema } from "@/lib/api/schemas/topups";
-import { authed, BODY_ERRORS, errorResponse, jsonContent, topupRefParam } from "./shared";
+import { AdvanceClockBody } from "@/lib/api/schemas/demo";
+import { SimulatePaymentBody, TopupSchema } from "@/lib/api/schemas/topups";
+import { authed, bodyErrors, errorResponse, jsonContent, jsonRequest, topupRefParam } from "./shared";
 export const demoTag = {
   name: "Demo",
   description:
@@ -20,10 +21,10 @@ export const demoPaths: ZodOpenApiPathsObject = {
         "Pretends `amount` (default: exactly `deposit_amount`) was sent to the top-up's address. The demo watcher " +
         "then adds one confirmation per poll. Only for networks the demo watcher covers.",
       requestParams: { path: topupRefParam },
-      requestBody: { required: false, content: jsonContent(SimulatePaymentRequestSchema) },
+      requestBody: jsonRequest(SimulatePaymentBody, { required: false }),
       responses: {
         "200": { description: "The top-up with the payment seen.", content: jsonContent(TopupSchema) },
-        "400": errorResponse("Bad amount.", [...BODY_ERRORS, "invalid_amount"]),
+        "400": bodyErrors("Bad amount.", SimulatePaymentBody),
         "404": errorResponse("Not in demo mode, or no such top-up on this account.", ["not_found"]),
         "409": errorResponse("This top-up's network is watched on a real chain.", ["not_simulated"]),
       },
@@ -34,13 +35,10 @@ export const demoPaths: ZodOpenApiPathsObject = {
       tags: ["Demo"],
       operationId: "advanceTestClock",
       summary: "Move the business clock forward (demo mode with ENABLE_TEST_CLOCK=1 only)",
-      requestBody: {
-        required: true,
-        content: jsonContent(z.strictObject({ advance_seconds: z.int().min(1) })),
-      },
+      requestBody: jsonRequest(AdvanceClockBody),
       responses: {
         "200": { description: "The new time.", content: jsonContent(z.object({ now: z.string() })) },
-        "400": errorResponse("Bad body.", [...BODY_ERRORS, "invalid_advance"]),
+        "400": bodyErrors("Bad body.", AdvanceClockBody),
         "404": errorResponse("The test clock is not enabled.", ["not_found"]),
       },
     },

@@ -12,6 +12,7 @@ import { servicePaths, serviceTag } from "./health";
 import { API_VERSION_INFO } from "./info";
 import { keysPaths, keysTag } from "./keys";
 import { serverMetricsPaths } from "./metrics";
+import { notificationEvents, notificationsPaths, notificationsTag } from "./notifications";
 import { serverMachinePaths } from "./server-machine";
 import { serversPaths, serversTag } from "./servers";
 import { sessionsPaths, sessionsTag } from "./sessions";
@@ -32,6 +33,7 @@ export function buildOpenApiDocument() {
       serversTag,
       snapshotsTag,
       consoleTag,
+      notificationsTag,
       demoTag,
       serviceTag,
     ],
@@ -55,9 +57,11 @@ export function buildOpenApiDocument() {
       ...snapshotsPaths,
       ...serverMetricsPaths,
       ...consolePaths,
+      ...notificationsPaths,
       ...demoPaths,
       ...catalogPaths,
       ...servicePaths,
     },
+    webhooks: notificationEvents,
   });
 }

@@ -4,11 +4,11 @@ import type { ZodOpenApiPathsObject } from "zod-openapi";
 import {
   ApiKeyCreatedSchema,
   ApiKeyListSchema,
-  CreateKeyRequestSchema,
+  CreateKeyBody,
   MAX_ACTIVE_KEYS,
   RevokedKeySchema,
 } from "@/lib/api/schemas/keys";
-import { authed, BODY_ERRORS, errorResponse, jsonContent, responses, retryAfter } from "./shared";
+import { authed, bodyErrors, errorResponse, jsonContent, jsonRequest, responses, retryAfter } from "./shared";
 
 const keyIdParam = z.object({
   id: z.string().regex(/^\d+$/).meta({ description: "The key's integer id, as listed by GET /keys." }),
@@ -37,12 +37,13 @@ export const keysPaths: ZodOpenApiPathsObject = {
         "account. Made with a dashboard session key on an account with two-factor sign-in on, it takes a current " +
         "`totp_code` (or a `recovery_code`): a session expires and dies with the login token, a key does not. " +
         "API keys are asked for no code: they already hold every power a new key would have.",
-      requestBody: { required: false, content: jsonContent(CreateKeyRequestSchema) },
+      requestBody: jsonRequest(CreateKeyBody, { required: false }),
       responses: {
         "201": { description: "The new key.", content: jsonContent(ApiKeyCreatedSchema) },
-        "400": errorResponse(
+        "400": bodyErrors(
           "Bad body, or (from a session, with TOTP on) the code is missing, wrong or used.",
-          [...BODY_ERRORS, "invalid_name", "totp_required", "invalid_totp_code", "invalid_recovery_code"],
+          CreateKeyBody,
+          ["totp_required"],
         ),
         "409": errorResponse(`The account already has ${MAX_ACTIVE_KEYS} active keys.`, [
           "key_limit_reached",

@@ -1,15 +1,16 @@
 /** The reinstall and root-password operations, spread into the document's paths. */
 import type { ZodOpenApiPathsObject } from "zod-openapi";
-import { ReinstallServerRequestSchema, RootPasswordRequestSchema } from "@/lib/api/schemas/server-machine";
+import { ReinstallServerBody, RootPasswordBody } from "@/lib/api/schemas/server-machine";
 import { CredentialsSchema, ServerCreatedSchema } from "@/lib/api/schemas/servers";
 import { hostOperationConflict, serverIdParam, serverNotFound } from "./servers";
 import {
   authed,
-  BODY_ERRORS,
+  bodyErrors,
   errorResponse,
   hostOperationLimited,
   idempotencyHeader,
   jsonContent,
+  jsonRequest,
   retryAfter,
 } from "./shared";
 
@@ -30,20 +31,14 @@ export const serverMachinePaths: ZodOpenApiPathsObject = {
         "the server `active` and stopped, with `status_reason` saying why. The new password is also at " +
         "/credentials. Accepts an Idempotency-Key (a replay omits `root_password`).",
       requestParams: { path: serverIdParam, header: idempotencyHeader },
-      requestBody: { required: true, content: jsonContent(ReinstallServerRequestSchema) },
+      requestBody: jsonRequest(ReinstallServerBody),
       responses: {
         "202": {
           description: "The server, `provisioning` while it is reinstalled.",
           content: jsonContent(ServerCreatedSchema),
         },
-        "400": errorResponse("Bad body, or `confirm` is not the hostname.", [
-          ...BODY_ERRORS,
-          "invalid_confirm",
+        "400": bodyErrors("Bad body, or `confirm` is not the hostname.", ReinstallServerBody, [
           "confirmation_mismatch",
-          "invalid_os",
-          "invalid_root_password",
-          "invalid_ssh_key",
-          "invalid_snapshot_first",
           "invalid_idempotency_key",
         ]),
         "404": serverNotFound,
@@ -83,10 +78,10 @@ export const serverMachinePaths: ZodOpenApiPathsObject = {
         "and one it did not confirm (cut off, an unexpected host error) is 502 `password_unconfirmed` with " +
         "/credentials unchanged. It is recorded as the server's host operation while it runs.",
       requestParams: { path: serverIdParam },
-      requestBody: { required: false, content: jsonContent(RootPasswordRequestSchema) },
+      requestBody: jsonRequest(RootPasswordBody, { required: false }),
       responses: {
         "200": { description: "The new root login.", content: jsonContent(CredentialsSchema) },
-        "400": errorResponse("Bad body.", [...BODY_ERRORS, "invalid_root_password"]),
+        "400": bodyErrors("Bad body.", RootPasswordBody),
         "404": serverNotFound,
         "409": hostOperationConflict(
           "`server_not_active`: the server is not active; `server_in_rescue`: it runs the rescue system; " +

@@ -3,27 +3,28 @@
 import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import type { ErrorCode } from "@/lib/api/error-codes";
-import { ErrorSchema, pageQuerySchema } from "@/lib/api/schemas/common";
+import { EmptyBody, ErrorSchema, pageQuerySchema } from "@/lib/api/schemas/common";
 import { ServerBusySchema } from "@/lib/api/schemas/server-machine";
 import {
-  CreateServerRequestSchema,
+  CreateServerBody,
   CredentialsSchema,
   InsufficientBalanceSchema,
   SERVER_PAGE_DEFAULT,
-  ServerActionRequestSchema,
+  ServerActionBody,
   ServerCreatedSchema,
   ServerListSchema,
   ServerSchema,
-  UpdateServerRequestSchema,
+  UpdateServerBody,
 } from "@/lib/api/schemas/servers";
 import {
   authed,
-  BODY_ERRORS,
+  bodyErrors,
   DEFAULTS,
   errorResponse,
   hostOperationLimited,
   idempotencyHeader,
   jsonContent,
+  jsonRequest,
   responses,
 } from "./shared";
 
@@ -58,7 +59,11 @@ export const serversTag = {
     DEFAULTS.EXPIRED_SERVER_RETENTION_DAYS +
     ") until `retained_until`: renewing it before then brings it back (see Snapshots and rescue); any state -> " +
     "`terminated` when the owner deletes it, with nothing kept. Otherwise terminated is final: the machine, its " +
-    "address and its password are gone. No refunds.",
+    "address and its password are gone. No refunds. The operator may suspend a server (or every server of an " +
+    "account) for abuse: it is stopped and `suspended`, `status_reason` reads `Suspended by the operator: ` and " +
+    "the reason, power actions, the console, reinstalls and rescue are refused, and its paid period waits " +
+    "(`terminates_at` null) unless the operator lets it run; when lifted it is given back as it was, its " +
+    "`expires_at` moved on by the time it was held.",
 };
 
 export const serversPaths: ZodOpenApiPathsObject = {
@@ -76,26 +81,19 @@ export const serversPaths: ZodOpenApiPathsObject = {
         "bare Server. `ssh_keys` (OpenSSH public keys) are installed for root. The server is placed on a host of " +
         "its location with room for it before anything is charged; the build runs as a job after the answer.",
       requestParams: { header: idempotencyHeader },
-      requestBody: { required: true, content: jsonContent(CreateServerRequestSchema) },
+      requestBody: jsonRequest(CreateServerBody),
       responses: {
         "201": { description: "The server, provisioning.", content: jsonContent(ServerCreatedSchema) },
-        "400": errorResponse("Bad body.", [
-          ...BODY_ERRORS,
-          "invalid_plan",
-          "invalid_location",
-          "invalid_os",
-          "invalid_cycle",
-          "invalid_hostname",
-          "invalid_root_password",
-          "invalid_auto_renew",
-          "invalid_ssh_key",
-          "invalid_idempotency_key",
-        ]),
+        "400": bodyErrors("Bad body.", CreateServerBody, ["invalid_idempotency_key"]),
         "402": {
           description:
             "The balance does not cover the price: `insufficient_balance` with the deficit in USD.",
           content: jsonContent(InsufficientBalanceSchema),
         },
+        "403": errorResponse(
+          "The operator has suspended the account (`GET /account` shows `suspension`); nothing is charged.",
+          ["account_suspended"],
+        ),
         "409": errorResponse(
           "`out_of_capacity`: no host of the location has room for the plan; `os_unavailable`: this deployment " +
             "has no image for the OS (`available: false` in the catalog); `idempotency_key_in_use`: the key's " +
@@ -137,10 +135,10 @@ export const serversPaths: ZodOpenApiPathsObject = {
       operationId: "updateServer",
       summary: "Turn auto-renew on or off",
       requestParams: { path: serverIdParam },
-      requestBody: { required: true, content: jsonContent(UpdateServerRequestSchema) },
+      requestBody: jsonRequest(UpdateServerBody),
       responses: {
         "200": { description: "The server.", content: jsonContent(ServerSchema) },
-        "400": errorResponse("Bad body.", [...BODY_ERRORS, "invalid_auto_renew"]),
+        "400": bodyErrors("Bad body.", UpdateServerBody),
         "404": serverNotFound,
         "409": errorResponse("The server is terminated.", ["server_terminated"]),
       },
@@ -189,6 +187,7 @@ export const serversPaths: ZodOpenApiPathsObject = {
       requestParams: { path: serverIdParam, header: idempotencyHeader },
       responses: {
         "200": { description: "The renewed server.", content: jsonContent(ServerSchema) },
+        "400": bodyErrors("The body was not empty or `{}`.", EmptyBody, ["invalid_idempotency_key"]),
         "402": {
           description: "The balance does not cover the price.",
           content: jsonContent(InsufficientBalanceSchema),
@@ -213,13 +212,13 @@ export const serversPaths: ZodOpenApiPathsObject = {
         "`power_state` is what the host then reports. One host operation runs per server at a time, and each " +
         "account has a limit on them (see 429).",
       requestParams: { path: serverIdParam },
-      requestBody: { required: true, content: jsonContent(ServerActionRequestSchema) },
+      requestBody: jsonRequest(ServerActionBody),
       responses: {
         "200": {
           description: "The server with its new `power_state`.",
           content: jsonContent(ServerSchema),
         },
-        "400": errorResponse("Bad body.", [...BODY_ERRORS, "invalid_action"]),
+        "400": bodyErrors("Bad body.", ServerActionBody),
         "404": serverNotFound,
         "409": hostOperationConflict("`server_not_active`: only an active server can be powered.", [
           "server_not_active",

@@ -4,23 +4,34 @@ import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import { RECOVERY_CODE_BITS, RECOVERY_CODE_COUNT } from "@/lib/accounts/credentials";
 import { SESSION_KEY_TTL_SECONDS } from "@/lib/accounts/session-ttl";
+import type { RequestBody } from "@/lib/api/request-body";
+import { EmptyBody } from "@/lib/api/schemas/common";
 import {
-  DisableTotpRequestSchema,
+  DisableTotpBody,
   LoginTokenRotatedSchema,
   RecoveryCodeStatusSchema,
   RecoveryCodesSchema,
   RevokedSessionSchema,
-  RotateLoginTokenRequestSchema,
-  SecondFactorRequestSchema,
+  RotateLoginTokenBody,
+  SecondFactorBody,
   SessionListSchema,
   SessionSchema,
-  SignInRequestSchema,
-  TotpCodeRequestSchema,
+  SignInBody,
+  TotpCodeBody,
   TotpEnabledSchema,
   TotpSetupSchema,
   TotpStateSchema,
 } from "@/lib/api/schemas/sessions";
-import { authed, BODY_ERRORS, DEFAULTS, errorResponse, jsonContent, perWindow, retryAfter } from "./shared";
+import {
+  authed,
+  bodyErrors,
+  DEFAULTS,
+  errorResponse,
+  jsonContent,
+  jsonRequest,
+  perWindow,
+  retryAfter,
+} from "./shared";
 export const sessionsTag = {
   name: "Sessions",
   description:
@@ -43,10 +54,12 @@ export const sessionsTag = {
 };
 
 /** A second factor (where one is asked for) refused, or a bad body. */
-const secondFactorRefused = errorResponse(
-  "Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent.",
-  [...BODY_ERRORS, "totp_required", "invalid_totp_code", "invalid_recovery_code"],
-);
+const secondFactorRefused = <T>(body: RequestBody<T>) =>
+  bodyErrors(
+    "Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent.",
+    body,
+    ["totp_required"],
+  );
 
 const recoveryRateLimited = errorResponse(
   "Too many wrong codes: TOTP codes from this address or on this account, or recovery codes from this address.",
@@ -65,15 +78,10 @@ export const sessionsPaths: ZodOpenApiPathsObject = {
         perWindow(DEFAULTS.RATE_LIMIT_LOGIN_FAILURES) +
         ", then 429); a valid " +
         "token always works.",
-      requestBody: { required: true, content: jsonContent(SignInRequestSchema) },
+      requestBody: jsonRequest(SignInBody),
       responses: {
         "201": { description: "The session.", content: jsonContent(SessionSchema) },
-        "400": errorResponse("Bad body, or both a TOTP code and a recovery code.", [
-          ...BODY_ERRORS,
-          "invalid_login",
-          "invalid_totp_code",
-          "invalid_recovery_code",
-        ]),
+        "400": bodyErrors("Bad body, or both a TOTP code and a recovery code.", SignInBody),
         "401": errorResponse("Wrong token, second factor missing, or a wrong/used TOTP or recovery code.", [
           "invalid_login",
           "totp_required",
@@ -145,10 +153,10 @@ export const sessionsPaths: ZodOpenApiPathsObject = {
         "account-wide TOTP throttle is lifted). Called with a session key (revoked too), the answer carries a " +
         "new `session` to go on with. With `revoke_api_keys: true` the account's API keys are revoked too, " +
         "except the key making the request (from a session: every API key); by default they are kept.",
-      requestBody: { required: false, content: jsonContent(RotateLoginTokenRequestSchema) },
+      requestBody: jsonRequest(RotateLoginTokenBody, { required: false }),
       responses: {
         "200": { description: "The new login token.", content: jsonContent(LoginTokenRotatedSchema) },
-        "400": secondFactorRefused,
+        "400": secondFactorRefused(RotateLoginTokenBody),
         "429": recoveryRateLimited,
       },
     }),
@@ -161,6 +169,7 @@ export const sessionsPaths: ZodOpenApiPathsObject = {
       description: "A new secret (text, otpauth URI and QR); it takes effect once confirmed with a code.",
       responses: {
         "200": { description: "The pending secret.", content: jsonContent(TotpSetupSchema) },
+        "400": bodyErrors("The body was not empty or `{}`.", EmptyBody),
         "409": errorResponse("Already enabled.", ["totp_already_enabled"]),
       },
     }),
@@ -173,10 +182,10 @@ export const sessionsPaths: ZodOpenApiPathsObject = {
       description:
         `The answer holds the account's ${RECOVERY_CODE_COUNT} recovery codes, shown only here (stored as salted ` +
         "scrypt hashes): save them.",
-      requestBody: { required: true, content: jsonContent(TotpCodeRequestSchema) },
+      requestBody: jsonRequest(TotpCodeBody),
       responses: {
         "200": { description: "On, with the recovery codes.", content: jsonContent(TotpEnabledSchema) },
-        "400": errorResponse("Wrong or used code.", [...BODY_ERRORS, "invalid_totp_code"]),
+        "400": bodyErrors("Wrong or used code.", TotpCodeBody),
         "409": errorResponse("No setup started, or already on.", [
           "totp_not_started",
           "totp_already_enabled",
@@ -191,10 +200,10 @@ export const sessionsPaths: ZodOpenApiPathsObject = {
       operationId: "disableTotp",
       summary: "Turn off two-factor sign-in (needs a current code or a recovery code)",
       description: "Send `code` or `recovery_code`. The recovery codes are deleted with the secret.",
-      requestBody: { required: true, content: jsonContent(DisableTotpRequestSchema) },
+      requestBody: jsonRequest(DisableTotpBody),
       responses: {
         "200": { description: "Off.", content: jsonContent(TotpStateSchema) },
-        "400": secondFactorRefused,
+        "400": secondFactorRefused(DisableTotpBody),
         "409": errorResponse("Not on.", ["totp_not_enabled"]),
         "429": recoveryRateLimited,
       },
@@ -215,10 +224,10 @@ export const sessionsPaths: ZodOpenApiPathsObject = {
       description:
         `A new set of ${RECOVERY_CODE_COUNT} codes, shown only in this response; the old set stops working at ` +
         "once. Takes a current `totp_code` or one of the old `recovery_code`s.",
-      requestBody: { required: true, content: jsonContent(SecondFactorRequestSchema) },
+      requestBody: jsonRequest(SecondFactorBody),
       responses: {
         "200": { description: "The new codes.", content: jsonContent(RecoveryCodesSchema) },
-        "400": secondFactorRefused,
+        "400": secondFactorRefused(SecondFactorBody),
         "409": errorResponse("Two-factor sign-in is not on.", ["totp_not_enabled"]),
         "429": recoveryRateLimited,
       },

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject } from "zod-openapi";
 import type { ErrorCode } from "@/lib/api/error-codes";
+import { fieldCodesOf, type RequestBody } from "@/lib/api/request-body";
 import { ErrorSchema } from "@/lib/api/schemas/common";
 import { settingDefaults } from "@/lib/boot/settings";
 import type { RateLimitSpec } from "@/lib/rate-limit/config";
@@ -51,6 +52,19 @@ export const retryAfter = {
 };
 
 export const BODY_ERRORS: ErrorCode[] = ["invalid_json", "invalid_body", "unknown_field", "invalid_request"];
+
+/** An operation's JSON request body: the declaration its route parses with. */
+export const jsonRequest = <T>(body: RequestBody<T>, { required = true } = {}) => ({
+  required,
+  content: jsonContent(body.schema),
+});
+
+/**
+ * The 400 of an operation that takes a JSON body: the errors of every body, each field's own code (from the
+ * body's declaration, the one its route parses with), then the operation's other 400 codes.
+ */
+export const bodyErrors = <T>(description: string, body: RequestBody<T>, more: ErrorCode[] = []) =>
+  errorResponse(description, [...BODY_ERRORS, ...fieldCodesOf(body), ...more]);
 
 export const responses = {
   badPage: errorResponse("A bad `limit` or `cursor`.", ["invalid_limit", "invalid_cursor"]),

@@ -3,22 +3,23 @@ import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import { ServerSchema } from "@/lib/api/schemas/servers";
 import {
-  CreateSnapshotRequestSchema,
-  RescueRequestSchema,
+  CreateSnapshotBody,
+  RescueBody,
   RescueStartedSchema,
-  RestoreSnapshotRequestSchema,
+  RestoreSnapshotBody,
   SnapshotListSchema,
   SnapshotSchema,
 } from "@/lib/api/schemas/snapshots";
 import { hostOperationConflict, serverIdParam, serverNotFound } from "./servers";
 import {
   authed,
-  BODY_ERRORS,
+  bodyErrors,
   DEFAULTS,
   errorResponse,
   hostOperationLimited,
   idempotencyHeader,
   jsonContent,
+  jsonRequest,
   responses,
 } from "./shared";
 
@@ -70,14 +71,10 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
         "`creating`; poll it until `available` (or `failed`, with `failure_reason`). The machine keeps running " +
         "meanwhile. Free, up to the server's limit. Accepts an Idempotency-Key.",
       requestParams: { path: serverIdParam, header: idempotencyHeader },
-      requestBody: { required: false, content: jsonContent(CreateSnapshotRequestSchema) },
+      requestBody: jsonRequest(CreateSnapshotBody, { required: false }),
       responses: {
         "202": { description: "The snapshot, `creating`.", content: jsonContent(SnapshotSchema) },
-        "400": errorResponse("Bad body.", [
-          ...BODY_ERRORS,
-          "invalid_snapshot_name",
-          "invalid_idempotency_key",
-        ]),
+        "400": bodyErrors("Bad body.", CreateSnapshotBody, ["invalid_idempotency_key"]),
         "404": serverNotFound,
         "409": hostOperationConflict(
           "`server_not_active`: the server is not active; `snapshot_limit_reached`: it keeps as many as it may " +
@@ -136,15 +133,13 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
         "snapshot's. The snapshot stays, to be restored again. A restore that fails after its retries leaves " +
         "the server `active` and stopped, with `status_reason` saying why. Accepts an Idempotency-Key.",
       requestParams: { path: snapshotParams, header: idempotencyHeader },
-      requestBody: { required: true, content: jsonContent(RestoreSnapshotRequestSchema) },
+      requestBody: jsonRequest(RestoreSnapshotBody),
       responses: {
         "202": {
           description: "The server, `provisioning` while it is restored.",
           content: jsonContent(ServerSchema),
         },
-        "400": errorResponse("Bad body, or `confirm` is not the hostname.", [
-          ...BODY_ERRORS,
-          "invalid_confirm",
+        "400": bodyErrors("Bad body, or `confirm` is not the hostname.", RestoreSnapshotBody, [
           "confirmation_mismatch",
           "invalid_idempotency_key",
         ]),
@@ -176,13 +171,13 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
         "reinstalls, restores and password changes wait until rescue mode is left. Accepts an Idempotency-Key " +
         "(a replay omits the password).",
       requestParams: { path: serverIdParam, header: idempotencyHeader },
-      requestBody: { required: false, content: jsonContent(RescueRequestSchema) },
+      requestBody: jsonRequest(RescueBody, { required: false }),
       responses: {
         "202": {
           description: "The server, entering rescue mode.",
           content: jsonContent(RescueStartedSchema),
         },
-        "400": errorResponse("Bad body.", [...BODY_ERRORS, "invalid_idempotency_key"]),
+        "400": bodyErrors("Bad body.", RescueBody, ["invalid_idempotency_key"]),
         "404": serverNotFound,
         "409": hostOperationConflict(
           "`server_not_active`: the server is not active; `server_in_rescue`: it is in rescue mode already; " +

@@ -3,9 +3,9 @@
 import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import type { ErrorCode } from "@/lib/api/error-codes";
-import { pageQuerySchema } from "@/lib/api/schemas/common";
+import { EmptyBody, pageQuerySchema } from "@/lib/api/schemas/common";
 import {
-  CreateTopupRequestSchema,
+  CreateTopupBody,
   TOPUP_PAGE_DEFAULT,
   TopupListSchema,
   TopupSchema,
@@ -15,11 +15,12 @@ import { DEPOSIT_COINS } from "@/lib/rails/registry";
 import { MAX_PENDING_TOPUPS } from "@/lib/topups/limits";
 import {
   authed,
-  BODY_ERRORS,
+  bodyErrors,
   DEFAULTS,
   errorResponse,
   idempotencyHeader,
   jsonContent,
+  jsonRequest,
   perWindow,
   responses,
   retryAfter,
@@ -105,7 +106,7 @@ export const topupsPaths: ZodOpenApiPathsObject = {
           }),
         }),
       },
-      requestBody: { required: true, content: jsonContent(CreateTopupRequestSchema) },
+      requestBody: jsonRequest(CreateTopupBody),
       responses: {
         "200": {
           description: "This x402 payment was already settled for this account: the same top-up.",
@@ -127,12 +128,7 @@ export const topupsPaths: ZodOpenApiPathsObject = {
             },
           },
         },
-        "400": errorResponse("Bad body or header.", [
-          ...BODY_ERRORS,
-          "amount_too_low",
-          "amount_too_high",
-          "invalid_amount",
-          "invalid_coin",
+        "400": bodyErrors("Bad body or header.", CreateTopupBody, [
           "coin_unavailable",
           "invalid_idempotency_key",
           "invalid_payment",
@@ -226,6 +222,7 @@ export const topupsPaths: ZodOpenApiPathsObject = {
       requestParams: { path: topupRefParam },
       responses: {
         "200": { description: "The cancelled top-up.", content: jsonContent(TopupSchema) },
+        "400": bodyErrors("The body was not empty or `{}`.", EmptyBody),
         "404": errorResponse("No top-up with that ref on this account.", ["not_found"]),
         "409": errorResponse("The top-up is not pending, or a payment has arrived.", [
           "topup_not_pending",

@@ -9,6 +9,18 @@ export const AccountSchema = z
     servers: z.int().meta({ description: "Servers on the account that are not terminated." }),
     totp_enabled: z.boolean(),
     created_at: timestamp(),
+    suspension: z
+      .object({
+        reason: z.string().meta({ description: "Why, in the operator's words." }),
+        since: timestamp(),
+      })
+      .nullable()
+      .meta({
+        description:
+          "Set while the operator has suspended the whole account (for abuse): its servers are suspended with " +
+          "`status_reason` saying so and no new server can be ordered (`403 account_suspended`); top-ups and " +
+          "everything else still work. Null otherwise.",
+      }),
   })
   .meta({ id: "Account" });
 

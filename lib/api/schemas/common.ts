@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { requestBody } from "@/lib/api/request-body";
 
 export const ErrorSchema = z
   .object({
@@ -11,6 +12,7 @@ export const timestamp = () => z.iso.datetime().meta({ example: "2026-11-22T10:0
 
 /** A request body that must be empty or `{}`. */
 export const EmptyBodySchema = z.strictObject({});
+export const EmptyBody = requestBody(EmptyBodySchema);
 
 /** The largest page a list answers. */
 export const MAX_PAGE_LIMIT = 100;

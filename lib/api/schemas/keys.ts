@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { requestBody } from "@/lib/api/request-body";
 import { timestamp } from "./common";
 import { recoveryCodeField } from "./sessions";
 
@@ -49,6 +50,12 @@ export const CreateKeyRequestSchema = z
     recovery_code: recoveryCodeField,
   })
   .meta({ id: "CreateKeyRequest" });
+
+export const CreateKeyBody = requestBody(CreateKeyRequestSchema, {
+  name: "invalid_name",
+  totp_code: "invalid_totp_code",
+  recovery_code: "invalid_recovery_code",
+});
 
 export const RevokedKeySchema = z
   .object({ id: z.int(), revoked: z.literal(true), revoked_at: timestamp() })

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { requestBody } from "@/lib/api/request-body";
 import { CreateServerRequestSchema } from "./servers";
 
 const order = CreateServerRequestSchema.shape;
@@ -30,6 +31,14 @@ export const ReinstallServerRequestSchema = z
   })
   .meta({ id: "ReinstallServerRequest" });
 
+export const ReinstallServerBody = requestBody(ReinstallServerRequestSchema, {
+  confirm: "invalid_confirm",
+  os: "invalid_os",
+  root_password: "invalid_root_password",
+  ssh_keys: "invalid_ssh_key",
+  snapshot_first: "invalid_snapshot_first",
+});
+
 export const RootPasswordRequestSchema = z
   .strictObject({
     root_password: order.root_password.meta({
@@ -37,6 +46,10 @@ export const RootPasswordRequestSchema = z
     }),
   })
   .meta({ id: "RootPasswordRequest" });
+
+export const RootPasswordBody = requestBody(RootPasswordRequestSchema, {
+  root_password: "invalid_root_password",
+});
 
 export const ServerBusySchema = z
   .object({

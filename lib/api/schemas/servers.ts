@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { requestBody } from "@/lib/api/request-body";
 import { CYCLES, LOCATIONS, OS_IMAGES, PLANS } from "@/lib/catalog/catalog";
 import { SERVER_STATUSES } from "@/lib/db/types";
 import { nextCursorField, timestamp } from "./common";
@@ -70,10 +71,14 @@ export const ServerSchema = z
           "Rescue mode: the server boots a small rescue system with its disk attached (`/dev/vda`, not mounted), " +
           "root's password is `rescue_password` of /credentials. Null when the server runs its own system.",
       }),
-    status_reason: z.string().nullable().meta({
-      description:
-        "Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing.",
-    }),
+    status_reason: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          "Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went " +
+          "missing, or a suspension by the operator (`Suspended by the operator: ` and the reason).",
+      }),
     memory_mb: z
       .int()
       .nullable()
@@ -99,7 +104,9 @@ export const ServerSchema = z
       "`suspended` -> `terminated` at `terminates_at` (expiry + the grace period), its last disk kept until " +
       "`retained_until`: renewing before then brings it back (`provisioning` -> `active`); any state -> " +
       "`terminated` when the owner terminates it (no refund, nothing kept). Otherwise terminated is final. A build that fails after its retries ends " +
-      "`terminated` with the charge refunded and `status_reason` saying why. `power_state` is what the host reports.",
+      "`terminated` with the charge refunded and `status_reason` saying why. The operator may suspend it for abuse " +
+      "(`suspended`, `status_reason` says why; its period waits, so `terminates_at` is null) and lift that, which " +
+      "gives it back as it was. `power_state` is what the host reports.",
   });
 
 export const ServerCreatedSchema = ServerSchema.extend({
@@ -161,13 +168,28 @@ export const CreateServerRequestSchema = z
   })
   .meta({ id: "CreateServerRequest" });
 
+export const CreateServerBody = requestBody(CreateServerRequestSchema, {
+  plan: "invalid_plan",
+  location: "invalid_location",
+  os: "invalid_os",
+  cycle: "invalid_cycle",
+  hostname: "invalid_hostname",
+  root_password: "invalid_root_password",
+  auto_renew: "invalid_auto_renew",
+  ssh_keys: "invalid_ssh_key",
+});
+
 export const UpdateServerRequestSchema = z
   .strictObject({ auto_renew: z.boolean().meta({ description: "Turn automatic renewal on or off." }) })
   .meta({ id: "UpdateServerRequest" });
 
+export const UpdateServerBody = requestBody(UpdateServerRequestSchema, { auto_renew: "invalid_auto_renew" });
+
 export const ServerActionRequestSchema = z
   .strictObject({ action: z.enum(["start", "stop", "reboot"]) })
   .meta({ id: "ServerActionRequest" });
+
+export const ServerActionBody = requestBody(ServerActionRequestSchema, { action: "invalid_action" });
 
 export const CredentialsSchema = z
   .object({

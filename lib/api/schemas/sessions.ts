@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { requestBody } from "@/lib/api/request-body";
 import { timestamp } from "./common";
 
 /** A current code from the authenticator app, where a second factor is asked for. */
@@ -33,6 +34,12 @@ export const SignInRequestSchema = z
   })
   .meta({ id: "SignInRequest" });
 
+export const SignInBody = requestBody(SignInRequestSchema, {
+  login_token: "invalid_login",
+  totp_code: "invalid_totp_code",
+  recovery_code: "invalid_recovery_code",
+});
+
 export const SessionSchema = z
   .object({
     api_key: z
@@ -57,6 +64,8 @@ export const TotpCodeRequestSchema = z
   })
   .meta({ id: "TotpCodeRequest" });
 
+export const TotpCodeBody = requestBody(TotpCodeRequestSchema, { code: "invalid_totp_code" });
+
 export const TotpStateSchema = z.object({ totp_enabled: z.boolean() }).meta({ id: "TotpState" });
 
 export const TotpEnabledSchema = z
@@ -70,12 +79,22 @@ export const DisableTotpRequestSchema = z
   })
   .meta({ id: "DisableTotpRequest", description: "Send `code` or `recovery_code`." });
 
+export const DisableTotpBody = requestBody(DisableTotpRequestSchema, {
+  code: "invalid_totp_code",
+  recovery_code: "invalid_recovery_code",
+});
+
 export const SecondFactorRequestSchema = z
   .strictObject({
     totp_code: totpCodeField("A current 6-digit code."),
     recovery_code: recoveryCodeField,
   })
   .meta({ id: "SecondFactorRequest", description: "Send `totp_code` or `recovery_code`." });
+
+export const SecondFactorBody = requestBody(SecondFactorRequestSchema, {
+  totp_code: "invalid_totp_code",
+  recovery_code: "invalid_recovery_code",
+});
 
 export const RecoveryCodesSchema = z
   .object({ recovery_codes: RecoveryCodeListSchema })
@@ -127,6 +146,11 @@ export const RotateLoginTokenRequestSchema = z
       }),
   })
   .meta({ id: "RotateLoginTokenRequest" });
+
+export const RotateLoginTokenBody = requestBody(RotateLoginTokenRequestSchema, {
+  totp_code: "invalid_totp_code",
+  recovery_code: "invalid_recovery_code",
+});
 
 export const LoginTokenRotatedSchema = z
   .object({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { requestBody } from "@/lib/api/request-body";
 import { timestamp } from "./common";
 import { ServerSchema } from "./servers";
 
@@ -63,6 +64,8 @@ export const CreateSnapshotRequestSchema = z
   })
   .meta({ id: "CreateSnapshotRequest" });
 
+export const CreateSnapshotBody = requestBody(CreateSnapshotRequestSchema, { name: "invalid_snapshot_name" });
+
 export const RestoreSnapshotRequestSchema = z
   .strictObject({
     confirm: z.string().max(253).meta({
@@ -72,6 +75,8 @@ export const RestoreSnapshotRequestSchema = z
     }),
   })
   .meta({ id: "RestoreSnapshotRequest" });
+
+export const RestoreSnapshotBody = requestBody(RestoreSnapshotRequestSchema, { confirm: "invalid_confirm" });
 
 export const RescueStartedSchema = ServerSchema.extend({
   rescue_password: z.string().meta({
@@ -86,3 +91,4 @@ export type RestoreSnapshotRequest = z.infer<typeof RestoreSnapshotRequestSchema
 
 /** Rescue mode takes no options: the body is empty or `{}`. */
 export const RescueRequestSchema = z.strictObject({}).meta({ id: "RescueRequest" });
+export const RescueBody = requestBody(RescueRequestSchema);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { requestBody } from "@/lib/api/request-body";
 import { COINS, DEFAULT_COIN, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
 import { NETWORKS } from "@/lib/rails/registry";
 import type { X402Requirement as RailRequirement } from "@/lib/rails/x402/requirements";
@@ -19,6 +20,11 @@ export const CreateTopupRequestSchema = z
       .meta({ description: `How to pay. Default \`${DEFAULT_COIN}\`.`, example: "BTC" }),
   })
   .meta({ id: "CreateTopupRequest" });
+
+export const CreateTopupBody = requestBody(CreateTopupRequestSchema, {
+  amount: { code: "invalid_amount", byIssue: { too_small: "amount_too_low", too_big: "amount_too_high" } },
+  coin: "invalid_coin",
+});
 
 export const CreditedPartSchema = z
   .object({
@@ -200,6 +206,14 @@ export const SimulatePaymentRequestSchema = z
       }),
   })
   .meta({ id: "SimulatePaymentRequest" });
+
+export const SimulatePaymentBody = requestBody(SimulatePaymentRequestSchema, {
+  amount: {
+    code: "invalid_amount",
+    message:
+      'Send amount as a decimal string in the deposit\'s coin, e.g. "0.0001", or leave it out to pay exactly deposit_amount.',
+  },
+});
 
 export type CreateTopupRequest = z.infer<typeof CreateTopupRequestSchema>;
 export type Topup = z.infer<typeof TopupSchema>;

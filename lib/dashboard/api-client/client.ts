@@ -14,13 +14,50 @@ export function apiBaseUrl(): string {
   return (apiBaseUrl ?? `http://127.0.0.1:${port}/api/v1`).replace(/\/+$/, "");
 }
 
+/** Who the API sees: the session's key and the browser's address. */
+export type ApiCaller = { apiKey?: string; clientAddress?: string };
+
 /**
  * The dashboard's one client of the REST API, typed from the OpenAPI document: it uses the public
  * contract over HTTP, never the service's internals. The Bearer key is added here, on the server; the
  * browser never holds it.
  */
-export function apiClient(options: { apiKey?: string; clientAddress?: string } = {}) {
-  const client = createClient<paths>({ baseUrl: apiBaseUrl(), fetch: riding503 });
+export const apiClient = (options: ApiCaller = {}) => connectedClient<paths>(options);
+
+export type ApiClient = ReturnType<typeof apiClient>;
+
+/** The HTTP methods an operation can have, as the generated types spell them. */
+type HttpMethod = "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace";
+type Verb = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/**
+ * Every operation of the API as `METHOD /path`, read from the generated types: a name that is not one of
+ * them is a type error, and a table keyed by all of them fails to compile until a new operation is in it.
+ */
+export type ApiOperation = {
+  [P in keyof paths]: {
+    [V in Verb]: paths[P][Lowercase<V>] extends undefined ? never : `${V} ${P}`;
+  }[Verb];
+}[keyof paths];
+
+/** An operation whose input is passed on as it came: string path and query parameters, any JSON body. */
+type UncheckedOperation = {
+  parameters: { path?: Record<string, string>; query?: Record<string, string | number> };
+  requestBody?: { content: { "application/json": unknown } };
+  responses: { default: { content: { "application/json": unknown } } };
+};
+
+/**
+ * The same client with every operation's input left to the API to check, for the BFF's forwarder, which
+ * passes on a browser's request unread; which paths it may call is settled by its allowlist, keyed by
+ * ApiOperation.
+ */
+export const uncheckedApiClient = (options: ApiCaller = {}) =>
+  connectedClient<Record<string, Record<HttpMethod, UncheckedOperation>>>(options);
+
+/** A client at the configured API origin that adds the caller's key and address to every request. */
+function connectedClient<Paths extends {}>(options: ApiCaller) {
+  const client = createClient<Paths>({ baseUrl: apiBaseUrl(), fetch: riding503 });
   const headers: Middleware = {
     onRequest({ request }) {
       if (options.apiKey) request.headers.set("authorization", `Bearer ${options.apiKey}`);
@@ -35,8 +72,6 @@ export function apiClient(options: { apiKey?: string; clientAddress?: string } =
   client.use(headers);
   return client;
 }
-
-export type ApiClient = ReturnType<typeof apiClient>;
 
 /** The platform's fetch, as it was before Next wrapped it with its render-time caching. */
 const unpatchedFetch = (): typeof fetch =>

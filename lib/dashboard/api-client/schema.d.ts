@@ -592,6 +592,149 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List webhooks and push topics */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Add a webhook or an ntfy push topic
+         * @description At most 10 per account. A webhook's signing secret is in this response only (rotate it with POST /webhooks/{id}/rotate-secret). The URL's host is resolved now and must be public.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook or push topic */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook or push topic, with its delivery log */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook: URL, events, description, on or off
+         * @description `enabled: false` turns it off (deliveries waiting for an attempt fail); `enabled: true` turns it on again, also after it was disabled for failing, and forgets its failures.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Queues a `webhook.test` event for this endpoint only; it is sent within a second.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook's signing secret
+         * @description A new secret, shown in this response only. The current one keeps signing beside it (two signatures in `webhook-signature`) for `previous_valid_hours` (24 by default), so receivers switch without a gap.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log: each event sent here and every attempt
+         * @description Newest first. Each attempt says when it was due (`queued_at`) and when it went (`sent_at`), how long it took, and what came back (status, or why none; at most 256 bytes of the body). Kept 30 days.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description The same event (the same `webhook-id` and body), once, now; it is not retried if it fails. A delivery waiting for a retry is brought forward instead.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/expiry-warnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * When the owner is warned before this server expires
+         * @description `server.expiring` is sent 72 and 24 hours before expiry (`NOTIFY_EXPIRY_WARNING_HOURS`) when the server will not renew by itself (automatic renewal off, or a balance short of its price), once per lead time and period.
+         */
+        get: operations["getServerExpiryWarnings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/demo/topups/{ref}/pay": {
         parameters: {
             query?: never;
@@ -687,7 +830,280 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "topup.payment_seen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A payment to a top-up's address was seen (not yet confirmed). */
+        post: operations["event_topup_payment_seen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "topup.credited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A top-up credited the balance: in part, completely, or late. */
+        post: operations["event_topup_credited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "server.active": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A server is ready: built, reinstalled, restored, brought back or resumed. */
+        post: operations["event_server_active"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "server.build_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A server could not be built; its charge was refunded. */
+        post: operations["event_server_build_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "server.expiring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A server's period ends soon and it will not renew by itself. */
+        post: operations["event_server_expiring"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "server.suspended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A server's period ended unpaid: it was stopped. */
+        post: operations["event_server_suspended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "server.terminated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A server was terminated. */
+        post: operations["event_server_terminated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account.balance_low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The balance does not cover the renewals due in the next 7 days. */
+        post: operations["event_account_balance_low"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "snapshot.taken": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A snapshot was taken. */
+        post: operations["event_snapshot_taken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "snapshot.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A server was restored from a snapshot. */
+        post: operations["event_snapshot_restored"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "snapshot.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A snapshot or a restore failed. */
+        post: operations["event_snapshot_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "rescue.entered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A server booted its rescue system. */
+        post: operations["event_rescue_entered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "rescue.left": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A server left rescue mode. */
+        post: operations["event_rescue_left"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "console.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A server's console was opened. */
+        post: operations["event_console_opened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "traffic.threshold_reached": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A server used 80 % or 100 % of its monthly traffic. */
+        post: operations["event_traffic_threshold_reached"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A test event (POST /webhooks/{id}/test) */
+        post: operations["event_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         SignInRequest: {
@@ -884,12 +1300,429 @@ export interface components {
             confirm: string;
         };
         RescueRequest: Record<string, never>;
+        CreateWebhookRequest: {
+            /** @description Where to send: https in production; never a private, loopback or link-local address. */
+            url: string;
+            /**
+             * @default webhook
+             * @enum {string}
+             */
+            kind: "webhook" | "ntfy";
+            /**
+             * @description The event types to send; all of them when left out.
+             * @example [
+             *       "server.active",
+             *       "server.expiring"
+             *     ]
+             */
+            events?: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
+            description?: string;
+            /** @description ntfy only: an access token, sent as `Authorization: Bearer`. */
+            ntfy_token?: string;
+        };
+        UpdateWebhookRequest: {
+            url?: string;
+            /**
+             * @description The event types sent to it.
+             * @example [
+             *       "server.active",
+             *       "server.expiring"
+             *     ]
+             */
+            events?: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
+            description?: string | null;
+            /** @description false turns it off (queued deliveries fail); true turns it on again, also after it was disabled. */
+            enabled?: boolean;
+            ntfy_token?: string | null;
+        };
+        RotateSecretRequest: {
+            /**
+             * @description How long the current secret keeps signing beside the new one (0: not at all).
+             * @default 24
+             */
+            previous_valid_hours: number;
+        };
         SimulatePaymentRequest: {
             /**
              * @description Amount to pay in the deposit coin; default: exactly `deposit_amount`.
              * @example 0.0001
              */
             amount?: string;
+        };
+        /** @description A payment to a top-up's address was seen (not yet confirmed). */
+        TopupPaymentSeenEvent: {
+            /** @constant */
+            type: "topup.payment_seen";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                topup: components["schemas"]["EventTopup"];
+                payment: {
+                    tx_hash: string;
+                    /**
+                     * @description In the deposit coin.
+                     * @example 0.00052
+                     */
+                    amount: string;
+                    confirmations: number;
+                    confirmations_required: number;
+                };
+            };
+        };
+        /** @description The top-up an event is about, as it stood then. */
+        EventTopup: {
+            /** @example tp_7k2m9q4xw3c8r5tz6yb1dqe3 */
+            ref: string;
+            /** @example BTC */
+            coin: string;
+            /** @description The USD amount asked for. */
+            amount_usd: number;
+            /** @enum {string} */
+            status: "pending" | "completed" | "expired" | "cancelled";
+            /** @description Credited to the balance by this top-up so far. */
+            credited_usd: number;
+        };
+        /** @description A top-up credited the balance: in part, completely, or late. */
+        TopupCreditedEvent: {
+            /** @constant */
+            type: "topup.credited";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * @description `completed`: this credit completed the asked amount. `partial`: less than asked has arrived so far (or the top-up expired with part of it paid). `late`: paid to a top-up already closed (completed, expired or cancelled).
+                 * @enum {string}
+                 */
+                kind: "partial" | "completed" | "late";
+                /** @description What this credit added to the balance. */
+                credited_usd: number;
+                /** @description The balance right after it. */
+                balance_usd: number;
+                topup: components["schemas"]["EventTopup"];
+            };
+        };
+        /** @description A server is ready: built, reinstalled, restored, brought back or resumed. */
+        ServerActiveEvent: {
+            /** @constant */
+            type: "server.active";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * @description `provisioned`: built after its order. `reinstalled`, `restored`: its disk was rewritten. `revived`: a lapsed server came back on its kept disk. `resumed`: a suspended server was renewed and started.
+                 * @enum {string}
+                 */
+                reason: "provisioned" | "reinstalled" | "restored" | "revived" | "resumed";
+                server: components["schemas"]["EventServer"];
+            };
+        };
+        /** @description The server an event is about, as it stood then. */
+        EventServer: {
+            /** @example 311 */
+            id: number;
+            /** @example fox-nl-k3m9qa */
+            hostname: string;
+            /** @example fox */
+            plan: string;
+            /** @example nl */
+            location: string;
+            ip: string | null;
+            /** @enum {string} */
+            status: "provisioning" | "active" | "suspended" | "terminated";
+            /**
+             * Format: date-time
+             * @description End of the paid period.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
+            auto_renew: boolean;
+        };
+        /** @description A server could not be built; its charge was refunded. */
+        ServerBuildFailedEvent: {
+            /** @constant */
+            type: "server.build_failed";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                /** @description What went wrong, in words. */
+                reason: string;
+                /** @description Refunded to the balance. */
+                refunded_usd: number;
+                /** @description The balance after the refund. */
+                balance_usd: number;
+                server: components["schemas"]["EventServer"];
+            };
+        };
+        /** @description A server's period ends soon and it will not renew by itself. */
+        ServerExpiringEvent: {
+            /** @constant */
+            type: "server.expiring";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                expires_at: string;
+                /**
+                 * @description The warning's lead time (NOTIFY_EXPIRY_WARNING_HOURS).
+                 * @example 72
+                 */
+                lead_hours: number;
+                /**
+                 * @description Why it will not renew by itself: automatic renewal is off, or the balance does not cover it.
+                 * @enum {string}
+                 */
+                why: "auto_renew_off" | "balance_short";
+                /** @description Price of one more period. */
+                price_usd: number;
+                /** @description The balance now. */
+                balance_usd: number;
+                /**
+                 * Format: date-time
+                 * @description Unless renewed by then, it is stopped at expiry.
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                suspends_at: string;
+                server: components["schemas"]["EventServer"];
+            };
+        };
+        /** @description A server's period ended unpaid: it was stopped. */
+        ServerSuspendedEvent: {
+            /** @constant */
+            type: "server.suspended";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * Format: date-time
+                 * @description When it is terminated unless renewed first.
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                terminates_at: string;
+                server: components["schemas"]["EventServer"];
+            };
+        };
+        /** @description A server was terminated. */
+        ServerTerminatedEvent: {
+            /** @constant */
+            type: "server.terminated";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * @description `owner`: terminated on request. `lapsed`: its period ended unpaid past the grace days.
+                 * @enum {string}
+                 */
+                reason: "owner" | "lapsed";
+                /** @description A lapsed server's last disk is kept until then; renewing before brings it back. */
+                disk_kept_until: string | null;
+                server: components["schemas"]["EventServer"];
+            };
+        };
+        /** @description The balance does not cover the renewals due in the next 7 days. */
+        AccountBalanceLowEvent: {
+            /** @constant */
+            type: "account.balance_low";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                /** @description The balance now. */
+                balance_usd: number;
+                /** @description What the renewals below cost together. */
+                needed_usd: number;
+                /** @description needed_usd minus balance_usd: what to top up. */
+                shortfall_usd: number;
+                /** @constant */
+                window_days: 7;
+                /** @description Servers with automatic renewal whose period ends in the window, soonest first. */
+                renewals: {
+                    server: components["schemas"]["EventServer"];
+                    price_usd: number;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T10:00:00.000Z
+                     */
+                    renews_at: string;
+                }[];
+            };
+        };
+        /** @description A snapshot was taken. */
+        SnapshotTakenEvent: {
+            /** @constant */
+            type: "snapshot.taken";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                snapshot: components["schemas"]["EventSnapshot"];
+                server: components["schemas"]["EventServer"];
+            };
+        };
+        EventSnapshot: {
+            id: number;
+            name: string;
+            /** @enum {string} */
+            kind: "manual" | "reinstall" | "expiry";
+        };
+        /** @description A server was restored from a snapshot. */
+        SnapshotRestoredEvent: {
+            /** @constant */
+            type: "snapshot.restored";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                snapshot: components["schemas"]["EventSnapshot"] | null;
+                server: components["schemas"]["EventServer"];
+            };
+        };
+        /** @description A snapshot or a restore failed. */
+        SnapshotFailedEvent: {
+            /** @constant */
+            type: "snapshot.failed";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                /** @enum {string} */
+                operation: "snapshot" | "restore";
+                reason: string;
+                snapshot: components["schemas"]["EventSnapshot"] | null;
+                server: components["schemas"]["EventServer"];
+            };
+        };
+        /** @description A server booted its rescue system. */
+        RescueEnteredEvent: {
+            /** @constant */
+            type: "rescue.entered";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                /** @description The rescue system's own SSH host key. */
+                host_key_fingerprint: string | null;
+                server: components["schemas"]["EventServer"];
+            };
+        };
+        /** @description A server left rescue mode. */
+        RescueLeftEvent: {
+            /** @constant */
+            type: "rescue.left";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                server: components["schemas"]["EventServer"];
+            };
+        };
+        /** @description A server's console was opened. */
+        ConsoleOpenedEvent: {
+            /** @constant */
+            type: "console.opened";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                session_id: number;
+                /** @description The client address the console was opened from. */
+                opened_from: string;
+                server: components["schemas"]["EventServer"];
+            };
+        };
+        /** @description A server used 80 % or 100 % of its monthly traffic. */
+        TrafficThresholdReachedEvent: {
+            /** @constant */
+            type: "traffic.threshold_reached";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                percent: 80 | 100;
+                allowance_bytes: number;
+                outbound_bytes: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                period_start: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                period_end: string;
+                /** @description Past 100 % the network is slowed to this until the period ends; null at 80 %. */
+                slowed_to_mbps: number | null;
+                server: components["schemas"]["EventServer"];
+            };
+        };
+        /** @description Sent by POST /webhooks/{id}/test to that endpoint only. */
+        WebhookTestEvent: {
+            /** @constant */
+            type: "webhook.test";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                webhook_id: number;
+                message: string;
+            };
         };
         /** @description The new account with both of its credentials. Store them now: neither can be shown again. */
         AccountCreated: {
@@ -913,6 +1746,16 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
+            /** @description Set while the operator has suspended the whole account (for abuse): its servers are suspended with `status_reason` saying so and no new server can be ordered (`403 account_suspended`); top-ups and everything else still work. Null otherwise. */
+            suspension: {
+                /** @description Why, in the operator's words. */
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                since: string;
+            } | null;
             /**
              * @description The first API key (Bearer credential). Shown only in this response.
              * @example vpsk_3kTq9ZbW...
@@ -955,6 +1798,16 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
+            /** @description Set while the operator has suspended the whole account (for abuse): its servers are suspended with `status_reason` saying so and no new server can be ordered (`403 account_suspended`); top-ups and everything else still work. Null otherwise. */
+            suspension: {
+                /** @description Why, in the operator's words. */
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                since: string;
+            } | null;
         };
         /** @description A dashboard session. Its key is not listed by GET /keys. */
         Session: {
@@ -1345,7 +2198,7 @@ export interface components {
                 /** @description The rescue system's own SSH host key (not the server's); null until it runs, and when simulated. */
                 ssh_host_key_fingerprint: string | null;
             } | null;
-            /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing. */
+            /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing, or a suspension by the operator (`Suspended by the operator: ` and the reason). */
             status_reason: string | null;
             /** @description Memory the server gets (the plan's, unless this deployment caps it). */
             memory_mb: number | null;
@@ -1420,7 +2273,7 @@ export interface components {
             /** @description Pass as `cursor` to get the next (older) page; `null` when this page is the last. */
             next_cursor: string | null;
         };
-        /** @description A server. `provisioning` -> `active` when the provisioner has built it and assigned its IPv4; `active` -> `suspended` at `expires_at` when not renewed (stopped, data kept); `suspended` -> `active` on renewal; `suspended` -> `terminated` at `terminates_at` (expiry + the grace period), its last disk kept until `retained_until`: renewing before then brings it back (`provisioning` -> `active`); any state -> `terminated` when the owner terminates it (no refund, nothing kept). Otherwise terminated is final. A build that fails after its retries ends `terminated` with the charge refunded and `status_reason` saying why. `power_state` is what the host reports. */
+        /** @description A server. `provisioning` -> `active` when the provisioner has built it and assigned its IPv4; `active` -> `suspended` at `expires_at` when not renewed (stopped, data kept); `suspended` -> `active` on renewal; `suspended` -> `terminated` at `terminates_at` (expiry + the grace period), its last disk kept until `retained_until`: renewing before then brings it back (`provisioning` -> `active`); any state -> `terminated` when the owner terminates it (no refund, nothing kept). Otherwise terminated is final. A build that fails after its retries ends `terminated` with the charge refunded and `status_reason` saying why. The operator may suspend it for abuse (`suspended`, `status_reason` says why; its period waits, so `terminates_at` is null) and lift that, which gives it back as it was. `power_state` is what the host reports. */
         Server: {
             /** @example 311 */
             id: number;
@@ -1500,7 +2353,7 @@ export interface components {
                 /** @description The rescue system's own SSH host key (not the server's); null until it runs, and when simulated. */
                 ssh_host_key_fingerprint: string | null;
             } | null;
-            /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing. */
+            /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing, or a suspension by the operator (`Suspended by the operator: ` and the reason). */
             status_reason: string | null;
             /** @description Memory the server gets (the plan's, unless this deployment caps it). */
             memory_mb: number | null;
@@ -1663,7 +2516,7 @@ export interface components {
                 /** @description The rescue system's own SSH host key (not the server's); null until it runs, and when simulated. */
                 ssh_host_key_fingerprint: string | null;
             } | null;
-            /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing. */
+            /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing, or a suspension by the operator (`Suspended by the operator: ` and the reason). */
             status_reason: string | null;
             /** @description Memory the server gets (the plan's, unless this deployment caps it). */
             memory_mb: number | null;
@@ -1755,6 +2608,168 @@ export interface components {
             session_id: number;
             /** @description True on the simulated provisioner: the console is a demo shell, no machine is behind it. */
             demo: boolean;
+        };
+        WebhookList: {
+            /** @description Oldest first. */
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        /** @description A notification endpoint: a signed webhook or an ntfy push topic. */
+        Webhook: {
+            /** @example 4 */
+            id: number;
+            /**
+             * @description `webhook`: a JSON POST signed after the Standard Webhooks specification. `ntfy`: a push to an ntfy topic URL (a POST with a title and a message), for phones without a server of your own.
+             * @enum {string}
+             */
+            kind: "webhook" | "ntfy";
+            /** @example https://hooks.example.com/vps */
+            url: string;
+            description: string | null;
+            events: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
+            /** @description False when turned off, or disabled after failing for days. */
+            enabled: boolean;
+            disabled_at: string | null;
+            /** @description Why it is off: turned off by its owner, or every delivery failed for days (and since when). */
+            disabled_reason: string | null;
+            /** @description The first failed attempt since the last success; null while deliveries succeed. */
+            failing_since: string | null;
+            last_success_at: string | null;
+            /** @description ntfy: an access token is set (it is never shown). */
+            has_token: boolean;
+            /** @description After a rotation: until then the previous secret signs every delivery too. */
+            previous_secret_expires_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        WebhookCreated: {
+            /** @example 4 */
+            id: number;
+            /**
+             * @description `webhook`: a JSON POST signed after the Standard Webhooks specification. `ntfy`: a push to an ntfy topic URL (a POST with a title and a message), for phones without a server of your own.
+             * @enum {string}
+             */
+            kind: "webhook" | "ntfy";
+            /** @example https://hooks.example.com/vps */
+            url: string;
+            description: string | null;
+            events: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
+            /** @description False when turned off, or disabled after failing for days. */
+            enabled: boolean;
+            disabled_at: string | null;
+            /** @description Why it is off: turned off by its owner, or every delivery failed for days (and since when). */
+            disabled_reason: string | null;
+            /** @description The first failed attempt since the last success; null while deliveries succeed. */
+            failing_since: string | null;
+            last_success_at: string | null;
+            /** @description ntfy: an access token is set (it is never shown). */
+            has_token: boolean;
+            /** @description After a rotation: until then the previous secret signs every delivery too. */
+            previous_secret_expires_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description The signing secret (`whsec_` + base64), shown only in this response; null for ntfy topics. Verify deliveries with it (any Standard Webhooks library).
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string | null;
+        };
+        Delivery: {
+            id: number;
+            event: {
+                /**
+                 * @description The `webhook-id`: the same on every retry.
+                 * @example evt_2m9q4xw3c8r5tz6yb1dqe3k7
+                 */
+                id: string;
+                type: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                timestamp: string;
+                /** @description The event's data, as sent. */
+                data: {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * @description `pending`: waiting for its next attempt (`next_attempt_at`). `sending`: an attempt is under way. `delivered`: answered with 2xx. `failed`: every attempt failed, or the endpoint was turned off.
+             * @enum {string}
+             */
+            state: "pending" | "sending" | "delivered" | "failed";
+            /**
+             * Format: date-time
+             * @description When the event was recorded for this endpoint.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            queued_at: string;
+            delivered_at: string | null;
+            next_attempt_at: string | null;
+            failure_reason: string | null;
+            /** @description Oldest first. */
+            attempts: components["schemas"]["DeliveryAttempt"][];
+        };
+        DeliveryAttempt: {
+            /** @description 1 for the first attempt. */
+            number: number;
+            /** @description A redelivery asked for by the owner. */
+            manual: boolean;
+            /**
+             * Format: date-time
+             * @description When this attempt was due.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            queued_at: string;
+            /**
+             * Format: date-time
+             * @description When it was actually sent.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            sent_at: string;
+            duration_ms: number;
+            /** @description The receiver's HTTP status; null without an answer. */
+            response_status: number | null;
+            /** @description Why there was no answer (timeout, refused address, connection refused...). */
+            error: string | null;
+            /** @description The first 256 bytes of the answer at most. */
+            response_excerpt: string | null;
+            /** @description 2xx; anything else (3xx redirects included) failed. */
+            succeeded: boolean;
+        };
+        DeliveryList: {
+            /** @description Newest first. */
+            deliveries: components["schemas"]["Delivery"][];
+            /** @description Pass as `cursor` to get the next (older) page; `null` when this page is the last. */
+            next_cursor: string | null;
+        };
+        /** @description When the owner is warned before this server's period ends (`server.expiring`). */
+        ExpiryWarnings: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
+            /** @description Automatic renewal is on and the balance covers it now: no warning is due unless that changes. */
+            renews_itself: boolean;
+            /** @description Enabled endpoints that receive `server.expiring`. */
+            channels: number;
+            warnings: {
+                lead_hours: number;
+                /**
+                 * Format: date-time
+                 * @description When this warning is due.
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                at: string;
+                /** @description When it was sent for this period, if it was. */
+                sent_at: string | null;
+            }[];
         };
         Catalog: {
             /** @constant */
@@ -2357,7 +3372,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginTokenRotated"];
                 };
             };
-            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
+            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_totp_code`, `invalid_recovery_code`, `totp_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2417,6 +3432,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TotpSetup"];
+                };
+            };
+            /** @description The body was not empty or `{}`. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
@@ -2560,7 +3584,7 @@ export interface operations {
                     "application/json": components["schemas"]["TotpState"];
                 };
             };
-            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
+            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_totp_code`, `invalid_recovery_code`, `totp_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2688,7 +3712,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecoveryCodes"];
                 };
             };
-            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
+            /** @description Bad body, or the second factor is missing, wrong or used, or both a TOTP code and a recovery code were sent. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_totp_code`, `invalid_recovery_code`, `totp_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2816,7 +3840,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
-            /** @description Bad body, or (from a session, with TOTP on) the code is missing, wrong or used. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_name`, `totp_required`, `invalid_totp_code`, `invalid_recovery_code`. */
+            /** @description Bad body, or (from a session, with TOTP on) the code is missing, wrong or used. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_name`, `invalid_totp_code`, `invalid_recovery_code`, `totp_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3242,6 +4266,15 @@ export interface operations {
                     "application/json": components["schemas"]["Topup"];
                 };
             };
+            /** @description The body was not empty or `{}`. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -3412,6 +4445,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InsufficientBalance"];
+                };
+            };
+            /** @description The operator has suspended the account (`GET /account` shows `suspension`); nothing is charged. Codes: `account_suspended`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `out_of_capacity`: no host of the location has room for the plan; `os_unavailable`: this deployment has no image for the OS (`available: false` in the catalog); `idempotency_key_in_use`: the key's first request is still running. Nothing is charged. Codes: `out_of_capacity`, `os_unavailable`, `idempotency_key_in_use`. */
@@ -3800,6 +4842,15 @@ export interface operations {
                     "application/json": components["schemas"]["Server"];
                 };
             };
+            /** @description The body was not empty or `{}`. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -3977,7 +5028,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerCreated"];
                 };
             };
-            /** @description Bad body, or `confirm` is not the hostname. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_confirm`, `confirmation_mismatch`, `invalid_os`, `invalid_root_password`, `invalid_ssh_key`, `invalid_snapshot_first`, `invalid_idempotency_key`. */
+            /** @description Bad body, or `confirm` is not the hostname. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_confirm`, `invalid_os`, `invalid_root_password`, `invalid_ssh_key`, `invalid_snapshot_first`, `confirmation_mismatch`, `invalid_idempotency_key`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4965,6 +6016,781 @@ export interface operations {
             };
         };
     };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Added. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            /** @description Bad body, or a URL that is refused. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_webhook_url`, `invalid_kind`, `invalid_events`, `invalid_description`, `invalid_ntfy_token`, `webhook_url_refused`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The account already has 10. Codes: `webhook_limit_reached`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the limit (64 KiB by default). Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A non-empty body that is not JSON. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's integer id, as listed by GET /webhooks. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description It. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's integer id, as listed by GET /webhooks. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's integer id, as listed by GET /webhooks. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description As it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Bad body, or a URL that is refused. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_webhook_url`, `invalid_events`, `invalid_description`, `invalid_enabled`, `invalid_ntfy_token`, `webhook_url_refused`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the limit (64 KiB by default). Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A non-empty body that is not JSON. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's integer id, as listed by GET /webhooks. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description The body was not empty or `{}`. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The endpoint is turned off. Codes: `webhook_disabled`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many test sends and redeliveries for this account (30 per 10 minutes by default, `RATE_LIMIT_NOTIFICATION_SENDS`); or this client address sent too many bad API keys. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's integer id, as listed by GET /webhooks. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description The webhook with its new secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_previous_valid_hours`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An ntfy topic has no signing secret. Codes: `not_a_webhook`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page, unchanged; omit it for the first (newest) page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The webhook's integer id, as listed by GET /webhooks. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryList"];
+                };
+            };
+            /** @description A bad `limit` or `cursor`. Codes: `invalid_limit`, `invalid_cursor`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's integer id, as listed by GET /webhooks. */
+                id: string;
+                /** @description The delivery's integer id. */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description The body was not empty or `{}`. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such webhook on this account, or no such delivery of it. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The endpoint is turned off, or an attempt is under way. Codes: `webhook_disabled`, `delivery_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many test sends and redeliveries for this account (30 per 10 minutes by default, `RATE_LIMIT_NOTIFICATION_SENDS`); or this client address sent too many bad API keys. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getServerExpiryWarnings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its warnings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpiryWarnings"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     simulateTopupPayment: {
         parameters: {
             query?: never;
@@ -5164,6 +6990,358 @@ export interface operations {
                 content: {
                     "application/json": Record<string, never>;
                 };
+            };
+        };
+    };
+    event_topup_payment_seen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopupPaymentSeenEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_topup_credited: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopupCreditedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_server_active: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ServerActiveEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_server_build_failed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ServerBuildFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_server_expiring: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ServerExpiringEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_server_suspended: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ServerSuspendedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_server_terminated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ServerTerminatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_account_balance_low: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountBalanceLowEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_snapshot_taken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SnapshotTakenEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_snapshot_restored: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SnapshotRestoredEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_snapshot_failed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SnapshotFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_rescue_entered: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RescueEnteredEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_rescue_left: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RescueLeftEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_console_opened: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsoleOpenedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_traffic_threshold_reached: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrafficThresholdReachedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_webhook_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -3,8 +3,8 @@ import type { IronSession } from "iron-session";
 import { readLimited } from "@/lib/api/body";
 import { ApiError, badRequest } from "@/lib/api/errors";
 import { config } from "@/lib/config/env";
-import { type ApiClient, apiClient } from "@/lib/dashboard/api-client/client";
-import { requestOrigin } from "@/lib/http/origin";
+import { type ApiCaller, type ApiClient, apiClient } from "@/lib/dashboard/api-client/client";
+import { ownOrigin } from "@/lib/http/origin";
 import { clientAddress } from "@/lib/rate-limit/limits";
 import { firstLine } from "@/lib/util/log";
 import { type DashboardSession, dashboardSession } from "./session";
@@ -16,6 +16,8 @@ export type BffContext = {
   session: IronSession<DashboardSession>;
   /** The API, as the signed-in user when there is a session. */
   api: ApiClient;
+  /** Who the API sees: the session's key (when there is one) and the browser's address. */
+  caller: ApiCaller;
   /** The dynamic segments of the route (`[id]`, `[ref]`, a catch-all's list). */
   params: RouteParams;
 };
@@ -27,22 +29,13 @@ const bffJson = (body: unknown, status = 200) =>
   });
 
 /**
- * This app's origin as the browser sees it: PUBLIC_BASE_URL when configured, else the scheme and the
- * Host header of the request. Only ever compared with the request's own Origin, never used as an address.
- */
-function ownOrigin(request: Request): string | undefined {
-  const configured = config().publicBaseUrl;
-  return configured ? new URL(configured).origin : requestOrigin(request);
-}
-
-/**
  * A state-changing request must come from our own pages: its Origin must be ours (browsers send it on
  * every cross-site POST), or, when a browser omits it, Sec-Fetch-Site must say same-origin. Together with
  * the SameSite cookie this refuses cross-site request forgery.
  */
 function sameOrigin(request: Request): boolean {
   const origin = request.headers.get("origin");
-  if (origin) return origin === ownOrigin(request);
+  if (origin) return origin === ownOrigin(request, config().publicBaseUrl);
   return request.headers.get("sec-fetch-site") === "same-origin";
 }
 
@@ -69,13 +62,11 @@ export function bffRoute(
     }
     const session = await dashboardSession();
     if (options.signedIn && !session.apiKey) return signedOut(session);
-    const api = apiClient({
-      apiKey: session.apiKey,
-      clientAddress: clientAddress(request.headers),
-    });
+    const caller = { apiKey: session.apiKey, clientAddress: clientAddress(request.headers) };
+    const api = apiClient(caller);
     try {
       const params = (await route?.params) ?? {};
-      const response = await handler({ request, session, api, params });
+      const response = await handler({ request, session, api, caller, params });
       if (options.signedIn && response.status === 401) return signedOut(session);
       return response;
     } catch (error) {
@@ -126,6 +117,7 @@ export function idempotencyHeader(request: Request): Record<string, string> {
 export const PATH_PARAMETERS: Record<string, RegExp> = {
   id: /^\d{1,10}$/,
   snapshotId: /^\d{1,10}$/,
+  deliveryId: /^\d{1,10}$/,
   ref: /^[A-Za-z0-9_-]{1,64}$/,
 };
 

@@ -1,69 +1,30 @@
 import "server-only";
-import { z } from "zod";
+import { uncheckedApiClient } from "@/lib/dashboard/api-client/client";
+import { DASHBOARD_ACCESS, type Forwarding } from "./access";
 import { type BffContext, bffJson, idempotencyHeader, jsonBody, PATH_PARAMETERS, relay } from "./bff";
 import { listQuery } from "./list-query";
 
-type Method = "GET" | "POST" | "PATCH" | "DELETE";
+const METHODS = { GET: "get", POST: "post", PUT: "put", PATCH: "patch", DELETE: "delete" } as const;
+type Method = keyof typeof METHODS;
+const isMethod = (name: string): name is Method => Object.hasOwn(METHODS, name);
 
 /** A dashboard call that is passed to the API as it is: the API checks its body and answers with its codes. */
-type Forwarded = {
+type Forwarded = Forwarding & {
   method: Method;
-  /** The path under /bff; `{id}` and `{snapshotId}` are numeric ids, `{ref}` a top-up reference. */
+  /** The path under /bff. */
   path: string;
-  /** The API path it goes to, when it differs. */
-  to?: string;
-  /** Passes the list's `limit` and `cursor` on. */
-  list?: boolean;
-  /** Query parameters passed on as they came (the API checks them). */
-  query?: readonly string[];
-  /** Request headers passed on besides Idempotency-Key, each checked before it leaves (else a 400 `code`). */
-  headers?: Record<string, { schema: z.ZodType<string>; code: string; message: string }>;
-};
-
-/** base64 of the x402 payload, as the wallet path sends it back; the API checks what it says. */
-const PAYMENT_HEADER = {
-  schema: z
-    .string()
-    .max(8192)
-    .regex(/^[A-Za-z0-9+/=]+$/),
-  code: "invalid_payment",
-  message: "X-PAYMENT is not a base64 payment.",
+  /** The API path it goes to. */
+  to: string;
 };
 
 /** Everything the dashboard may ask of the API through /bff without a handler of its own; nothing else passes. */
-export const FORWARDED: readonly Forwarded[] = [
-  { method: "GET", path: "/account" },
-  { method: "GET", path: "/keys" },
-  { method: "POST", path: "/keys" },
-  { method: "DELETE", path: "/keys/{id}" },
-  { method: "GET", path: "/sessions" },
-  { method: "DELETE", path: "/sessions/{id}" },
-  { method: "GET", path: "/servers", list: true },
-  { method: "GET", path: "/servers/{id}" },
-  { method: "PATCH", path: "/servers/{id}" },
-  { method: "DELETE", path: "/servers/{id}" },
-  { method: "GET", path: "/servers/{id}/credentials" },
-  { method: "POST", path: "/servers/{id}/actions" },
-  { method: "POST", path: "/servers/{id}/renew" },
-  { method: "POST", path: "/servers/{id}/password" },
-  { method: "GET", path: "/servers/{id}/snapshots" },
-  { method: "POST", path: "/servers/{id}/snapshots" },
-  { method: "DELETE", path: "/servers/{id}/snapshots/{snapshotId}" },
-  { method: "POST", path: "/servers/{id}/snapshots/{snapshotId}/restore" },
-  { method: "DELETE", path: "/servers/{id}/rescue" },
-  { method: "GET", path: "/servers/{id}/metrics", query: ["period"] },
-  { method: "POST", path: "/servers/{id}/console" },
-  { method: "GET", path: "/topups", list: true },
-  { method: "POST", path: "/topups", headers: { "x-payment": PAYMENT_HEADER } },
-  { method: "GET", path: "/topups/{ref}" },
-  { method: "POST", path: "/topups/{ref}/cancel" },
-  { method: "POST", path: "/topups/{ref}/demo-pay", to: "/demo/topups/{ref}/pay" },
-  { method: "POST", path: "/totp", to: "/account/totp" },
-  { method: "POST", path: "/totp/confirm", to: "/account/totp/confirm" },
-  { method: "POST", path: "/totp/disable", to: "/account/totp/disable" },
-  { method: "GET", path: "/recovery-codes", to: "/account/recovery-codes" },
-  { method: "POST", path: "/recovery-codes", to: "/account/recovery-codes" },
-];
+export const FORWARDED: readonly Forwarded[] = Object.entries(DASHBOARD_ACCESS).flatMap(
+  ([operation, access]) => {
+    const [method = "", to = ""] = operation.split(" ");
+    if (!("forward" in access) || !isMethod(method)) return [];
+    return [{ ...access.forward, method, path: access.forward.as ?? to, to }];
+  },
+);
 
 /** The parameters of `segments` under `pattern`, or undefined when they do not fit it. */
 function match(pattern: string, segments: string[]): Record<string, string> | undefined {
@@ -102,21 +63,12 @@ function passedQuery(request: Request, entry: Forwarded): Record<string, string>
   );
 }
 
-type LooseCall = (
-  path: string,
-  init: {
-    params: { path: Record<string, string>; query?: Record<string, unknown> };
-    body?: unknown;
-    headers: Record<string, string>;
-  },
-) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
-
 /**
  * Passes an allowlisted dashboard call to the API with the session's key: the body as JSON (bounded, and
  * `invalid_json` when it is not), the Idempotency-Key and the entry's own headers; the answer comes back
  * with its status and the headers `relay` keeps. A path or method not in FORWARDED never reaches the API.
  */
-export async function forward({ request, api }: BffContext): Promise<Response> {
+export async function forward({ request, caller }: BffContext): Promise<Response> {
   const segments = segmentsOf(request);
   const candidates = FORWARDED.flatMap((entry) => {
     const params = match(entry.path, segments);
@@ -147,11 +99,10 @@ export async function forward({ request, api }: BffContext): Promise<Response> {
       return bffJson({ error: check.code, message: check.message }, 400);
     headers[name] = value;
   }
-  const body = entry.method === "POST" || entry.method === "PATCH" ? await jsonBody(request) : undefined;
-  const call = api[entry.method] as unknown as LooseCall;
+  const body = entry.method === "GET" || entry.method === "DELETE" ? undefined : await jsonBody(request);
   const query = { ...(entry.list ? listQuery(request) : {}), ...passedQuery(request, entry) };
   return relay(
-    await call(entry.to ?? entry.path, {
+    await uncheckedApiClient(caller).request(METHODS[entry.method], entry.to, {
       params: { path: params, ...(Object.keys(query).length > 0 ? { query } : {}) },
       ...(body === undefined ? {} : { body }),
       headers,

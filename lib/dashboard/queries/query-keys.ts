@@ -16,6 +16,13 @@ export const queryKeys = {
     snapshots: (id: number) => ["servers", id, "snapshots"] as const,
     /** A server's usage graphs over one period. */
     metrics: (id: number, period: string) => ["servers", id, "metrics", period] as const,
+    /** When its owner is warned before it expires. */
+    expiryWarnings: (id: number) => ["servers", id, "expiry-warnings"] as const,
+  },
+  webhooks: {
+    all: () => ["webhooks"] as const,
+    /** An endpoint's delivery log (under the list's key: refreshing the list refreshes it too). */
+    deliveries: (id: number) => ["webhooks", id, "deliveries"] as const,
   },
   topups: {
     all: () => ["topups"] as const,

@@ -8,3 +8,7 @@ export type ServerMetrics = Schemas["ServerMetrics"];
 export type Topup = Schemas["Topup"];
 export type Snapshot = Schemas["Snapshot"];
 export type SnapshotList = Schemas["SnapshotList"];
+export type Webhook = Schemas["Webhook"];
+export type WebhookCreated = Schemas["WebhookCreated"];
+export type Delivery = Schemas["Delivery"];
+export type ExpiryWarnings = Schemas["ExpiryWarnings"];

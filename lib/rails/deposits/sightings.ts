@@ -1,7 +1,8 @@
 import "server-only";
 import { and, eq, gt, gte, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
-import { db } from "@/lib/db/client";
+import { db, type Tx } from "@/lib/db/client";
 import { depositPayments, topups } from "@/lib/db/schema";
+import { recordPaymentsSeen } from "@/lib/notifications/facts";
 import { now } from "@/lib/util/clock";
 import { depositSettings } from "./config";
 
@@ -50,7 +51,11 @@ export function watchedTopups() {
 export async function observePayments(network: string, payments: ObservedPayment[]): Promise<number[]> {
   if (payments.length === 0) return [];
   const database = await db();
-  const touched = await database
+  return database.transaction((tx) => storePayments(tx, network, payments));
+}
+
+async function storePayments(tx: Tx, network: string, payments: ObservedPayment[]): Promise<number[]> {
+  const touched = await tx
     .insert(depositPayments)
     .values(
       payments.map((payment) => ({
@@ -77,7 +82,8 @@ export async function observePayments(network: string, payments: ObservedPayment
         AND ${depositPayments.blockHash} IS DISTINCT FROM excluded.block_hash)
         OR ${depositPayments.droppedAt} IS NOT NULL`,
     })
-    .returning({ topupId: depositPayments.topupId });
+    .returning({ id: depositPayments.id, topupId: depositPayments.topupId });
+  await recordPaymentsSeen(tx, touched);
   return [...new Set(touched.map((row) => row.topupId))];
 }
 

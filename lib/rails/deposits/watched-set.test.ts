@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { createAccount, scratchConfigEnv } from "@/lib/testing/memory-db";
-import { advanceClock } from "@/lib/util/clock";
+import { advanceClock, now } from "@/lib/util/clock";
 import { stillWatched, WatchedAddresses } from "./watched-set";
 
 // config() is read on first use: the process database is an embedded one in a scratch DATA_DIR, and
@@ -24,9 +24,7 @@ async function topup(id: number, network: string, address: string, agoMs = 0) {
 
 async function close(id: number) {
   const database = await db();
-  await database.execute(
-    sql`UPDATE topups SET status = 'cancelled', closed_at = ${new Date()} WHERE id = ${id}`,
-  );
+  await database.execute(sql`UPDATE topups SET status = 'cancelled', closed_at = ${now()} WHERE id = ${id}`);
 }
 
 describe("the watched addresses a watcher holds in memory", () => {
@@ -80,5 +78,29 @@ describe("the watched addresses a watcher holds in memory", () => {
     expect(set.get("c-305")?.topupId).toBe(305);
     expect(set.get("c-300")).toBeUndefined();
     expect(set.size).toBe(2);
+  }, 60_000);
+
+  it("reads the set in slices at first: not ready until every slice is in, and closings meanwhile are seen", async () => {
+    // One slice of two rows per sync, as a sync over its time budget would stop.
+    const set = new WatchedAddresses<string>(["net-d"], (row) => row.address, { batch: 2, budgetMs: 0 });
+    for (const id of [500, 501, 502, 503, 504]) await topup(id, "net-d", `d-${id}`, 10 * 60_000);
+    expect(await set.sync()).toBe(false);
+    expect(set.size).toBe(2);
+    expect(await set.sync()).toBe(false);
+    expect(set.size).toBe(4);
+    // Closed after its slice was read, and a new top-up made while the load goes on.
+    await close(500);
+    await topup(505, "net-d", "d-505");
+    // A slow load: the rest comes more than the two minutes later that closings are otherwise read back for.
+    advanceClock(5 * 60);
+    expect(await set.sync()).toBe(false);
+    expect(set.size).toBe(6);
+    expect(set.get("d-500")?.closedAtMs).toBeNull();
+    expect(await set.sync()).toBe(true);
+    // Once loaded, the next sync brings the closing in (read among the closings since the load began).
+    expect(await set.sync()).toBe(true);
+    expect(set.get("d-500")?.closedAtMs).toBeTypeOf("number");
+    expect(set.get("d-505")?.topupId).toBe(505);
+    expect(set.size).toBe(6);
   }, 60_000);
 });

@@ -1,4 +1,5 @@
 import "server-only";
+import { performance } from "node:perf_hooks";
 import { and, asc, eq, gt, gte, inArray } from "drizzle-orm";
 import { db } from "@/lib/db/client";
 import { topups } from "@/lib/db/schema";
@@ -38,6 +39,14 @@ const RECENT_MS = 2 * 60_000;
  * reading the whole set at once (100,000 rows: about a second and a half on the embedded database).
  */
 const SWEEP_ROWS = 1_000;
+/**
+ * The first load reads the watched set in id order, this many rows a query, and stops once a sync has spent
+ * LOAD_BUDGET_MS on it; the next sync goes on where it stopped. A watcher scans nothing until the whole set is
+ * in (its cursor waits, so no payment is missed): at 100,000 addresses that is a few passes after a start,
+ * where one query for them all held the pass (and, on the embedded database, the request thread) for 1-3 s.
+ */
+const LOAD_BATCH = 2_000;
+const LOAD_BUDGET_MS = 400;
 
 /**
  * A string key made by concatenation (hex digits appended one byte at a time) is kept by V8 as a tree of
@@ -61,8 +70,8 @@ const columns = {
 /**
  * The deposit addresses a watcher looks for, held in memory and keyed the way the watcher meets them on
  * chain (an EVM address in lower case, an output script, a Monero subaddress index), so matching a
- * transfer is one map lookup whatever the number watched. The whole set is read once, at the first sync;
- * after that a sync reads only the top-ups created since the last one (ids above those read two minutes
+ * transfer is one map lookup whatever the number watched. The whole set is read once, in time-bounded
+ * slices over the first syncs (`sync` is false until it is all in); after that a sync reads only the top-ups created since the last one (ids above those read two minutes
  * ago or more) and those that closed since (an index on `closed_at`), drops closed ones once their
  * late-payment window has passed, and re-reads the next SWEEP_ROWS watched rows in id order to mend
  * anything the incremental reads could have missed. A match is still confirmed against the database
@@ -81,6 +90,9 @@ export class WatchedAddresses<K> {
   private recentSinceMs = 0;
   private closingsSince: Date | undefined;
   private loaded = false;
+  /** While loading: the highest id read so far, and when the load began (business time, ms). */
+  private loadedUpToId = 0;
+  private loadStartedMs: number | undefined;
   private sweepAfterId = 0;
   private earliestClosingMs = Number.POSITIVE_INFINITY;
   /** The highest derivation index ever added (Monero creates subaddresses up to it). */
@@ -89,10 +101,12 @@ export class WatchedAddresses<K> {
   /**
    * @param networks the `deposit_network` values watched
    * @param keyOf the key a top-up is matched by; undefined for an address this chain can never pay
+   * @param load rows per query and time per sync of the first load
    */
   constructor(
     private readonly networks: readonly string[],
     private readonly keyOf: (row: { address: string; derivationIndex: number | null }) => K | undefined,
+    private readonly load = { batch: LOAD_BATCH, budgetMs: LOAD_BUDGET_MS },
   ) {}
 
   get size(): number {
@@ -108,44 +122,65 @@ export class WatchedAddresses<K> {
     return this.perCoin.get(coin) ?? 0;
   }
 
-  /** Brings the set up to date: new top-ups, closings, and top-ups whose late-payment window ended. */
-  async sync(): Promise<void> {
+  /**
+   * Brings the set up to date: new top-ups, closings, and top-ups whose late-payment window ended. While the
+   * first load is still going, reads its next slice instead. Resolves to whether the whole set has been
+   * read: until then a watcher must not scan (it would miss payments to the rest).
+   */
+  async sync(): Promise<boolean> {
     const database = await db();
     const businessNow = now();
     this.recentSinceMs = Date.now() - RECENT_MS;
     const watched = and(watchedTopups(), inArray(topups.network, [...this.networks]));
     if (!this.loaded) {
-      for (const row of await database.select(columns).from(topups).where(watched)) this.put(row);
-      this.loaded = true;
-    } else {
-      for (const row of await database
-        .select(columns)
-        .from(topups)
-        .where(and(watched, gt(topups.id, this.idFloor)))) {
-        this.put(row);
-      }
-      const closings = await database
-        .select(columns)
-        .from(topups)
-        .where(
-          and(
-            eq(topups.method, "deposit"),
-            inArray(topups.network, [...this.networks]),
-            gte(topups.closedAt, this.closingsSince ?? new Date(0)),
-          ),
-        );
-      for (const row of closings) this.put(row);
-      const swept = await database
-        .select(columns)
-        .from(topups)
-        .where(and(watched, gt(topups.id, this.sweepAfterId)))
-        .orderBy(asc(topups.id))
-        .limit(SWEEP_ROWS);
-      this.mend(swept);
+      this.loadStartedMs ??= businessNow.getTime();
+      const deadline = performance.now() + this.load.budgetMs;
+      do {
+        const slice = await database
+          .select(columns)
+          .from(topups)
+          .where(and(watched, gt(topups.id, this.loadedUpToId)))
+          .orderBy(asc(topups.id))
+          .limit(this.load.batch);
+        for (const row of slice) this.put(row);
+        this.loadedUpToId = slice[slice.length - 1]?.id ?? this.loadedUpToId;
+        if (slice.length < this.load.batch) this.loaded = true;
+      } while (!this.loaded && performance.now() < deadline);
+      // Rows read in an earlier slice may have closed since: the first sync after the load reads every
+      // closing since the load began.
+      this.closingsSince = new Date(this.loadStartedMs - RECENT_MS);
+      this.raiseIdFloor();
+      this.dropClosedBefore(businessNow.getTime() - depositSettings().latePaymentWindowHours * 3_600_000);
+      return this.loaded;
     }
+    for (const row of await database
+      .select(columns)
+      .from(topups)
+      .where(and(watched, gt(topups.id, this.idFloor)))) {
+      this.put(row);
+    }
+    const closings = await database
+      .select(columns)
+      .from(topups)
+      .where(
+        and(
+          eq(topups.method, "deposit"),
+          inArray(topups.network, [...this.networks]),
+          gte(topups.closedAt, this.closingsSince ?? new Date(0)),
+        ),
+      );
+    for (const row of closings) this.put(row);
+    const swept = await database
+      .select(columns)
+      .from(topups)
+      .where(and(watched, gt(topups.id, this.sweepAfterId)))
+      .orderBy(asc(topups.id))
+      .limit(SWEEP_ROWS);
+    this.mend(swept);
     this.closingsSince = new Date(businessNow.getTime() - RECENT_MS);
     this.raiseIdFloor();
     this.dropClosedBefore(businessNow.getTime() - depositSettings().latePaymentWindowHours * 3_600_000);
+    return true;
   }
 
   /** The swept rows are the watched ids in their range: entries there that are not among them go. */

@@ -82,7 +82,8 @@ export class EvmWatcher implements DepositWatcher {
   }
 
   async poll(signal?: AbortSignal): Promise<number[]> {
-    await this.watched.sync();
+    // Until the watched set is all read (a few passes at 100,000 addresses), the chain waits.
+    if (!(await this.watched.sync())) return [];
     const confirmationsOf = (blockNumber: number, _required: number, head: bigint) =>
       Number(head - BigInt(blockNumber) + 1n);
     return pollEvmChain({

@@ -303,7 +303,8 @@ export class MoneroWatcher implements DepositWatcher {
 
   async poll(signal?: AbortSignal): Promise<number[]> {
     await this.checkWallet();
-    await this.watched.sync();
+    // Until the watched set is all read (a few passes at 100,000 addresses), the wallet waits.
+    if (!(await this.watched.sync())) return [];
     const complete = await this.ensureSubaddresses(signal);
     await this.wallet.call("refresh", {}, REFRESH_TIMEOUT_MS);
     const { height } = await this.wallet.call<{ height: number }>("get_height");

@@ -54,7 +54,8 @@ export class TronWatcher implements DepositWatcher {
 
   async poll(signal?: AbortSignal): Promise<number[]> {
     const solidified = this.solidity ? Number(await this.solidity.getBlockNumber()) : undefined;
-    await this.watched.sync();
+    // Until the watched set is all read (a few passes at 100,000 addresses), the chain waits.
+    if (!(await this.watched.sync())) return [];
     const confirmationsOf = (block: number, required: number, head: bigint) =>
       tronConfirmations({ block, head: Number(head), solidified, required });
     return pollEvmChain({

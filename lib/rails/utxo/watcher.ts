@@ -226,7 +226,9 @@ export class UtxoWatcher implements DepositWatcher {
       }
     }
 
-    await this.watched.sync();
+    // Until the watched set is all read (a few passes at 100,000 addresses), the blocks wait; the cursor
+    // is not moved, so the reorg checks above run again next time.
+    if (!(await this.watched.sync())) return [...touched];
     const watched = this.byScript;
     const watching = this.watched.size > 0;
     const observed: ObservedPayment[] = [];

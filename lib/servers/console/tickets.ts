@@ -3,8 +3,10 @@ import { createHash, randomBytes } from "node:crypto";
 import { and, countDistinct, eq, gt, inArray, isNotNull, isNull, lt, ne, or } from "drizzle-orm";
 import { ApiError, conflict, notFound } from "@/lib/api/errors";
 import type { ConsoleTicketBody } from "@/lib/api/schemas/console";
+import type { Tx } from "@/lib/db/client";
 import { db } from "@/lib/db/client";
 import { accounts, consoleSessions, servers } from "@/lib/db/schema";
+import { recordConsoleOpened } from "@/lib/notifications/facts";
 import type { ServerRow } from "@/lib/servers/present";
 import { provisioner } from "@/lib/servers/provisioner";
 import { now } from "@/lib/util/clock";
@@ -148,7 +150,22 @@ export async function redeemConsoleTicket(
   if (!ticket.startsWith(TICKET_PREFIX) || ticket.length > 100) throw invalidTicket();
   const database = await db();
   const at = now();
-  const [session] = await database
+  const session = await database.transaction((tx) => openSession(tx, ticket, serverId, client, at));
+  if (!session) throw invalidTicket();
+  const [server] = await database
+    .select()
+    .from(servers)
+    .where(and(eq(servers.id, serverId), eq(servers.accountId, session.accountId)));
+  if (server?.status !== "active") {
+    await recordConsoleClosed(session.id, "server_not_active");
+    throw conflict("server_not_active", "The server is no longer active: its console is closed.");
+  }
+  return { sessionId: session.id, accountId: session.accountId, server };
+}
+
+/** The conditional update that uses a ticket up, and the notification that its console opened. */
+async function openSession(tx: Tx, ticket: string, serverId: number, client: string, at: Date) {
+  const [session] = await tx
     .update(consoleSessions)
     .set({ openedAt: at, openedFrom: client, seenAt: seenNow() })
     .where(
@@ -161,16 +178,8 @@ export async function redeemConsoleTicket(
       ),
     )
     .returning();
-  if (!session) throw invalidTicket();
-  const [server] = await database
-    .select()
-    .from(servers)
-    .where(and(eq(servers.id, serverId), eq(servers.accountId, session.accountId)));
-  if (server?.status !== "active") {
-    await recordConsoleClosed(session.id, "server_not_active");
-    throw conflict("server_not_active", "The server is no longer active: its console is closed.");
-  }
-  return { sessionId: session.id, accountId: session.accountId, server };
+  if (session) await recordConsoleOpened(tx, session);
+  return session;
 }
 
 /** Records how a session ended; the first reason recorded stands. */

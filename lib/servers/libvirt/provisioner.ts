@@ -32,6 +32,13 @@ import {
 import { openSerialConsole } from "./console";
 import { copyDiskAtRest, copyRunningDisk, volumeSize } from "./disk-copy";
 import { domainXml, overlayVolumeXml } from "./domain";
+import {
+  type HostInventory,
+  INVENTORY_COMMANDS,
+  parseDomains,
+  parseNodeinfo,
+  parsePoolInfo,
+} from "./inventory";
 import { FORWARDED_SSH_ADDRESS, macFor, networkConfig } from "./network";
 import { run, VirshError, virsh, virshScript, virshShellArg } from "./virsh";
 
@@ -45,6 +52,13 @@ export function powerStateOf(domstate: string): PowerState {
 const isMissing = (error: unknown) =>
   error instanceof VirshError &&
   /failed to get domain|Domain not found|no domain with matching/i.test(error.stderr);
+
+const isMissingPool = (error: unknown) =>
+  error instanceof VirshError &&
+  /failed to get pool|Storage pool not found|no storage pool/i.test(error.stderr);
+
+/** One virsh read of the operator's host view may take this long before the host counts as unreachable. */
+const INVENTORY_TIMEOUT_MS = 15_000;
 
 /** virsh's words for a machine that cannot take guest-agent commands: not running, or no agent answering. */
 export function isAgentUnavailable(stderr: string): boolean {
@@ -582,6 +596,26 @@ export class LibvirtProvisioner implements Provisioner {
       if (Number.isSafeInteger(id)) states.set(id, running.has(name) ? "running" : "stopped");
     }
     return states;
+  }
+
+  async hostInventory(hypervisor: string): Promise<HostInventory | undefined> {
+    const host = this.settings.hypervisors.find((h) => h.name === hypervisor);
+    if (!host) return undefined;
+    const options = { timeoutMs: INVENTORY_TIMEOUT_MS };
+    const [node, domains, pool] = await Promise.all([
+      virsh(host.uri, [...INVENTORY_COMMANDS.node], options),
+      virsh(host.uri, [...INVENTORY_COMMANDS.domains], options),
+      // No pool yet (nothing was ever built there) is not an error.
+      virsh(host.uri, [...INVENTORY_COMMANDS.pool(this.pool)], options).catch((error: unknown) => {
+        if (isMissingPool(error)) return undefined;
+        throw error;
+      }),
+    ]);
+    return {
+      ...parseNodeinfo(node),
+      pool: pool === undefined ? null : parsePoolInfo(pool),
+      domains: parseDomains(domains, this.settings.domainPrefix),
+    };
   }
 
   /** `virsh console` over the host's own URI, under a pseudo-terminal (see console.ts). */

@@ -57,27 +57,33 @@ function countersOf(stats: Map<string, string>): DomainCounters | undefined {
   };
 }
 
-/** Every domain in the output by name: running or not, and its counters when it runs. */
-export function parseDomstats(output: string): Map<string, DomainReading> {
-  const domains = new Map<string, DomainReading>();
-  const finish = (name: string | undefined, stats: Map<string, string>) => {
-    if (name === undefined) return;
-    const running = RUNNING_STATES.has(stats.get("state.state") ?? "");
-    domains.set(name, { running, counters: running ? countersOf(stats) : undefined });
-  };
-  let name: string | undefined;
-  let stats = new Map<string, string>();
+/** Each domain's `key=value` lines of `virsh domstats` output, by domain name, in the order printed. */
+export function domstatsBlocks(output: string): Map<string, Map<string, string>> {
+  const blocks = new Map<string, Map<string, string>>();
+  let stats: Map<string, string> | undefined;
   for (const line of output.split("\n")) {
     const header = /^Domain: '(.*)'$/.exec(line.trim());
     if (header) {
-      finish(name, stats);
-      name = header[1];
       stats = new Map();
+      blocks.set(header[1] ?? "", stats);
       continue;
     }
     const pair = /^\s+([\w.-]+)=(.*)$/.exec(line);
-    if (pair && name !== undefined) stats.set(pair[1] ?? "", (pair[2] ?? "").trim());
+    if (pair && stats) stats.set(pair[1] ?? "", (pair[2] ?? "").trim());
   }
-  finish(name, stats);
+  return blocks;
+}
+
+/** libvirt's virDomainState says the domain runs (running, blocked, paused, shutting down). */
+export const isRunningState = (stats: Map<string, string>) =>
+  RUNNING_STATES.has(stats.get("state.state") ?? "");
+
+/** Every domain in the output by name: running or not, and its counters when it runs. */
+export function parseDomstats(output: string): Map<string, DomainReading> {
+  const domains = new Map<string, DomainReading>();
+  for (const [name, stats] of domstatsBlocks(output)) {
+    const running = isRunningState(stats);
+    domains.set(name, { running, counters: running ? countersOf(stats) : undefined });
+  }
   return domains;
 }

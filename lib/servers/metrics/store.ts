@@ -3,6 +3,7 @@ import { and, eq, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import { TRAFFIC_POLICY } from "@/lib/catalog/catalog";
 import type { Database, Tx } from "@/lib/db/client";
 import { serverMetricState, serverMetrics, serverTraffic } from "@/lib/db/schema";
+import { recordTrafficThresholds } from "@/lib/notifications/facts";
 import { type Usage, usageSince } from "./counters";
 import type { DomainReading } from "./domstats";
 import { allowanceBytes, levelsReached, type Period, trafficPeriod } from "./periods";
@@ -215,6 +216,7 @@ export async function recordReadings(database: Database, input: RecordInput): Pr
           },
         });
     }
+    await recordTrafficThresholds(tx, traffic, at);
     return changes;
   });
 }

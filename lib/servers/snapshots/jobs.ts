@@ -2,6 +2,7 @@ import "server-only";
 import { and, eq } from "drizzle-orm";
 import { db, type Tx } from "@/lib/db/client";
 import { snapshots } from "@/lib/db/schema";
+import { recordRestoreFailed, recordSnapshotFailed, recordSnapshotTaken } from "@/lib/notifications/facts";
 import { now } from "@/lib/util/clock";
 import { endFailedDiskRewrite, finish, type Job } from "../jobs";
 import type { ServerRow } from "../present";
@@ -36,6 +37,7 @@ async function markTaken(tx: Tx, snapshotId: number, taken: SnapshotTaken) {
       completedAt: now(),
     })
     .where(and(eq(snapshots.id, snapshotId), eq(snapshots.state, "creating")));
+  await recordSnapshotTaken(tx, snapshotId);
 }
 
 /** Takes a snapshot asked for: the disk is copied as it is, running or not. */
@@ -101,13 +103,15 @@ export async function failSnapshot(tx: Tx, snapshotId: number | null, reason: st
     .update(snapshots)
     .set({ state: "failed", failureReason: `The snapshot failed (${reason}).`, reservedGb: 0 })
     .where(and(eq(snapshots.id, snapshotId), eq(snapshots.state, "creating")));
+  await recordSnapshotFailed(tx, snapshotId);
 }
 
 /**
  * A restore that failed for good: the server is `active` again, stopped (its disk may be the snapshot's copy,
  * or gone), and says so; the snapshot is untouched, so restoring again is the way out.
  */
-export function endFailedRestore(tx: Tx, job: Job, reason: string): Promise<void> {
+export async function endFailedRestore(tx: Tx, job: Job, reason: string): Promise<void> {
+  await recordRestoreFailed(tx, job, reason);
   return endFailedDiskRewrite(
     tx,
     job,

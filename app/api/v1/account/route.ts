@@ -1,11 +1,11 @@
 import { createAccount, getAccount } from "@/lib/accounts/account";
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, publicRoute } from "@/lib/api/route";
-import { EmptyBodySchema } from "@/lib/api/schemas/common";
+import { EmptyBody } from "@/lib/api/schemas/common";
 import { limiters, withQuota } from "@/lib/rate-limit/limits";
 
 export const POST = publicRoute(async ({ request, client }) => {
-  await parseJsonBody(request, EmptyBodySchema);
+  await parseJsonBody(request, EmptyBody);
   const { result, headers } = await withQuota(limiters().accountCreate, client, createAccount);
   return json(result, 201, headers);
 });

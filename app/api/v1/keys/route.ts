@@ -1,18 +1,12 @@
 import { createKey, listKeys } from "@/lib/accounts/keys";
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
-import { CreateKeyRequestSchema } from "@/lib/api/schemas/keys";
+import { CreateKeyBody } from "@/lib/api/schemas/keys";
 
 export const GET = authedRoute(async ({ auth }) => json({ keys: await listKeys(auth.accountId) }));
 
 export const POST = authedRoute(async ({ request, auth, client }) => {
-  const body = await parseJsonBody(request, CreateKeyRequestSchema, {
-    fieldCodes: {
-      name: "invalid_name",
-      totp_code: "invalid_totp_code",
-      recovery_code: "invalid_recovery_code",
-    },
-  });
+  const body = await parseJsonBody(request, CreateKeyBody);
   const factor = { totpCode: body.totp_code, recoveryCode: body.recovery_code };
   return json(await createKey(auth, { name: body.name, factor }, client), 201);
 });

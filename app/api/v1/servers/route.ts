@@ -1,7 +1,7 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { readPageRequest } from "@/lib/api/pagination";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
-import { CreateServerRequestSchema, SERVER_PAGE_DEFAULT } from "@/lib/api/schemas/servers";
+import { CreateServerBody, SERVER_PAGE_DEFAULT } from "@/lib/api/schemas/servers";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
 import { orderServer } from "@/lib/servers/order";
 import { listServers, serverReader } from "@/lib/servers/reads";
@@ -16,18 +16,7 @@ export const GET = authedRoute(async ({ request, auth }) => {
 
 export const POST = authedRoute(async ({ request, auth }) => {
   const idempotencyKey = readIdempotencyKey(request.headers);
-  const body = await parseJsonBody(request, CreateServerRequestSchema, {
-    fieldCodes: {
-      plan: "invalid_plan",
-      location: "invalid_location",
-      os: "invalid_os",
-      cycle: "invalid_cycle",
-      hostname: "invalid_hostname",
-      root_password: "invalid_root_password",
-      auto_renew: "invalid_auto_renew",
-      ssh_keys: "invalid_ssh_key",
-    },
-  });
+  const body = await parseJsonBody(request, CreateServerBody);
   const outcome = await orderServer(auth.accountId, body, idempotencyKey);
   return json(outcome.body, outcome.status, outcome.headers);
 });

@@ -1,17 +1,11 @@
 import { listSessions, signIn } from "@/lib/accounts/sessions";
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, publicRoute } from "@/lib/api/route";
-import { SignInRequestSchema } from "@/lib/api/schemas/sessions";
+import { SignInBody } from "@/lib/api/schemas/sessions";
 
 /** Public: exchanges a login token (and a TOTP or recovery code when TOTP is on) for a dashboard session key. */
 export const POST = publicRoute(async ({ request, client }) => {
-  const body = await parseJsonBody(request, SignInRequestSchema, {
-    fieldCodes: {
-      login_token: "invalid_login",
-      totp_code: "invalid_totp_code",
-      recovery_code: "invalid_recovery_code",
-    },
-  });
+  const body = await parseJsonBody(request, SignInBody);
   const factor = { totpCode: body.totp_code, recoveryCode: body.recovery_code };
   return json(await signIn({ loginToken: body.login_token, factor, client }), 201);
 });

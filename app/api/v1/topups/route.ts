@@ -1,18 +1,10 @@
-import type { z } from "zod";
 import { parseJsonBody } from "@/lib/api/body";
 import { readPageRequest } from "@/lib/api/pagination";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
-import { CreateTopupRequestSchema, TOPUP_PAGE_DEFAULT } from "@/lib/api/schemas/topups";
+import { CreateTopupBody, TOPUP_PAGE_DEFAULT } from "@/lib/api/schemas/topups";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
 import { listTopups } from "@/lib/topups/reads";
 import { readPaymentHeader, requestTopup, topupResource } from "@/lib/topups/request";
-
-const amountCode = (issue: z.core.$ZodIssue) =>
-  issue.code === "too_small"
-    ? "amount_too_low"
-    : issue.code === "too_big"
-      ? "amount_too_high"
-      : "invalid_amount";
 
 export const GET = authedRoute(async ({ request, auth }) => {
   const page = await listTopups(auth.accountId, readPageRequest(new URL(request.url), TOPUP_PAGE_DEFAULT));
@@ -21,9 +13,7 @@ export const GET = authedRoute(async ({ request, auth }) => {
 
 export const POST = authedRoute(async ({ request, auth, client }) => {
   const idempotencyKey = readIdempotencyKey(request.headers);
-  const body = await parseJsonBody(request, CreateTopupRequestSchema, {
-    fieldCodes: { amount: amountCode, coin: "invalid_coin" },
-  });
+  const body = await parseJsonBody(request, CreateTopupBody);
   const outcome = await requestTopup({
     accountId: auth.accountId,
     body,

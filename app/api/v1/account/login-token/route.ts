@@ -1,13 +1,11 @@
 import { rotateLoginToken } from "@/lib/accounts/sessions";
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
-import { RotateLoginTokenRequestSchema } from "@/lib/api/schemas/sessions";
+import { RotateLoginTokenBody } from "@/lib/api/schemas/sessions";
 
 /** Replaces the login token; the new one is in this answer only. */
 export const POST = authedRoute(async ({ request, auth, client }) => {
-  const body = await parseJsonBody(request, RotateLoginTokenRequestSchema, {
-    fieldCodes: { totp_code: "invalid_totp_code", recovery_code: "invalid_recovery_code" },
-  });
+  const body = await parseJsonBody(request, RotateLoginTokenBody);
   const input = {
     factor: { totpCode: body.totp_code, recoveryCode: body.recovery_code },
     revokeApiKeys: body.revoke_api_keys ?? false,

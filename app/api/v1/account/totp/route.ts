@@ -1,11 +1,11 @@
 import { beginTotpSetup } from "@/lib/accounts/totp";
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
-import { EmptyBodySchema } from "@/lib/api/schemas/common";
+import { EmptyBody } from "@/lib/api/schemas/common";
 
 /** Starts enabling two-factor sign-in: a new secret that the next /confirm makes active. */
 export const POST = authedRoute(async ({ request, auth }) => {
-  await parseJsonBody(request, EmptyBodySchema);
+  await parseJsonBody(request, EmptyBody);
   return json(await beginTotpSetup(auth.accountId));
 });
 

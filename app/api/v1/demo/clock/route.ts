@@ -1,17 +1,10 @@
-import { z } from "zod";
 import { parseJsonBody } from "@/lib/api/body";
 import { notFound } from "@/lib/api/errors";
 import { json, methodNotAllowed, publicRoute } from "@/lib/api/route";
+import { AdvanceClockBody } from "@/lib/api/schemas/demo";
 import { config } from "@/lib/config/env";
 import { fromLoopback } from "@/lib/http/loopback";
 import { advanceClock, now } from "@/lib/util/clock";
-
-const AdvanceSchema = z.strictObject({
-  advance_seconds: z
-    .int()
-    .min(1)
-    .max(400 * 86_400),
-});
 
 /**
  * Test clock (demo mode with ENABLE_TEST_CLOCK=1 only): moves business time forward, which can suspend and
@@ -28,9 +21,7 @@ export const GET = publicRoute(async ({ request }) => {
 
 export const POST = publicRoute(async ({ request }) => {
   if (!enabled(request)) throw notFound("No such endpoint.");
-  const body = await parseJsonBody(request, AdvanceSchema, {
-    fieldCodes: { advance_seconds: "invalid_advance" },
-  });
+  const body = await parseJsonBody(request, AdvanceClockBody);
   return json({ now: advanceClock(body.advance_seconds).toISOString() });
 });
 

@@ -1,6 +1,6 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { UpdateServerRequestSchema } from "@/lib/api/schemas/servers";
+import { UpdateServerBody } from "@/lib/api/schemas/servers";
 import { setAutoRenew, terminateServer } from "@/lib/servers/control";
 import { getServer, serverReader } from "@/lib/servers/reads";
 
@@ -10,9 +10,7 @@ export const GET = authedRoute(async ({ auth, params }) =>
 
 export const PATCH = authedRoute(async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");
-  const body = await parseJsonBody(request, UpdateServerRequestSchema, {
-    fieldCodes: { auto_renew: "invalid_auto_renew" },
-  });
+  const body = await parseJsonBody(request, UpdateServerBody);
   return json(await setAutoRenew(auth.accountId, serverId, body.auto_renew));
 });
 

@@ -1,13 +1,11 @@
 import { confirmTotp } from "@/lib/accounts/two-factor";
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
-import { TotpCodeRequestSchema } from "@/lib/api/schemas/sessions";
+import { TotpCodeBody } from "@/lib/api/schemas/sessions";
 
 /** Turns TOTP on; the answer holds the recovery codes, shown this once. */
 export const POST = authedRoute(async ({ request, auth, client }) => {
-  const body = await parseJsonBody(request, TotpCodeRequestSchema, {
-    fieldCodes: { code: "invalid_totp_code" },
-  });
+  const body = await parseJsonBody(request, TotpCodeBody);
   return json(await confirmTotp(auth.accountId, body.code, client), 200, { "cache-control": "no-store" });
 });
 

@@ -1,13 +1,11 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { ServerActionRequestSchema } from "@/lib/api/schemas/servers";
+import { ServerActionBody } from "@/lib/api/schemas/servers";
 import { powerAction } from "@/lib/servers/control";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");
-  const body = await parseJsonBody(request, ServerActionRequestSchema, {
-    fieldCodes: { action: "invalid_action" },
-  });
+  const body = await parseJsonBody(request, ServerActionBody);
   return json(await powerAction(auth.accountId, serverId, body.action));
 });
 

@@ -1,21 +1,13 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { ReinstallServerRequestSchema } from "@/lib/api/schemas/server-machine";
+import { ReinstallServerBody } from "@/lib/api/schemas/server-machine";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
 import { reinstallServer } from "@/lib/servers/reinstall";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");
   const idempotencyKey = readIdempotencyKey(request.headers);
-  const body = await parseJsonBody(request, ReinstallServerRequestSchema, {
-    fieldCodes: {
-      snapshot_first: "invalid_snapshot_first",
-      confirm: { code: "invalid_confirm", message: "Send confirm as the server's hostname." },
-      os: "invalid_os",
-      root_password: "invalid_root_password",
-      ssh_keys: "invalid_ssh_key",
-    },
-  });
+  const body = await parseJsonBody(request, ReinstallServerBody);
   const outcome = await reinstallServer(auth.accountId, serverId, body, idempotencyKey);
   return json(outcome.body, outcome.status, { ...outcome.headers, "cache-control": "no-store" });
 });

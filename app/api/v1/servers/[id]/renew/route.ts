@@ -1,13 +1,13 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { EmptyBodySchema } from "@/lib/api/schemas/common";
+import { EmptyBody } from "@/lib/api/schemas/common";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
 import { renewServer } from "@/lib/servers/control";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");
   const idempotencyKey = readIdempotencyKey(request.headers);
-  await parseJsonBody(request, EmptyBodySchema);
+  await parseJsonBody(request, EmptyBody);
   const outcome = await renewServer(auth.accountId, serverId, idempotencyKey);
   return json(outcome.body, outcome.status, outcome.headers);
 });

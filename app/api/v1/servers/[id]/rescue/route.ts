@@ -1,6 +1,6 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { RescueRequestSchema } from "@/lib/api/schemas/snapshots";
+import { RescueBody } from "@/lib/api/schemas/snapshots";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
 import { enterRescue, leaveRescue } from "@/lib/servers/rescue";
 
@@ -8,7 +8,7 @@ import { enterRescue, leaveRescue } from "@/lib/servers/rescue";
 export const POST = authedRoute(async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");
   const idempotencyKey = readIdempotencyKey(request.headers);
-  await parseJsonBody(request, RescueRequestSchema);
+  await parseJsonBody(request, RescueBody);
   const outcome = await enterRescue(auth.accountId, serverId, idempotencyKey);
   return json(outcome.body, outcome.status, { ...outcome.headers, "cache-control": "no-store" });
 });

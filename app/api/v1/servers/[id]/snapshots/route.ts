@@ -1,6 +1,6 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { CreateSnapshotRequestSchema } from "@/lib/api/schemas/snapshots";
+import { CreateSnapshotBody } from "@/lib/api/schemas/snapshots";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
 import { listSnapshots, takeSnapshot } from "@/lib/servers/snapshots/requests";
 
@@ -11,9 +11,7 @@ export const GET = authedRoute(async ({ auth, params }) =>
 export const POST = authedRoute(async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");
   const idempotencyKey = readIdempotencyKey(request.headers);
-  const body = await parseJsonBody(request, CreateSnapshotRequestSchema, {
-    fieldCodes: { name: "invalid_snapshot_name" },
-  });
+  const body = await parseJsonBody(request, CreateSnapshotBody);
   const outcome = await takeSnapshot(auth.accountId, serverId, body, idempotencyKey);
   return json(outcome.body, outcome.status, outcome.headers);
 });

@@ -1,10 +1,10 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
-import { EmptyBodySchema } from "@/lib/api/schemas/common";
+import { EmptyBody } from "@/lib/api/schemas/common";
 import { cancelTopup } from "@/lib/topups/deposit";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {
-  await parseJsonBody(request, EmptyBodySchema);
+  await parseJsonBody(request, EmptyBody);
   return json(await cancelTopup(auth.accountId, String(params.ref)));
 });
 

@@ -2,7 +2,7 @@ import { authenticateRequest } from "@/lib/accounts/auth";
 import { parseJsonBody } from "@/lib/api/body";
 import { notFound } from "@/lib/api/errors";
 import { json, methodNotAllowed, publicRoute } from "@/lib/api/route";
-import { SimulatePaymentRequestSchema } from "@/lib/api/schemas/topups";
+import { SimulatePaymentBody } from "@/lib/api/schemas/topups";
 import { config } from "@/lib/config/env";
 import { simulateDemoPayment } from "@/lib/topups/deposit";
 
@@ -13,15 +13,7 @@ import { simulateDemoPayment } from "@/lib/topups/deposit";
 export const POST = publicRoute(async ({ request, client, params }) => {
   if (config().mode !== "demo") throw notFound("No such endpoint.");
   const auth = await authenticateRequest(request, client);
-  const body = await parseJsonBody(request, SimulatePaymentRequestSchema, {
-    fieldCodes: {
-      amount: {
-        code: "invalid_amount",
-        message:
-          'Send amount as a decimal string in the deposit\'s coin, e.g. "0.0001", or leave it out to pay exactly deposit_amount.',
-      },
-    },
-  });
+  const body = await parseJsonBody(request, SimulatePaymentBody);
   return json(await simulateDemoPayment(auth.accountId, String(params.ref), body.amount));
 });
 

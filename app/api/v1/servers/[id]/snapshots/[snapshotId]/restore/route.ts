@@ -1,6 +1,6 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { RestoreSnapshotRequestSchema } from "@/lib/api/schemas/snapshots";
+import { RestoreSnapshotBody } from "@/lib/api/schemas/snapshots";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
 import { restoreSnapshot } from "@/lib/servers/snapshots/requests";
 
@@ -8,9 +8,7 @@ export const POST = authedRoute(async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");
   const snapshotId = pathId(params, "snapshotId", "snapshot");
   const idempotencyKey = readIdempotencyKey(request.headers);
-  const body = await parseJsonBody(request, RestoreSnapshotRequestSchema, {
-    fieldCodes: { confirm: { code: "invalid_confirm", message: "Send confirm as the server's hostname." } },
-  });
+  const body = await parseJsonBody(request, RestoreSnapshotBody);
   const outcome = await restoreSnapshot(auth.accountId, serverId, snapshotId, body, idempotencyKey);
   return json(outcome.body, outcome.status, outcome.headers);
 });

@@ -1,0 +1,478 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type RunningApp, startApp } from "../support/app-server";
+import { type Receiver, startReceiver, verified } from "../support/webhook-receiver";
+import { fund } from "./funding";
+import { api, createAccount, errorCode, until, waitForServer } from "./helpers";
+
+type Delivery = {
+  id: number;
+  event: { id: string; type: string };
+  state: string;
+  attempts: {
+    number: number;
+    response_status: number | null;
+    succeeded: boolean;
+    manual: boolean;
+    queued_at: string;
+    sent_at: string;
+  }[];
+};
+
+let receiver: Receiver;
+beforeAll(async () => {
+  receiver = await startReceiver();
+});
+afterAll(() => receiver.close());
+
+/** A webhook of `key` to `path` on the receiver; returns its id and the secret shown once. */
+async function addWebhook(key: string, path: string, body: Record<string, unknown> = {}, base?: string) {
+  const created = await api("/webhooks", {
+    method: "POST",
+    key,
+    base,
+    body: { url: `${receiver.url}${path}`, ...body },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return { id: created.body.id as number, secret: created.body.secret as string };
+}
+
+const arrivedAt = (path: string) => receiver.received.filter((request) => request.path === path);
+const waitForArrivals = (path: string, count: number, timeoutMs = 20_000) =>
+  until(
+    async () => arrivedAt(path),
+    (list) => list.length >= count,
+    timeoutMs,
+  );
+
+const serviceNow = async () => Date.parse((await api("/demo/clock")).body.now as string);
+const advanceClock = async (seconds: number) =>
+  expect(
+    (await api("/demo/clock", { method: "POST", body: { advance_seconds: Math.ceil(seconds) } })).status,
+  ).toBe(200);
+
+const deliveries = async (key: string, id: number, base?: string) =>
+  (await api(`/webhooks/${id}/deliveries`, { key, base })).body.deliveries as Delivery[];
+
+describe("a webhook follows a server's life", () => {
+  it("sees top-up credited, server active, expiring, suspended and terminated, in order, each once, each signed", async () => {
+    const { apiKey } = await createAccount();
+    const { secret } = await addWebhook(apiKey, "/life", {
+      events: ["topup.credited", "server.active", "server.expiring", "server.suspended", "server.terminated"],
+    });
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    await fund(apiKey, 25);
+    const ordered = await api("/servers", {
+      method: "POST",
+      key: apiKey,
+      body: { plan: "pup", location: "nl", os: "debian-13" },
+    });
+    expect(ordered.status).toBe(201);
+    const serverId = ordered.body.id as number;
+    const server = await waitForServer<{ status: string; expires_at: string }>(
+      apiKey,
+      serverId,
+      (s) => s.status === "active",
+    );
+    await waitForArrivals("/life", 2);
+
+    // The server page's promise: warned 72 and 24 hours before expiry, nothing sent yet.
+    const planned = (await api(`/servers/${serverId}/expiry-warnings`, { key: apiKey })).body;
+    expect(planned).toMatchObject({ renews_itself: false, channels: 1, expires_at: server.expires_at });
+    const expiresAt = Date.parse(server.expires_at);
+    expect(planned.warnings).toEqual([
+      { lead_hours: 72, at: new Date(expiresAt - 72 * 3_600_000).toISOString(), sent_at: null },
+      { lead_hours: 24, at: new Date(expiresAt - 24 * 3_600_000).toISOString(), sent_at: null },
+    ]);
+
+    // Twelve hours before expiry (the test clock): one warning, the nearer one.
+    await advanceClock((expiresAt - (await serviceNow())) / 1000 - 12 * 3600);
+    await waitForArrivals("/life", 3);
+    const warned = (await api(`/servers/${serverId}/expiry-warnings`, { key: apiKey })).body.warnings as {
+      sent_at: string | null;
+    }[];
+    expect(warned.map((warning) => warning.sent_at === null)).toEqual([true, false]);
+    // Past expiry: suspended; past the grace days: terminated.
+    await advanceClock(13 * 3600);
+    await waitForArrivals("/life", 4);
+    await advanceClock(8 * 86_400);
+    await waitForArrivals("/life", 5);
+    // Nothing more arrives for these facts, however many passes run.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const events = arrivedAt("/life").map((request) => verified(request, secret));
+    expect(events.map((event) => event.type)).toEqual([
+      "topup.credited",
+      "server.active",
+      "server.expiring",
+      "server.suspended",
+      "server.terminated",
+    ]);
+    expect(new Set(arrivedAt("/life").map((request) => request.headers["webhook-id"])).size).toBe(5);
+    expect(events[0]?.data).toMatchObject({ kind: "completed", credited_usd: 25 });
+    expect(events[1]?.data).toMatchObject({ reason: "provisioned", server: { id: serverId } });
+    expect(events[2]?.data).toMatchObject({
+      lead_hours: 24,
+      why: "auto_renew_off",
+      expires_at: server.expires_at,
+    });
+    expect(events[3]?.data).toMatchObject({ server: { id: serverId, status: "suspended" } });
+    expect(events[4]?.data).toMatchObject({
+      reason: "lapsed",
+      server: { id: serverId, status: "terminated" },
+    });
+  }, 60_000);
+});
+
+describe("delivery and retries", () => {
+  it("answered 500 three times then 200: one event, three retries, one success, the same webhook-id", async () => {
+    const { apiKey } = await createAccount();
+    const { id, secret } = await addWebhook(apiKey, "/flaky");
+    receiver.plan.push(500, 500, 500);
+    const queued = await api(`/webhooks/${id}/test`, { method: "POST", key: apiKey });
+    expect(queued.status).toBe(202);
+    expect(queued.body).toMatchObject({ state: "pending", event: { type: "webhook.test" } });
+    const requests = await waitForArrivals("/flaky", 4);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(arrivedAt("/flaky")).toHaveLength(4);
+    expect(new Set(requests.map((request) => request.headers["webhook-id"]))).toEqual(
+      new Set([(queued.body.event as { id: string }).id]),
+    );
+    expect(new Set(requests.map((request) => request.body)).size).toBe(1);
+    for (const request of requests) expect(verified(request, secret).type).toBe("webhook.test");
+    const [delivery] = await until(
+      () => deliveries(apiKey, id),
+      (list) => list[0]?.state === "delivered",
+    );
+    expect(
+      delivery?.attempts.map((attempt) => [attempt.number, attempt.response_status, attempt.succeeded]),
+    ).toEqual([
+      [1, 500, false],
+      [2, 500, false],
+      [3, 500, false],
+      [4, 200, true],
+    ]);
+    for (const attempt of delivery?.attempts ?? []) {
+      expect(Date.parse(attempt.sent_at)).toBeGreaterThanOrEqual(Date.parse(attempt.queued_at));
+    }
+    const webhook = (await api(`/webhooks/${id}`, { key: apiKey })).body;
+    expect(webhook).toMatchObject({ enabled: true, failing_since: null });
+    expect(webhook.last_success_at).not.toBeNull();
+  });
+
+  it("redelivers a delivery with the same webhook-id, once, marked as asked for", async () => {
+    const { apiKey } = await createAccount();
+    const { id, secret } = await addWebhook(apiKey, "/again");
+    await api(`/webhooks/${id}/test`, { method: "POST", key: apiKey });
+    const [first] = await waitForArrivals("/again", 1);
+    const [delivery] = await until(
+      () => deliveries(apiKey, id),
+      (list) => list[0]?.state === "delivered",
+    );
+    const again = await api(`/webhooks/${id}/deliveries/${delivery?.id}/redeliver`, {
+      method: "POST",
+      key: apiKey,
+    });
+    expect(again.status).toBe(202);
+    const [, second] = await waitForArrivals("/again", 2);
+    expect(second?.headers["webhook-id"]).toBe(first?.headers["webhook-id"]);
+    expect(verified(second as never, secret).type).toBe("webhook.test");
+    const [after] = await until(
+      () => deliveries(apiKey, id),
+      (list) => list[0]?.attempts.length === 2,
+    );
+    expect(after?.attempts.map((attempt) => attempt.manual)).toEqual([false, true]);
+    expect(
+      (await api(`/webhooks/${id}/deliveries/999999/redeliver`, { method: "POST", key: apiKey })).status,
+    ).toBe(404);
+  });
+
+  it("does not follow a redirect, not even to another receiver", async () => {
+    const { apiKey } = await createAccount();
+    const { id } = await addWebhook(apiKey, "/moved");
+    const target = await startReceiver();
+    try {
+      receiver.plan.push(302);
+      receiver.headers = { location: `${target.url}/elsewhere` };
+      await api(`/webhooks/${id}/test`, { method: "POST", key: apiKey });
+      await waitForArrivals("/moved", 2);
+      receiver.headers = {};
+      const [delivery] = await until(
+        () => deliveries(apiKey, id),
+        (list) => list[0]?.state === "delivered",
+      );
+      expect(delivery?.attempts[0]).toMatchObject({ response_status: 302, succeeded: false });
+      expect(target.received).toEqual([]);
+    } finally {
+      receiver.headers = {};
+      await target.close();
+    }
+  });
+
+  it("disables an endpoint failing for days and says so; turned on again it delivers", async () => {
+    const { apiKey } = await createAccount();
+    const { id } = await addWebhook(apiKey, "/down");
+    receiver.plan.push(...Array(20).fill(503));
+    await api(`/webhooks/${id}/test`, { method: "POST", key: apiKey });
+    await waitForArrivals("/down", 1);
+    await advanceClock(6 * 86_400);
+    const disabled = await until(
+      async () => (await api(`/webhooks/${id}`, { key: apiKey })).body,
+      (webhook) => webhook.enabled === false,
+    );
+    expect(disabled.disabled_reason).toMatch(/^Disabled: every delivery failed for 5 days/);
+    expect((await api(`/webhooks/${id}/test`, { method: "POST", key: apiKey })).status).toBe(409);
+    receiver.plan.length = 0;
+    const enabled = await api(`/webhooks/${id}`, { method: "PATCH", key: apiKey, body: { enabled: true } });
+    expect(enabled.body).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null });
+    const before = arrivedAt("/down").length;
+    expect((await api(`/webhooks/${id}/test`, { method: "POST", key: apiKey })).status).toBe(202);
+    await waitForArrivals("/down", before + 1);
+  });
+});
+
+describe("the webhooks API", () => {
+  it("lists, changes, rotates and deletes; another account's webhook is 404", async () => {
+    const { apiKey } = await createAccount();
+    const other = await createAccount();
+    const { id, secret } = await addWebhook(apiKey, "/crud", {
+      events: ["server.active"],
+      description: "ops",
+    });
+    const listed = (await api("/webhooks", { key: apiKey })).body.webhooks as Record<string, unknown>[];
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({
+      id,
+      kind: "webhook",
+      events: ["server.active"],
+      description: "ops",
+      enabled: true,
+    });
+    expect(JSON.stringify(listed)).not.toContain(secret);
+    for (const method of ["GET", "PATCH", "DELETE"]) {
+      const result = await api(`/webhooks/${id}`, {
+        method,
+        key: other.apiKey,
+        body: method === "PATCH" ? {} : undefined,
+      });
+      expect(result.status, method).toBe(404);
+    }
+    expect((await api(`/webhooks/${id}/deliveries`, { key: other.apiKey })).status).toBe(404);
+
+    const changed = await api(`/webhooks/${id}`, {
+      method: "PATCH",
+      key: apiKey,
+      body: { events: ["server.active", "server.suspended"], description: null },
+    });
+    expect(changed.body).toMatchObject({ events: ["server.active", "server.suspended"], description: null });
+
+    const rotated = await api(`/webhooks/${id}/rotate-secret`, { method: "POST", key: apiKey, body: {} });
+    expect(rotated.status).toBe(200);
+    const fresh = rotated.body.secret as string;
+    expect(fresh).not.toBe(secret);
+    expect(rotated.body.previous_secret_expires_at).not.toBeNull();
+    await api(`/webhooks/${id}/test`, { method: "POST", key: apiKey });
+    const [request] = await waitForArrivals("/crud", 1);
+    // Both secrets verify while the previous one is kept.
+    expect(verified(request as never, secret).type).toBe("webhook.test");
+    expect(verified(request as never, fresh).type).toBe("webhook.test");
+
+    const off = await api(`/webhooks/${id}`, { method: "PATCH", key: apiKey, body: { enabled: false } });
+    expect(off.body).toMatchObject({ enabled: false, disabled_reason: "Turned off by its owner." });
+    expect((await api(`/webhooks/${id}`, { method: "DELETE", key: apiKey })).body).toEqual({
+      id,
+      deleted: true,
+    });
+    expect((await api(`/webhooks/${id}`, { key: apiKey })).status).toBe(404);
+  });
+
+  it("refuses bad bodies with a clear 400 and changes nothing", async () => {
+    const { apiKey } = await createAccount();
+    const cases: [Record<string, unknown>, string][] = [
+      [{}, "invalid_webhook_url"],
+      [{ url: "not a url" }, "invalid_webhook_url"],
+      [{ url: "ftp://example.com/" }, "invalid_webhook_url"],
+      [{ url: `${receiver.url}/x`, events: [] }, "invalid_events"],
+      [{ url: `${receiver.url}/x`, events: ["server.exploded"] }, "invalid_events"],
+      [{ url: `${receiver.url}/x`, kind: "email" }, "invalid_kind"],
+      [{ url: `${receiver.url}/x`, ntfy_token: "tk_abc" }, "invalid_ntfy_token"],
+      [{ url: `${receiver.url}/x`, colour: "red" }, "unknown_field"],
+      [{ url: "http://10.0.0.1/hook" }, "webhook_url_refused"],
+      [{ url: "http://169.254.169.254/latest/meta-data/" }, "webhook_url_refused"],
+    ];
+    for (const [body, code] of cases) {
+      const result = await api("/webhooks", { method: "POST", key: apiKey, body });
+      expect(result.status, JSON.stringify(body)).toBe(400);
+      expect(errorCode(result), JSON.stringify(body)).toBe(code);
+    }
+    expect((await api("/webhooks", { key: apiKey })).body.webhooks).toEqual([]);
+    expect((await api("/webhooks/1/deliveries?limit=0", { key: apiKey })).status).toBe(400);
+  });
+
+  it("takes an ntfy topic, which gets a title and a message and has no secret", async () => {
+    const { apiKey } = await createAccount();
+    const created = await api("/webhooks", {
+      method: "POST",
+      key: apiKey,
+      body: { kind: "ntfy", url: `${receiver.url}/ntfy-topic`, ntfy_token: "tk_push" },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ kind: "ntfy", secret: null, has_token: true });
+    const id = created.body.id as number;
+    expect((await api(`/webhooks/${id}/rotate-secret`, { method: "POST", key: apiKey })).status).toBe(409);
+    await api(`/webhooks/${id}/test`, { method: "POST", key: apiKey });
+    const [push] = await waitForArrivals("/ntfy-topic", 1);
+    expect(push?.headers).toMatchObject({ title: "Test notification", authorization: "Bearer tk_push" });
+    expect(push?.body).toBe("A test event, sent because you asked for one.");
+  });
+
+  it("allows ten endpoints per account", async () => {
+    const { apiKey } = await createAccount();
+    for (let i = 0; i < 10; i++) await addWebhook(apiKey, `/many-${i}`);
+    const refused = await api("/webhooks", {
+      method: "POST",
+      key: apiKey,
+      body: { url: `${receiver.url}/eleven` },
+    });
+    expect(refused.status).toBe(409);
+    expect(errorCode(refused)).toBe("webhook_limit_reached");
+  });
+});
+
+// The embedded database belongs to one process: this runs its own app on its own DATA_DIR.
+describe.runIf(inject("dbTarget") === "pglite")("a restart in the middle of retries", () => {
+  it("loses nothing and sends nothing twice", async () => {
+    const { DATABASE_URL: _shared, ...env } = inject("appEnv");
+    const ownEnv = {
+      ...env,
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), "vps-notify-restart-")),
+      NOTIFY_TEST_RETRY_MS: "15000",
+    };
+    let app: RunningApp = await startApp(ownEnv);
+    let apiKey = "";
+    let id = 0;
+    try {
+      ({ apiKey } = await createAccount(undefined, app.url));
+      ({ id } = await addWebhook(apiKey, "/restart", {}, app.url));
+      // One delivered before the restart, one failed once and waiting for its retry.
+      await api(`/webhooks/${id}/test`, { method: "POST", key: apiKey, base: app.url });
+      await waitForArrivals("/restart", 1);
+      receiver.plan.push(500);
+      await api(`/webhooks/${id}/test`, { method: "POST", key: apiKey, base: app.url });
+      await waitForArrivals("/restart", 2);
+    } finally {
+      await app.stop();
+    }
+    app = await startApp(ownEnv);
+    try {
+      const arrived = await waitForArrivals("/restart", 3, 40_000);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(arrivedAt("/restart")).toHaveLength(3);
+      const ids = arrived.map((request) => request.headers["webhook-id"]);
+      expect(ids[2]).toBe(ids[1]);
+      expect(ids[0]).not.toBe(ids[1]);
+      const log = await deliveries(apiKey, id, app.url);
+      expect(log.map((delivery) => [delivery.state, delivery.attempts.length])).toEqual([
+        ["delivered", 2],
+        ["delivered", 1],
+      ]);
+    } finally {
+      await app.stop();
+    }
+  }, 120_000);
+});
+
+describe.runIf(inject("dbTarget") === "postgres")("two app instances on one PostgreSQL", () => {
+  it("deliver each of a hundred events once between them", async () => {
+    let second: RunningApp | undefined;
+    try {
+      // The suite app's DATA_DIR: the same demo secrets, so either instance can unseal a webhook's secret.
+      second = await startApp({ ...inject("appEnv"), DATA_DIR: inject("appDataDir") });
+      // The same business time on both (the suite's clock has moved), so both see the same deliveries due.
+      const lag =
+        (await serviceNow()) -
+        Date.parse((await api("/demo/clock", { base: second.url })).body.now as string);
+      if (lag > 1000) {
+        await api("/demo/clock", {
+          method: "POST",
+          base: second.url,
+          body: { advance_seconds: Math.round(lag / 1000) },
+        });
+      }
+      const { apiKey } = await createAccount();
+      const { id, secret } = await addWebhook(apiKey, "/pair");
+      receiver.delayMs = 50;
+      const origins = [undefined, second.url];
+      const queued = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          api(`/webhooks/${id}/test`, { method: "POST", key: apiKey, base: origins[i % 2] }),
+        ),
+      );
+      expect(queued.every((result) => result.status === 202)).toBe(true);
+      await waitForArrivals("/pair", 100, 60_000);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const arrived = arrivedAt("/pair");
+      expect(arrived).toHaveLength(100);
+      const ids = arrived.map((request) => verified(request, secret) && request.headers["webhook-id"]);
+      expect(new Set(ids).size).toBe(100);
+      const client = new pg.Client({ connectionString: inject("testDatabaseUrl") });
+      await client.connect();
+      try {
+        const { rows } = await client.query(
+          "SELECT count(*)::int AS n FROM notification_attempts a JOIN notification_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $1",
+          [id],
+        );
+        expect(rows[0].n).toBe(100);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      receiver.delayMs = 0;
+      await second?.stop();
+    }
+  }, 120_000);
+});
+
+// Production mode refuses what tests allow: its own instance.
+describe("in production mode", () => {
+  let app: RunningApp;
+  beforeAll(async () => {
+    const {
+      DATABASE_URL: _shared,
+      ENABLE_TEST_CLOCK: _clock,
+      NOTIFY_TEST_ALLOW_LOOPBACK: _loopback,
+      NOTIFY_TEST_RETRY_MS: _retry,
+      ...env
+    } = inject("appEnv");
+    app = await startApp({
+      ...env,
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), "vps-notify-prod-")),
+      APP_MODE: "production",
+      SESSION_SECRET: "a-production-session-secret-of-enough-length",
+      ENCRYPTION_KEY: "cd".repeat(32),
+    });
+  }, 90_000);
+  afterAll(() => app?.stop());
+
+  it("refuses loopback, private, link-local, metadata and plain-http URLs", async () => {
+    const { apiKey } = await createAccount(undefined, app.url);
+    const cases: [string, string, RegExp][] = [
+      ["https://127.0.0.1/hook", "webhook_url_refused", /127\.0\.0\.1 is a loopback address/],
+      ["https://10.20.30.40/hook", "webhook_url_refused", /10\.20\.30\.40 is a private address/],
+      ["https://169.254.169.254/latest/meta-data/", "webhook_url_refused", /cloud metadata address/],
+      ["https://[::1]:8443/hook", "webhook_url_refused", /::1 is a loopback address/],
+      ["https://localhost/hook", "webhook_url_refused", /localhost resolves to .*a loopback address/],
+      ["http://hooks.example.com/hook", "invalid_webhook_url", /Only https URLs/],
+    ];
+    for (const [url, code, message] of cases) {
+      const result = await api("/webhooks", { method: "POST", key: apiKey, base: app.url, body: { url } });
+      expect(result.status, url).toBe(400);
+      expect(errorCode(result), url).toBe(code);
+      expect(result.body.message, url).toMatch(message);
+    }
+    const changed = await api("/webhooks", { key: apiKey, base: app.url });
+    expect(changed.body.webhooks).toEqual([]);
+  });
+});

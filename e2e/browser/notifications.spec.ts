@@ -1,0 +1,60 @@
+import { expect, test } from "@playwright/test";
+import { signUpWithServer } from "../support/dashboard";
+import { startReceiver, verified } from "../support/webhook-receiver";
+
+test("add a webhook, send a test, see it delivered; the server page says when it warns before expiry", async ({
+  page,
+  request,
+}) => {
+  const receiver = await startReceiver();
+  try {
+    const { id } = await signUpWithServer(page, request);
+    // Before any endpoint, the server page says no warning will come, and where to add one.
+    await page.goto(`/dashboard/servers/${id}`);
+    await expect(page.getByTestId("expiry-warnings")).toContainText("No warning before expiry");
+
+    await page.getByRole("link", { name: "Notifications" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Notifications" })).toBeVisible();
+    await expect(page.getByTestId("no-webhooks")).toBeVisible();
+    await page.getByLabel("Webhook URL").fill(`${receiver.url}/dashboard`);
+    await page.getByLabel("Description (optional)").fill("my receiver");
+    // Every event is picked by default; this one is left out.
+    await page.getByRole("checkbox", { name: /console\.opened/ }).uncheck();
+    await page.getByRole("button", { name: "Add webhook" }).click();
+    const secret = (await page.getByTestId("webhook-secret").textContent()) ?? "";
+    expect(secret).toMatch(/^whsec_/);
+
+    const card = page.getByTestId("webhook").filter({ hasText: "my receiver" });
+    await expect(card).toContainText(`${receiver.url}/dashboard`);
+    await expect(card.getByTestId("webhook-state")).toHaveText("on");
+    await expect(card).not.toContainText("console.opened");
+
+    await card.getByRole("button", { name: "Send test" }).click();
+    await expect(card.getByTestId("webhook-notice")).toHaveText("Test event queued.");
+    await card.getByText("Deliveries").click();
+    const delivery = card.getByTestId("delivery").filter({ hasText: "webhook.test" });
+    await expect(delivery.getByTestId("delivery-state")).toHaveText("delivered", { timeout: 15_000 });
+    await delivery.getByRole("button", { name: "Attempts (1)" }).click();
+    await expect(delivery.getByTestId("attempt")).toContainText("HTTP 200");
+
+    // The receiver got it, signed with the secret the page showed.
+    const arrived = receiver.received.filter((r) => r.path === "/dashboard");
+    expect(arrived).toHaveLength(1);
+    expect(verified(arrived[0] as never, secret).type).toBe("webhook.test");
+
+    // Redeliver: the same event again, and the log shows the second attempt.
+    await delivery.getByRole("button", { name: "Redeliver" }).click();
+    await expect(delivery.getByTestId("attempt")).toHaveCount(2, { timeout: 15_000 });
+    expect(receiver.received.filter((r) => r.path === "/dashboard")[1]?.headers["webhook-id"]).toBe(
+      arrived[0]?.headers["webhook-id"],
+    );
+
+    // Now the server page names the warnings (3 days and 1 day before expiry) and the one endpoint.
+    await page.goto(`/dashboard/servers/${id}`);
+    await expect(page.getByTestId("expiry-warnings")).toContainText(
+      /Warned 3 days before \(.+ UTC\) and 1 day before \(.+ UTC\) through 1 endpoint/,
+    );
+  } finally {
+    await receiver.close();
+  }
+});

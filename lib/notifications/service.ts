@@ -1,0 +1,437 @@
+import "server-only";
+import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import { badRequest, conflict, notFound } from "@/lib/api/errors";
+import { type Page, type PageRequest, toPage } from "@/lib/api/pagination";
+import {
+  type CreateWebhookRequest,
+  type Delivery,
+  type ExpiryWarnings,
+  MAX_ENDPOINTS,
+  type UpdateWebhookRequest,
+  type Webhook,
+  type WebhookCreated,
+} from "@/lib/api/schemas/notifications";
+import { config } from "@/lib/config/env";
+import type { Tx } from "@/lib/db/client";
+import { db } from "@/lib/db/client";
+import {
+  accounts,
+  notificationAttempts,
+  notificationDeliveries,
+  notificationEndpoints,
+  notificationEvents,
+} from "@/lib/db/schema";
+import { EVENT_TYPES } from "@/lib/db/types";
+import { consume, limiters } from "@/lib/rate-limit/limits";
+import { ownedRow, type ServerReader } from "@/lib/servers/reads";
+import { now } from "@/lib/util/clock";
+import { seal } from "@/lib/util/seal";
+import { checkUrl } from "./address";
+import { notificationSettings } from "./config";
+import { type EndpointRow, secretPurpose, turnOff, urlPolicy } from "./endpoint-state";
+import { recordTestEvent } from "./record";
+import { expiringFactKey } from "./scans";
+import { newWebhookSecret } from "./signing";
+import { resolveTarget } from "./transport";
+import { wontRenewBecause } from "./warnings";
+
+/** The API's view of an endpoint: never a secret or a token. */
+export function presentWebhook(row: EndpointRow): Webhook {
+  return {
+    id: row.id,
+    kind: row.kind,
+    url: row.url,
+    description: row.description,
+    events: row.eventTypes,
+    enabled: row.enabled,
+    disabled_at: row.disabledAt?.toISOString() ?? null,
+    disabled_reason: row.disabledReason,
+    failing_since: row.failingSince?.toISOString() ?? null,
+    last_success_at: row.lastSuccessAt?.toISOString() ?? null,
+    has_token: row.kind === "ntfy" && row.secretEnc !== null,
+    previous_secret_expires_at:
+      row.previousSecretExpiresAt && row.previousSecretExpiresAt > now()
+        ? row.previousSecretExpiresAt.toISOString()
+        : null,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * A URL that may be sent to: well formed (https in production), and a host that resolves, right now, to
+ * public addresses only. Resolved before any transaction opens; every delivery checks again.
+ */
+async function acceptableUrl(text: string): Promise<string> {
+  const policy = urlPolicy();
+  const checked = checkUrl(text, policy);
+  if ("problem" in checked) throw badRequest("invalid_webhook_url", checked.problem);
+  const resolved = await resolveTarget(checked.url, policy);
+  if ("refused" in resolved) {
+    throw badRequest("webhook_url_refused", `Not sent to: ${resolved.refused}. Use a public address.`);
+  }
+  return checked.url.toString();
+}
+
+async function lockAccount(tx: Tx, accountId: number) {
+  await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
+}
+
+async function ownedEndpoint(tx: Tx, accountId: number, id: number, lock = false): Promise<EndpointRow> {
+  const query = tx
+    .select()
+    .from(notificationEndpoints)
+    .where(and(eq(notificationEndpoints.id, id), eq(notificationEndpoints.accountId, accountId)));
+  const [row] = lock ? await query.for("update") : await query;
+  if (!row) throw notFound(`No webhook with id ${id}.`);
+  return row;
+}
+
+export async function listWebhooks(accountId: number): Promise<Webhook[]> {
+  const database = await db();
+  const rows = await database
+    .select()
+    .from(notificationEndpoints)
+    .where(eq(notificationEndpoints.accountId, accountId))
+    .orderBy(asc(notificationEndpoints.id));
+  return rows.map(presentWebhook);
+}
+
+export async function getWebhook(accountId: number, id: number): Promise<Webhook> {
+  const database = await db();
+  return presentWebhook(await database.transaction((tx) => ownedEndpoint(tx, accountId, id)));
+}
+
+/**
+ * Adds a webhook (with a new signing secret, returned once) or an ntfy topic. At most MAX_ENDPOINTS per
+ * account, counted under the account's row lock.
+ */
+export async function createWebhook(
+  accountId: number,
+  request: CreateWebhookRequest,
+): Promise<WebhookCreated> {
+  if (request.kind !== "ntfy" && request.ntfy_token !== undefined) {
+    throw badRequest("invalid_ntfy_token", "ntfy_token is for ntfy topics only.");
+  }
+  const url = await acceptableUrl(request.url);
+  const secret = request.kind === "ntfy" ? (request.ntfy_token ?? null) : newWebhookSecret();
+  const database = await db();
+  const row = await database.transaction(async (tx) => {
+    await lockAccount(tx, accountId);
+    const [count] = await tx
+      .select({ n: sql<number>`count(*)`.mapWith(Number) })
+      .from(notificationEndpoints)
+      .where(eq(notificationEndpoints.accountId, accountId));
+    if ((count?.n ?? 0) >= MAX_ENDPOINTS) {
+      throw conflict(
+        "webhook_limit_reached",
+        `An account can have ${MAX_ENDPOINTS} webhooks and push topics; delete one first.`,
+      );
+    }
+    const [inserted] = await tx
+      .insert(notificationEndpoints)
+      .values({
+        accountId,
+        kind: request.kind,
+        url,
+        description: request.description || null,
+        eventTypes: request.events ? [...new Set(request.events)] : [...EVENT_TYPES],
+        createdAt: now(),
+      })
+      .returning();
+    if (!inserted) throw new Error("endpoint insert returned no row");
+    if (secret === null) return inserted;
+    const [stored] = await tx
+      .update(notificationEndpoints)
+      .set({ secretEnc: seal(config().encryptionKey, secretPurpose(inserted.id), secret) })
+      .where(eq(notificationEndpoints.id, inserted.id))
+      .returning();
+    return stored ?? inserted;
+  });
+  return { ...presentWebhook(row), secret: request.kind === "ntfy" ? null : secret };
+}
+
+/** Changes an endpoint; turning it off fails what waits for an attempt, turning it on clears its failures. */
+export async function updateWebhook(
+  accountId: number,
+  id: number,
+  request: UpdateWebhookRequest,
+): Promise<Webhook> {
+  const url = request.url === undefined ? undefined : await acceptableUrl(request.url);
+  const database = await db();
+  const row = await database.transaction(async (tx) => {
+    const current = await ownedEndpoint(tx, accountId, id, true);
+    if (request.ntfy_token !== undefined && current.kind !== "ntfy") {
+      throw badRequest("invalid_ntfy_token", "ntfy_token is for ntfy topics only.");
+    }
+    const at = now();
+    const changes: Partial<EndpointRow> = {
+      ...(url === undefined ? {} : { url }),
+      ...(request.events === undefined ? {} : { eventTypes: [...new Set(request.events)] }),
+      ...(request.description === undefined ? {} : { description: request.description || null }),
+      ...(request.ntfy_token === undefined
+        ? {}
+        : {
+            secretEnc:
+              request.ntfy_token === null
+                ? null
+                : seal(config().encryptionKey, secretPurpose(current.id), request.ntfy_token),
+          }),
+      ...(request.enabled === true && !current.enabled
+        ? { enabled: true, disabledAt: null, disabledReason: null, failingSince: null }
+        : {}),
+    };
+    if (Object.keys(changes).length > 0) {
+      await tx.update(notificationEndpoints).set(changes).where(eq(notificationEndpoints.id, current.id));
+    }
+    if (request.enabled === false && current.enabled) {
+      await turnOff(tx, current.id, at, "Turned off by its owner.");
+    }
+    return ownedEndpoint(tx, accountId, id);
+  });
+  return presentWebhook(row);
+}
+
+export async function deleteWebhook(accountId: number, id: number): Promise<{ id: number; deleted: true }> {
+  const database = await db();
+  await database.transaction(async (tx) => {
+    const row = await ownedEndpoint(tx, accountId, id, true);
+    await tx.delete(notificationEndpoints).where(eq(notificationEndpoints.id, row.id));
+  });
+  return { id, deleted: true };
+}
+
+/**
+ * A new signing secret, returned once; the current one keeps signing beside it for `previousValidHours`, so
+ * receivers can switch over without missing a delivery.
+ */
+export async function rotateSecret(
+  accountId: number,
+  id: number,
+  previousValidHours: number,
+): Promise<WebhookCreated> {
+  const secret = newWebhookSecret();
+  const database = await db();
+  const row = await database.transaction(async (tx) => {
+    const current = await ownedEndpoint(tx, accountId, id, true);
+    if (current.kind !== "webhook" || !current.secretEnc) {
+      throw conflict("not_a_webhook", "This is an ntfy topic: it has no signing secret to rotate.");
+    }
+    const [updated] = await tx
+      .update(notificationEndpoints)
+      .set({
+        secretEnc: seal(config().encryptionKey, secretPurpose(current.id), secret),
+        previousSecretEnc: previousValidHours > 0 ? current.secretEnc : null,
+        previousSecretExpiresAt:
+          previousValidHours > 0 ? new Date(now().getTime() + previousValidHours * 3_600_000) : null,
+      })
+      .where(eq(notificationEndpoints.id, current.id))
+      .returning();
+    return updated ?? current;
+  });
+  return { ...presentWebhook(row), secret };
+}
+
+/** Each test send and redelivery is a request to a URL the account chose: counted per account. */
+async function countSend(accountId: number): Promise<void> {
+  await consume(limiters().notificationSends, `account:${accountId}`);
+}
+
+function refuseWhileOff(row: EndpointRow): void {
+  if (!row.enabled) {
+    throw conflict("webhook_disabled", "This webhook is turned off: turn it on (PATCH enabled: true) first.");
+  }
+}
+
+/** Queues a `webhook.test` event for this endpoint only; the worker sends it within a moment. */
+export async function sendTest(accountId: number, id: number): Promise<Delivery> {
+  const database = await db();
+  // Checked before it is counted: a refusal costs nothing.
+  refuseWhileOff(await database.transaction((tx) => ownedEndpoint(tx, accountId, id)));
+  await countSend(accountId);
+  const deliveryId = await database.transaction(async (tx) => {
+    refuseWhileOff(await ownedEndpoint(tx, accountId, id, true));
+    const eventId = await recordTestEvent(tx, accountId, id);
+    const [delivery] = await tx
+      .select({ id: notificationDeliveries.id })
+      .from(notificationDeliveries)
+      .where(
+        and(eq(notificationDeliveries.eventId, eventId ?? 0), eq(notificationDeliveries.endpointId, id)),
+      );
+    if (!delivery) throw new Error("test delivery was not recorded");
+    return delivery.id;
+  });
+  return getDelivery(accountId, id, deliveryId);
+}
+
+/** The delivery, locked in `tx`, if it may be sent again now. */
+async function redeliverable(
+  tx: Tx,
+  accountId: number,
+  id: number,
+  deliveryId: number,
+): Promise<DeliveryRow> {
+  refuseWhileOff(await ownedEndpoint(tx, accountId, id, true));
+  const [delivery] = await tx
+    .select()
+    .from(notificationDeliveries)
+    .where(and(eq(notificationDeliveries.id, deliveryId), eq(notificationDeliveries.endpointId, id)))
+    .for("update");
+  if (!delivery) throw notFound(`No delivery with id ${deliveryId} for this webhook.`);
+  if (delivery.state === "sending") {
+    throw conflict("delivery_in_progress", "An attempt at this delivery is under way; wait for its outcome.");
+  }
+  return delivery;
+}
+
+/**
+ * Sends a delivery again, with the same event (and `webhook-id`): one attempt now, without retries if it
+ * fails. One waiting for a retry is brought forward instead.
+ */
+export async function redeliver(accountId: number, id: number, deliveryId: number): Promise<Delivery> {
+  const database = await db();
+  await database.transaction((tx) => redeliverable(tx, accountId, id, deliveryId));
+  await countSend(accountId);
+  await database.transaction(async (tx) => {
+    const delivery = await redeliverable(tx, accountId, id, deliveryId);
+    await tx
+      .update(notificationDeliveries)
+      .set({
+        state: "pending",
+        nextAttemptAt: now(),
+        failureReason: null,
+        manual: delivery.state !== "pending",
+      })
+      .where(eq(notificationDeliveries.id, delivery.id));
+  });
+  return getDelivery(accountId, id, deliveryId);
+}
+
+type DeliveryRow = typeof notificationDeliveries.$inferSelect;
+type EventRow = typeof notificationEvents.$inferSelect;
+type AttemptRow = typeof notificationAttempts.$inferSelect;
+
+function presentDelivery(row: DeliveryRow, event: EventRow, attempts: AttemptRow[]): Delivery {
+  const payload = JSON.parse(event.payload) as { data: Record<string, unknown> };
+  return {
+    id: row.id,
+    event: {
+      id: event.publicId,
+      type: event.type,
+      timestamp: event.occurredAt.toISOString(),
+      data: payload.data,
+    },
+    state: row.state,
+    queued_at: row.createdAt.toISOString(),
+    delivered_at: row.deliveredAt?.toISOString() ?? null,
+    next_attempt_at: row.state === "pending" ? (row.nextAttemptAt?.toISOString() ?? null) : null,
+    failure_reason: row.failureReason,
+    attempts: attempts.map((attempt) => ({
+      number: attempt.number,
+      manual: attempt.manual,
+      queued_at: attempt.queuedAt.toISOString(),
+      sent_at: attempt.sentAt.toISOString(),
+      duration_ms: attempt.durationMs,
+      response_status: attempt.responseStatus,
+      error: attempt.error,
+      response_excerpt: attempt.responseExcerpt,
+      succeeded: attempt.succeeded,
+    })),
+  };
+}
+
+async function presentDeliveries(rows: { delivery: DeliveryRow; event: EventRow }[]): Promise<Delivery[]> {
+  if (rows.length === 0) return [];
+  const database = await db();
+  const attempts = await database
+    .select()
+    .from(notificationAttempts)
+    .where(
+      inArray(
+        notificationAttempts.deliveryId,
+        rows.map((row) => row.delivery.id),
+      ),
+    )
+    .orderBy(asc(notificationAttempts.id));
+  const byDelivery = new Map<number, AttemptRow[]>();
+  for (const attempt of attempts) {
+    const list = byDelivery.get(attempt.deliveryId) ?? [];
+    list.push(attempt);
+    byDelivery.set(attempt.deliveryId, list);
+  }
+  return rows.map(({ delivery, event }) =>
+    presentDelivery(delivery, event, byDelivery.get(delivery.id) ?? []),
+  );
+}
+
+async function getDelivery(accountId: number, id: number, deliveryId: number): Promise<Delivery> {
+  const page = await deliveryRows(accountId, id, { limit: 1, beforeId: undefined }, deliveryId);
+  const [delivery] = await presentDeliveries(page);
+  if (!delivery) throw notFound(`No delivery with id ${deliveryId} for this webhook.`);
+  return delivery;
+}
+
+async function deliveryRows(accountId: number, id: number, page: PageRequest, onlyId?: number) {
+  const database = await db();
+  await database.transaction((tx) => ownedEndpoint(tx, accountId, id));
+  return database
+    .select({ delivery: notificationDeliveries, event: notificationEvents })
+    .from(notificationDeliveries)
+    .innerJoin(notificationEvents, eq(notificationEvents.id, notificationDeliveries.eventId))
+    .where(
+      and(
+        eq(notificationDeliveries.endpointId, id),
+        onlyId === undefined ? undefined : eq(notificationDeliveries.id, onlyId),
+        page.beforeId ? lt(notificationDeliveries.id, page.beforeId) : undefined,
+      ),
+    )
+    .orderBy(desc(notificationDeliveries.id))
+    .limit(page.limit + 1);
+}
+
+/** One page of an endpoint's deliveries, newest first, each with every attempt made. */
+export async function listDeliveries(
+  accountId: number,
+  id: number,
+  page: PageRequest,
+): Promise<Page<Delivery>> {
+  const rows = await deliveryRows(accountId, id, page);
+  const cut = toPage(
+    rows.map((row) => ({ ...row, id: row.delivery.id })),
+    page.limit,
+    (row) => row,
+  );
+  return { items: await presentDeliveries(cut.items), nextCursor: cut.nextCursor };
+}
+
+/** When the owner of a server is warned before it expires, and which warnings of this period went out. */
+export async function expiryWarnings(reader: ServerReader, serverId: number): Promise<ExpiryWarnings> {
+  const row = await ownedRow(reader, serverId);
+  const database = await db();
+  const [account] = await database
+    .select({ balanceCents: accounts.balanceCents })
+    .from(accounts)
+    .where(eq(accounts.id, reader.accountId));
+  const endpoints = await database
+    .select({ events: notificationEndpoints.eventTypes })
+    .from(notificationEndpoints)
+    .where(
+      and(eq(notificationEndpoints.accountId, reader.accountId), eq(notificationEndpoints.enabled, true)),
+    );
+  const leads = notificationSettings().expiryWarningHours;
+  const keys = leads.map((hours) => expiringFactKey(row.id, row.expiresAt, hours));
+  const sent = await database
+    .select({ key: notificationEvents.factKey, at: notificationEvents.occurredAt })
+    .from(notificationEvents)
+    .where(inArray(notificationEvents.factKey, keys));
+  const sentAt = new Map(sent.map((event) => [event.key, event.at]));
+  return {
+    expires_at: row.expiresAt.toISOString(),
+    renews_itself: wontRenewBecause(row.autoRenew, account?.balanceCents ?? 0, row.priceCents) === undefined,
+    channels: endpoints.filter((endpoint) => endpoint.events.includes("server.expiring")).length,
+    warnings: leads.map((hours, index) => ({
+      lead_hours: hours,
+      at: new Date(row.expiresAt.getTime() - hours * 3_600_000).toISOString(),
+      sent_at: sentAt.get(keys[index] ?? "")?.toISOString() ?? null,
+    })),
+  };
+}

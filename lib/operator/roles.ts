@@ -1,0 +1,33 @@
+import { OPERATOR_ROLES, type OperatorRole } from "@/lib/db/types";
+
+/**
+ * What each operator role may do. Every role reads the console (overview, hosts, payments, accounts); support
+ * also acts on customers (suspend and lift, mark payments reviewed); admin also moves money (ledger
+ * adjustments), drains hosts and reads the audit log.
+ */
+
+export type OperatorPermission =
+  | "read"
+  | "suspend"
+  | "review_payment"
+  | "adjust_ledger"
+  | "drain_host"
+  | "read_audit";
+
+const GRANTS: Record<OperatorRole, ReadonlySet<OperatorPermission>> = {
+  "read-only": new Set(["read"]),
+  support: new Set(["read", "suspend", "review_payment"]),
+  admin: new Set(["read", "suspend", "review_payment", "adjust_ledger", "drain_host", "read_audit"]),
+};
+
+export const isOperatorRole = (value: string): value is OperatorRole =>
+  (OPERATOR_ROLES as readonly string[]).includes(value);
+
+export function may(role: OperatorRole, permission: OperatorPermission): boolean {
+  return GRANTS[role].has(permission);
+}
+
+/** The lowest role holding `permission`, for the refusal's message. */
+export function lowestRoleFor(permission: OperatorPermission): OperatorRole {
+  return OPERATOR_ROLES.find((role) => may(role, permission)) ?? "admin";
+}

@@ -23,6 +23,8 @@ const DOMAINS = [
   "lib/http",
   "lib/idempotency",
   "lib/ledger",
+  "lib/notifications",
+  "lib/operator",
   "lib/rails",
   "lib/rate-limit",
   "lib/servers",
@@ -49,6 +51,7 @@ const RULES: Rule[] = [
       "lib/dashboard",
       "lib/api",
       "lib/health",
+      "lib/operator",
     ],
   },
   // The watcher machinery every family builds on knows no family and nothing that lists them.
@@ -88,11 +91,40 @@ const RULES: Rule[] = [
     files: "lib/rails/x402",
     mayNotImport: ["lib/rails/utxo", "lib/rails/evm", "lib/rails/tron", "lib/rails/monero"],
   },
-  // Top-ups and servers are domains: the background runs them, the dashboard shows them; neither is theirs.
-  { files: "lib/topups", mayNotImport: ["lib/dashboard", "lib/background", "lib/boot", "lib/servers"] },
-  { files: "lib/servers", mayNotImport: ["lib/dashboard", "lib/background", "lib/boot", "lib/topups"] },
-  { files: "lib/accounts", mayNotImport: ["lib/dashboard", "lib/background", "lib/boot", "lib/servers"] },
+  // Top-ups and servers are domains: the background runs them, the dashboard shows them, the operator's
+  // console acts on them; none of these is theirs.
+  {
+    files: "lib/topups",
+    mayNotImport: ["lib/dashboard", "lib/background", "lib/boot", "lib/servers", "lib/operator"],
+  },
+  {
+    files: "lib/servers",
+    mayNotImport: ["lib/dashboard", "lib/background", "lib/boot", "lib/topups", "lib/operator"],
+  },
+  {
+    files: "lib/accounts",
+    mayNotImport: ["lib/dashboard", "lib/background", "lib/boot", "lib/servers", "lib/operator"],
+  },
   { files: "lib/ledger", mayNotImport: DOMAINS.filter((domain) => domain !== "lib/ledger") },
+  // Notifications record the facts the domains and the rails commit, in their transactions: they sit below
+  // every one of them and read the rows themselves, never a domain's code.
+  {
+    files: "lib/notifications",
+    mayNotImport: [
+      "lib/servers",
+      "lib/topups",
+      "lib/accounts",
+      "lib/operator",
+      "lib/dashboard",
+      "lib/background",
+      "lib/boot",
+      "lib/rails/deposits",
+      "lib/rails/setup.ts",
+      "lib/rails/families.ts",
+    ],
+  },
+  // The operator's console stands over the domains it acts on; only the background and the boot are above it.
+  { files: "lib/operator", mayNotImport: ["lib/dashboard", "lib/background", "lib/boot"] },
 ];
 
 /** Browser code: what it imports, however indirectly, must run in a browser. */

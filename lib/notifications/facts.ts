@@ -3,15 +3,25 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { EventServer } from "@/lib/api/schemas/events";
 import { TRAFFIC_POLICY } from "@/lib/catalog/catalog";
 import type { Tx } from "@/lib/db/client";
-import { accounts, type consoleSessions, depositPayments, servers, snapshots, topups } from "@/lib/db/schema";
-import type { Job } from "@/lib/servers/jobs";
-import type { TrafficRow } from "@/lib/servers/metrics/store";
-import type { ServerRow } from "@/lib/servers/present";
-import { formatCoinAmount } from "@/lib/topups/amounts";
-import { type TopupRow, unitsOf } from "@/lib/topups/present";
-import type { TopupStatus } from "@/lib/topups/status";
+import {
+  accounts,
+  type consoleSessions,
+  depositPayments,
+  type serverJobs,
+  servers,
+  type serverTraffic,
+  snapshots,
+  topups,
+} from "@/lib/db/schema";
+import type { TopupStatus } from "@/lib/db/types";
+import { formatCoinAmount, unitsOf } from "@/lib/rails/amounts";
 import { centsToUsd } from "@/lib/util/cents";
 import { listensTo, recordEvent } from "./record";
+
+type ServerRow = typeof servers.$inferSelect;
+type TopupRow = typeof topups.$inferSelect;
+type Job = typeof serverJobs.$inferSelect;
+type TrafficRow = typeof serverTraffic.$inferSelect;
 
 /**
  * The facts the rest of the service announces, one call each from the place that commits the change, in its

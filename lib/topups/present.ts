@@ -1,20 +1,12 @@
 import "server-only";
 import type { Topup, TopupPayment } from "@/lib/api/schemas/topups";
 import type { depositPayments, topups } from "@/lib/db/schema";
-import { coinFacts, X402_COIN } from "@/lib/rails/registry";
+import { formatCoinAmount, unitsOf } from "@/lib/rails/amounts";
 import { explorerTxUrl } from "@/lib/rails/setup";
 import { centsToUsd } from "@/lib/util/cents";
-import { formatCoinAmount } from "./amounts";
 
 export type TopupRow = typeof topups.$inferSelect;
 export type PaymentRow = typeof depositPayments.$inferSelect;
-
-/** Decimals and display precision of what is paid: the deposit coin, or the token an authorization sends. */
-export function unitsOf(coin: string): { decimals: number; displayDecimals: number; depositCoin: string } {
-  const facts = coinFacts(coin) ?? X402_COIN;
-  const depositCoin = facts.method === "x402" ? facts.depositCoin : facts.code;
-  return { decimals: facts.decimals, displayDecimals: facts.displayDecimals, depositCoin };
-}
 
 /** Sums of what arrived: confirmed enough, and still confirming (a dropped transaction is not arriving). */
 export function paymentTotals(row: TopupRow, payments: PaymentRow[]) {

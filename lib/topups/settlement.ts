@@ -5,6 +5,7 @@ import { pace } from "@/lib/db/pace";
 import { depositPayments, topups } from "@/lib/db/schema";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { recordTopupCredited } from "@/lib/notifications/facts";
+import { unitsOf } from "@/lib/rails/amounts";
 import { watchedTopups } from "@/lib/rails/deposits/sightings";
 import { rateSource } from "@/lib/rails/rates";
 import { isDepositCoin } from "@/lib/rails/registry";
@@ -12,7 +13,7 @@ import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
 import { creditPayments, type PaymentCredit, rateFromE8, rateToE8 } from "./amounts";
-import { type PaymentRow, paymentTotals, type TopupRow, unitsOf } from "./present";
+import { type PaymentRow, paymentTotals, type TopupRow } from "./present";
 import { nextTopupStatus } from "./status";
 
 /**

@@ -1,5 +1,5 @@
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { expiryWarnings } from "@/lib/notifications/service";
+import { expiryWarnings } from "@/lib/servers/expiry-warnings";
 import { serverReader } from "@/lib/servers/reads";
 
 export const GET = authedRoute(async ({ auth, params }) =>

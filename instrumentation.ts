@@ -7,12 +7,16 @@ export async function register() {
   recordSocketAddresses();
   const { guardRequests } = await import("@/lib/http/request-guard");
   guardRequests();
+  // Every configuration slice at once: a bad variable anywhere stops the start here, with every problem named.
+  const { checkSettings } = await import("@/lib/boot/settings");
+  checkSettings();
   const { config } = await import("@/lib/config/env");
+  const { x402Settings } = await import("@/lib/rails/x402/config");
   const { databaseHandle } = await import("@/lib/db/client");
   const settings = config();
   // The demo chain is another process: start it while the database opens and migrates.
   const demoChain =
-    settings.mode === "demo" && !settings.x402.rpcUrl ? startDemoChainLogged() : Promise.resolve();
+    settings.mode === "demo" && !x402Settings().rpcUrl ? startDemoChainLogged() : Promise.resolve();
   const handle = await databaseHandle();
   console.log(
     `vps: ${settings.mode} mode, database ${handle.kind}${handle.kind === "pglite" ? ` in ${settings.dataDir}` : ""} (${Date.now() - started} ms)`,

@@ -12,13 +12,9 @@
  * Usage: npm run bench:deposits [-- --samples 5] [-- --xmr] [-- --no-scan]
  */
 import { performance } from "node:perf_hooks";
-import {
-  deriveDepositAddress,
-  generateDemoWatchOnlyKeys,
-  moneroPrimaryAddress,
-  p2wpkhScriptHex,
-  watchOnlyKeyEnv,
-} from "@/lib/rails/deposits/addresses";
+import { deriveDepositAddress, generateDemoWatchOnlyKeys, watchOnlyKeyEnv } from "@/lib/rails/addresses";
+import { moneroPrimaryAddress } from "@/lib/rails/monero/address";
+import { p2wpkhScriptHex } from "@/lib/rails/utxo/address";
 import { blockOutputs } from "@/lib/rails/utxo/raw-block";
 import { BitcoinRpc } from "@/lib/rails/utxo/rpc";
 import { UtxoWatcher } from "@/lib/rails/utxo/watcher";

@@ -34,12 +34,8 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { startAnvil } from "@/lib/demo-chain/anvil";
 import { fundNativeBalance, installTestToken, mintTestToken } from "@/lib/demo-chain/test-token";
 import { testTokenAbi } from "@/lib/demo-chain/test-token-abi";
-import {
-  deriveDepositAddress,
-  generateDemoWatchOnlyKeys,
-  moneroPrimaryAddress,
-  watchOnlyKeyEnv,
-} from "@/lib/rails/deposits/addresses";
+import { deriveDepositAddress, generateDemoWatchOnlyKeys, watchOnlyKeyEnv } from "@/lib/rails/addresses";
+import { moneroPrimaryAddress } from "@/lib/rails/monero/address";
 import { evmHexToTron } from "@/lib/rails/tron/address";
 import { startFundedBcoin, startFundedLitecoind, startMonero } from "../e2e/support/coin-nodes";
 import { openBenchDatabase } from "./bench-database";
@@ -151,7 +147,7 @@ try {
   // Loaded after the environment is set: the configuration is read once.
   const { sql } = await import("drizzle-orm");
   const { db } = await import("@/lib/db/client");
-  const { depositRails } = await import("@/lib/rails/deposits/setup");
+  const { depositRails } = await import("@/lib/rails/setup");
   const { pollUnderLease } = await import("@/lib/background/runner");
   const database = await db();
 

@@ -12,8 +12,9 @@ import { parseArgs } from "node:util";
 import QRCode from "qrcode";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
+import { OPERATOR_ROLES } from "@/lib/db/types";
 import { insertOperator, newOperator, writeToInbox } from "@/lib/operator/operators";
-import { isOperatorRole, OPERATOR_ROLES } from "@/lib/operator/roles";
+import { isOperatorRole } from "@/lib/operator/roles";
 
 function fail(message: string): never {
   console.error(`operator:add: ${message}`);

@@ -9,7 +9,8 @@ import { INPUT_STYLE } from "@/components/ui/field";
 import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { queryKeys } from "@/lib/dashboard/queries/query-keys";
 import type { WebhookCreated } from "@/lib/dashboard/queries/types";
-import { type EndpointKind, EVENT_DESCRIPTIONS, EVENT_TYPES } from "@/lib/notifications/types";
+import { type EndpointKind, EVENT_TYPES } from "@/lib/db/types";
+import { EVENT_DESCRIPTIONS } from "@/lib/notifications/types";
 
 /**
  * Adds a webhook (signed JSON) or an ntfy push topic, with the events it takes (all by default). A webhook's

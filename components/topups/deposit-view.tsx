@@ -10,6 +10,7 @@ import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { queryKeys } from "@/lib/dashboard/queries/query-keys";
 import { topupQuery } from "@/lib/dashboard/queries/topups";
 import type { Topup } from "@/lib/dashboard/queries/types";
+import { X402_COIN } from "@/lib/rails/registry";
 import {
   creditedPartText,
   decimalShortfall,
@@ -208,7 +209,7 @@ export function DepositView({ topupRef }: { topupRef: string }) {
   }, [credited, queryClient]);
 
   const pending = topup.status === "pending";
-  const wallet = topup.coin === "USDCBASE";
+  const wallet = topup.coin === X402_COIN.code;
   return (
     <div className="space-y-6">
       {error && (

@@ -6,11 +6,12 @@ import { useRouter } from "next/navigation";
 import { type FormEvent, useRef, useState } from "react";
 import { Alert, TEXT_STYLES } from "@/components/ui/alert";
 import { RadioCard } from "@/components/ui/radio-card";
-import { COINS, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
+import { COINS, DEFAULT_COIN, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
 import { BffError, bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/dashboard/queries/idempotency";
 import { queryKeys } from "@/lib/dashboard/queries/query-keys";
 import type { Topup } from "@/lib/dashboard/queries/types";
+import { X402_COIN } from "@/lib/rails/registry";
 import { parseTopupAmount } from "@/lib/topups/view";
 import { formatUsd } from "@/lib/util/cents";
 
@@ -20,7 +21,7 @@ const WalletPayment = dynamic(() => import("./wallet/wallet-payment"), {
   loading: () => <p role="status">Loading the wallet payment…</p>,
 });
 
-const WALLET_COIN = "USDCBASE";
+const WALLET_COIN = X402_COIN.code;
 const AMOUNT_CODES = new Set(["amount_too_low", "amount_too_high", "invalid_amount"]);
 
 /** Amount and coin; a classic coin opens its deposit page, USDC on Base opens the wallet payment. */
@@ -34,7 +35,7 @@ export function TopupForm({
   const router = useRouter();
   const queryClient = useQueryClient();
   const [amountText, setAmountText] = useState(initialAmount);
-  const [coin, setCoin] = useState("BTC");
+  const [coin, setCoin] = useState<string>(DEFAULT_COIN);
   const [fieldError, setFieldError] = useState("");
   const [walletAmount, setWalletAmount] = useState<number>();
 

@@ -86,6 +86,7 @@ describe("GET /account", () => {
       servers: 0,
       totp_enabled: false,
       created_at: expect.any(String),
+      suspension: null,
     });
   });
 

@@ -286,8 +286,14 @@ describe("the dashboard's routes refuse a body that is not JSON (400) and change
 describe("a production instance", () => {
   let app: RunningApp;
   beforeAll(async () => {
-    // Its own embedded database; the test clock is refused in production.
-    const { DATABASE_URL: _shared, ENABLE_TEST_CLOCK: _clock, ...env } = inject("appEnv");
+    // Its own embedded database; the test clock and the notifications' test switches are refused in production.
+    const {
+      DATABASE_URL: _shared,
+      ENABLE_TEST_CLOCK: _clock,
+      NOTIFY_TEST_ALLOW_LOOPBACK: _loopback,
+      NOTIFY_TEST_RETRY_MS: _retry,
+      ...env
+    } = inject("appEnv");
     app = await startApp({
       ...env,
       DATA_DIR: mkdtempSync(path.join(tmpdir(), "vps-prod-")),

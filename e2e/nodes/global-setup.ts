@@ -8,11 +8,8 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import {
-  generateDemoWatchOnlyKeys,
-  moneroPrimaryAddress,
-  watchOnlyKeyEnv,
-} from "../../lib/rails/deposits/addresses";
+import { generateDemoWatchOnlyKeys, watchOnlyKeyEnv } from "../../lib/rails/addresses";
+import { moneroPrimaryAddress } from "../../lib/rails/monero/address";
 import { type RunningApp, startApp } from "../support/app-server";
 import {
   type CoreNode,

@@ -3,9 +3,9 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { unauthorized } from "@/lib/api/errors";
 import { type Database, databaseHandle } from "@/lib/db/client";
 import { accounts, apiKeys, operatorSuspensions, servers } from "@/lib/db/schema";
+import { accountServersRevision } from "@/lib/db/server-revision";
 import { currentWriteEpoch } from "@/lib/db/write-epoch";
 import { consume, limiters } from "@/lib/rate-limit/limits";
-import { accountServersRevision } from "@/lib/servers/read-cache";
 import { now } from "@/lib/util/clock";
 import { processWide } from "@/lib/util/process-wide";
 import { isWellFormedApiKey, sha256Hex } from "./credentials";
@@ -21,7 +21,7 @@ export type AuthContext = {
     totpEnabled: boolean;
     createdAt: Date;
     serverCount: number;
-    /** Changes with every committed change to the account's servers (lib/servers/read-cache.ts). */
+    /** Changes with every committed change to the account's servers (lib/db/server-revision.ts). */
     serversRevision: number;
     /** The operator's open suspension of the whole account, if any (lib/servers/holds.ts). */
     suspension: { reason: string; since: Date } | null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { envDefaults } from "@/lib/config/env";
+import { settingDefaults } from "@/lib/boot/settings";
 import { RECOVERY_CODE_BITS, RECOVERY_CODE_COUNT } from "./credentials";
 
 /** The README's brute-force figures, from the limits in force: a change of a default that weakens them fails here. */
@@ -9,7 +9,7 @@ const perDay = ({ limit, windowSeconds }: { limit: number; windowSeconds: number
   (limit * DAY) / windowSeconds;
 
 describe("guessing a second factor with the default limits", () => {
-  const defaults = envDefaults();
+  const defaults = settingDefaults();
 
   it("a TOTP code: 30 guesses a day at most, about 30 years on average, 3.2% in a year", () => {
     const guesses = perDay(defaults.RATE_LIMIT_TOTP_ACCOUNT_FAILURES);

@@ -1,6 +1,7 @@
 import "server-only";
 import { and, desc, eq, gt, inArray, isNull, ne } from "drizzle-orm";
 import type { AuthContext } from "@/lib/accounts/auth";
+import { accountSettings } from "@/lib/accounts/config";
 import {
   generateApiKey,
   generateLoginToken,
@@ -18,7 +19,6 @@ import {
 import type { ErrorCode } from "@/lib/api/error-codes";
 import { ApiError, conflict, notFound } from "@/lib/api/errors";
 import type { DashboardSession } from "@/lib/api/schemas/sessions";
-import { config } from "@/lib/config/env";
 import { type Database, db } from "@/lib/db/client";
 import { accounts, apiKeys } from "@/lib/db/schema";
 import { firstAhead, reuseUntilWrite } from "@/lib/db/until-write";
@@ -65,7 +65,7 @@ async function createSession(tx: Transaction, accountId: number) {
     .from(apiKeys)
     .where(liveSessions(accountId))
     .orderBy(desc(apiKeys.id))
-    .offset(config().maxSessionsPerAccount);
+    .offset(accountSettings().maxSessionsPerAccount);
   if (beyondCap.length > 0) {
     await tx
       .update(apiKeys)

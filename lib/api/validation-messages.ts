@@ -7,7 +7,7 @@ import {
   TOPUP_MAX_CENTS,
   TOPUP_MIN_CENTS,
 } from "@/lib/catalog/catalog";
-import { EVENT_TYPES } from "@/lib/notifications/types";
+import { EVENT_TYPES } from "@/lib/db/types";
 import type { ErrorCode } from "./error-codes";
 
 const list = (items: readonly string[]) => items.join(", ");

@@ -1,11 +1,11 @@
 import "server-only";
 import { type Database, db } from "@/lib/db/client";
+import { pace } from "@/lib/db/pace";
 import { pruneExpiredIdempotencyKeys } from "@/lib/idempotency/idempotency";
 import { EVENT_RETENTION_DAYS, pruneOldEvents } from "@/lib/notifications/retention";
 import { pruneFinishedJobs } from "@/lib/servers/jobs";
 import { now } from "@/lib/util/clock";
 import { processWide } from "@/lib/util/process-wide";
-import { pace } from "./pace";
 
 /** Finished server jobs (with the host's words on failures) are kept this long for the operator. */
 export const FINISHED_JOB_RETENTION_DAYS = 30;

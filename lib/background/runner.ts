@@ -1,20 +1,20 @@
 import "server-only";
-import { config } from "@/lib/config/env";
 import { databaseHandle } from "@/lib/db/client";
 import { acquireLease } from "@/lib/db/lease";
 import { maintainEmbeddedDatabase } from "@/lib/db/maintenance";
+import { pace } from "@/lib/db/pace";
 import { announceDueWarnings } from "@/lib/notifications/scans";
 import { startDeliveryWorker } from "@/lib/notifications/worker";
-import { expireDueTopups, settleOutstandingTopups, settleTopups } from "@/lib/rails/deposits/crediting";
+import { depositSettings } from "@/lib/rails/deposits/config";
 import { LeaseLostError, recordWatcherError } from "@/lib/rails/deposits/cursor";
-import { depositRails } from "@/lib/rails/deposits/setup";
-import { releaseWatcherLeasesOnShutdown, watchersStopping } from "@/lib/rails/deposits/shutdown";
 import type { DepositWatcher } from "@/lib/rails/deposits/watcher";
+import { depositRails } from "@/lib/rails/setup";
+import { releaseWatcherLeasesOnShutdown, watchersStopping } from "@/lib/rails/shutdown";
 import { runServerLifecycle } from "@/lib/servers/lifecycle";
 import { startMetricsSampling } from "@/lib/servers/metrics/sampler";
+import { expireDueTopups, settleOutstandingTopups, settleTopups } from "@/lib/topups/settlement";
 import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
-import { pace } from "./pace";
 import { pruneWhenDue } from "./retention";
 
 /** One message per problem per minute: a chain that is down must not flood the log. */
@@ -49,7 +49,7 @@ function nextToSettle(touched: number[]): number[] {
 }
 
 /** How long a watcher's lease lasts between renewals. */
-const leaseMs = () => Math.max(30_000, config().deposits.watcherIntervalMs * 4);
+const leaseMs = () => Math.max(30_000, depositSettings().watcherIntervalMs * 4);
 
 /**
  * One watcher's poll, if this instance holds (or takes) its lease: undefined when another instance does.
@@ -170,7 +170,7 @@ export function startBackgroundWork(): void {
       } finally {
         running = false;
       }
-    }, config().deposits.watcherIntervalMs);
+    }, depositSettings().watcherIntervalMs);
     timer.unref();
     return timer;
   });

@@ -2,6 +2,7 @@
  * The catalog: plans, locations, OS images, the pricing rule and the payment options.
  * This module is the single owner of prices: the API, the order path and the dashboard all call `priceFor`.
  */
+import type { Cycle } from "@/lib/db/types";
 import { applyBasisPoints, type Cents } from "@/lib/util/cents";
 
 // The payment options live in the coin registry; the catalog lists them from there.
@@ -29,7 +30,7 @@ export type Location = {
 
 export type OsImage = { id: string; name: string; family: string; version: string };
 
-export type Cycle = "monthly" | "annual";
+export type { Cycle };
 
 export const CYCLES: readonly Cycle[] = ["monthly", "annual"];
 export const ANNUAL_MONTHS_CHARGED = 10;

@@ -9,6 +9,9 @@ import { trackWrites } from "./write-epoch";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
+/** A transaction handle of either driver. */
+export type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
+
 type DatabaseHandle = { db: Database; kind: "pglite" | "postgres"; close: () => Promise<void> };
 
 const MIGRATIONS_FOLDER = path.join(process.cwd(), "lib/db/migrations");

@@ -13,16 +13,26 @@ import {
   unique,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
-import type { Server } from "../api/schemas/servers";
-import type { Coin, Cycle } from "../catalog/catalog";
-import type { LedgerKind } from "../ledger/ledger";
-import type { DeliveryState, EndpointKind, EventType } from "../notifications/types";
-import type { OperatorRole } from "../operator/roles";
-import type { JobKind } from "../servers/jobs";
-import type { PowerAction, PowerState } from "../servers/provisioner";
-import type { RescueState } from "../servers/rescue";
-import type { SnapshotConsistency, SnapshotKind, SnapshotState } from "../servers/snapshots/types";
-import type { TopupStatus } from "../topups/status";
+import type {
+  ApiKeyKind,
+  Cycle,
+  DeliveryState,
+  EndpointKind,
+  EventType,
+  JobKind,
+  JobState,
+  LedgerKind,
+  OperatorRole,
+  PaymentMethod,
+  PowerAction,
+  PowerState,
+  RescueState,
+  ServerStatus,
+  SnapshotConsistency,
+  SnapshotKind,
+  SnapshotState,
+  TopupStatus,
+} from "./types";
 
 export const accounts = pgTable(
   "accounts",
@@ -54,7 +64,7 @@ export const apiKeys = pgTable(
     prefix: text("prefix").notNull(),
     name: text("name"),
     /** api (made by the user, listed) | session (made by a dashboard sign-in, expires) */
-    kind: text("kind").$type<"api" | "session">().notNull().default("api"),
+    kind: text("kind").$type<ApiKeyKind>().notNull().default("api"),
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }),
@@ -95,7 +105,7 @@ export const servers = pgTable(
     cycle: text("cycle").$type<Cycle>().notNull(),
     priceCents: bigint("price_cents", { mode: "number" }).notNull(),
     /** provisioning | active | suspended | terminated */
-    status: text("status").$type<Server["status"]>().notNull().default("provisioning"),
+    status: text("status").$type<ServerStatus>().notNull().default("provisioning"),
     ip: text("ip"),
     /** AES-256-GCM of the root password, authenticated with the server id. */
     rootPasswordEnc: text("root_password_enc"),
@@ -141,7 +151,7 @@ export const servers = pgTable(
     heldSince: timestamp("held_since", { withTimezone: true, mode: "date" }),
     heldReason: text("held_reason"),
     heldPausesPeriod: boolean("held_pauses_period"),
-    heldPriorStatus: text("held_prior_status").$type<Server["status"]>(),
+    heldPriorStatus: text("held_prior_status").$type<ServerStatus>(),
     heldPriorPower: text("held_prior_power").$type<PowerState>(),
   },
   (table) => [
@@ -224,7 +234,7 @@ export const serverJobs = pgTable(
     /** start | stop | reboot for power jobs. */
     action: text("action").$type<PowerAction>(),
     /** pending | running | done | failed */
-    state: text("state").$type<"pending" | "running" | "done" | "failed">().notNull().default("pending"),
+    state: text("state").$type<JobState>().notNull().default("pending"),
     /** A provision or reinstall job's step: create, then boot (waiting for SSH). */
     phase: text("phase"),
     attempts: integer("attempts").notNull().default(0),
@@ -296,7 +306,7 @@ export const topups = pgTable(
     /** pending | completed | expired | cancelled */
     status: text("status").$type<TopupStatus>().notNull().default("pending"),
     /** deposit (an address to pay) | x402 (a signed USDC authorization settled by us) */
-    method: text("method").$type<Coin["method"]>().notNull(),
+    method: text("method").$type<PaymentMethod>().notNull(),
     coin: text("coin").notNull(),
     network: text("network").notNull(),
     amountCents: bigint("amount_cents", { mode: "number" }).notNull(),

@@ -3,6 +3,7 @@ import path from "node:path";
 import { createPublicClient, http, parseAbi } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
 import { config } from "@/lib/config/env";
+import { x402Settings } from "@/lib/rails/x402/config";
 import { provideX402RpcUrl } from "@/lib/rails/x402/rail";
 import { startAnvil } from "./anvil";
 import { fundNativeBalance, installTestToken, mintTestToken } from "./test-token";
@@ -23,13 +24,14 @@ export type DemoChainInfo = {
  * state is kept in DATA_DIR, so balances survive a restart. Never started outside demo mode.
  */
 export async function startDemoChain(): Promise<DemoChainInfo> {
-  const settings = config();
-  if (settings.mode !== "demo" || !settings.demo) throw new Error("the demo chain runs in demo mode only");
-  const { x402, demo } = settings;
+  const { mode, dataDir } = config();
+  const x402 = x402Settings();
+  const { demo } = x402;
+  if (mode !== "demo" || !demo) throw new Error("the demo chain runs in demo mode only");
   const chain = await startAnvil({
     chainId: x402.chainId,
-    port: settings.demoChainPort,
-    statePath: path.join(settings.dataDir, "demo-chain.json"),
+    port: x402.demoChainPort,
+    statePath: path.join(dataDir, "demo-chain.json"),
   });
   const usdc = await installTestToken(
     chain.rpcUrl,

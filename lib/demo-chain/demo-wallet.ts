@@ -4,6 +4,7 @@ import { getAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { TOPUP_MAX_CENTS } from "@/lib/catalog/catalog";
 import { config } from "@/lib/config/env";
+import { x402Settings } from "@/lib/rails/x402/config";
 import type { Hex } from "../dashboard/wallet/authorization";
 import { centsToUsdcUnits } from "../rails/x402/requirements";
 
@@ -12,9 +13,9 @@ import { centsToUsdcUnits } from "../rails/x402/requirements";
  * exists only in demo mode with the local chain (no X402_RPC_URL), and its key never leaves the server.
  */
 export function demoWalletAddress(): Hex | undefined {
-  const settings = config();
-  if (settings.mode !== "demo" || !settings.demo || settings.x402.rpcUrl) return undefined;
-  return privateKeyToAccount(settings.demo.chainWalletKey).address;
+  const x402 = x402Settings();
+  if (config().mode !== "demo" || !x402.demo || x402.rpcUrl) return undefined;
+  return privateKeyToAccount(x402.demo.chainWalletKey).address;
 }
 
 export type DemoAuthorizationRequest = {
@@ -37,11 +38,9 @@ export async function signDemoAuthorization(
   request: DemoAuthorizationRequest,
   nowSeconds: number,
 ): Promise<{ from: Hex; signature: Hex } | { refused: string; noWallet?: true }> {
-  const settings = config();
+  const x402 = x402Settings();
   const address = demoWalletAddress();
-  if (!address || !settings.demo)
-    return { refused: "There is no demo wallet on this service.", noWallet: true };
-  const { x402 } = settings;
+  if (!address || !x402.demo) return { refused: "There is no demo wallet on this service.", noWallet: true };
   if (!x402.payTo || getAddress(request.to) !== getAddress(x402.payTo)) {
     return { refused: "The demo wallet pays this service's top-ups only." };
   }
@@ -52,7 +51,7 @@ export async function signDemoAuthorization(
   if (Number(request.validBefore) > nowSeconds + x402.maxTimeoutSeconds + CLOCK_SKEW_SECONDS) {
     return { refused: "The authorization would stay valid longer than a top-up allows." };
   }
-  const account = privateKeyToAccount(settings.demo.chainWalletKey);
+  const account = privateKeyToAccount(x402.demo.chainWalletKey);
   const signature = await account.signTypedData({
     domain: {
       name: x402.usdc.name,

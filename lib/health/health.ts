@@ -3,9 +3,10 @@ import { sql } from "drizzle-orm";
 import type { Health } from "@/lib/api/schemas/health";
 import { config } from "@/lib/config/env";
 import { databaseHandle } from "@/lib/db/client";
-import { flaggedPaymentCounts } from "@/lib/rails/deposits/crediting";
 import { readCursors } from "@/lib/rails/deposits/cursor";
-import { depositRails, staleAfterMs } from "@/lib/rails/deposits/setup";
+import { flaggedPaymentCounts } from "@/lib/rails/deposits/sightings";
+import { depositRails, staleAfterMs } from "@/lib/rails/setup";
+import { serverSettings } from "@/lib/servers/config";
 import { provisioner } from "@/lib/servers/provisioner";
 import { processWide } from "@/lib/util/process-wide";
 import { watcherProblem } from "./watcher-problem";
@@ -86,7 +87,7 @@ export async function health(): Promise<Health> {
     },
     watchers: probe.watchers,
     provisioner: provisioner().name,
-    demo_libvirt: config().servers.demoLibvirt,
+    demo_libvirt: serverSettings().demoLibvirt,
     time: new Date().toISOString(),
     // A 503 is an error like any other: it carries the error code and a message too.
     ...(probe.ok

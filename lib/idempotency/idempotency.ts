@@ -2,9 +2,8 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { and, asc, eq, lt, or, sql } from "drizzle-orm";
 import { ApiError, badRequest } from "@/lib/api/errors";
-import { type Database, db } from "@/lib/db/client";
+import { type Database, db, type Tx } from "@/lib/db/client";
 import { accounts, idempotencyKeys } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
 
 /** Stored outcomes are honoured for a day (as Stripe does); an older key starts afresh. */
 const RETENTION_MS = 24 * 60 * 60 * 1000;

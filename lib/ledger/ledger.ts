@@ -1,13 +1,8 @@
 import "server-only";
 import { eq, sql } from "drizzle-orm";
-import type { Database } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/client";
 import { accounts, ledgerEntries } from "@/lib/db/schema";
-
-/** A transaction handle of either driver. */
-export type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
-
-/** `adjustment`: a credit or debit an operator posted by hand, its reason in ledger_adjustments. */
-export type LedgerKind = "topup" | "order" | "renewal" | "refund" | "adjustment";
+import type { LedgerKind } from "@/lib/db/types";
 
 /**
  * Moves an account's balance by `amountCents` (negative = debit) and writes the ledger row, inside the

@@ -1,10 +1,11 @@
 import "server-only";
 import { and, eq, sql } from "drizzle-orm";
 import { config } from "@/lib/config/env";
+import type { Tx } from "@/lib/db/client";
 import { notificationDeliveries, notificationEndpoints } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
 import { unseal } from "@/lib/util/seal";
 import type { UrlPolicy } from "./address";
+import { notificationSettings } from "./config";
 
 export type EndpointRow = typeof notificationEndpoints.$inferSelect;
 
@@ -13,8 +14,10 @@ export const secretPurpose = (endpointId: number) => `notification-endpoint:${en
 
 /** Where this deployment may send: https only in production, loopback only where tests allow it. */
 export function urlPolicy(): UrlPolicy {
-  const settings = config();
-  return { httpsOnly: settings.mode === "production", allowLoopback: settings.notifications.allowLoopback };
+  return {
+    httpsOnly: config().mode === "production",
+    allowLoopback: notificationSettings().allowLoopback,
+  };
 }
 
 /** The secrets that sign a webhook now: its own, and during a rotation the previous one too. */

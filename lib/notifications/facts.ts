@@ -2,17 +2,26 @@ import "server-only";
 import { and, eq, inArray } from "drizzle-orm";
 import type { EventServer } from "@/lib/api/schemas/events";
 import { TRAFFIC_POLICY } from "@/lib/catalog/catalog";
-import { config } from "@/lib/config/env";
-import { accounts, type consoleSessions, depositPayments, servers, snapshots, topups } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
-import type { Job } from "@/lib/servers/jobs";
-import type { TrafficRow } from "@/lib/servers/metrics/store";
-import type { ServerRow } from "@/lib/servers/present";
-import { formatCoinAmount } from "@/lib/topups/amounts";
-import { type TopupRow, unitsOf } from "@/lib/topups/present";
-import type { TopupStatus } from "@/lib/topups/status";
+import type { Tx } from "@/lib/db/client";
+import {
+  accounts,
+  type consoleSessions,
+  depositPayments,
+  type serverJobs,
+  servers,
+  type serverTraffic,
+  snapshots,
+  topups,
+} from "@/lib/db/schema";
+import type { TopupStatus } from "@/lib/db/types";
+import { formatCoinAmount, unitsOf } from "@/lib/rails/amounts";
 import { centsToUsd } from "@/lib/util/cents";
 import { listensTo, recordEvent } from "./record";
+
+type ServerRow = typeof servers.$inferSelect;
+type TopupRow = typeof topups.$inferSelect;
+type Job = typeof serverJobs.$inferSelect;
+type TrafficRow = typeof serverTraffic.$inferSelect;
 
 /**
  * The facts the rest of the service announces, one call each from the place that commits the change, in its
@@ -173,11 +182,10 @@ export async function recordBuildFailed(
   });
 }
 
-/** The server's period ended unpaid and it was suspended. */
-export async function recordServerSuspended(tx: Tx, serverId: number): Promise<void> {
+/** The server's period ended unpaid and it was suspended; unless renewed it ends at `terminatesAt`. */
+export async function recordServerSuspended(tx: Tx, serverId: number, terminatesAt: Date): Promise<void> {
   const row = await serverById(tx, serverId);
   if (row?.status !== "suspended") return;
-  const terminatesAt = new Date(row.expiresAt.getTime() + config().servers.graceDays * 86_400_000);
   await recordEvent(tx, {
     accountId: row.accountId,
     type: "server.suspended",

@@ -14,6 +14,8 @@ import {
   servers,
   topups,
 } from "@/lib/db/schema";
+import type { EventType } from "@/lib/db/types";
+import { serverSettings } from "@/lib/servers/config";
 import {
   createAccount,
   createFundedAccount,
@@ -22,12 +24,12 @@ import {
   scratchConfigEnv,
 } from "@/lib/testing/memory-db";
 import { seal } from "@/lib/util/seal";
-import type { EventType } from "./types";
 
 const restoreEnv = scratchConfigEnv({ NOTIFY_TEST_ALLOW_LOOPBACK: "1", NOTIFY_TEST_RETRY_MS: "10" });
 const { config } = await import("@/lib/config/env");
 const facts = await import("./facts");
 const { announceDueWarnings } = await import("./scans");
+const { runServerLifecycle } = await import("@/lib/servers/lifecycle");
 const { attemptDelivery, takeDueDeliveries } = await import("./worker");
 const { secretPurpose } = await import("./endpoint-state");
 const { newWebhookSecret } = await import("./signing");
@@ -83,6 +85,10 @@ async function eventsOf(accountId: number) {
   return db.select().from(notificationEvents).where(eq(notificationEvents.accountId, accountId));
 }
 
+/** When a suspended server ends unless renewed: its expiry plus the grace period. */
+const graceEnd = (server: { expiresAt: Date }) =>
+  new Date(server.expiresAt.getTime() + serverSettings().graceDays * 86_400_000);
+
 /** Takes and attempts every due delivery once, as a worker pass does. */
 async function deliverDue() {
   const taken = await takeDueDeliveries(db, 50, new Date());
@@ -94,15 +100,22 @@ describe("the outbox", () => {
   it("records nothing for an account no endpoint listens to", async () => {
     const accountId = await createAccount(db);
     const server = await insertServer(db, accountId, { status: "suspended" });
-    await db.transaction((tx) => facts.recordServerSuspended(tx, server.id));
+    await db.transaction((tx) => facts.recordServerSuspended(tx, server.id, graceEnd(server)));
     expect(await eventsOf(accountId)).toEqual([]);
   });
 
   it("announces a fact once, however often it is recorded, with a payload its documented schema accepts", async () => {
     const accountId = await createAccount(db);
     await addWebhook(accountId, ["server.suspended", "server.terminated"]);
-    const server = await insertServer(db, accountId, { status: "suspended" });
-    for (let i = 0; i < 3; i++) await db.transaction((tx) => facts.recordServerSuspended(tx, server.id));
+    // The lifecycle suspends the lapsed server and says when it ends; recording the fact again adds nothing.
+    const server = await insertServer(db, accountId, {
+      status: "active",
+      autoRenew: false,
+      expiresAt: new Date(Date.now() - 60_000),
+    });
+    await runServerLifecycle(db);
+    for (let i = 0; i < 2; i++)
+      await db.transaction((tx) => facts.recordServerSuspended(tx, server.id, graceEnd(server)));
     const [terminated] = await db
       .update(servers)
       .set({
@@ -121,7 +134,7 @@ describe("the outbox", () => {
       expect(payload.data).toMatchObject({ server: { id: server.id, hostname: server.hostname } });
     }
     const suspended = JSON.parse(events[0]?.payload ?? "{}");
-    const grace = config().servers.graceDays * 86_400_000;
+    const grace = serverSettings().graceDays * 86_400_000;
     expect(suspended.data.terminates_at).toBe(new Date(server.expiresAt.getTime() + grace).toISOString());
     expect(JSON.parse(events[1]?.payload ?? "{}").data).toMatchObject({ reason: "lapsed" });
   });
@@ -132,7 +145,7 @@ describe("the outbox", () => {
     const server = await insertServer(db, accountId, { status: "suspended" });
     await expect(
       db.transaction(async (tx) => {
-        await facts.recordServerSuspended(tx, server.id);
+        await facts.recordServerSuspended(tx, server.id, graceEnd(server));
         throw new Error("the change failed");
       }),
     ).rejects.toThrow("the change failed");
@@ -311,7 +324,7 @@ describe("delivering", () => {
     const accountId = await createAccount(db);
     const { id, secret } = await addWebhook(accountId, ["server.suspended"]);
     const server = await insertServer(db, accountId, { status: "suspended" });
-    await db.transaction((tx) => facts.recordServerSuspended(tx, server.id));
+    await db.transaction((tx) => facts.recordServerSuspended(tx, server.id, graceEnd(server)));
     received.length = 0;
     answers.push(500, 503, 500);
     for (let round = 0; round < 10 && received.length < 4; round++) {
@@ -364,7 +377,7 @@ describe("delivering", () => {
       })
       .where(eq(notificationEndpoints.id, id));
     const server = await insertServer(db, accountId, { status: "suspended" });
-    await db.transaction((tx) => facts.recordServerSuspended(tx, server.id));
+    await db.transaction((tx) => facts.recordServerSuspended(tx, server.id, graceEnd(server)));
     received.length = 0;
     await deliverDue();
     const [request] = received;
@@ -389,10 +402,10 @@ describe("delivering", () => {
       .where(eq(notificationEndpoints.id, id));
     const first = await insertServer(db, accountId, { status: "suspended" });
     const second = await insertServer(db, accountId, { status: "suspended" });
-    await db.transaction((tx) => facts.recordServerSuspended(tx, first.id));
+    await db.transaction((tx) => facts.recordServerSuspended(tx, first.id, graceEnd(first)));
     answers.push(500);
     await deliverDue();
-    await db.transaction((tx) => facts.recordServerSuspended(tx, second.id));
+    await db.transaction((tx) => facts.recordServerSuspended(tx, second.id, graceEnd(second)));
     const [endpoint] = await db.select().from(notificationEndpoints).where(eq(notificationEndpoints.id, id));
     expect(endpoint?.enabled).toBe(false);
     expect(endpoint?.disabledReason).toMatch(/^Disabled: every delivery failed for 5 days/);

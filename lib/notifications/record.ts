@@ -4,10 +4,11 @@ import { base32crockford } from "@scure/base";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { EventData } from "@/lib/api/schemas/events";
+import type { Tx } from "@/lib/db/client";
 import { notificationDeliveries, notificationEndpoints, notificationEvents } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
+import type { EventType } from "@/lib/db/types";
 import { now } from "@/lib/util/clock";
-import { type EventType, TEST_EVENT_TYPE } from "./types";
+import { TEST_EVENT_TYPE } from "./types";
 
 export const newEventId = () => `evt_${base32crockford.encode(randomBytes(15)).toLowerCase()}`;
 

@@ -1,10 +1,10 @@
 import "server-only";
 import { and, eq, gt, inArray, lte, type SQL } from "drizzle-orm";
-import { config } from "@/lib/config/env";
 import { type Database, db } from "@/lib/db/client";
 import { accounts, notificationEvents, servers } from "@/lib/db/schema";
 import { centsToUsd } from "@/lib/util/cents";
 import { now } from "@/lib/util/clock";
+import { notificationSettings } from "./config";
 import { eventServer } from "./facts";
 import { listensTo, recordEvent } from "./record";
 import {
@@ -59,7 +59,7 @@ function activeServersDue(database: Database, at: Date, withinMs: number, type: 
  * and period. Only accounts that listen are looked at.
  */
 async function warnExpiring(database: Database, at: Date): Promise<void> {
-  const leads = config().notifications.expiryWarningHours;
+  const leads = notificationSettings().expiryWarningHours;
   const longest = (leads[0] ?? 0) * 3_600_000;
   if (longest === 0) return;
   const rows = await activeServersDue(database, at, longest, "server.expiring");

@@ -5,13 +5,13 @@ import { type Page, type PageRequest, toPage } from "@/lib/api/pagination";
 import {
   type CreateWebhookRequest,
   type Delivery,
-  type ExpiryWarnings,
   MAX_ENDPOINTS,
   type UpdateWebhookRequest,
   type Webhook,
   type WebhookCreated,
 } from "@/lib/api/schemas/notifications";
 import { config } from "@/lib/config/env";
+import type { Tx } from "@/lib/db/client";
 import { db } from "@/lib/db/client";
 import {
   accounts,
@@ -20,19 +20,15 @@ import {
   notificationEndpoints,
   notificationEvents,
 } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
+import { EVENT_TYPES } from "@/lib/db/types";
 import { consume, limiters } from "@/lib/rate-limit/limits";
-import { ownedRow, type ServerReader } from "@/lib/servers/service";
 import { now } from "@/lib/util/clock";
 import { seal } from "@/lib/util/seal";
 import { checkUrl } from "./address";
 import { type EndpointRow, secretPurpose, turnOff, urlPolicy } from "./endpoint-state";
 import { recordTestEvent } from "./record";
-import { expiringFactKey } from "./scans";
 import { newWebhookSecret } from "./signing";
 import { resolveTarget } from "./transport";
-import { EVENT_TYPES } from "./types";
-import { wontRenewBecause } from "./warnings";
 
 /** The API's view of an endpoint: never a secret or a token. */
 export function presentWebhook(row: EndpointRow): Webhook {
@@ -400,37 +396,4 @@ export async function listDeliveries(
     (row) => row,
   );
   return { items: await presentDeliveries(cut.items), nextCursor: cut.nextCursor };
-}
-
-/** When the owner of a server is warned before it expires, and which warnings of this period went out. */
-export async function expiryWarnings(reader: ServerReader, serverId: number): Promise<ExpiryWarnings> {
-  const row = await ownedRow(reader, serverId);
-  const database = await db();
-  const [account] = await database
-    .select({ balanceCents: accounts.balanceCents })
-    .from(accounts)
-    .where(eq(accounts.id, reader.accountId));
-  const endpoints = await database
-    .select({ events: notificationEndpoints.eventTypes })
-    .from(notificationEndpoints)
-    .where(
-      and(eq(notificationEndpoints.accountId, reader.accountId), eq(notificationEndpoints.enabled, true)),
-    );
-  const leads = config().notifications.expiryWarningHours;
-  const keys = leads.map((hours) => expiringFactKey(row.id, row.expiresAt, hours));
-  const sent = await database
-    .select({ key: notificationEvents.factKey, at: notificationEvents.occurredAt })
-    .from(notificationEvents)
-    .where(inArray(notificationEvents.factKey, keys));
-  const sentAt = new Map(sent.map((event) => [event.key, event.at]));
-  return {
-    expires_at: row.expiresAt.toISOString(),
-    renews_itself: wontRenewBecause(row.autoRenew, account?.balanceCents ?? 0, row.priceCents) === undefined,
-    channels: endpoints.filter((endpoint) => endpoint.events.includes("server.expiring")).length,
-    warnings: leads.map((hours, index) => ({
-      lead_hours: hours,
-      at: new Date(row.expiresAt.getTime() - hours * 3_600_000).toISOString(),
-      sent_at: sentAt.get(keys[index] ?? "")?.toISOString() ?? null,
-    })),
-  };
 }

@@ -1,26 +1,9 @@
 /**
  * The events an account can be notified of, and the words the dashboard and ntfy use for them. Pure: the
- * browser imports it too. Each event's payload schema is in lib/api/schemas/notifications.ts.
+ * browser imports it too. Each event's payload schema is in lib/api/schemas/notifications.ts; the list of
+ * types is the database's (lib/db/types.ts), which stores them.
  */
-export const EVENT_TYPES = [
-  "topup.payment_seen",
-  "topup.credited",
-  "server.active",
-  "server.build_failed",
-  "server.expiring",
-  "server.suspended",
-  "server.terminated",
-  "account.balance_low",
-  "snapshot.taken",
-  "snapshot.restored",
-  "snapshot.failed",
-  "rescue.entered",
-  "rescue.left",
-  "console.opened",
-  "traffic.threshold_reached",
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
+import { EVENT_TYPES, type EventType } from "@/lib/db/types";
 
 /** The event a test send delivers: to the endpoint it was asked for only, never subscribed to. */
 export const TEST_EVENT_TYPE = "webhook.test";
@@ -46,11 +29,6 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   "console.opened": "A server's console was opened.",
   "traffic.threshold_reached": "A server used 80 % or 100 % of its monthly traffic.",
 };
-
-/** webhook: a JSON POST signed after Standard Webhooks; ntfy: a push to an ntfy topic (title and message). */
-export type EndpointKind = "webhook" | "ntfy";
-
-export type DeliveryState = "pending" | "sending" | "delivered" | "failed";
 
 /** The longest endpoint URL accepted. */
 export const MAX_URL_LENGTH = 2048;

@@ -13,6 +13,7 @@ import { holdExitUntil } from "@/lib/util/exit-hold";
 import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
 import { unseal } from "@/lib/util/seal";
+import { notificationSettings } from "./config";
 import { type EndpointRow, secretPurpose, signingSecrets, turnOff, urlPolicy } from "./endpoint-state";
 import { pushFor } from "./ntfy";
 import { describeSpan, MAX_ATTEMPTS, nextAttemptAt, RETRY_SPAN_SECONDS, shouldDisable } from "./schedule";
@@ -171,7 +172,7 @@ const succeeded = (outcome: SendOutcome) =>
  */
 async function recordOutcome(database: Database, taken: TakenDelivery, outcome: SendOutcome, sentAt: Date) {
   const ok = succeeded(outcome);
-  const settings = config().notifications;
+  const settings = notificationSettings();
   await database.transaction(async (tx) => {
     const at = now();
     const retryAt = ok || taken.manual ? null : nextAttemptAt(taken.attempt, at, settings.testRetryMs);

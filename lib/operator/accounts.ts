@@ -16,8 +16,7 @@ import {
   topups,
   x402Authorizations,
 } from "@/lib/db/schema";
-import { formatCoinAmount } from "@/lib/topups/amounts";
-import { unitsOf } from "@/lib/topups/present";
+import { formatCoinAmount, unitsOf } from "@/lib/rails/amounts";
 import { centsToUsd } from "@/lib/util/cents";
 import { type FlaggedPayment, flaggedPayments } from "./payments";
 

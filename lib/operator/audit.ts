@@ -1,9 +1,9 @@
 import "server-only";
 import { and, desc, eq, lt } from "drizzle-orm";
+import type { Tx } from "@/lib/db/client";
 import { type Database, db } from "@/lib/db/client";
 import { operatorAudit } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
-import type { OperatorRole } from "./roles";
+import type { OperatorRole } from "@/lib/db/types";
 
 /** Who acts, and from where: every operator action is recorded with these. */
 export type Actor = { operatorId: number; name: string; role: OperatorRole; client: string };

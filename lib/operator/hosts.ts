@@ -1,9 +1,9 @@
 import "server-only";
 import { and, eq, inArray, ne } from "drizzle-orm";
 import { notFound } from "@/lib/api/errors";
-import { config, type HypervisorHost } from "@/lib/config/env";
 import { type Database, db } from "@/lib/db/client";
 import { hypervisors, servers } from "@/lib/db/schema";
+import { type HypervisorHost, serverSettings } from "@/lib/servers/config";
 import type { HostInventory } from "@/lib/servers/libvirt/inventory";
 import { lockHost, type Size, usedOn } from "@/lib/servers/placement";
 import { provisioner } from "@/lib/servers/provisioner";
@@ -163,7 +163,7 @@ async function libvirtView(host: HypervisorHost, rows: LiveRow[], database: Data
  */
 export async function hostViews(options: { fresh?: boolean } = {}, database?: Database): Promise<HostView[]> {
   database ??= await db();
-  const hosts = config().servers.hypervisors;
+  const hosts = serverSettings().hypervisors;
   if (hosts.length === 0) return [];
   const names = hosts.map((host) => host.name);
   const [rows, drains] = await Promise.all([
@@ -212,7 +212,7 @@ export async function hostViews(options: { fresh?: boolean } = {}, database?: Da
 const DRAIN_ACTIONS = { drain: "drain_host", undrain: "undrain_host" } as const;
 
 function configuredHost(name: string): HypervisorHost {
-  const host = config().servers.hypervisors.find((candidate) => candidate.name === name);
+  const host = serverSettings().hypervisors.find((candidate) => candidate.name === name);
   if (!host) throw notFound(`No host named ${name}.`);
   return host;
 }

@@ -14,6 +14,7 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "@/lib/db/client";
 import { operators } from "@/lib/db/schema";
+import { OPERATOR_ROLES, type OperatorRole } from "@/lib/db/types";
 import { seal } from "@/lib/util/seal";
 import {
   generateOperatorSecret,
@@ -21,7 +22,6 @@ import {
   OPERATOR_NAME,
   operatorTotpPurpose,
 } from "./credentials";
-import { OPERATOR_ROLES, type OperatorRole } from "./roles";
 
 /** What is stored of a new operator: hashes and sealed values only, never a secret in the clear. */
 const EnrollmentSchema = z.strictObject({

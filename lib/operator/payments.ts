@@ -1,11 +1,10 @@
 import "server-only";
 import { and, desc, eq, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import { notFound } from "@/lib/api/errors";
+import type { Tx } from "@/lib/db/client";
 import { type Database, db } from "@/lib/db/client";
 import { depositPayments, operators, paymentReviews, topups, x402Authorizations } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
-import { formatCoinAmount } from "@/lib/topups/amounts";
-import { unitsOf } from "@/lib/topups/present";
+import { formatCoinAmount, unitsOf } from "@/lib/rails/amounts";
 import { centsToUsd } from "@/lib/util/cents";
 import { type Actor, recordAudit } from "./audit";
 import { OperatorError } from "./errors";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { lowestRoleFor, may, OPERATOR_ROLES, type OperatorPermission } from "./roles";
+import { OPERATOR_ROLES } from "@/lib/db/types";
+import { lowestRoleFor, may, type OperatorPermission } from "./roles";
 
 const ALL: OperatorPermission[] = [
   "read",

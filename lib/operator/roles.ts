@@ -1,10 +1,10 @@
+import { OPERATOR_ROLES, type OperatorRole } from "@/lib/db/types";
+
 /**
  * What each operator role may do. Every role reads the console (overview, hosts, payments, accounts); support
  * also acts on customers (suspend and lift, mark payments reviewed); admin also moves money (ledger
  * adjustments), drains hosts and reads the audit log.
  */
-export const OPERATOR_ROLES = ["read-only", "support", "admin"] as const;
-export type OperatorRole = (typeof OPERATOR_ROLES)[number];
 
 export type OperatorPermission =
   | "read"

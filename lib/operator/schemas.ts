@@ -5,13 +5,13 @@
 import { z } from "zod";
 import { requestBody } from "@/lib/api/request-body";
 import { timestamp } from "@/lib/api/schemas/common";
+import { OPERATOR_ROLES } from "@/lib/db/types";
 import type { AccountDetail, SearchHit } from "./accounts";
 import type { Adjustment } from "./adjustments";
 import type { AuditEntry } from "./audit";
 import type { HostView } from "./hosts";
 import type { Overview } from "./overview";
 import type { FlaggedPayment } from "./payments";
-import { OPERATOR_ROLES } from "./roles";
 
 /** What a person writes as a reason: shown to the customer (suspensions) or kept in the audit log. */
 const reason = (what: string) =>

@@ -5,9 +5,11 @@ import { matchingStep } from "@/lib/accounts/totp";
 import { config } from "@/lib/config/env";
 import { type Database, databaseHandle } from "@/lib/db/client";
 import { operatorSessions, operators } from "@/lib/db/schema";
+import type { OperatorRole } from "@/lib/db/types";
 import { consume, limiters } from "@/lib/rate-limit/limits";
 import { unseal } from "@/lib/util/seal";
 import { type Actor, recordAudit } from "./audit";
+import { operatorSettings } from "./config";
 import {
   generateOperatorSessionToken,
   isWellFormedSessionToken,
@@ -17,7 +19,6 @@ import {
 } from "./credentials";
 import { OperatorError } from "./errors";
 import { importInbox } from "./operators";
-import type { OperatorRole } from "./roles";
 
 /** A signed-in operator: who, with which role, on which session (its token stays server-side). */
 export type OperatorSession = Actor & { sessionId: number; token: string; expiresAt: Date; idleUntil: Date };
@@ -49,7 +50,7 @@ const refused = () =>
 
 /** Lifetimes as configured: an idle limit that each request moves on, and an absolute one from sign-in. */
 const lifetimes = () => {
-  const { sessionIdleMinutes, sessionHours } = config().operator;
+  const { sessionIdleMinutes, sessionHours } = operatorSettings();
   return { idleMs: sessionIdleMinutes * 60_000, maxMs: sessionHours * 3_600_000 };
 };
 

@@ -1,12 +1,13 @@
 import "server-only";
 import { and, eq, isNotNull, isNull, ne } from "drizzle-orm";
 import { conflict, notFound } from "@/lib/api/errors";
+import type { Tx } from "@/lib/db/client";
 import { type Database, db } from "@/lib/db/client";
 import { accounts, operatorSuspensions, servers } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
 import { accountSuspension, holdServer, releaseServer } from "@/lib/servers/holds";
-import { kickJobs, lockServer } from "@/lib/servers/jobs";
+import { kickJobs } from "@/lib/servers/jobs";
 import type { ServerRow } from "@/lib/servers/present";
+import { lockServer } from "@/lib/servers/rows";
 import { type Actor, recordAudit } from "./audit";
 import { OperatorError } from "./errors";
 

@@ -1,6 +1,7 @@
 import "server-only";
-import { config } from "@/lib/config/env";
-import type { DepositCoinCode } from "@/lib/rails/registry";
+import { z } from "zod";
+import { envSlice, httpUrl } from "@/lib/config/slice";
+import { DEPOSIT_COINS, type DepositCoinCode } from "@/lib/rails/registry";
 import { processWide } from "@/lib/util/process-wide";
 
 /**
@@ -22,14 +23,9 @@ export class RateUnavailableError extends Error {
 }
 
 /** Fixed, round prices for demo mode: labelled `demo-fixed`, never used when a real source is configured. */
-export const DEMO_RATES: Record<DepositCoinCode, string> = {
-  BTC: "97000.00",
-  XMR: "160.00",
-  ETH: "3200.00",
-  LTC: "85.00",
-  USDT: "1.00",
-  USDTTRC: "1.00",
-};
+export const DEMO_RATES = Object.fromEntries(
+  Object.values(DEPOSIT_COINS).map((coin) => [coin.code, coin.demoRate]),
+) as Record<DepositCoinCode, string>;
 
 export class DemoFixedRates implements RateSource {
   readonly name = "demo-fixed";
@@ -38,14 +34,10 @@ export class DemoFixedRates implements RateSource {
   }
 }
 
-const COINGECKO_IDS: Record<DepositCoinCode, string> = {
-  BTC: "bitcoin",
-  XMR: "monero",
-  ETH: "ethereum",
-  LTC: "litecoin",
-  USDT: "tether",
-  USDTTRC: "tether",
-};
+/** CoinGecko's id of each coin (the registry's `rateId`). */
+const COINGECKO_IDS = Object.fromEntries(
+  Object.values(DEPOSIT_COINS).map((coin) => [coin.code, coin.rateId]),
+) as Record<DepositCoinCode, string>;
 
 /**
  * Market prices from a CoinGecko-compatible `/simple/price` endpoint. All coins are fetched in one call
@@ -107,10 +99,25 @@ export class CoinGeckoRates implements RateSource {
   }
 }
 
+/** Where market prices come from; `cacheSeconds`: how long one snapshot is reused (0: asked afresh every time). */
+export const RATE_SETTINGS = envSlice({
+  name: "rates",
+  shape: {
+    RATE_SOURCE: z.enum(["demo-fixed", "coingecko"]).optional(),
+    RATE_SOURCE_URL: httpUrl,
+    RATE_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  },
+  derive: (values, { mode }) => ({
+    kind: values.RATE_SOURCE ?? (mode === "demo" ? "demo-fixed" : "coingecko"),
+    url: values.RATE_SOURCE_URL ?? "https://api.coingecko.com/api/v3",
+    cacheSeconds: values.RATE_CACHE_SECONDS,
+  }),
+});
+
 /** The configured rate source, one per process (its snapshot is shared by every caller). */
 export function rateSource(): RateSource {
   return processWide("topups.rate-source", () => {
-    const { kind, url, cacheSeconds } = config().deposits.rateSource;
+    const { kind, url, cacheSeconds } = RATE_SETTINGS.read();
     return kind === "demo-fixed" ? new DemoFixedRates() : new CoinGeckoRates(url, cacheSeconds * 1000);
   });
 }

@@ -1,8 +1,8 @@
 import { and, eq, gt, lt, sql } from "drizzle-orm";
 import { ApiError } from "@/lib/api/errors";
-import type { RateLimitSpec } from "@/lib/config/env";
 import type { Database } from "@/lib/db/client";
 import { rateLimitCounters } from "@/lib/db/schema";
+import type { RateLimitSpec } from "./config";
 
 export type RateLimitResult = { allowed: boolean; remaining: number; resetSeconds: number };
 

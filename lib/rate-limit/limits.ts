@@ -1,11 +1,11 @@
 import "server-only";
 import { isIPv4, isIPv6 } from "node:net";
 import { tooManyRequests } from "@/lib/api/errors";
-import type { RateLimitSpec } from "@/lib/config/env";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { processWide } from "@/lib/util/process-wide";
 import { clientFromChain, forwardedClient, socketAddress } from "./client-address";
+import { type RateLimitSpec, rateLimitSettings } from "./config";
 import { DatabaseWindowLimiter, FixedWindowLimiter, type RateLimiter, type StoreFailure } from "./limiter";
 
 type Limiters = {
@@ -44,7 +44,8 @@ type Limiters = {
  */
 export function limiters(): Limiters {
   return processWide("rate-limiters", (): Limiters => {
-    const { rateLimits, databaseUrl } = config();
+    const { databaseUrl } = config();
+    const rateLimits = rateLimitSettings();
     const make = (name: string, spec: RateLimitSpec, onStoreFailure: StoreFailure): RateLimiter =>
       databaseUrl
         ? new DatabaseWindowLimiter(name, spec, db, onStoreFailure)

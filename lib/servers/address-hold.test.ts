@@ -13,7 +13,7 @@ import {
   scratchConfigEnv,
 } from "@/lib/testing/memory-db";
 import { runJobNow } from "./jobs";
-import { orderServer } from "./service";
+import { orderServer } from "./order";
 
 // The real libvirt provisioner with hosts nothing answers for (port 1 of this machine): every destroy fails.
 // One host is bridged with a pool of three addresses; the other forwards SSH from a range of two ports.

@@ -1,8 +1,7 @@
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Database } from "@/lib/db/client";
+import type { Database, Tx } from "@/lib/db/client";
 import { operatorSuspensions, operators, serverJobs, servers } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
 import {
   balanceAndLedgerSum,
   createFundedAccount,
@@ -11,10 +10,11 @@ import {
   PUP_ORDER,
   scratchConfigEnv,
 } from "@/lib/testing/memory-db";
+import { renewInTx } from "./billing";
 import { enforceHolds, holdServer, periodAfterHold, releaseServer } from "./holds";
 import { runServerLifecycle } from "./lifecycle";
+import { orderServer } from "./order";
 import { presentServer } from "./present";
-import { orderServer, renewInTx } from "./service";
 
 const restoreEnv = scratchConfigEnv({ SERVER_GRACE_DAYS: "7", EXPIRED_SERVER_RETENTION_DAYS: "0" });
 

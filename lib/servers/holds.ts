@@ -1,9 +1,9 @@
 import "server-only";
 import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { ApiError } from "@/lib/api/errors";
+import type { Tx } from "@/lib/db/client";
 import { type Database, db } from "@/lib/db/client";
 import { accounts, operatorSuspensions, servers } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
 import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
 import { enqueueJob } from "./jobs";

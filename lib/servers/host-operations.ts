@@ -1,6 +1,6 @@
 import "server-only";
 import { ApiError } from "@/lib/api/errors";
-import type { Tx } from "@/lib/ledger/ledger";
+import type { Tx } from "@/lib/db/client";
 import { limiters, withQuotas } from "@/lib/rate-limit/limits";
 import { type JobInFlight, jobInFlight } from "./jobs";
 

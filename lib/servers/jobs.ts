@@ -1,14 +1,16 @@
 import "server-only";
 import { and, asc, eq, inArray, lt, lte, or, sql } from "drizzle-orm";
-import { pace } from "@/lib/background/pace";
 import { config } from "@/lib/config/env";
-import { type Database, db } from "@/lib/db/client";
-import { accounts, serverJobs, servers, snapshots } from "@/lib/db/schema";
-import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
-import { recordBuildDone, recordBuildFailed } from "@/lib/notifications/facts";
+import { type Database, db, type Tx } from "@/lib/db/client";
+import { pace } from "@/lib/db/pace";
+import { serverJobs, servers, snapshots } from "@/lib/db/schema";
+import type { JobKind } from "@/lib/db/types";
+import { recordBuildDone } from "@/lib/notifications/facts";
 import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
+import { endFailedBuild, endFailedRevival } from "./billing";
+import { serverSettings } from "./config";
 import { CustomerFacingError, customerReason } from "./failure-reasons";
 import type { ServerRow } from "./present";
 import {
@@ -21,7 +23,8 @@ import {
   reserveHostAddress,
 } from "./provisioner";
 import { endFailedLeaveRescue, endFailedRescue, runEnterRescue, runLeaveRescue } from "./rescue";
-import { completeRevival, endFailedRevival, recordKeptDisk, reviveOnHost } from "./retention";
+import { completeRevival, recordKeptDisk, reviveOnHost } from "./retention";
+import { lockServer, serverRow } from "./rows";
 import { decryptRootPassword } from "./secrets";
 import {
   endFailedRestore,
@@ -32,22 +35,7 @@ import {
   snapshotBeforeReinstall,
 } from "./snapshots/jobs";
 
-/**
- * Host work for a server. A password change is run by its request, and recorded here while it runs. A build
- * (provision, reinstall, restore, revive) ends by waiting for the machine's SSH server.
- */
-export type JobKind =
-  | "provision"
-  | "power"
-  | "destroy"
-  | "reinstall"
-  | "password"
-  | "snapshot"
-  | "restore"
-  | "delete_snapshot"
-  | "rescue"
-  | "leave_rescue"
-  | "revive";
+export type { JobKind };
 export type Job = typeof serverJobs.$inferSelect;
 
 const MAX_ATTEMPTS: Record<JobKind, number> = {
@@ -137,19 +125,6 @@ async function takeJob(onlyId?: number): Promise<Job | undefined> {
   });
 }
 
-export async function serverRow(id: number): Promise<ServerRow> {
-  const database = await db();
-  const [row] = await database.select().from(servers).where(eq(servers.id, id));
-  if (!row) throw new Error(`server ${id} not found`);
-  return row;
-}
-
-export async function lockServer(tx: Tx, id: number): Promise<ServerRow> {
-  const [row] = await tx.select().from(servers).where(eq(servers.id, id)).for("update");
-  if (!row) throw new Error(`server ${id} not found`);
-  return row;
-}
-
 export const finish = (tx: Tx, job: Job, state: "done" | "failed", lastError?: string) =>
   tx
     .update(serverJobs)
@@ -178,7 +153,7 @@ async function waitForBoot(job: Job, server: ServerRow): Promise<void> {
   const up = await provisioner().ready(server);
   const current = now();
   if (!up && job.deadline && job.deadline < current) {
-    throw new BuildError(`the machine did not answer on SSH within ${config().servers.bootTimeoutSeconds} s`);
+    throw new BuildError(`the machine did not answer on SSH within ${serverSettings().bootTimeoutSeconds} s`);
   }
   await database.transaction(async (tx) => {
     const row = await lockServer(tx, server.id);
@@ -235,7 +210,7 @@ async function runBuild(job: Job): Promise<void> {
   }
   if (job.phase === "boot") return waitForBoot(job, server);
   // A bridged host's guest learns its public address from the seed: reserve it before the build.
-  const network = config().servers.hypervisors.find((host) => host.name === server.hypervisor)?.network;
+  const network = serverSettings().hypervisors.find((host) => host.name === server.hypervisor)?.network;
   const target =
     network && !server.ip
       ? await database.transaction(async (tx) => {
@@ -261,7 +236,7 @@ async function runBuild(job: Job): Promise<void> {
     await requeue(tx, job, {
       phase: "boot",
       runAfter: new Date(current.getTime() + BOOT_POLL_MS),
-      deadline: new Date(current.getTime() + config().servers.bootTimeoutSeconds * 1000),
+      deadline: new Date(current.getTime() + serverSettings().bootTimeoutSeconds * 1000),
     });
   });
 }
@@ -344,43 +319,8 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
     if (job.kind === "snapshot") return failSnapshot(tx, job.snapshotId, reason);
     if (job.kind === "rescue") return endFailedRescue(tx, job, reason);
     if (job.kind === "leave_rescue") return endFailedLeaveRescue(tx, job, reason);
-    if (job.kind !== "provision") return;
-    const row = await lockBuildToRefund(tx, job);
-    if (!row) return;
-    await postLedgerEntry(tx, {
-      accountId: row.accountId,
-      amountCents: row.priceCents,
-      kind: "refund",
-      reference: `refund:server:${row.id}`,
-    });
-    await tx
-      .update(servers)
-      .set({
-        status: "terminated",
-        terminatedAt: now(),
-        statusReason: `The build failed after ${job.attempts} attempts (${reason}); the charge was refunded.`,
-        powerState: null,
-        rootPasswordEnc: null,
-      })
-      .where(eq(servers.id, row.id));
-    await recordBuildFailed(tx, job, reason, row.priceCents);
-    if (!provisioner().simulated) await enqueueJob(tx, row.id, "destroy");
+    if (job.kind === "provision") return endFailedBuild(tx, job, reason);
   });
-}
-
-/**
- * The server of a build that failed for good and is to be refunded, locked after its account (the order every
- * money-moving transaction locks in); undefined when it is no longer being built.
- */
-export async function lockBuildToRefund(tx: Tx, job: Job): Promise<ServerRow | undefined> {
-  // Read through tx: PGlite has one connection, and a query beside an open transaction would wait forever.
-  const [{ accountId } = { accountId: 0 }] = await tx
-    .select({ accountId: servers.accountId })
-    .from(servers)
-    .where(eq(servers.id, job.serverId));
-  await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
-  const row = await lockServer(tx, job.serverId);
-  return row.status === "provisioning" ? row : undefined;
 }
 
 /**

@@ -1,19 +1,18 @@
 import "server-only";
 import { setImmediate } from "node:timers/promises";
 import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lte, or } from "drizzle-orm";
-import { pace } from "@/lib/background/pace";
-import { config } from "@/lib/config/env";
-import { type Database, db } from "@/lib/db/client";
+import { type Database, db, type Tx } from "@/lib/db/client";
+import { pace } from "@/lib/db/pace";
 import { accounts, serverJobs, servers, snapshots } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
 import { recordServerSuspended } from "@/lib/notifications/facts";
 import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
+import { renewInTx, terminateInTx } from "./billing";
+import { serverSettings } from "./config";
 import { enforceHolds, periodRuns } from "./holds";
 import { enqueueJob, runDueJobs, unfinishedJobServers } from "./jobs";
 import type { ServerRow } from "./present";
 import { type PowerState, provisioner } from "./provisioner";
-import { renewInTx, terminateInTx } from "./service";
 
 const BATCH = 100;
 const MISSING = "The machine was missing from host";
@@ -57,7 +56,7 @@ async function forEachLocked(
  */
 async function handleExpiries(database: Database, clock: () => Date, rest: () => Promise<unknown>) {
   const current = clock();
-  const graceMs = config().servers.graceDays * 86_400_000;
+  const graceMs = serverSettings().graceDays * 86_400_000;
   const graceStart = new Date(current.getTime() - graceMs);
   const due = await database
     .select({ id: servers.id, accountId: servers.accountId })
@@ -108,7 +107,7 @@ async function handleExpiries(database: Database, clock: () => Date, rest: () =>
           .set({ status: "suspended", suspendedAt: current, powerState: "stopped" })
           .where(eq(servers.id, row.id));
         await enqueueJob(tx, row.id, "power", { action: "stop" });
-        await recordServerSuspended(tx, row.id);
+        await recordServerSuspended(tx, row.id, new Date(row.expiresAt.getTime() + graceMs));
       } else if (row.expiresAt.getTime() + graceMs <= current.getTime()) {
         await terminateInTx(tx, row, clock(), { keepLastDisk: true });
       }
@@ -235,7 +234,7 @@ export async function reconcileHost(
 async function reconcileWithHosts() {
   if (provisioner().simulated) return;
   const database = await db();
-  for (const host of config().servers.hypervisors) {
+  for (const host of serverSettings().hypervisors) {
     let states: Map<number, PowerState> | undefined;
     try {
       states = await provisioner().hostStates(host.name);

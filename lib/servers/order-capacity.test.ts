@@ -10,7 +10,7 @@ import {
   PUP_ORDER,
   scratchConfigEnv,
 } from "@/lib/testing/memory-db";
-import { orderServer } from "./service";
+import { orderServer } from "./order";
 
 // config() is read on first use: one host in nl with room for exactly one pup (1 GB, 1 vCPU, 20 GB),
 // still under the simulated provisioner; demo secrets go to a scratch DATA_DIR.

@@ -13,7 +13,7 @@ import {
   PUP_ORDER,
   scratchConfigEnv,
 } from "@/lib/testing/memory-db";
-import { orderServer } from "./service";
+import { orderServer } from "./order";
 
 // config() is read on first use: demo secrets go to a scratch DATA_DIR, and the simulated provisioner
 // with no hypervisors (nothing to place) is the one in use.

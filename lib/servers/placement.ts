@@ -2,15 +2,14 @@ import "server-only";
 import { and, eq, ne, sql } from "drizzle-orm";
 import { conflict } from "@/lib/api/errors";
 import type { Plan } from "@/lib/catalog/catalog";
-import { config, type HypervisorHost, type ServerSettings } from "@/lib/config/env";
-import type { Database } from "@/lib/db/client";
+import type { Database, Tx } from "@/lib/db/client";
 import { hypervisors, servers, snapshots } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
+import { type HypervisorHost, type ServerSettings, serverSettings } from "./config";
 
 export type Size = { memoryMb: number; vcpus: number; diskGb: number };
 
 /** What a plan gets on this deployment: its size, capped by SERVER_MEMORY_CAP_MB / SERVER_DISK_CAP_GB. */
-export function sizeFor(plan: Plan, settings: ServerSettings = config().servers): Size {
+export function sizeFor(plan: Plan, settings: ServerSettings = serverSettings()): Size {
   return {
     memoryMb: Math.min(plan.ramMb, settings.memoryCapMb ?? plan.ramMb),
     vcpus: plan.vcpu,
@@ -86,7 +85,7 @@ const fits = (host: HypervisorHost, used: Size, size: Size) =>
  * there is nothing to place and nothing refused.
  */
 export async function placeServer(tx: Tx, location: string, size: Size): Promise<string | undefined> {
-  const all = config().servers.hypervisors;
+  const all = serverSettings().hypervisors;
   if (all.length === 0) return undefined;
   const candidates = all
     .filter((host) => host.location === location)
@@ -111,7 +110,7 @@ export async function reserveOnHost(
   refusal: string,
   releasedBytes = 0,
 ): Promise<void> {
-  const host = config().servers.hypervisors.find((candidate) => candidate.name === hostName);
+  const host = serverSettings().hypervisors.find((candidate) => candidate.name === hostName);
   if (!host) return;
   await lockHost(tx, host);
   const used = await usedOn(tx, host.name);

@@ -1,10 +1,11 @@
 import "server-only";
 import { and, between, eq, isNotNull, sql } from "drizzle-orm";
 import { conflict } from "@/lib/api/errors";
-import { config, type HostNetwork } from "@/lib/config/env";
+import type { Tx } from "@/lib/db/client";
 import { ipCounters, servers } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
+import type { PowerAction, PowerState, SnapshotConsistency } from "@/lib/db/types";
 import { processWide } from "@/lib/util/process-wide";
+import { type HostNetwork, serverSettings } from "./config";
 import { DemoConsole } from "./console/demo-console";
 import type { ConsoleHandlers, ConsoleStream } from "./console/stream";
 import { HOSTS_PER_LOCATION, poolAddress } from "./ip-pool";
@@ -12,10 +13,8 @@ import type { HostInventory } from "./libvirt/inventory";
 import { FORWARDED_SSH_ADDRESS, freeAddress } from "./libvirt/network";
 import { LibvirtProvisioner } from "./libvirt/provisioner";
 import type { ServerRow } from "./present";
-import type { SnapshotConsistency } from "./snapshots/types";
 
-export type PowerAction = "start" | "stop" | "reboot";
-export type PowerState = "running" | "stopped";
+export type { PowerAction, PowerState };
 
 /** What a build needs besides the server row. Secrets live only in memory and in the guest's seed. */
 export type BuildSpec = {
@@ -279,7 +278,7 @@ export async function reserveForwardedPort(
   /** The port to give when it is free (a lapsed server coming back asks for the one it had). */
   preferred?: number | null,
 ): Promise<{ ip: string; sshPort: number } | undefined> {
-  const settings = config().servers;
+  const settings = serverSettings();
   const host = settings.hypervisors.find((h) => h.name === hypervisor);
   if (settings.provisioner !== "libvirt" || !host || host.network) return undefined;
   await tx.execute(sql`SELECT pg_advisory_xact_lock(${FORWARDED_PORTS_LOCK})`);
@@ -317,6 +316,6 @@ export async function releaseAddress(tx: Tx, serverId: number): Promise<void> {
 /** The provisioner named by PROVISIONER: simulated (the demo default) or libvirt. */
 export const provisioner = (): Provisioner =>
   processWide("servers.provisioner", () => {
-    const settings = config().servers;
+    const settings = serverSettings();
     return settings.provisioner === "libvirt" ? new LibvirtProvisioner(settings) : new SimulatedProvisioner();
   });

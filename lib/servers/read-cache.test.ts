@@ -2,8 +2,9 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/lib/db/client";
 import { accounts, servers } from "@/lib/db/schema";
+import { accountServersRevision } from "@/lib/db/server-revision";
 import { createAccount, insertServer, openMemoryDatabase } from "@/lib/testing/memory-db";
-import { accountServersRevision, cachedServerRead } from "./read-cache";
+import { cachedServerRead } from "./read-cache";
 
 describe("the account's server revision, against the real schema", () => {
   let db: Database;

@@ -9,7 +9,7 @@ import {
   insertServer,
   openMemoryDatabase,
 } from "@/lib/testing/memory-db";
-import { renewInTx } from "./service";
+import { renewInTx } from "./billing";
 
 const DAY = 86_400_000;
 

@@ -2,19 +2,19 @@ import "server-only";
 import { eq } from "drizzle-orm";
 import { conflict } from "@/lib/api/errors";
 import { config } from "@/lib/config/env";
-import { db } from "@/lib/db/client";
+import { db, type Tx } from "@/lib/db/client";
 import { servers } from "@/lib/db/schema";
+import type { RescueState } from "@/lib/db/types";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
-import type { Tx } from "@/lib/ledger/ledger";
 import { recordRescueChange } from "@/lib/notifications/facts";
 import { now } from "@/lib/util/clock";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
-import { enqueueJob, finish, type Job, kickJobs, lockServer, serverRow } from "./jobs";
+import { enqueueJob, finish, type Job, kickJobs } from "./jobs";
 import { presentServerWithTraffic } from "./metrics/traffic";
 import type { ServerRow } from "./present";
 import { provisioner } from "./provisioner";
+import { lockServer, serverRow } from "./rows";
 import { decryptRescuePassword, encryptRescuePassword, generateRootPassword } from "./secrets";
-import { lockOwnedServer } from "./service";
 
 /**
  * Rescue mode: the server boots a small rescue system (busybox and dropbear on a Linux kernel, installed by
@@ -25,7 +25,7 @@ import { lockOwnedServer } from "./service";
  * `entering` -> `active` once the rescue system runs; `active` -> `leaving` -> (none) once the server's own
  * system runs again. Power actions in rescue mode restart the rescue system.
  */
-export type RescueState = "entering" | "active" | "leaving";
+export type { RescueState };
 
 /** The columns of a server out of rescue mode: its state, and its temporary login gone. */
 export const NOT_IN_RESCUE = {
@@ -66,7 +66,7 @@ export function enterRescue(
         fingerprint: fingerprint({}),
       },
       async (tx) => {
-        const row = await lockOwnedServer(tx, accountId, serverId);
+        const row = await lockServer(tx, serverId, { ownedBy: accountId });
         if (row.status !== "active") {
           throw conflict(
             "server_not_active",
@@ -108,7 +108,7 @@ export function leaveRescue(accountId: number, serverId: number) {
   return withHostQuota(accountId, async () => {
     const database = await db();
     const server = await database.transaction(async (tx) => {
-      const row = await lockOwnedServer(tx, accountId, serverId);
+      const row = await lockServer(tx, serverId, { ownedBy: accountId });
       await refuseWhileBusy(tx, row.id);
       if (row.rescueState !== "active") {
         throw conflict("not_in_rescue", "This server is not in rescue mode.");

@@ -10,9 +10,9 @@ import {
   openMemoryDatabase,
   scratchConfigEnv,
 } from "@/lib/testing/memory-db";
+import { endFailedRevival, reviveInTx } from "./billing";
 import { runServerLifecycle } from "./lifecycle";
-import { completeRevival, endFailedRevival, recordKeptDisk } from "./retention";
-import { reviveInTx } from "./service";
+import { completeRevival, recordKeptDisk } from "./retention";
 
 // A 7-day grace period, then the last disk is kept for 14 days.
 const restoreEnv = scratchConfigEnv({ SERVER_GRACE_DAYS: "7", EXPIRED_SERVER_RETENTION_DAYS: "14" });

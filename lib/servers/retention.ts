@@ -1,18 +1,16 @@
 import "server-only";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { conflict } from "@/lib/api/errors";
-import { config } from "@/lib/config/env";
+import type { Tx } from "@/lib/db/client";
 import { servers, snapshots } from "@/lib/db/schema";
-import { postLedgerEntry, type Tx } from "@/lib/ledger/ledger";
-import { recordBuildFailed } from "@/lib/notifications/facts";
 import { now } from "@/lib/util/clock";
+import { serverSettings } from "./config";
 import { addCycle } from "./cycle";
 import { refuseWhileBusy } from "./host-operations";
-import { enqueueJob, type Job, lockBuildToRefund } from "./jobs";
+import { enqueueJob } from "./jobs";
 import { reserveOnHost } from "./placement";
 import type { ServerRow } from "./present";
 import { type BuildSpec, provisioner, reserveForwardedPort } from "./provisioner";
-import { NOT_IN_RESCUE } from "./rescue";
 
 /**
  * A server terminated because its period lapsed keeps its last disk for EXPIRED_SERVER_RETENTION_DAYS, as a
@@ -23,7 +21,7 @@ import { NOT_IN_RESCUE } from "./rescue";
  */
 
 /** A day as the customer reads it in a sentence (UTC). */
-const day = (date: Date) => date.toISOString().slice(0, 10);
+export const day = (date: Date) => date.toISOString().slice(0, 10);
 
 /** The name a lapsed server's kept disk is listed under. */
 const KEPT_DISK_NAME = "Last disk at termination";
@@ -42,7 +40,7 @@ async function keptDisk(tx: Tx, serverId: number) {
  * return, the disk is listed as a snapshot holding the disk's size until its destroy job measures it.
  */
 export async function retainLastDisk(tx: Tx, row: ServerRow, current: Date): Promise<Partial<ServerRow>> {
-  const days = config().servers.retentionDays;
+  const days = serverSettings().retentionDays;
   if (days === 0) return { retainedUntil: null, rootPasswordEnc: null };
   if (!(await keptDisk(tx, row.id))) {
     await tx.insert(snapshots).values({
@@ -86,7 +84,7 @@ export async function recordKeptDisk(tx: Tx, server: ServerRow, keptBytes: numbe
  */
 async function reclaimAddress(tx: Tx, row: ServerRow): Promise<Partial<ServerRow>> {
   if (row.ip) return {};
-  const host = config().servers.hypervisors.find((candidate) => candidate.name === row.hypervisor);
+  const host = serverSettings().hypervisors.find((candidate) => candidate.name === row.hypervisor);
   if (host && !host.network) {
     const forwarded = await reserveForwardedPort(tx, row.location, host.name, row.lastSshPort);
     return forwarded ?? {};
@@ -149,7 +147,7 @@ export async function prepareRevival(tx: Tx, row: ServerRow): Promise<{ row: Ser
 /** The ledger reference of a revival's charge, and of its refund. */
 export const revivalReference = (serverId: number, jobId: number) =>
   `renewal:server:${serverId}:revival:${jobId}`;
-const revivalRefundReference = (serverId: number, jobId: number) =>
+export const revivalRefundReference = (serverId: number, jobId: number) =>
   `refund:server:${serverId}:revival:${jobId}`;
 
 /**
@@ -157,7 +155,7 @@ const revivalRefundReference = (serverId: number, jobId: number) =>
  * whose kept address went to another server the seed is written anew (the new address, and so a new host key).
  */
 export async function reviveOnHost(spec: BuildSpec) {
-  const bridged = config().servers.hypervisors.find((h) => h.name === spec.server.hypervisor)?.network;
+  const bridged = serverSettings().hypervisors.find((h) => h.name === spec.server.hypervisor)?.network;
   const newSeed = Boolean(bridged) && spec.server.ip !== spec.server.lastIp;
   const built = await provisioner().revive({ ...spec, newSeed });
   return { ...built, hostKeyFingerprint: newSeed ? built.hostKeyFingerprint : undefined };
@@ -170,31 +168,4 @@ export async function reviveOnHost(spec: BuildSpec) {
 export async function completeRevival(tx: Tx, row: ServerRow): Promise<Partial<ServerRow>> {
   await tx.delete(snapshots).where(and(eq(snapshots.serverId, row.id), eq(snapshots.kind, "expiry")));
   return { expiresAt: addCycle(now(), row.cycle), terminatedAt: null, retainedUntil: null, lastIp: null };
-}
-
-/**
- * A revival that failed for good: the renewal is refunded through the ledger, the server is terminated again
- * with its disk still kept until the end of its retention, and a destroy job removes what was started.
- */
-export async function endFailedRevival(tx: Tx, job: Job, reason: string): Promise<void> {
-  const row = await lockBuildToRefund(tx, job);
-  if (!row) return;
-  await postLedgerEntry(tx, {
-    accountId: row.accountId,
-    amountCents: row.priceCents,
-    kind: "refund",
-    reference: revivalRefundReference(row.id, job.id),
-  });
-  const until = row.retainedUntil ? ` Its disk is kept until ${day(row.retainedUntil)}.` : "";
-  await tx
-    .update(servers)
-    .set({
-      ...NOT_IN_RESCUE,
-      status: "terminated",
-      powerState: null,
-      statusReason: `Bringing the server back failed after ${job.attempts} attempts (${reason}); the renewal was refunded.${until}`,
-    })
-    .where(eq(servers.id, row.id));
-  await recordBuildFailed(tx, job, reason, row.priceCents);
-  await enqueueJob(tx, row.id, "destroy");
 }

@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
-import { config } from "@/lib/config/env";
 import type { Database } from "@/lib/db/client";
 import { servers } from "@/lib/db/schema";
+import { terminateInTx } from "@/lib/servers/billing";
+import { serverSettings } from "@/lib/servers/config";
 import { reserveHostAddress } from "@/lib/servers/provisioner";
-import { terminateInTx } from "@/lib/servers/service";
 import { createFundedAccount, insertServer } from "./memory-db";
 
 /** A bridged host in ro, as HYPERVISORS names it, handing out 203.0.113.10 up to `last`. */
@@ -40,7 +40,7 @@ export function onBridgedHost(database: Database) {
     },
     /** Reserves the server's address as its build does. */
     async reserve(id: number) {
-      const network = config().servers.hypervisors.find((host) => host.name === "ro-bridged")?.network;
+      const network = serverSettings().hypervisors.find((host) => host.name === "ro-bridged")?.network;
       if (!network) throw new Error("ro-bridged has no network");
       const found = await row(id);
       return database.transaction((tx) => reserveHostAddress(tx, found, network));

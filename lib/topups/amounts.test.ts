@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { creditPayments, formatCoinAmount, quoteUnits, rateFromE8, rateToE8, unitsToCents } from "./amounts";
+import { formatCoinAmount } from "@/lib/rails/amounts";
+import { creditPayments, quoteUnits, rateFromE8, rateToE8, unitsToCents } from "./amounts";
 
 describe("rates", () => {
   it("parses decimal rates exactly and refuses anything else", () => {
@@ -138,13 +139,5 @@ describe("creditPayments", () => {
         expect(lateCredit).toBeLessThanOrEqual(unitsToCents(units, rateToE8(current), 8));
       }
     }
-  });
-});
-
-describe("formatCoinAmount", () => {
-  it("keeps the minimum decimals and drops nothing significant", () => {
-    expect(formatCoinAmount(25_774n, 8, 8)).toBe("0.00025774");
-    expect(formatCoinAmount(100_000_000n, 8, 8)).toBe("1.00000000");
-    expect(formatCoinAmount(1n, 18, 0)).toBe("0.000000000000000001");
   });
 });

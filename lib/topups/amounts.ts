@@ -101,10 +101,3 @@ export function creditPayments(
   }
   return credits;
 }
-
-/** Units as a decimal string in whole coins, keeping at least `minDecimals` digits after the point. */
-export function formatCoinAmount(units: bigint, decimals: number, minDecimals: number): string {
-  const text = formatUnits(units, decimals);
-  const [whole, fraction = ""] = text.split(".");
-  return minDecimals > 0 || fraction ? `${whole}.${fraction.padEnd(minDecimals, "0")}` : `${whole}`;
-}

@@ -1,22 +1,12 @@
 import "server-only";
 import type { Topup, TopupPayment } from "@/lib/api/schemas/topups";
-import { config } from "@/lib/config/env";
 import type { depositPayments, topups } from "@/lib/db/schema";
-import { DEPOSIT_COINS, isDepositCoin } from "@/lib/rails/registry";
+import { formatCoinAmount, unitsOf } from "@/lib/rails/amounts";
+import { explorerTxUrl } from "@/lib/rails/setup";
 import { centsToUsd } from "@/lib/util/cents";
-import { formatCoinAmount } from "./amounts";
 
 export type TopupRow = typeof topups.$inferSelect;
 export type PaymentRow = typeof depositPayments.$inferSelect;
-
-/** Decimals and display precision of what is paid: the deposit coin, or USDC for x402. */
-export function unitsOf(coin: string): { decimals: number; displayDecimals: number; depositCoin: string } {
-  if (isDepositCoin(coin)) {
-    const details = DEPOSIT_COINS[coin];
-    return { decimals: details.decimals, displayDecimals: details.displayDecimals, depositCoin: coin };
-  }
-  return { decimals: 6, displayDecimals: 2, depositCoin: "USDC" };
-}
 
 /** Sums of what arrived: confirmed enough, and still confirming (a dropped transaction is not arriving). */
 export function paymentTotals(row: TopupRow, payments: PaymentRow[]) {
@@ -32,7 +22,7 @@ export function paymentTotals(row: TopupRow, payments: PaymentRow[]) {
 
 /** The payment on the coin's public explorer, when one is configured and the payment is real. */
 function explorerUrl(coin: string, txHash: string): string | null {
-  const template = config().deposits.explorerTxUrls[coin];
+  const template = explorerTxUrl(coin);
   if (!template || !/^(0x)?[0-9a-fA-F]{64}$/.test(txHash)) return null;
   return template.replace("{tx}", txHash);
 }

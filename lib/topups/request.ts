@@ -5,7 +5,7 @@ import { VALIDATION_MESSAGES } from "@/lib/api/validation-messages";
 import { config } from "@/lib/config/env";
 import { requestOrigin } from "@/lib/http/origin";
 import { fingerprint, type StoredResponse, withIdempotency } from "@/lib/idempotency/idempotency";
-import { isDepositCoin } from "@/lib/rails/registry";
+import { coinFacts, isDepositCoin, X402_COIN } from "@/lib/rails/registry";
 import { limiters, type QuotaOutcome, withQuotas } from "@/lib/rate-limit/limits";
 import {
   payTopupWithX402,
@@ -15,7 +15,7 @@ import {
   x402Requirement,
 } from "@/lib/topups/x402";
 import { usdToCents } from "@/lib/util/cents";
-import { createDepositTopup } from "./service";
+import { createDepositTopup } from "./deposit";
 
 /**
  * The absolute URL of POST /topups, as x402 names the resource being paid for: PUBLIC_BASE_URL, else the
@@ -58,13 +58,13 @@ export async function requestTopup(input: {
 }): Promise<StoredResponse> {
   const amountCents = usdToCents(input.body.amount);
   if (amountCents === undefined) throw badRequest("invalid_amount", VALIDATION_MESSAGES.invalid_amount);
-  const x402 = input.body.coin === "USDCBASE" || input.paymentMode?.toLowerCase() === "x402";
+  const x402 = coinFacts(input.body.coin)?.method === "x402" || input.paymentMode?.toLowerCase() === "x402";
   if (x402 && !input.payment) {
     // One challenge for both wire versions: the v1 body and the v2 PAYMENT-REQUIRED header.
     const requirement = x402Requirement(amountCents, input.resource);
     return { status: 402, body: x402Challenge(requirement), headers: x402ChallengeHeaders(requirement) };
   }
-  const coin = x402 ? "USDCBASE" : input.body.coin;
+  const coin = x402 ? X402_COIN.code : input.body.coin;
   return withIdempotency(
     {
       accountId: input.accountId,

@@ -1,5 +1,7 @@
 /** The top-up states of the API and the one rule that moves between them. */
-export type TopupStatus = "pending" | "completed" | "expired" | "cancelled";
+import type { TopupStatus } from "@/lib/db/types";
+
+export type { TopupStatus };
 
 /**
  * Where a deposit top-up stands given what the chain shows:

@@ -9,9 +9,8 @@ import type { Topup, X402Requirement } from "@/lib/api/schemas/topups";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { depositPayments, topups, x402Authorizations } from "@/lib/db/schema";
-import { creditSettledPayment } from "@/lib/rails/deposits/crediting";
-import { presentTopup } from "@/lib/topups/present";
-import { newTopupRef } from "@/lib/topups/service";
+import { X402_COIN } from "@/lib/rails/registry";
+import { x402Settings } from "@/lib/rails/x402/config";
 import {
   acceptedAsOffered,
   checkPaymentTerms,
@@ -20,7 +19,6 @@ import {
   decodePaymentSignatureV2,
   type ExactEvmPayloadV1,
   PaymentHeaderError,
-  type PaymentRejection,
 } from "../rails/x402/payload";
 import {
   type ChainSettlement,
@@ -36,6 +34,9 @@ import {
   topupRequirement,
   toV2Requirement,
 } from "../rails/x402/requirements";
+import { presentTopup } from "./present";
+import { newTopupRef } from "./ref";
+import { creditSettledPayment } from "./settlement";
 
 /**
  * A claim on an authorization lasts this long (longer than a settlement's 30 s receipt wait); a request
@@ -59,7 +60,7 @@ type AuthorizationRow = typeof x402Authorizations.$inferSelect;
 
 /** The requirement for a top-up of `amountCents`, with the resource URL it is paid at. */
 export function x402Requirement(amountCents: number, resource: string): X402Requirement {
-  const settings = config().x402;
+  const settings = x402Settings();
   if (!settings.payTo) throw new Error("X402_PAY_TO is not configured");
   return topupRequirement(settings, settings.payTo, amountCents, resource);
 }
@@ -84,7 +85,7 @@ export function x402Challenge(
 export function x402ChallengeHeaders(requirement: X402Requirement, code: ErrorCode = "payment_required") {
   return {
     "PAYMENT-REQUIRED": encodePaymentRequiredHeader(
-      paymentRequiredV2(requirement, config().x402.chainId, code) as unknown as PaymentRequired,
+      paymentRequiredV2(requirement, x402Settings().chainId, code) as unknown as PaymentRequired,
     ),
   };
 }
@@ -126,7 +127,7 @@ async function findAuthorization(key: AuthorizationKey): Promise<AuthorizationRo
 }
 
 function paymentResponse(credited: Credited, version: X402Version): X402Payment {
-  const settings = config().x402;
+  const settings = x402Settings();
   // The v1 wire names networks plainly ("base"); v2 uses CAIP-2 ids, which is all the encoder's type knows.
   const network =
     version === 2 ? caip2Network(settings.chainId) : (settings.network as `${string}:${string}`);
@@ -148,7 +149,7 @@ async function presentX402Topup(topupId: number): Promise<Topup> {
   const [row] = await database.select().from(topups).where(eq(topups.id, topupId));
   if (!row) throw new Error(`top-up ${topupId} vanished`);
   const payments = await database.select().from(depositPayments).where(eq(depositPayments.topupId, topupId));
-  return presentTopup(row, payments, config().mode === "demo" && !config().x402.rpcUrl);
+  return presentTopup(row, payments, config().mode === "demo" && !x402Settings().rpcUrl);
 }
 
 /**
@@ -245,7 +246,7 @@ async function releaseClaim(claimId: number): Promise<void> {
 
 /**
  * Records a transfer the chain shows and credits it, in one transaction: the authorization row becomes
- * `settled` (only from this request's own claim), and lib/rails/deposits/crediting writes
+ * `settled` (only from this request's own claim), and ./settlement writes
  * the completed top-up, its payment and the credit under a reference unique to the authorization.
  */
 async function creditSettlement(input: {
@@ -280,7 +281,7 @@ async function creditSettlement(input: {
         ref: newTopupRef(),
         accountId,
         method: "x402",
-        coin: "USDCBASE",
+        coin: X402_COIN.code,
         network: key.network,
         amountCents: input.amountCents,
         depositAddress: getAddress(requirement.payTo),
@@ -335,7 +336,7 @@ function expectedTransfer(payment: ExactEvmPayloadV1, requirement: X402Requireme
 }
 
 /** Maps the facilitator's verification reasons to the API's codes. */
-function verifyFailure(reason: string | undefined): PaymentRejection {
+function verifyFailure(reason: string | undefined): { code: ErrorCode; message: string } {
   if (reason?.includes("insufficient_balance")) {
     return { code: "insufficient_funds", message: "The paying wallet does not hold enough USDC." };
   }
@@ -374,7 +375,7 @@ export async function payTopupWithX402(input: {
   let payment: ExactEvmPayloadV1;
   try {
     if (input.version === 2) {
-      const offered = toV2Requirement(requirement, config().x402.chainId);
+      const offered = toV2Requirement(requirement, x402Settings().chainId);
       const checked = acceptedAsOffered(decodePaymentSignatureV2(input.header), offered, requirement.network);
       if ("rejection" in checked) {
         throw rejection(requirement, checked.rejection.code, checked.rejection.message);

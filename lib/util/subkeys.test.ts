@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { sealData, unsealData } from "iron-session";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "@/lib/config/env";
+import { CORE_SETTINGS } from "@/lib/config/env";
 import { unseal } from "./seal";
 import { deriveSecrets, deriveSubkey, SUBKEY_LABELS } from "./subkeys";
 
@@ -26,7 +26,7 @@ const SEALED_BEFORE = {
 };
 
 const productionConfig = () =>
-  parseConfig({
+  CORE_SETTINGS.parse({
     DATA_DIR: mkdtempSync(path.join(tmpdir(), "vps-subkeys-")),
     SESSION_SECRET,
     ENCRYPTION_KEY,

@@ -15,6 +15,7 @@ import {
   paymentHeader,
   type X402Requirement,
 } from "@/lib/dashboard/wallet/authorization";
+import { X402_COIN } from "@/lib/rails/registry";
 import { fetchChallenge } from "./challenge";
 import { networkName, usdc, walletErrorText } from "./format";
 import { isStillSettling, isUserRejection, settlementFailure, type WalletFailure } from "./wallet-failures";
@@ -86,7 +87,7 @@ export function useWalletPayment(amountCents: number, requirement: X402Requireme
     mutationFn: (header: string) =>
       bffFetch<Topup>("/bff/topups", {
         method: "POST",
-        body: { amount: amountCents / 100, coin: "USDCBASE" },
+        body: { amount: amountCents / 100, coin: X402_COIN.code },
         headers: { "x-payment": header },
       }),
     retry: (failureCount, error) => isStillSettling(error) && failureCount < SETTLE_ATTEMPTS - 1,

@@ -19,13 +19,14 @@ import {
   WebhookListSchema,
   WebhookSchema,
 } from "@/lib/api/schemas/notifications";
+import type { EventType } from "@/lib/db/types";
 import {
   describeSpan,
   MAX_ATTEMPTS,
   RETRY_DELAYS_SECONDS,
   RETRY_SPAN_SECONDS,
 } from "@/lib/notifications/schedule";
-import { EVENT_DESCRIPTIONS, type EventType } from "@/lib/notifications/types";
+import { EVENT_DESCRIPTIONS } from "@/lib/notifications/types";
 import { serverIdParam, serverNotFound } from "./servers";
 import {
   authed,

@@ -5,10 +5,11 @@ import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject } from "zod-op
 import type { ErrorCode } from "@/lib/api/error-codes";
 import { fieldCodesOf, type RequestBody } from "@/lib/api/request-body";
 import { ErrorSchema } from "@/lib/api/schemas/common";
-import { envDefaults, type RateLimitSpec } from "@/lib/config/env";
+import { settingDefaults } from "@/lib/boot/settings";
+import type { RateLimitSpec } from "@/lib/rate-limit/config";
 
 /** The configuration's defaults: the descriptions quote them rather than retype them. */
-export const DEFAULTS = envDefaults();
+export const DEFAULTS = settingDefaults();
 
 /** A rate limit as the descriptions write it: `10 an hour`, `100 a day`, `10 per 15 minutes`. */
 export const perWindow = ({ limit, windowSeconds }: RateLimitSpec) =>

@@ -11,6 +11,7 @@ import {
   TopupSchema,
   X402RequirementsSchema,
 } from "@/lib/api/schemas/topups";
+import { DEPOSIT_COINS } from "@/lib/rails/registry";
 import { MAX_PENDING_TOPUPS } from "@/lib/topups/limits";
 import {
   authed,
@@ -46,7 +47,7 @@ const X402_ERRORS: ErrorCode[] = [
 export const topupsTag = {
   name: "Top-ups",
   description:
-    "Fund the USD balance. Classic coins (BTC, XMR, ETH, LTC, USDTTRC, USDT) get a deposit address unique to " +
+    `Fund the USD balance. Classic coins (${Object.keys(DEPOSIT_COINS).join(", ")}) get a deposit address unique to ` +
     "the top-up, derived from watch-only keys, an exact amount at a locked rate, a payment QR and an expiry. " +
     "USDC on Base is paid with x402 (v1): an EIP-3009 authorization settled gaslessly by the service. " +
     "States: `pending` -> `completed` once the confirmed payments cover the amount (the balance is credited " +

@@ -4,7 +4,8 @@
  * `webhook-id` header is the event's id: it is the same on every retry and redelivery.
  */
 import { z } from "zod";
-import { EVENT_DESCRIPTIONS, type EventType, TEST_EVENT_TYPE } from "@/lib/notifications/types";
+import type { EventType } from "@/lib/db/types";
+import { EVENT_DESCRIPTIONS, TEST_EVENT_TYPE } from "@/lib/notifications/types";
 import { timestamp } from "./common";
 
 const usd = (description: string) => z.number().meta({ description });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { requestBody } from "@/lib/api/request-body";
-import { EVENT_TYPES, MAX_URL_LENGTH } from "@/lib/notifications/types";
+import { EVENT_TYPES } from "@/lib/db/types";
+import { MAX_URL_LENGTH } from "@/lib/notifications/types";
 import { nextCursorField, timestamp } from "./common";
 
 /** Endpoints an account may have, webhooks and push topics together. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { requestBody } from "@/lib/api/request-body";
 import { CYCLES, LOCATIONS, OS_IMAGES, PLANS } from "@/lib/catalog/catalog";
+import { SERVER_STATUSES } from "@/lib/db/types";
 import { nextCursorField, timestamp } from "./common";
 import { TrafficSchema } from "./metrics";
 
@@ -13,7 +14,7 @@ export const ServerSchema = z
     hostname: z.string().meta({ example: "fox-nl-k3m9qa" }),
     cycle: z.enum(CYCLES).meta({ description: "Billing cycle." }),
     price_usd: z.number().meta({ description: "Price of one cycle, charged at order and at each renewal." }),
-    status: z.enum(["provisioning", "active", "suspended", "terminated"]),
+    status: z.enum(SERVER_STATUSES),
     ip: z
       .string()
       .nullable()

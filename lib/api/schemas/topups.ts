@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { requestBody } from "@/lib/api/request-body";
 import { COINS, DEFAULT_COIN, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
+import { NETWORKS } from "@/lib/rails/registry";
+import type { X402Requirement as RailRequirement } from "@/lib/rails/x402/requirements";
 import { nextCursorField, timestamp } from "./common";
 
 const COIN_CODES = COINS.map((coin) => coin.code) as [string, ...string[]];
@@ -94,7 +96,9 @@ export const TopupSchema = z
     deposit_network: z
       .string()
       .nullable()
-      .meta({ description: "Network to send on: bitcoin, litecoin, monero, ethereum, tron or base." }),
+      .meta({
+        description: `Network to send on: ${NETWORKS.slice(0, -1).join(", ")} or ${NETWORKS.at(-1)}.`,
+      }),
     qr_data_uri: z
       .string()
       .nullable()
@@ -175,7 +179,7 @@ export const X402RequirementSchema = z
       .object({ name: z.string(), version: z.string() })
       .meta({ description: "The token's EIP-712 domain name and version." }),
   })
-  .meta({ id: "X402Requirement" });
+  .meta({ id: "X402Requirement" }) satisfies z.ZodType<RailRequirement>;
 
 export const X402RequirementsSchema = z
   .object({

@@ -1997,7 +1997,7 @@ export interface components {
              * @example BTC
              */
             deposit_coin: string;
-            /** @description Network to send on: bitcoin, litecoin, monero, ethereum, tron or base. */
+            /** @description Network to send on: bitcoin, monero, ethereum, litecoin, tron or base. */
             deposit_network: string | null;
             /** @description PNG data URI of a QR code of `payment_uri` (null for x402 top-ups). */
             qr_data_uri: string | null;

@@ -1,6 +1,6 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { confirmSimulatedPayments, observePayments } from "./crediting";
+import { confirmSimulatedPayments, observePayments } from "./sightings";
 import type { DepositWatcher } from "./watcher";
 
 /** Simulated payments carry this transaction-id prefix, so they can never be taken for real ones. */

@@ -1,11 +1,11 @@
 import "server-only";
 import { performance } from "node:perf_hooks";
 import { and, asc, eq, gt, gte, inArray } from "drizzle-orm";
-import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { topups } from "@/lib/db/schema";
 import { now } from "@/lib/util/clock";
-import { watchedTopups } from "./crediting";
+import { depositSettings } from "./config";
+import { watchedTopups } from "./sightings";
 
 /** A watched top-up as a watcher matches payments against it. */
 export type WatchedEntry = {
@@ -150,7 +150,7 @@ export class WatchedAddresses<K> {
       // closing since the load began.
       this.closingsSince = new Date(this.loadStartedMs - RECENT_MS);
       this.raiseIdFloor();
-      this.dropClosedBefore(businessNow.getTime() - config().deposits.latePaymentWindowHours * 3_600_000);
+      this.dropClosedBefore(businessNow.getTime() - depositSettings().latePaymentWindowHours * 3_600_000);
       return this.loaded;
     }
     for (const row of await database
@@ -179,7 +179,7 @@ export class WatchedAddresses<K> {
     this.mend(swept);
     this.closingsSince = new Date(businessNow.getTime() - RECENT_MS);
     this.raiseIdFloor();
-    this.dropClosedBefore(businessNow.getTime() - config().deposits.latePaymentWindowHours * 3_600_000);
+    this.dropClosedBefore(businessNow.getTime() - depositSettings().latePaymentWindowHours * 3_600_000);
     return true;
   }
 

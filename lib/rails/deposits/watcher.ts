@@ -4,7 +4,9 @@ export type WatcherNode = { url: string };
 /**
  * A chain watcher finds payments to top-ups' deposit addresses and keeps their confirmation counts.
  * Real watchers read a chain; the demo watcher only "sees" payments simulated from the dashboard or API.
- * What they see goes to lib/rails/deposits/crediting, which alone credits.
+ * What they see is recorded in ./sightings; the one thing a watcher reports upward is what `poll` returns,
+ * the top-ups whose payments changed, which the background hands to lib/topups/settlement, which alone
+ * credits. Nothing here knows the top-up rules.
  */
 export interface DepositWatcher {
   /** Also the name of its lease row, so two app instances never scan the same chain at once. */
@@ -20,4 +22,9 @@ export interface DepositWatcher {
    * this instance no longer holds the watcher's lease: the poll should stop (its cursor would not be saved).
    */
   poll(lease?: AbortSignal): Promise<number[]>;
+  /**
+   * Called when a top-up takes the address of `derivationIndex`, before anyone is shown it: a watcher that
+   * must learn an address first (Monero's wallet makes the subaddress) does so here.
+   */
+  prepareAddress?(derivationIndex: number): Promise<void>;
 }

@@ -7,15 +7,15 @@ import {
   RpcError,
   RpcRequestError,
 } from "viem";
+import { readCursor, saveCursor } from "../deposits/cursor";
 import {
   forgetPayment,
   type ObservedPayment,
   observePayments,
   setConfirmations,
   trackedPayments,
-} from "../deposits/crediting";
-import { readCursor, saveCursor } from "../deposits/cursor";
-import { stillWatched, type WatchedEntry } from "../deposits/watched-set";
+} from "../deposits/sightings";
+import { stillWatched, type WatchedAddresses, type WatchedEntry } from "../deposits/watched-set";
 
 const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
 /** Blocks read per poll at most, so a watcher that was down catches up in bounded steps. */
@@ -127,6 +127,33 @@ export async function tokenPayments(range: {
       blockHash: transfer.blockHash,
       confirmations: range.confirmationsOf(transfer.blockNumber, entry.confirmationsRequired, range.head),
     });
+  }
+  return observed;
+}
+
+/**
+ * The payments of each token in `tokens` (contract, coin code) in blocks [from, to]: its transfers to the
+ * watched addresses of top-ups in that coin (`watched` keyed by lower-case hex). A token nobody waits for is
+ * not read.
+ */
+export async function watchedTokenPayments(range: {
+  client: PublicClient;
+  tokens: Iterable<readonly [`0x${string}`, string]>;
+  watched: WatchedAddresses<string>;
+  from: bigint;
+  to: bigint;
+  head: bigint;
+  confirmationsOf: ConfirmationsOf;
+  signal?: AbortSignal;
+}): Promise<ObservedPayment[]> {
+  const observed: ObservedPayment[] = [];
+  for (const [token, code] of range.tokens) {
+    if (range.watched.count(code) === 0) continue;
+    const payee = (address: string) => {
+      const entry = range.watched.get(address);
+      return entry?.coin === code ? entry : undefined;
+    };
+    observed.push(...(await tokenPayments({ ...range, token, payee })));
   }
   return observed;
 }

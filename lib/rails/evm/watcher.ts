@@ -1,11 +1,15 @@
 import "server-only";
 import { createPublicClient, http, type PublicClient } from "viem";
-import type { ObservedPayment } from "../deposits/crediting";
+import type { ObservedPayment } from "../deposits/sightings";
 import { WatchedAddresses } from "../deposits/watched-set";
 import type { DepositWatcher, WatcherNode } from "../deposits/watcher";
-import { pollEvmChain, tokenPayments } from "./chain";
+import { pollEvmChain, watchedTokenPayments } from "./chain";
+import { ETH } from "./facts";
 
-export const EVM_WATCHER = { name: "evm:ethereum", networks: ["ethereum"] } as const;
+export const EVM_WATCHER = { name: "evm:ethereum", networks: [ETH.network] } as const;
+
+/** The chain's own coin, paid by plain value transfers. */
+const NATIVE = ETH.code;
 
 /**
  * Blocks below the head whose payments are re-checked for a reorg on every poll: two epochs, after which
@@ -48,14 +52,15 @@ export function etherTransfers(root: CallFrame): { to: string; value: bigint; or
 
 export type EvmWatcherOptions = {
   rpcUrl: string;
-  usdtAddress: `0x${string}`;
+  /** The ERC-20 tokens watched: contract by coin code. */
+  tokens: Record<string, `0x${string}`>;
   /** Read each block's call traces, so ether sent by contracts (internal calls) is credited too. */
   traceInternalTransfers: boolean;
 };
 
 /**
- * Watches an EVM chain over JSON-RPC for ETH sent to deposit addresses and for ERC-20 USDT `Transfer`
- * logs to them, matched against the watched addresses in memory (`WatchedAddresses`), so the cost of a
+ * Watches an EVM chain over JSON-RPC for ETH sent to deposit addresses and for each token's ERC-20
+ * `Transfer` logs to them, matched against the watched addresses in memory (`WatchedAddresses`), so the cost of a
  * poll follows the chain's traffic, not the number of addresses watched. ETH is found in each block's
  * transactions (their `to` and value, a reverted one excluded by its receipt) or, with
  * `traceInternalTransfers`, in each block's call traces (`debug_traceBlockByHash` with the call tracer),
@@ -83,36 +88,37 @@ export class EvmWatcher implements DepositWatcher {
       Number(head - BigInt(blockNumber) + 1n);
     return pollEvmChain({
       name: this.name,
-      network: "ethereum",
+      network: ETH.network,
       client: this.client,
       reorgWindow: REORG_WINDOW,
       signal,
       confirmationsOf,
       scan: async (from, to, head) => {
         const observed: ObservedPayment[] = [];
-        if (this.watched.count("ETH") > 0) {
+        if (this.watched.count(NATIVE) > 0) {
           for (const payment of await this.etherPayments(from, to, head, signal)) observed.push(payment);
         }
-        if (this.watched.count("USDT") > 0) {
-          const usdt = await tokenPayments({
-            client: this.client,
-            token: this.options.usdtAddress,
-            from,
-            to,
-            head,
-            signal,
-            confirmationsOf,
-            payee: (address) => this.topupFor(address, "USDT"),
-          });
-          for (const payment of usdt) observed.push(payment);
-        }
+        const tokens = Object.entries(this.options.tokens).map(([code, token]) => [token, code] as const);
+        const watched = this.watched;
+        const client = this.client;
+        const payments = await watchedTokenPayments({
+          client,
+          tokens,
+          watched,
+          from,
+          to,
+          head,
+          signal,
+          confirmationsOf,
+        });
+        for (const payment of payments) observed.push(payment);
         return observed;
       },
     });
   }
 
   /** The watched top-up in `coin` that `address` belongs to, if any. */
-  private topupFor(address: string | null | undefined, coin: "ETH" | "USDT") {
+  private topupFor(address: string | null | undefined, coin: string) {
     const entry = address ? this.watched.get(address.toLowerCase()) : undefined;
     return entry?.coin === coin ? entry : undefined;
   }
@@ -133,7 +139,7 @@ export class EvmWatcher implements DepositWatcher {
           const txHash = trace.txHash ?? block.transactions[i];
           if (!txHash) return;
           for (const transfer of etherTransfers(trace.result)) {
-            const entry = this.topupFor(transfer.to, "ETH");
+            const entry = this.topupFor(transfer.to, NATIVE);
             if (!entry) continue;
             observed.push({
               topupId: entry.topupId,
@@ -150,7 +156,7 @@ export class EvmWatcher implements DepositWatcher {
       }
       const block = await this.client.getBlock({ blockNumber: number, includeTransactions: true });
       for (const tx of block.transactions) {
-        const entry = this.topupFor(tx.to, "ETH");
+        const entry = this.topupFor(tx.to, NATIVE);
         if (!entry || tx.value === 0n) continue;
         // A reverted transaction keeps its value; only a successful one moved the ether.
         const receipt = await this.client.getTransactionReceipt({ hash: tx.hash });

@@ -1,5 +1,6 @@
 import "server-only";
 import { performance } from "node:perf_hooks";
+import { readCursor, saveCursor } from "../deposits/cursor";
 import {
   type ObservedPayment,
   observePayments,
@@ -7,8 +8,7 @@ import {
   type TrackedPayment,
   trackedPayments,
   unconfirmPayment,
-} from "../deposits/crediting";
-import { readCursor, saveCursor } from "../deposits/cursor";
+} from "../deposits/sightings";
 import { stillWatched, WatchedAddresses } from "../deposits/watched-set";
 import type { DepositWatcher, WatcherNode } from "../deposits/watcher";
 
@@ -125,7 +125,7 @@ export class MoneroWatcher implements DepositWatcher {
   readonly demo = false;
   readonly networks = MONERO_WATCHER.networks;
   private readonly wallet: MoneroWalletRpc;
-  /** Our subaddresses are (0, derivation index + 1), as lib/rails/deposits/addresses derives them. */
+  /** Our subaddresses are (0, derivation index + 1), as ./address derives them. */
   private readonly watched = new WatchedAddresses<number>(this.networks, (row) =>
     row.derivationIndex === null ? undefined : row.derivationIndex + 1,
   );
@@ -210,11 +210,13 @@ export class MoneroWatcher implements DepositWatcher {
   }
 
   /**
-   * Makes the wallet create subaddress (0, minor) before its address is handed out, so payments to it are
-   * recognised. Only the missing ones up to it are made (normally just this one); when the wallet lacks
-   * many (it lost them), the polls make them within their time budget and this one fails.
+   * Makes the wallet create the subaddress of derivation index `derivationIndex`, (0, index + 1), before its
+   * address is handed out, so payments to it are recognised. Only the missing ones up to it are made
+   * (normally just this one); when the wallet lacks many (it lost them), the polls make them within their
+   * time budget and this one fails.
    */
-  async prepareAddress(minor: number): Promise<void> {
+  async prepareAddress(derivationIndex: number): Promise<void> {
+    const minor = derivationIndex + 1;
     await this.checkWallet();
     await this.exclusive(async () => {
       if (await this.hasSubaddress(minor)) {

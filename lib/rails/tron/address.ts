@@ -1,12 +1,10 @@
-import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
-import { createBase58check } from "@scure/base";
+import { bytesToHex, concatBytes, hexToBytes } from "@noble/hashes/utils.js";
+import { base58check, bip32ChainKeys, keccakAccountId } from "../deposits/keys";
 
 /**
  * TRON addresses: base58check of 0x41 followed by the 20-byte account id (`T…`). java-tron's
  * Ethereum-style JSON-RPC shows the same account as a 0x-prefixed 20-byte hex address, as in EVM logs.
  */
-const base58check = createBase58check(sha256);
 const TRON_PREFIX = 0x41;
 
 /** `T…` -> `0x…` (lower case, 20 bytes); throws RangeError for anything that is not a TRON address. */
@@ -50,3 +48,20 @@ export function tronConfirmations(input: {
     ? Math.max(depth, input.required)
     : Math.min(depth, input.required - 1);
 }
+
+/** TRON deposit addresses: the `T…` address at `<account xpub>/0/index` of m/44'/195'/0'. */
+export const TRON_KEYS = bip32ChainKeys({
+  chain: "tron",
+  setting: "DEPOSIT_XPUB_TRX",
+  accountPath: "m/44'/195'/0'",
+  address: (publicKey) =>
+    base58check.encode(concatBytes(Uint8Array.of(TRON_PREFIX), keccakAccountId(publicKey))),
+  isValidAddress(address) {
+    try {
+      const payload = base58check.decode(address);
+      return payload.length === 21 && payload[0] === TRON_PREFIX;
+    } catch {
+      return false;
+    }
+  },
+});

@@ -2,7 +2,7 @@ import "server-only";
 import { createPublicClient, getAddress, http, type PublicClient } from "viem";
 import { WatchedAddresses } from "../deposits/watched-set";
 import type { DepositWatcher, WatcherNode } from "../deposits/watcher";
-import { pollEvmChain, tokenPayments } from "../evm/chain";
+import { pollEvmChain, watchedTokenPayments } from "../evm/chain";
 import { tronConfirmations, tronToEvmHex } from "./address";
 
 export const TRON_WATCHER = { name: "tron:usdt", networks: ["tron"] } as const;
@@ -23,7 +23,7 @@ function tronHexKey(address: string): string | undefined {
 }
 
 /**
- * Watches USDT (TRC-20) through java-tron's Ethereum-style JSON-RPC (`/jsonrpc`): the token's `Transfer`
+ * Watches TRC-20 tokens (USDT) through java-tron's Ethereum-style JSON-RPC (`/jsonrpc`): each token's `Transfer`
  * logs, matched against our `T…` addresses in memory in their 20-byte hex form (`WatchedAddresses`). With a
  * solidity node's JSON-RPC (`TRON_SOLIDITY_RPC_URL`), a payment counts once its block is solidified
  * (irreversible); without, after the required depth below the head. Reorgs are handled by `pollEvmChain`.
@@ -35,19 +35,21 @@ export class TronWatcher implements DepositWatcher {
   readonly node: WatcherNode;
   private readonly client: PublicClient;
   private readonly solidity: PublicClient | undefined;
-  private readonly token: `0x${string}`;
+  /** The TRC-20 tokens watched: contract (as JSON-RPC shows it) -> coin code. */
+  private readonly tokens: [`0x${string}`, string][];
   private readonly watched = new WatchedAddresses<string>(this.networks, (row) => tronHexKey(row.address));
 
-  constructor(options: { rpcUrl: string; solidityRpcUrl?: string; usdtContract: string }) {
+  constructor(options: { rpcUrl: string; solidityRpcUrl?: string; tokens: Record<string, string> }) {
     this.node = { url: new URL(options.rpcUrl).origin };
     const transport = (url: string) => http(url, { timeout: 10_000, retryCount: 1 });
     this.client = createPublicClient({ transport: transport(options.rpcUrl) });
     this.solidity = options.solidityRpcUrl
       ? createPublicClient({ transport: transport(options.solidityRpcUrl) })
       : undefined;
-    this.token = getAddress(
-      options.usdtContract.startsWith("T") ? tronToEvmHex(options.usdtContract) : options.usdtContract,
-    );
+    this.tokens = Object.entries(options.tokens).map(([code, contract]) => [
+      getAddress(contract.startsWith("T") ? tronToEvmHex(contract) : contract),
+      code,
+    ]);
   }
 
   async poll(signal?: AbortSignal): Promise<number[]> {
@@ -63,19 +65,17 @@ export class TronWatcher implements DepositWatcher {
       reorgWindow: REORG_WINDOW,
       signal,
       confirmationsOf,
-      scan: async (from, to, head) =>
-        this.watched.size === 0
-          ? []
-          : tokenPayments({
-              client: this.client,
-              token: this.token,
-              from,
-              to,
-              head,
-              signal,
-              confirmationsOf,
-              payee: (address) => this.watched.get(address),
-            }),
+      scan: (from, to, head) =>
+        watchedTokenPayments({
+          client: this.client,
+          tokens: this.tokens,
+          watched: this.watched,
+          from,
+          to,
+          head,
+          signal,
+          confirmationsOf,
+        }),
     });
   }
 }

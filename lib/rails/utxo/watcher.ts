@@ -1,5 +1,5 @@
 import "server-only";
-import { p2wpkhScriptHex, type SegwitNet } from "../deposits/addresses";
+import { readCursor, saveCursor } from "../deposits/cursor";
 import {
   dropPayment,
   type ObservedPayment,
@@ -7,10 +7,11 @@ import {
   setConfirmations,
   trackedPayments,
   unconfirmPayment,
-} from "../deposits/crediting";
-import { readCursor, saveCursor } from "../deposits/cursor";
+} from "../deposits/sightings";
 import { stillWatched, WatchedAddresses } from "../deposits/watched-set";
 import type { DepositWatcher, WatcherNode } from "../deposits/watcher";
+import type { AddressNet } from "../family";
+import { p2wpkhScriptHex, type UtxoChain } from "./address";
 import { blockOutputs, type RawOutput, transactionOutputs, UnsupportedSerialization } from "./raw-block";
 import { BitcoinRpc, RpcError } from "./rpc";
 
@@ -39,17 +40,17 @@ type Place = { blockNumber: number | null; blockHash: string | null; confirmatio
 export const coinToUnits = (value: number): bigint => BigInt(Math.round(value * 1e8));
 
 export type UtxoWatcherOptions = {
-  network: "bitcoin" | "litecoin";
+  network: UtxoChain;
   rpcUrl: string;
   cookieFile?: string;
-  net: SegwitNet;
+  net: AddressNet;
 };
 
 /**
  * Watches a Bitcoin Core-style node (bitcoind, litecoind, bcoin) without a node wallet: walks blocks from
  * the stored cursor and reads the mempool, matching outputs against the scriptPubKey of our P2WPKH deposit
  * addresses. Each payment keeps its block hash; confirmations are counted from the tip, and a payment whose
- * block is no longer at its height on the best chain drops back to unconfirmed (crediting flags it if it
+ * block is no longer at its height on the best chain drops back to unconfirmed (the sightings flag it if it
  * had already counted) and its blocks are scanned again.
  */
 export class UtxoWatcher implements DepositWatcher {

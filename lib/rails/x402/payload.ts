@@ -6,9 +6,7 @@
 import { decodePaymentSignatureHeader } from "@x402/core/http";
 import { getAddress, isAddress, isHex } from "viem";
 import { z } from "zod";
-import type { ErrorCode } from "@/lib/api/error-codes";
-import type { X402Requirement } from "@/lib/api/schemas/topups";
-import type { X402RequirementV2 } from "./requirements";
+import type { X402Requirement, X402RequirementV2 } from "./requirements";
 
 const address = z.string().refine((value) => isAddress(value, { strict: false }), "not an address");
 const uint = z.string().regex(/^\d{1,78}$/, "not a base-10 integer");
@@ -126,7 +124,18 @@ export function acceptedAsOffered(
   };
 }
 
-export type PaymentRejection = { code: ErrorCode; message: string };
+/** Why the terms of a payment are refused, as the API's error codes name it. */
+export type PaymentRejectionCode =
+  | "payment_scheme_mismatch"
+  | "payment_network_mismatch"
+  | "payment_recipient_mismatch"
+  | "payment_amount_mismatch"
+  | "payment_requirements_mismatch"
+  | "payment_expired"
+  | "payment_not_yet_valid"
+  | "payment_validity_too_long";
+
+export type PaymentRejection = { code: PaymentRejectionCode; message: string };
 
 /** Seconds of clock skew tolerated between the payer's clock and ours. */
 const CLOCK_SKEW_SECONDS = 30n;

@@ -24,9 +24,8 @@ import {
   type TypedDataDefinition,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { X402Requirement } from "@/lib/api/schemas/topups";
-import { config } from "@/lib/config/env";
 import { processWide } from "@/lib/util/process-wide";
+import { x402Settings } from "./config";
 import {
   checkPayerSignature,
   PAYER_CODE_TIMEOUT_MS,
@@ -36,6 +35,7 @@ import {
   SIGNATURE_CHECK_GAS,
 } from "./payer-code";
 import type { ExactEvmPayloadV1 } from "./payload";
+import type { X402Requirement } from "./requirements";
 import { type AuthorizedTransfer, authorizedTransferIndex } from "./settlement";
 
 const EIP3009_ABI = parseAbi([
@@ -115,7 +115,7 @@ function facilitatorSettler(url: string, headers: Record<string, string>, networ
 }
 
 function buildRail(rpcUrl: string, relayerKey: `0x${string}` | undefined) {
-  const settings = config().x402;
+  const settings = x402Settings();
   const chain = defineChain({
     id: settings.chainId,
     name: settings.network,
@@ -311,14 +311,14 @@ export function provideX402RpcUrl(rpcUrl: string) {
 }
 
 export function x402RpcUrl(): string | undefined {
-  return config().x402.rpcUrl ?? holder().rpcUrl;
+  return x402Settings().rpcUrl ?? holder().rpcUrl;
 }
 
 /** The x402 rail: the configured chain, or the demo chain (waiting for it to start if need be). */
 export async function x402Rail(): Promise<X402Rail> {
   const state = holder();
   if (state.rail) return state.rail;
-  const settings = config().x402;
+  const settings = x402Settings();
   let rpcUrl = x402RpcUrl();
   if (!rpcUrl) {
     rpcUrl = await Promise.race([

@@ -1,5 +1,22 @@
-import type { X402Requirement } from "@/lib/api/schemas/topups";
-import type { X402Config } from "@/lib/config/env";
+import type { X402Config } from "./config";
+
+/** An x402 (v1) payment requirement: what to authorize, to whom, on which token (the API's `X402Requirement`). */
+export type X402Requirement = {
+  scheme: "exact";
+  network: string;
+  /** USDC in base units (6 decimals): exactly the amount to authorize. */
+  maxAmountRequired: string;
+  /** The URL being paid for. */
+  resource: string;
+  description: string;
+  mimeType: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  /** The token contract. */
+  asset: string;
+  /** The token's EIP-712 domain name and version. */
+  extra: { name: string; version: string };
+};
 
 /** USDC has 6 decimals: one cent is 10,000 base units, so USD amounts convert exactly. */
 export const USDC_UNITS_PER_CENT = 10_000n;

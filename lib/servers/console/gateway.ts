@@ -9,6 +9,7 @@ import type { ConsoleEnd, ConsoleStream } from "@/lib/servers/console/stream";
 import { provisioner } from "@/lib/servers/provisioner";
 import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
+import { consoleSettings } from "./config";
 import {
   CLOSE_REASONS,
   type CloseReason,
@@ -111,7 +112,7 @@ const toBuffer = (data: RawData): Buffer =>
  */
 function attach(ws: WebSocket, redeemed: RedeemedConsole, client: string): void {
   const { sessionId, server } = redeemed;
-  const settings = config().console;
+  const settings = consoleSettings();
   const consoles = liveConsoles();
   let stream: ConsoleStream | undefined;
   let ended: Promise<void> | undefined;

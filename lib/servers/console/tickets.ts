@@ -3,14 +3,14 @@ import { createHash, randomBytes } from "node:crypto";
 import { and, countDistinct, eq, gt, inArray, isNotNull, isNull, lt, ne, or } from "drizzle-orm";
 import { ApiError, conflict, notFound } from "@/lib/api/errors";
 import type { ConsoleTicketBody } from "@/lib/api/schemas/console";
-import { config } from "@/lib/config/env";
+import type { Tx } from "@/lib/db/client";
 import { db } from "@/lib/db/client";
 import { accounts, consoleSessions, servers } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
 import { recordConsoleOpened } from "@/lib/notifications/facts";
 import type { ServerRow } from "@/lib/servers/present";
 import { provisioner } from "@/lib/servers/provisioner";
 import { now } from "@/lib/util/clock";
+import { consoleSettings } from "./config";
 import { type CloseReason, CONSOLE_PROTOCOL, consoleSocketPath } from "./protocol";
 
 /**
@@ -62,7 +62,7 @@ export async function issueConsoleTicket(
   serverId: number,
   request: { client: string; publicOrigin: string },
 ): Promise<ConsoleTicketBody> {
-  const settings = config().console;
+  const settings = consoleSettings();
   const ticket = `${TICKET_PREFIX}${randomBytes(32).toString("base64url")}`;
   const database = await db();
   const session = await database.transaction(async (tx) => {

@@ -10,7 +10,7 @@
  *   ended (the copy then holds the disk as it was at that instant) and the filesystems are thawed. The guest is
  *   never paused; without an answering agent the copy is crash-consistent.
  */
-import type { SnapshotConsistency } from "../snapshots/types";
+import type { SnapshotConsistency } from "@/lib/db/types";
 import { VirshError, virsh } from "./virsh";
 
 export type VolumeSize = { capacity: number; allocation: number };

@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "@/lib/config/env";
+import { SERVER_SETTINGS } from "../config";
 import { USER_NETWORK_CONFIG, USER_NETWORK_MAC } from "./cloud-init";
 import { domainXml } from "./domain";
 import { freeAddress, macFor, networkConfig, poolAddresses } from "./network";
@@ -103,20 +103,20 @@ describe("guest networking", () => {
       nameservers: ["9.9.9.9"],
     };
     const parse = (hosts: unknown[]) =>
-      parseConfig({
+      SERVER_SETTINGS.parse({
         DATA_DIR: mkdtempSync(path.join(tmpdir(), "vps-network-")),
         PROVISIONER: "libvirt",
         ALLOW_DEMO_LIBVIRT: "1",
         HYPERVISORS: JSON.stringify(hosts),
       });
-    expect(parse([bridged]).servers.hypervisors[0]?.network).toEqual({
+    expect(parse([bridged]).hypervisors[0]?.network).toEqual({
       bridge: "br0",
       pool: { first: "203.0.113.10", last: "203.0.113.40" },
       prefix: 24,
       gateway: "203.0.113.1",
       nameservers: ["9.9.9.9"],
     });
-    expect(parse([host]).servers.hypervisors[0]?.network).toBeUndefined();
+    expect(parse([host]).hypervisors[0]?.network).toBeUndefined();
     expect(() => parse([{ ...host, bridge: "br0" }])).toThrow(
       /needs bridge, ipv4_pool, ipv4_prefix and ipv4_gateway/,
     );
@@ -126,6 +126,6 @@ describe("guest networking", () => {
     expect(() => parse([{ ...bridged, ipv4_gateway: "gateway" }])).toThrow(/HYPERVISORS.0.ipv4_gateway/);
     // The libssh transport is accepted: it is the one that checks keyfile and known_hosts.
     const libssh = "qemu+libssh://root@h2:2222/system?keyfile=/etc/vps/id&known_hosts=/etc/vps/known_hosts";
-    expect(parse([{ ...bridged, uri: libssh }]).servers.hypervisors[0]?.uri).toBe(libssh);
+    expect(parse([{ ...bridged, uri: libssh }]).hypervisors[0]?.uri).toBe(libssh);
   });
 });

@@ -1,5 +1,5 @@
+import type { HostNetwork } from "../config";
 /** Guest networking: the MAC of a server, the bridged pool's addresses, and the seed's network-config. */
-import type { HostNetwork } from "@/lib/config/env";
 
 /** Where a guest on a host without a bridge is reached: its SSH port forwarded from this machine's loopback. */
 export const FORWARDED_SSH_ADDRESS = "127.0.0.1";

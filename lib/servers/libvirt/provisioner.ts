@@ -3,7 +3,7 @@ import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { HypervisorHost, ServerSettings } from "@/lib/config/env";
+import type { HypervisorHost, ServerSettings } from "../config";
 import type { ConsoleHandlers, ConsoleStream } from "../console/stream";
 import { CustomerFacingError } from "../failure-reasons";
 import type { ServerRow } from "../present";

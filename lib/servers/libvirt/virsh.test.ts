@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ServerSettings } from "@/lib/config/env";
+import type { ServerSettings } from "../config";
 import type { ServerRow } from "../present";
 import { GuestAgentUnavailableError, HostUnreachableError } from "../provisioner";
 import { isAgentUnavailable, LibvirtProvisioner, passwordOutcome } from "./provisioner";

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { HypervisorHost } from "@/lib/config/env";
+import type { HypervisorHost } from "../config";
 import { BALLOON, domainXml } from "../libvirt/domain";
 import { macFor } from "../libvirt/network";
 import { DOMSTATS_ARGS, domiftuneArgs, LibvirtUsageSource } from "./libvirt-source";

@@ -1,5 +1,5 @@
 /** Usage of real machines: one `virsh domstats` per host, and libvirt's interface bandwidth to slow a card. */
-import type { ServerSettings } from "@/lib/config/env";
+import type { ServerSettings } from "../config";
 import { macFor } from "../libvirt/network";
 import { virsh } from "../libvirt/virsh";
 import { type DomainReading, parseDomstats } from "./domstats";

@@ -7,7 +7,7 @@ import { serverMetrics } from "@/lib/db/schema";
 import { now } from "@/lib/util/clock";
 import type { ServerRow } from "../present";
 import { provisioner } from "../provisioner";
-import { ownedRow, type ServerReader } from "../service";
+import { ownedRow, type ServerReader } from "../reads";
 import { bucketStart, METRIC_PERIODS, type MetricPeriod, PERIOD_VIEWS } from "./tiers";
 
 /** The `period` query parameter: 24h when absent, 400 `invalid_period` when not one of the periods. */

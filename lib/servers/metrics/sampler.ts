@@ -1,12 +1,12 @@
 import "server-only";
 import { and, eq, inArray, lt } from "drizzle-orm";
-import { config, type ServerSettings } from "@/lib/config/env";
 import { type Database, db } from "@/lib/db/client";
 import { acquireLease } from "@/lib/db/lease";
 import { serverMetricState, serverMetrics, servers, serverTraffic } from "@/lib/db/schema";
 import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
+import { type ServerSettings, serverSettings } from "../config";
 import { provisioner } from "../provisioner";
 import { DemoUsageSource } from "./demo-source";
 import { LibvirtUsageSource } from "./libvirt-source";
@@ -17,7 +17,7 @@ import { TIERS } from "./tiers";
 /** The demo's generated series with the simulated provisioner, the hosts' own counters with libvirt. */
 export const usageSource = (): UsageSource =>
   processWide("metrics.source", () => {
-    const settings = config().servers;
+    const settings = serverSettings();
     return provisioner().simulated
       ? new DemoUsageSource(settings.metricsIntervalSeconds)
       : new LibvirtUsageSource(settings);
@@ -148,7 +148,7 @@ const PRUNE_TERMINATED_EVERY_MS = 10 * 60_000;
  * lease tries again an interval later. Terminated servers' rows are deleted now and then.
  */
 export async function runMetricsPass(): Promise<void> {
-  const settings = config().servers;
+  const settings = serverSettings();
   const source = usageSource();
   const intervalMs = settings.metricsIntervalSeconds * 1000;
   const nextAt = processWide("metrics.next", () => new Map<string, number>());
@@ -176,7 +176,7 @@ export async function runMetricsPass(): Promise<void> {
 /** Starts sampling once per process (from the background work); rounds never overlap. */
 export function startMetricsSampling(): void {
   processWide("metrics.runner", () => {
-    const intervalMs = config().servers.metricsIntervalSeconds * 1000;
+    const intervalMs = serverSettings().metricsIntervalSeconds * 1000;
     let running = false;
     const timer = setInterval(
       async () => {

@@ -1,9 +1,8 @@
 import "server-only";
 import { and, eq, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import { TRAFFIC_POLICY } from "@/lib/catalog/catalog";
-import type { Database } from "@/lib/db/client";
+import type { Database, Tx } from "@/lib/db/client";
 import { serverMetricState, serverMetrics, serverTraffic } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
 import { recordTrafficThresholds } from "@/lib/notifications/facts";
 import { type Usage, usageSince } from "./counters";
 import type { DomainReading } from "./domstats";

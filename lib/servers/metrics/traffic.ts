@@ -1,12 +1,11 @@
 import "server-only";
 import type { Traffic } from "@/lib/api/schemas/metrics";
 import type { Server } from "@/lib/api/schemas/servers";
-import { config } from "@/lib/config/env";
-import type { Database } from "@/lib/db/client";
+import type { Database, Tx } from "@/lib/db/client";
 import { createVersionedCache } from "@/lib/db/versioned-cache";
-import type { Tx } from "@/lib/ledger/ledger";
 import { now } from "@/lib/util/clock";
 import { processWide } from "@/lib/util/process-wide";
+import { serverSettings } from "../config";
 import { presentServer, type ServerRow } from "../present";
 import { provisioner } from "../provisioner";
 import { currentTraffic, lastReadings, latestTraffic, type StateRow, type TrafficRow } from "./store";
@@ -82,7 +81,7 @@ async function storedTraffic(
  * connection.
  */
 export async function presentServers(database: Database | Tx, rows: ServerRow[]): Promise<Server[]> {
-  const settings = config().servers;
+  const settings = serverSettings();
   const ids = rows.filter((row) => row.status !== "terminated").map((row) => row.id);
   const stored = await storedTraffic(database, ids, settings.metricsIntervalSeconds);
   const at = now();

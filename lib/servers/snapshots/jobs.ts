@@ -1,13 +1,13 @@
 import "server-only";
 import { and, eq } from "drizzle-orm";
-import { db } from "@/lib/db/client";
+import { db, type Tx } from "@/lib/db/client";
 import { snapshots } from "@/lib/db/schema";
-import type { Tx } from "@/lib/ledger/ledger";
 import { recordRestoreFailed, recordSnapshotFailed, recordSnapshotTaken } from "@/lib/notifications/facts";
 import { now } from "@/lib/util/clock";
-import { endFailedDiskRewrite, finish, type Job, serverRow } from "../jobs";
+import { endFailedDiskRewrite, finish, type Job } from "../jobs";
 import type { ServerRow } from "../present";
 import { provisioner, type SnapshotTaken } from "../provisioner";
+import { serverRow } from "../rows";
 
 /** The host work of snapshots, run by the job worker with no transaction open (see ../jobs.ts). */
 

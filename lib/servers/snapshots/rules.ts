@@ -1,5 +1,5 @@
 import { badRequest, conflict } from "@/lib/api/errors";
-import type { SnapshotKind, SnapshotState } from "./types";
+import type { SnapshotKind, SnapshotState } from "@/lib/db/types";
 
 /** Snapshots that take one of the server's places: being taken or kept (a lapsed server's last disk is extra). */
 export const countsAgainstLimit = (snapshot: { kind: SnapshotKind; state: SnapshotState }) =>

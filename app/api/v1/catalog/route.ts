@@ -1,14 +1,14 @@
 import { json, methodNotAllowed, publicRoute } from "@/lib/api/route";
 import { catalogBody } from "@/lib/catalog/present";
-import { config } from "@/lib/config/env";
+import { serverSettings } from "@/lib/servers/config";
 import { provisioner } from "@/lib/servers/provisioner";
 
 // The same for everyone; an OS becomes available when its image is dropped into GUEST_IMAGES_DIR.
 export const GET = publicRoute(() =>
   json(
     catalogBody((os) => provisioner().imageAvailable(os), {
-      snapshotsPerServer: config().servers.snapshotsPerServer,
-      retentionDays: config().servers.retentionDays,
+      snapshotsPerServer: serverSettings().snapshotsPerServer,
+      retentionDays: serverSettings().retentionDays,
       rescueAvailable: provisioner().rescueAvailable(),
     }),
     200,

@@ -3,7 +3,8 @@ import { readPageRequest } from "@/lib/api/pagination";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
 import { CreateServerBody, SERVER_PAGE_DEFAULT } from "@/lib/api/schemas/servers";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
-import { listServers, orderServer, serverReader } from "@/lib/servers/service";
+import { orderServer } from "@/lib/servers/order";
+import { listServers, serverReader } from "@/lib/servers/reads";
 
 export const GET = authedRoute(async ({ request, auth }) => {
   const page = await listServers(

@@ -3,8 +3,8 @@ import { readPageRequest } from "@/lib/api/pagination";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
 import { CreateTopupBody, TOPUP_PAGE_DEFAULT } from "@/lib/api/schemas/topups";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
+import { listTopups } from "@/lib/topups/reads";
 import { readPaymentHeader, requestTopup, topupResource } from "@/lib/topups/request";
-import { listTopups } from "@/lib/topups/service";
 
 export const GET = authedRoute(async ({ request, auth }) => {
   const page = await listTopups(auth.accountId, readPageRequest(new URL(request.url), TOPUP_PAGE_DEFAULT));

@@ -1,6 +1,6 @@
-import { config } from "@/lib/config/env";
 import { bffJson, bffRoute, jsonBody } from "@/lib/dashboard/bff/bff";
 import { checkWalletRpcBody, RpcBodySchema } from "@/lib/dashboard/bff/wallet-rpc";
+import { x402Settings } from "@/lib/rails/x402/config";
 import { x402RpcUrl } from "@/lib/rails/x402/rail";
 import { clientAddress, consume, limiters } from "@/lib/rate-limit/limits";
 
@@ -22,7 +22,7 @@ export const POST = bffRoute(
     }
     const batch = Array.isArray(parsed.data);
     const calls = Array.isArray(parsed.data) ? parsed.data : [parsed.data];
-    const checked = checkWalletRpcBody(calls, config().x402.usdc.address);
+    const checked = checkWalletRpcBody(calls, x402Settings().usdc.address);
     if ("refusal" in checked) return bffJson({ error: "method_not_allowed", message: checked.refusal }, 400);
     const rpcUrl = x402RpcUrl();
     if (!rpcUrl) {

@@ -1,7 +1,8 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { UpdateServerBody } from "@/lib/api/schemas/servers";
-import { getServer, serverReader, setAutoRenew, terminateServer } from "@/lib/servers/service";
+import { setAutoRenew, terminateServer } from "@/lib/servers/control";
+import { getServer, serverReader } from "@/lib/servers/reads";
 
 export const GET = authedRoute(async ({ auth, params }) =>
   json(await getServer(serverReader(auth), pathId(params, "id", "server"))),

@@ -1,5 +1,5 @@
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
-import { getTopup } from "@/lib/topups/service";
+import { getTopup } from "@/lib/topups/reads";
 
 export const GET = authedRoute(async ({ auth, params }) =>
   json(await getTopup(auth.accountId, String(params.ref))),

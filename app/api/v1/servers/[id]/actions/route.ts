@@ -1,7 +1,7 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { ServerActionBody } from "@/lib/api/schemas/servers";
-import { powerAction } from "@/lib/servers/service";
+import { powerAction } from "@/lib/servers/control";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");

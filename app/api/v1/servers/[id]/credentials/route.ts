@@ -1,5 +1,5 @@
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { getCredentials, serverReader } from "@/lib/servers/service";
+import { getCredentials, serverReader } from "@/lib/servers/reads";
 
 export const GET = authedRoute(async ({ auth, params }) =>
   json(await getCredentials(serverReader(auth), pathId(params, "id", "server")), 200, {

@@ -1,6 +1,6 @@
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { expiryWarnings } from "@/lib/notifications/service";
-import { serverReader } from "@/lib/servers/service";
+import { expiryWarnings } from "@/lib/servers/expiry-warnings";
+import { serverReader } from "@/lib/servers/reads";
 
 export const GET = authedRoute(async ({ auth, params }) =>
   json(await expiryWarnings(serverReader(auth), pathId(params, "id", "server"))),

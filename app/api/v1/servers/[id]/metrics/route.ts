@@ -1,6 +1,6 @@
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { getServerMetrics, metricPeriod } from "@/lib/servers/metrics/read";
-import { serverReader } from "@/lib/servers/service";
+import { serverReader } from "@/lib/servers/reads";
 
 export const GET = authedRoute(async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");

@@ -1,7 +1,7 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { RootPasswordBody } from "@/lib/api/schemas/server-machine";
-import { changeRootPassword } from "@/lib/servers/machine";
+import { changeRootPassword } from "@/lib/servers/root-password";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");

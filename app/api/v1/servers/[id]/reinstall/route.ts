@@ -2,7 +2,7 @@ import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { ReinstallServerBody } from "@/lib/api/schemas/server-machine";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
-import { reinstallServer } from "@/lib/servers/machine";
+import { reinstallServer } from "@/lib/servers/reinstall";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");

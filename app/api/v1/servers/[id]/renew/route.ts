@@ -2,7 +2,7 @@ import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { EmptyBody } from "@/lib/api/schemas/common";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
-import { renewServer } from "@/lib/servers/service";
+import { renewServer } from "@/lib/servers/control";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");

@@ -2,7 +2,7 @@ import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { CreateSnapshotBody } from "@/lib/api/schemas/snapshots";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
-import { listSnapshots, takeSnapshot } from "@/lib/servers/snapshots/service";
+import { listSnapshots, takeSnapshot } from "@/lib/servers/snapshots/requests";
 
 export const GET = authedRoute(async ({ auth, params }) =>
   json(await listSnapshots(auth.accountId, pathId(params, "id", "server"))),

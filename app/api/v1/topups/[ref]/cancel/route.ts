@@ -1,7 +1,7 @@
 import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
 import { EmptyBody } from "@/lib/api/schemas/common";
-import { cancelTopup } from "@/lib/topups/service";
+import { cancelTopup } from "@/lib/topups/deposit";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {
   await parseJsonBody(request, EmptyBody);

@@ -1,13 +1,13 @@
 import { parseJsonBody } from "@/lib/api/body";
-import { config } from "@/lib/config/env";
 import { json, operatorMethodNotAllowed, operatorPathId, operatorRoute } from "@/lib/operator/route";
 import { LiftBody, SuspendBody } from "@/lib/operator/schemas";
 import { liftServer, suspendServer } from "@/lib/operator/suspensions";
+import { serverSettings } from "@/lib/servers/config";
 import { presentServer } from "@/lib/servers/present";
 import { provisioner } from "@/lib/servers/provisioner";
 
 const asOwnerSeesIt = (row: Parameters<typeof presentServer>[0]) =>
-  presentServer(row, config().servers.graceDays, provisioner().name);
+  presentServer(row, serverSettings().graceDays, provisioner().name);
 
 export const POST = operatorRoute("suspend", async (context) => {
   const serverId = operatorPathId(context);

@@ -4,7 +4,7 @@ import { notFound } from "@/lib/api/errors";
 import { json, methodNotAllowed, publicRoute } from "@/lib/api/route";
 import { SimulatePaymentBody } from "@/lib/api/schemas/topups";
 import { config } from "@/lib/config/env";
-import { simulateDemoPayment } from "@/lib/topups/service";
+import { simulateDemoPayment } from "@/lib/topups/deposit";
 
 /**
  * Demo mode only: simulate a payment to a classic-coin top-up. Outside demo mode this path does not

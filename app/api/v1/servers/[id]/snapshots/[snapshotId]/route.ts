@@ -1,5 +1,5 @@
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
-import { deleteSnapshot, getSnapshot } from "@/lib/servers/snapshots/service";
+import { deleteSnapshot, getSnapshot } from "@/lib/servers/snapshots/requests";
 
 export const GET = authedRoute(async ({ auth, params }) =>
   json(

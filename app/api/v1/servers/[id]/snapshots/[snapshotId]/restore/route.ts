@@ -2,7 +2,7 @@ import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { RestoreSnapshotBody } from "@/lib/api/schemas/snapshots";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
-import { restoreSnapshot } from "@/lib/servers/snapshots/service";
+import { restoreSnapshot } from "@/lib/servers/snapshots/requests";
 
 export const POST = authedRoute(async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");

@@ -2,21 +2,20 @@ import "server-only";
 import { and, desc, eq } from "drizzle-orm";
 import { conflict, notFound } from "@/lib/api/errors";
 import type { CreateSnapshotRequest, RestoreSnapshotRequest, Snapshot } from "@/lib/api/schemas/snapshots";
-import { config } from "@/lib/config/env";
-import { db } from "@/lib/db/client";
+import { db, type Tx } from "@/lib/db/client";
 import { servers, snapshots } from "@/lib/db/schema";
+import type { SnapshotKind } from "@/lib/db/types";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
-import type { Tx } from "@/lib/ledger/ledger";
 import { now } from "@/lib/util/clock";
+import { serverSettings } from "../config";
 import { refuseWhileBusy, withHostQuota } from "../host-operations";
 import { enqueueJob, kickJobs } from "../jobs";
 import { presentServerWithTraffic } from "../metrics/traffic";
 import { reserveOnHost } from "../placement";
 import type { ServerRow } from "../present";
 import { provisioner } from "../provisioner";
-import { freshOwnedRow, lockOwnedServer } from "../service";
+import { lockServer, serverRow } from "../rows";
 import { checkRestore, checkSnapshotLimit, snapshotName } from "./rules";
-import type { SnapshotKind } from "./types";
 
 /**
  * Snapshots of a server's disk: taken on request (running or not), kept as volumes of the server's host's
@@ -63,7 +62,7 @@ async function lockOwnSnapshot(tx: Tx, serverId: number, snapshotId: number): Pr
 
 /** The server's snapshots, newest first, with how many it may keep. */
 export async function listSnapshots(accountId: number, serverId: number) {
-  const server = await freshOwnedRow(accountId, serverId);
+  const server = await serverRow(serverId, { ownedBy: accountId });
   const database = await db();
   const rows = await database
     .select()
@@ -72,7 +71,7 @@ export async function listSnapshots(accountId: number, serverId: number) {
     .orderBy(desc(snapshots.id));
   return {
     snapshots: rows.map((row) => presentSnapshot(row, server)),
-    limit: config().servers.snapshotsPerServer,
+    limit: serverSettings().snapshotsPerServer,
   };
 }
 
@@ -81,7 +80,7 @@ export async function getSnapshot(
   serverId: number,
   snapshotId: number,
 ): Promise<Snapshot> {
-  const server = await freshOwnedRow(accountId, serverId);
+  const server = await serverRow(serverId, { ownedBy: accountId });
   const database = await db();
   const [row] = await database
     .select()
@@ -106,7 +105,7 @@ export async function recordSnapshot(
     .select({ kind: snapshots.kind, state: snapshots.state })
     .from(snapshots)
     .where(eq(snapshots.serverId, row.id));
-  checkSnapshotLimit(existing, config().servers.snapshotsPerServer, kind === "reinstall");
+  checkSnapshotLimit(existing, serverSettings().snapshotsPerServer, kind === "reinstall");
   const diskGb = row.diskGb ?? 0;
   await reserveOnHost(
     tx,
@@ -155,7 +154,7 @@ export function takeSnapshot(
         fingerprint: fingerprint(request),
       },
       async (tx) => {
-        const row = await lockOwnedServer(tx, accountId, serverId);
+        const row = await lockServer(tx, serverId, { ownedBy: accountId });
         if (row.status !== "active") {
           throw conflict(
             "server_not_active",
@@ -195,7 +194,7 @@ export function restoreSnapshot(
         fingerprint: fingerprint(request),
       },
       async (tx) => {
-        const row = await lockOwnedServer(tx, accountId, serverId);
+        const row = await lockServer(tx, serverId, { ownedBy: accountId });
         const snapshot = await lockOwnSnapshot(tx, row.id, snapshotId);
         checkRestore(row, snapshot, request.confirm);
         await refuseWhileBusy(tx, row.id);
@@ -228,7 +227,7 @@ export function deleteSnapshot(accountId: number, serverId: number, snapshotId: 
   return withHostQuota(accountId, async () => {
     const database = await db();
     const snapshot = await database.transaction(async (tx) => {
-      const row = await lockOwnedServer(tx, accountId, serverId);
+      const row = await lockServer(tx, serverId, { ownedBy: accountId });
       const found = await lockOwnSnapshot(tx, row.id, snapshotId);
       if (found.state === "deleting") return presentSnapshot(found, row);
       await refuseWhileBusy(tx, row.id);

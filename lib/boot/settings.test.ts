@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "./env";
+import { ConfigError } from "@/lib/config/slice";
+import { parseSettings as parseConfig } from "./settings";
 
 const dataDir = () => mkdtempSync(path.join(tmpdir(), "vps-config-"));
 const SECRET = "s".repeat(40);
@@ -17,25 +18,25 @@ describe("configuration", () => {
   it("defaults to demo mode with secrets generated once into DATA_DIR", () => {
     const dir = dataDir();
     const first = parseConfig({ DATA_DIR: dir });
-    expect(first.mode).toBe("demo");
-    expect(first.port).toBe(3000);
-    expect(first.databaseUrl).toBeUndefined();
-    expect(first.encryptionKey).toHaveLength(32);
+    expect(first.core.mode).toBe("demo");
+    expect(first.core.port).toBe(3000);
+    expect(first.core.databaseUrl).toBeUndefined();
+    expect(first.core.encryptionKey).toHaveLength(32);
     const file = path.join(dir, "demo-secrets.json");
     expect(existsSync(file)).toBe(true);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const second = parseConfig({ DATA_DIR: dir });
-    expect(second.sessionPasswords).toEqual(first.sessionPasswords);
-    expect(second.clientAddressKey.equals(first.clientAddressKey)).toBe(true);
-    expect(JSON.parse(readFileSync(file, "utf8")).sessionSecret).toBe(first.sessionPasswords["1"]);
+    expect(second.core.sessionPasswords).toEqual(first.core.sessionPasswords);
+    expect(second.core.clientAddressKey.equals(first.core.clientAddressKey)).toBe(true);
+    expect(JSON.parse(readFileSync(file, "utf8")).sessionSecret).toBe(first.core.sessionPasswords["1"]);
   });
 
   it("switches to production when production secrets are given, generating nothing", () => {
     const dir = dataDir();
     const config = parseConfig({ DATA_DIR: dir, SESSION_SECRET: SECRET, ENCRYPTION_KEY: KEY, ...X402 });
-    expect(config.mode).toBe("production");
-    expect(config.demo).toBeUndefined();
-    expect(config.deposits.keys).toEqual({
+    expect(config.core.mode).toBe("production");
+    expect(config.x402.demo).toBeUndefined();
+    expect(config.keys.keys).toEqual({
       bitcoin: undefined,
       litecoin: undefined,
       ethereum: undefined,
@@ -173,7 +174,7 @@ describe("configuration", () => {
       /ALLOW_DEMO_LIBVIRT=1/,
     );
     const allowed = parseConfig({ DATA_DIR: dataDir(), ...libvirt, ALLOW_DEMO_LIBVIRT: "1" });
-    expect([allowed.mode, allowed.servers.provisioner, allowed.servers.demoLibvirt]).toEqual([
+    expect([allowed.core.mode, allowed.servers.provisioner, allowed.servers.demoLibvirt]).toEqual([
       "demo",
       "libvirt",
       true,
@@ -237,13 +238,13 @@ describe("configuration", () => {
   it("demo mode generates watch-only deposit keys and local-chain accounts once, and keeps them", () => {
     const dir = dataDir();
     const first = parseConfig({ DATA_DIR: dir });
-    expect(first.deposits.demoKeys).toBe(true);
-    expect(first.deposits.keys.bitcoin).toMatch(/^xpub/);
-    expect(first.deposits.keys.monero?.viewKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(first.keys.demoKeys).toBe(true);
+    expect(first.keys.keys.bitcoin).toMatch(/^xpub/);
+    expect(first.keys.keys.monero?.viewKey).toMatch(/^[0-9a-f]{64}$/);
     expect(first.x402.payTo).toMatch(/^0x[0-9a-fA-F]{40}$/);
     expect(first.x402.rpcUrl).toBeUndefined();
     const second = parseConfig({ DATA_DIR: dir });
-    expect(second.deposits.keys).toEqual(first.deposits.keys);
+    expect(second.keys.keys).toEqual(first.keys.keys);
     expect(second.x402.payTo).toBe(first.x402.payTo);
     const stored = readFileSync(path.join(dir, "demo-secrets.json"), "utf8");
     expect(stored).not.toMatch(/xprv|tprv/);
@@ -294,10 +295,10 @@ describe("configuration", () => {
       /TRON_USDT_ADDRESS/,
     );
     const good = parseConfig({ ...tron, TRON_USDT_ADDRESS: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t" });
-    expect(good.deposits.tron.usdtContract).toBe("TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t");
+    expect(good.tron.tokens.USDTTRC).toBe("TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t");
     expect(
-      parseConfig({ ...tron, TRON_USDT_ADDRESS: "0xa614f803b6fd780986a42c78ec9c7f77e6ded13c" }).deposits.tron
-        .usdtContract,
+      parseConfig({ ...tron, TRON_USDT_ADDRESS: "0xa614f803b6fd780986a42c78ec9c7f77e6ded13c" }).tron.tokens
+        .USDTTRC,
     ).toBe("0xa614f803b6fd780986a42c78ec9c7f77e6ded13c");
   });
 });

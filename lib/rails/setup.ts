@@ -1,16 +1,14 @@
 import "server-only";
 import { config } from "@/lib/config/env";
-import { type RateSource, rateSource } from "@/lib/rails/rates";
-import { DEPOSIT_COINS, type DepositCoinCode } from "@/lib/rails/registry";
 import { processWide } from "@/lib/util/process-wide";
-import { EVM_WATCHER, EvmWatcher } from "../evm/watcher";
-import { MONERO_WATCHER, MoneroWatcher } from "../monero/watcher";
-import { TRON_WATCHER, TronWatcher } from "../tron/watcher";
-import { UtxoWatcher } from "../utxo/watcher";
-import { moneroPrimaryAddress } from "./addresses";
-import { readCursor } from "./cursor";
-import { DemoWatcher } from "./demo-watcher";
-import type { DepositWatcher } from "./watcher";
+import { watchOnlyKeys } from "./addresses";
+import { depositSettings } from "./deposits/config";
+import { readCursor } from "./deposits/cursor";
+import { DemoWatcher } from "./deposits/demo-watcher";
+import type { DepositWatcher } from "./deposits/watcher";
+import { DEPOSIT_FAMILIES, familyOf } from "./families";
+import { type RateSource, rateSource } from "./rates";
+import { DEPOSIT_COINS, DEPOSIT_NETWORKS, type DepositCoinCode } from "./registry";
 
 export type DepositRails = {
   rates: RateSource;
@@ -19,8 +17,6 @@ export type DepositRails = {
   demoWatcher: DemoWatcher | undefined;
   watcherFor(network: string): DepositWatcher | undefined;
 };
-
-const ALL_NETWORKS = [...new Set(Object.values(DEPOSIT_COINS).map((coin) => coin.network))];
 
 /**
  * Stands in for a watcher that could not be built (its settings passed the start-up checks but its
@@ -52,67 +48,20 @@ function build(identity: { name: string; networks: readonly string[] }, create: 
 }
 
 /**
- * Which watcher covers which network: the EVM watcher when an Ethereum RPC is configured, the UTXO watcher
- * for each Bitcoin Core-style node configured, the Monero watcher with a view-only wallet RPC,
- * the TRON watcher with java-tron's JSON-RPC; in demo mode,
- * the demo watcher for every other network; in production, nothing else (those coins are unavailable).
+ * Which watcher covers which network: each family's watchers for the nodes configured (the EVM watcher with an
+ * Ethereum RPC, a UTXO watcher per Bitcoin Core-style node, the Monero watcher with a view-only wallet RPC, the
+ * TRON watcher with java-tron's JSON-RPC); in demo mode, the demo watcher for every other network; in
+ * production, nothing else (those coins are unavailable).
  */
 export function depositRails(): DepositRails {
   return processWide("deposits.rails", () => {
-    const settings = config();
-    const watchers: DepositWatcher[] = [];
-    const { evm, utxo, tron, moneroWalletRpcUrl, keys } = settings.deposits;
-    if (evm.rpcUrl) {
-      const rpcUrl = evm.rpcUrl;
-      watchers.push(
-        build(
-          EVM_WATCHER,
-          () =>
-            new EvmWatcher({
-              rpcUrl,
-              usdtAddress: evm.usdtAddress,
-              traceInternalTransfers: evm.traceInternalTransfers,
-            }),
-        ),
-      );
-    }
-    for (const network of ["bitcoin", "litecoin"] as const) {
-      const node = utxo[network];
-      if (!node.rpcUrl) continue;
-      const options = { network, rpcUrl: node.rpcUrl, cookieFile: node.cookieFile, net: node.chain };
-      watchers.push(
-        build({ name: UtxoWatcher.nameFor(network), networks: [network] }, () => new UtxoWatcher(options)),
-      );
-    }
-    if (moneroWalletRpcUrl && keys.monero) {
-      watchers.push(
-        build(
-          MONERO_WATCHER,
-          () =>
-            new MoneroWatcher({
-              walletRpcUrl: moneroWalletRpcUrl,
-              primaryAddress: moneroPrimaryAddress(keys),
-            }),
-        ),
-      );
-    }
-    if (tron.rpcUrl) {
-      const rpcUrl = tron.rpcUrl;
-      watchers.push(
-        build(
-          TRON_WATCHER,
-          () =>
-            new TronWatcher({
-              rpcUrl,
-              solidityRpcUrl: tron.solidityRpcUrl,
-              usdtContract: tron.usdtContract,
-            }),
-        ),
-      );
-    }
+    const { keys } = watchOnlyKeys();
+    const watchers: DepositWatcher[] = DEPOSIT_FAMILIES.flatMap((family) =>
+      family.watchers(keys).map((plan) => build(plan, plan.create)),
+    );
     const covered = new Set(watchers.flatMap((watcher) => watcher.networks));
     const demoWatcher =
-      settings.mode === "demo" ? new DemoWatcher(ALL_NETWORKS.filter((n) => !covered.has(n))) : undefined;
+      config().mode === "demo" ? new DemoWatcher(DEPOSIT_NETWORKS.filter((n) => !covered.has(n))) : undefined;
     if (demoWatcher) watchers.push(demoWatcher);
     return {
       rates: rateSource(),
@@ -124,7 +73,7 @@ export function depositRails(): DepositRails {
 }
 
 /** A watcher's node counts as down when its last poll failed, or when it has not polled for this long. */
-export const staleAfterMs = () => Math.max(30_000, config().deposits.watcherIntervalMs * 6);
+export const staleAfterMs = () => Math.max(30_000, depositSettings().watcherIntervalMs * 6);
 
 /**
  * Why a coin cannot be used for a new top-up right now, or undefined when it can: no key, no watcher, or
@@ -132,7 +81,7 @@ export const staleAfterMs = () => Math.max(30_000, config().deposits.watcherInte
  */
 export async function coinUnavailableReason(code: DepositCoinCode): Promise<string | undefined> {
   const coin = DEPOSIT_COINS[code];
-  if (!config().deposits.keys[coin.chain]) return `${code} deposits are not configured on this service.`;
+  if (!watchOnlyKeys().keys[coin.chain]) return `${code} deposits are not configured on this service.`;
   const watcher = depositRails().watcherFor(coin.network);
   if (!watcher) return `${code} deposits are not watched on this service yet.`;
   if (watcher.demo) return undefined;
@@ -144,4 +93,12 @@ export async function coinUnavailableReason(code: DepositCoinCode): Promise<stri
     return `${code} deposits are paused: the ${coin.network} network cannot be watched right now. Top-ups already open are credited once it is back; try again later or use another coin.`;
   }
   return undefined;
+}
+
+/** The public explorer's page for a payment in `code`: the operator's link, else the family's, if any. */
+export function explorerTxUrl(code: string): string | undefined {
+  const configured = depositSettings().explorerTxUrls[code];
+  if (configured) return configured;
+  const coin = Object.hasOwn(DEPOSIT_COINS, code) ? DEPOSIT_COINS[code as DepositCoinCode] : undefined;
+  return coin && familyOf(coin).explorerTxUrl(coin);
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/lib/db/client";
 import { depositPayments, ledgerEntries, topups } from "@/lib/db/schema";
 import { balanceAndLedgerSum, createAccount, openMemoryDatabase } from "@/lib/testing/memory-db";
-import { settleTopups } from "./crediting";
+import { settleTopups } from "./settlement";
 
 const T0 = new Date("2026-04-01T10:00:00Z");
 

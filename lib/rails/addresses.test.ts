@@ -8,17 +8,15 @@ import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { describe, expect, it } from "vitest";
 import {
-  type DepositChain,
-  DepositKeyError,
   deriveDepositAddress,
   generateDemoWatchOnlyKeys,
   isValidDepositAddress,
-  moneroBase58Decode,
-  moneroPrimaryAddress,
-  p2wpkhScriptHex,
   validateWatchOnlyKeys,
-  type WatchOnlyKeys,
 } from "./addresses";
+import { DepositKeyError } from "./deposits/keys";
+import type { DepositChain, WatchOnlyKeys } from "./family";
+import { moneroBase58Decode, moneroPrimaryAddress } from "./monero/address";
+import { p2wpkhScriptHex } from "./utxo/address";
 
 // The BIP39 test mnemonic used by BIP84 and countless wallet test suites.
 const ABANDON =

@@ -1,36 +1,31 @@
 import "server-only";
-import { randomBytes } from "node:crypto";
-import { base32crockford } from "@scure/base";
-import { and, desc, eq, gt, lt, sql } from "drizzle-orm";
+import { and, eq, gt, sql } from "drizzle-orm";
 import { parseUnits } from "viem";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/api/errors";
-import { type Page, type PageRequest, toPage } from "@/lib/api/pagination";
 import type { Topup } from "@/lib/api/schemas/topups";
-import { config, type RateLimitSpec } from "@/lib/config/env";
-import { db } from "@/lib/db/client";
+import { db, type Tx } from "@/lib/db/client";
 import { depositIndexes, depositPayments, topups } from "@/lib/db/schema";
-import { firstAhead, reuseUntilWrite } from "@/lib/db/until-write";
-import type { Tx } from "@/lib/ledger/ledger";
-import { deriveDepositAddress } from "@/lib/rails/deposits/addresses";
-import { isSettled, paymentsOf, settleTopups } from "@/lib/rails/deposits/crediting";
-import { paymentUri } from "@/lib/rails/deposits/payment-uri";
-import { coinUnavailableReason, depositRails } from "@/lib/rails/deposits/setup";
-import { MoneroWatcher } from "@/lib/rails/monero/watcher";
+import { depositAddress } from "@/lib/rails/addresses";
+import { formatCoinAmount, unitsOf } from "@/lib/rails/amounts";
+import { depositSettings } from "@/lib/rails/deposits/config";
+import { depositPaymentUri } from "@/lib/rails/payment-uri";
+import { RateUnavailableError } from "@/lib/rails/rates";
 import { DEPOSIT_COINS, type DepositCoinCode } from "@/lib/rails/registry";
-import { evmHexToTron } from "@/lib/rails/tron/address";
+import { coinUnavailableReason, depositRails } from "@/lib/rails/setup";
+import { type RateLimitSpec, rateLimitSettings } from "@/lib/rate-limit/config";
 import { now } from "@/lib/util/clock";
 import { qrDataUri } from "@/lib/util/qr";
-import { RateUnavailableError } from "../rails/rates";
-import { formatCoinAmount, quoteUnits, rateToE8 } from "./amounts";
+import { quoteUnits, rateToE8 } from "./amounts";
+import { topupSettings } from "./config";
 import { MAX_PENDING_TOPUPS } from "./limits";
-import { presentTopup, type TopupRow, unitsOf } from "./present";
+import { presentTopup } from "./present";
+import { findOwned, getTopup, isDemoTopup } from "./reads";
+import { newTopupRef } from "./ref";
 
-/** The TRC-20 contract in the payment URI is always in TRON's own `T…` form. */
-const tronContract = (address: string) => (address.startsWith("0x") ? evmHexToTron(address) : address);
-
-export const newTopupRef = () => `tp_${base32crockford.encode(randomBytes(15)).toLowerCase()}`;
-
-const isDemoTopup = (row: TopupRow) => depositRails().watcherFor(row.network)?.demo ?? false;
+/**
+ * A deposit top-up as its owner drives it: created with its own address at a locked rate, cancelled while
+ * nothing has arrived, and in demo mode paid by a simulated transfer.
+ */
 
 /** The rate to lock: stablecoins on a demo source are at par; anything else asks the rate source. */
 async function lockRate(coin: DepositCoinCode): Promise<{ rate: string; source: string }> {
@@ -114,13 +109,12 @@ export async function createDepositTopup(
   const unavailable = await coinUnavailableReason(code);
   if (unavailable) throw badRequest("coin_unavailable", unavailable);
   const coin = DEPOSIT_COINS[code];
-  const settings = config();
   const { rate, source } = await lockRate(code);
   const rateE8 = rateToE8(rate);
   const units = quoteUnits(amountCents, rateE8, coin.decimals, coin.displayDecimals);
   const watcher = depositRails().watcherFor(coin.network);
   const confirmations =
-    settings.deposits.confirmationOverrides[code] ??
+    depositSettings().confirmationOverrides[code] ??
     (watcher?.demo ? Math.min(2, coin.confirmations) : coin.confirmations);
 
   const database = await db();
@@ -138,7 +132,7 @@ export async function createDepositTopup(
         `An account can have ${MAX_PENDING_TOPUPS} pending top-ups; pay or cancel one first.`,
       );
     }
-    await refuseBeyondCreationLimit(tx, accountId, settings.rateLimits.depositTopups);
+    await refuseBeyondCreationLimit(tx, accountId, rateLimitSettings().depositTopups);
     const [reserved] = await tx
       .insert(depositIndexes)
       .values({ chain: coin.chain, nextIndex: 1 })
@@ -148,29 +142,9 @@ export async function createDepositTopup(
       })
       .returning({ nextIndex: depositIndexes.nextIndex });
     const index = (reserved?.nextIndex ?? 1) - 1;
-    const address = deriveDepositAddress(
-      coin.chain,
-      settings.deposits.keys,
-      index,
-      coin.chain === "bitcoin" || coin.chain === "litecoin"
-        ? settings.deposits.utxo[coin.chain].chain
-        : "main",
-    );
+    const address = depositAddress(code, index);
     const { decimals, displayDecimals } = unitsOf(code);
-    const amountText = formatCoinAmount(units, decimals, displayDecimals);
-    const uri = paymentUri({
-      coin: code,
-      address,
-      amount: amountText,
-      amountUnits: units,
-      tokenContract:
-        coin.token === "usdt-erc20"
-          ? settings.deposits.evm.usdtAddress
-          : coin.token === "usdt-trc20"
-            ? tronContract(settings.deposits.tron.usdtContract)
-            : undefined,
-      chainId: settings.deposits.evm.chainId,
-    });
+    const uri = depositPaymentUri(code, address, formatCoinAmount(units, decimals, displayDecimals), units);
     const [inserted] = await tx
       .insert(topups)
       .values({
@@ -188,74 +162,21 @@ export async function createDepositTopup(
         confirmationsRequired: confirmations,
         paymentUri: uri,
         qrDataUri: await qrDataUri(uri),
-        expiresAt: new Date(now().getTime() + settings.deposits.expiryMinutes * 60_000),
+        expiresAt: new Date(now().getTime() + topupSettings().expiryMinutes * 60_000),
       })
       .returning();
     return inserted;
   });
   if (!row) throw new Error("top-up insert returned no row");
-  if (watcher instanceof MoneroWatcher && row.derivationIndex !== null) {
-    // The view-only wallet must know the subaddress before anyone pays it; the next poll retries if not.
-    await watcher.prepareAddress(row.derivationIndex + 1).catch((error: Error) => {
-      console.error(`monero: could not create subaddress ${row.derivationIndex}: ${error.message}`);
+  const index = row.derivationIndex;
+  if (watcher?.prepareAddress && index !== null) {
+    // A watcher that must learn the address first (Monero's wallet) does so before anyone pays it; the
+    // next poll retries if not.
+    await watcher.prepareAddress(index).catch((error: Error) => {
+      console.error(`${watcher.name}: could not prepare deposit address ${index}: ${error.message}`);
     });
   }
   return presentTopup(row, [], isDemoTopup(row));
-}
-
-async function findOwned(accountId: number, ref: string): Promise<TopupRow> {
-  if (!/^tp_[0-9a-z]{24}$/.test(ref)) throw notFound(`No top-up with ref ${ref}.`);
-  const database = await db();
-  const [row] = await database
-    .select()
-    .from(topups)
-    .where(and(eq(topups.ref, ref), eq(topups.accountId, accountId)));
-  if (!row) throw notFound(`No top-up with ref ${ref}.`);
-  return row;
-}
-
-/**
- * The top-up as it stands now. Reading settles it first when its payments or the clock call for it,
- * so a poll is what credits a confirmed payment, at most once whatever the number of concurrent polls.
- */
-export function getTopup(accountId: number, ref: string): Promise<Topup> {
-  return reuseUntilWrite(`topup:${accountId}:${ref}`, () => loadTopup(accountId, ref), staleAtDeadline);
-}
-
-/** A pending top-up expires at its deadline without any write until the next pass: reuse stops there. */
-const staleAtDeadline = (topup: Topup) => firstAhead([topup.expires_at]);
-
-async function loadTopup(accountId: number, ref: string): Promise<Topup> {
-  let row = await findOwned(accountId, ref);
-  let payments = (await paymentsOf([row.id])).get(row.id) ?? [];
-  if (!isSettled(row, payments, now())) {
-    await settleTopups([row.id]);
-    row = await findOwned(accountId, ref);
-    payments = (await paymentsOf([row.id])).get(row.id) ?? [];
-  }
-  return presentTopup(row, payments, isDemoTopup(row));
-}
-
-/** One page of the account's top-ups, newest first. */
-export function listTopups(accountId: number, page: PageRequest): Promise<Page<Topup>> {
-  const key = `topups:${accountId}:${page.beforeId ?? ""}:${page.limit}`;
-  return reuseUntilWrite(
-    key,
-    async () => {
-      const database = await db();
-      const rows = await database
-        .select()
-        .from(topups)
-        .where(and(eq(topups.accountId, accountId), page.beforeId ? lt(topups.id, page.beforeId) : undefined))
-        .orderBy(desc(topups.id))
-        .limit(page.limit + 1);
-      const payments = await paymentsOf(rows.slice(0, page.limit).map((row) => row.id));
-      return toPage(rows, page.limit, (row) =>
-        presentTopup(row, payments.get(row.id) ?? [], isDemoTopup(row)),
-      );
-    },
-    (list) => firstAhead(list.items.map((topup) => topup.expires_at)),
-  );
 }
 
 /**

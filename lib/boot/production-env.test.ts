@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ENV_NAMES, PRODUCTION_REQUIRED, parseConfig } from "./env";
+import { ENV_NAMES, PRODUCTION_REQUIRED, parseSettings } from "./settings";
 
 const EXAMPLE = path.join(process.cwd(), "deploy/production.env.example");
 
@@ -47,9 +47,9 @@ describe("deploy/production.env.example", () => {
       if (name === "DATA_DIR") continue;
       env[name] = value.includes("<") ? (FILLED[name] ?? `unfilled placeholder for ${name}`) : value;
     }
-    const config = parseConfig(env);
-    expect(config.mode).toBe("production");
-    expect(config.databaseUrl).toBe(FILLED.DATABASE_URL);
-    expect(config.trustProxyHops).toBe(1);
+    const { core } = parseSettings(env);
+    expect(core.mode).toBe("production");
+    expect(core.databaseUrl).toBe(FILLED.DATABASE_URL);
+    expect(core.trustProxyHops).toBe(1);
   });
 });

@@ -1,8 +1,8 @@
 import "server-only";
 import { performance } from "node:perf_hooks";
 import { setImmediate, setTimeout } from "node:timers/promises";
-import { databaseHandle } from "@/lib/db/client";
 import { processWide } from "@/lib/util/process-wide";
+import { databaseHandle } from "./client";
 
 /** Background work may run this long without a pause on the embedded database... */
 export const SLICE_MS = 10;

@@ -1,0 +1,93 @@
+/**
+ * The closed sets of values the tables store. They belong to the database, which keeps them; the domains
+ * that give them meaning (the ledger, the job queue, the provisioner, top-ups) import them from here.
+ * Types and constants only, so the browser may read them too.
+ */
+
+/**
+ * Why a balance moved: one ledger row each. `adjustment`: a credit or debit an operator posted by hand, its
+ * reason in ledger_adjustments.
+ */
+export type LedgerKind = "topup" | "order" | "renewal" | "refund" | "adjustment";
+
+/** A server's billing period. */
+export type Cycle = "monthly" | "annual";
+
+export const SERVER_STATUSES = ["provisioning", "active", "suspended", "terminated"] as const;
+export type ServerStatus = (typeof SERVER_STATUSES)[number];
+
+export type PowerAction = "start" | "stop" | "reboot";
+export type PowerState = "running" | "stopped";
+
+export type RescueState = "entering" | "active" | "leaving";
+
+/**
+ * Host work for a server. A password change is run by its request, and recorded here while it runs. A build
+ * (provision, reinstall, restore, revive) ends by waiting for the machine's SSH server.
+ */
+export type JobKind =
+  | "provision"
+  | "power"
+  | "destroy"
+  | "reinstall"
+  | "password"
+  | "snapshot"
+  | "restore"
+  | "delete_snapshot"
+  | "rescue"
+  | "leave_rescue"
+  | "revive";
+
+export type JobState = "pending" | "running" | "done" | "failed";
+
+/** Why a snapshot exists: asked for, taken before a reinstall, or the last disk of a server whose period lapsed. */
+export type SnapshotKind = "manual" | "reinstall" | "expiry";
+
+/** `deleting`: its volume is being removed; it still holds its space on the host until then. */
+export type SnapshotState = "creating" | "available" | "failed" | "deleting";
+
+/**
+ * How consistent the copy is: taken from a machine that was off, from a running one whose filesystems the guest
+ * agent froze for the moment of the copy, or from a running one without an answering agent (what a power cut
+ * would have left: journaling filesystems recover it, writes in flight may be lost).
+ */
+export type SnapshotConsistency = "powered_off" | "frozen" | "crash_consistent";
+
+/** The top-up states of the API. */
+export type TopupStatus = "pending" | "completed" | "expired" | "cancelled";
+
+/** `deposit`: pay to an address; `x402`: a signed USDC authorization settled by the service. */
+export type PaymentMethod = "deposit" | "x402";
+
+/** api (made by the user, listed) | session (made by a dashboard sign-in, expires) */
+export type ApiKeyKind = "api" | "session";
+
+/** The events an account can be notified of (lib/notifications/types.ts says what each means). */
+export const EVENT_TYPES = [
+  "topup.payment_seen",
+  "topup.credited",
+  "server.active",
+  "server.build_failed",
+  "server.expiring",
+  "server.suspended",
+  "server.terminated",
+  "account.balance_low",
+  "snapshot.taken",
+  "snapshot.restored",
+  "snapshot.failed",
+  "rescue.entered",
+  "rescue.left",
+  "console.opened",
+  "traffic.threshold_reached",
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** webhook: a JSON POST signed after Standard Webhooks; ntfy: a push to an ntfy topic (title and message). */
+export type EndpointKind = "webhook" | "ntfy";
+
+export type DeliveryState = "pending" | "sending" | "delivered" | "failed";
+
+/** The operators' roles, least to most (lib/operator/roles.ts says what each may do). */
+export const OPERATOR_ROLES = ["read-only", "support", "admin"] as const;
+export type OperatorRole = (typeof OPERATOR_ROLES)[number];

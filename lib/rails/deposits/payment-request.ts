@@ -1,0 +1,36 @@
+import type { PaymentRequest } from "../family";
+
+/** What every family's payment URI checks first: one address, one exact amount, written two ways that agree. */
+
+const ALPHANUMERIC = /^[0-9A-Za-z]+$/;
+const DECIMAL = /^\d+(\.\d+)?$/;
+
+/** `amount` as an integer of smallest units, or undefined when it has more decimals than the coin. */
+function decimalToUnits(amount: string, decimals: number): bigint | undefined {
+  const [whole = "0", fraction = ""] = amount.split(".");
+  const significant = fraction.replace(/0+$/, "");
+  if (significant.length > decimals) return undefined;
+  return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(significant.padEnd(decimals, "0") || "0");
+}
+
+/** Throws RangeError unless `request` is a positive amount to a plain address, in `decimals` both ways. */
+export function assertRequest(request: PaymentRequest, decimals: number): void {
+  if (!ALPHANUMERIC.test(request.address)) throw new RangeError(`not an address: ${request.address}`);
+  if (!DECIMAL.test(request.amount)) throw new RangeError(`not a decimal amount: ${request.amount}`);
+  if (request.amountUnits <= 0n) throw new RangeError("the amount must be positive");
+  const units = decimalToUnits(request.amount, decimals);
+  if (units !== request.amountUnits) {
+    throw new RangeError(
+      `amount ${request.amount} ${request.coin} does not match ${request.amountUnits} smallest units`,
+    );
+  }
+}
+
+/** The token contract a token's URI names; RangeError when it is missing. */
+export function tokenContractOf(request: PaymentRequest): string {
+  const contract = request.tokenContract;
+  if (!contract || !ALPHANUMERIC.test(contract)) {
+    throw new RangeError(`${request.coin} needs the token contract address`);
+  }
+  return contract;
+}

@@ -1,0 +1,202 @@
+import "server-only";
+import { eq } from "drizzle-orm";
+import { ApiError, conflict } from "@/lib/api/errors";
+import type { Tx } from "@/lib/db/client";
+import { accounts, servers } from "@/lib/db/schema";
+import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { recordBuildFailed, recordServerResumed, recordServerTerminated } from "@/lib/notifications/facts";
+import { centsToUsd, formatUsd } from "@/lib/util/cents";
+import { now } from "@/lib/util/clock";
+import { addCycle } from "./cycle";
+import { enqueueJob, type Job } from "./jobs";
+import type { ServerRow } from "./present";
+import { provisioner } from "./provisioner";
+import { NOT_IN_RESCUE } from "./rescue";
+import { day, prepareRevival, retainLastDisk, revivalReference, revivalRefundReference } from "./retention";
+import { lockServer } from "./rows";
+
+/**
+ * What a server costs and how it ends, in the caller's transaction: a charge (an order, a renewal, a
+ * return), a refund when a build fails for good, and the end of a server. The requests and the background
+ * both use these, so a renewal is the same whoever makes it, and a server ends one way.
+ */
+
+/** 402 with the spec's fields: what it costs, what there is, and what is missing, all in USD. */
+export function insufficientBalance(priceCents: number, balanceCents: number): ApiError {
+  const deficit = priceCents - balanceCents;
+  return new ApiError(
+    402,
+    "insufficient_balance",
+    `Top up your balance before ordering: ${formatUsd(deficit)} more is needed (price ${formatUsd(priceCents)}, balance ${formatUsd(balanceCents)}).`,
+    { price: centsToUsd(priceCents), balance: centsToUsd(balanceCents), deficit: centsToUsd(deficit) },
+  );
+}
+
+/**
+ * Locks the account row and checks it can pay `priceCents`, or throws 402 with the deficit. Lock order
+ * everywhere is account, then server: the account must be locked before any row that references it is
+ * inserted (that takes a key-share lock, and two transactions upgrading it would deadlock).
+ */
+export async function lockFunds(tx: Tx, accountId: number, priceCents: number): Promise<void> {
+  const [account] = await tx
+    .select({ balanceCents: accounts.balanceCents })
+    .from(accounts)
+    .where(eq(accounts.id, accountId))
+    .for("update");
+  const balance = account?.balanceCents ?? 0;
+  if (balance < priceCents) throw insufficientBalance(priceCents, balance);
+}
+
+/** Debits the (already locked) account with its ledger row; a reference already posted is refused. */
+export async function debit(
+  tx: Tx,
+  accountId: number,
+  priceCents: number,
+  kind: "order" | "renewal",
+  reference: string,
+) {
+  const posted = await postLedgerEntry(tx, { accountId, amountCents: -priceCents, kind, reference });
+  if (!posted.posted) throw conflict("already_charged", "This charge was already made.");
+}
+
+/**
+ * Pays one more cycle from the balance. The new period starts at the old expiry, or now for a suspended
+ * server (the time it was off is not billed). A suspended server comes back to `active`.
+ * The ledger reference names the period, so one period is never charged twice.
+ */
+export async function renewInTx(tx: Tx, row: ServerRow, current: Date = now()): Promise<ServerRow> {
+  const start = new Date(Math.max(row.expiresAt.getTime(), current.getTime()));
+  await lockFunds(tx, row.accountId, row.priceCents);
+  await debit(
+    tx,
+    row.accountId,
+    row.priceCents,
+    "renewal",
+    `renewal:server:${row.id}:${row.expiresAt.toISOString()}`,
+  );
+  // A server the operator holds stays suspended: the renewal pays its period, the hold decides the rest.
+  const resumes = row.status === "suspended" && !row.heldSince;
+  const [renewed] = await tx
+    .update(servers)
+    .set({
+      expiresAt: addCycle(start, row.cycle),
+      ...(resumes ? { status: "active", suspendedAt: null, powerState: "running" } : {}),
+    })
+    .where(eq(servers.id, row.id))
+    .returning();
+  if (!renewed) throw new Error("server update returned no row");
+  if (resumes) await enqueueJob(tx, row.id, "power", { action: "start" });
+  if (resumes) await recordServerResumed(tx, renewed, row.suspendedAt);
+  return renewed;
+}
+
+/**
+ * Renews a server terminated because its period lapsed, while its last disk is kept: one cycle is charged
+ * and the server comes back on that disk (see retention.ts); its new period starts once it runs again.
+ * A revival that fails for good refunds this charge (endFailedRevival).
+ */
+export async function reviveInTx(tx: Tx, row: ServerRow): Promise<ServerRow> {
+  await lockFunds(tx, row.accountId, row.priceCents);
+  const revival = await prepareRevival(tx, row);
+  await debit(tx, row.accountId, row.priceCents, "renewal", revivalReference(row.id, revival.jobId));
+  return revival.row;
+}
+
+/** What every ended server is: terminated, its machine's state unknown, out of rescue mode. */
+const ENDED = { ...NOT_IN_RESCUE, status: "terminated", powerState: null } as const;
+
+/**
+ * Ends the server in the caller's transaction: capacity and credentials released at once; the machine itself
+ * is removed by a destroy job after commit, and its address is released only when that has succeeded.
+ * `keepLastDisk` (a lapsed period): the disk is kept for the retention period, and the server can come back.
+ * `statusReason` tells the owner why, and `destroyMachine: false` queues no destroy job (nothing was built).
+ * The end is announced as `server.terminated`, unless `announce: false` (a failed build announces its own).
+ */
+export async function terminateInTx(
+  tx: Tx,
+  row: ServerRow,
+  current: Date = now(),
+  options: {
+    keepLastDisk?: boolean;
+    statusReason?: string;
+    destroyMachine?: boolean;
+    announce?: boolean;
+  } = {},
+): Promise<ServerRow> {
+  const retention = options.keepLastDisk
+    ? await retainLastDisk(tx, row, current)
+    : { retainedUntil: null, rootPasswordEnc: null };
+  const [updated] = await tx
+    .update(servers)
+    .set({
+      ...ENDED,
+      terminatedAt: current,
+      ...(options.statusReason === undefined ? {} : { statusReason: options.statusReason }),
+      ...retention,
+    })
+    .where(eq(servers.id, row.id))
+    .returning();
+  if (!updated) throw new Error("server update returned no row");
+  if (options.destroyMachine ?? true) await enqueueJob(tx, row.id, "destroy");
+  if (options.announce ?? true) await recordServerTerminated(tx, updated, options.keepLastDisk === true);
+  return updated;
+}
+
+/**
+ * The server of a build that failed for good and is to be refunded, locked after its account (the order every
+ * money-moving transaction locks in); undefined when it is no longer being built.
+ */
+export async function lockBuildToRefund(tx: Tx, job: Job): Promise<ServerRow | undefined> {
+  // Read through tx: PGlite has one connection, and a query beside an open transaction would wait forever.
+  const [{ accountId } = { accountId: 0 }] = await tx
+    .select({ accountId: servers.accountId })
+    .from(servers)
+    .where(eq(servers.id, job.serverId));
+  await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
+  const row = await lockServer(tx, job.serverId);
+  return row.status === "provisioning" ? row : undefined;
+}
+
+/** Gives back a charge that bought nothing, through the ledger, once (`reference` names the charge). */
+async function refund(tx: Tx, row: ServerRow, reference: string): Promise<void> {
+  await postLedgerEntry(tx, {
+    accountId: row.accountId,
+    amountCents: row.priceCents,
+    kind: "refund",
+    reference,
+  });
+}
+
+/** A first build that failed for good: the order is refunded and the server ends, saying why. */
+export async function endFailedBuild(tx: Tx, job: Job, reason: string): Promise<void> {
+  const row = await lockBuildToRefund(tx, job);
+  if (!row) return;
+  await refund(tx, row, `refund:server:${row.id}`);
+  await terminateInTx(tx, row, now(), {
+    statusReason: `The build failed after ${job.attempts} attempts (${reason}); the charge was refunded.`,
+    // A simulated build leaves nothing behind on a host.
+    destroyMachine: !provisioner().simulated,
+    announce: false,
+  });
+  await recordBuildFailed(tx, job, reason, row.priceCents);
+}
+
+/**
+ * A revival that failed for good: the renewal is refunded through the ledger, the server is terminated again
+ * with its disk still kept until the end of its retention, and a destroy job removes what was started.
+ */
+export async function endFailedRevival(tx: Tx, job: Job, reason: string): Promise<void> {
+  const row = await lockBuildToRefund(tx, job);
+  if (!row) return;
+  await refund(tx, row, revivalRefundReference(row.id, job.id));
+  const until = row.retainedUntil ? ` Its disk is kept until ${day(row.retainedUntil)}.` : "";
+  await tx
+    .update(servers)
+    .set({
+      ...ENDED,
+      statusReason: `Bringing the server back failed after ${job.attempts} attempts (${reason}); the renewal was refunded.${until}`,
+    })
+    .where(eq(servers.id, row.id));
+  await recordBuildFailed(tx, job, reason, row.priceCents);
+  await enqueueJob(tx, row.id, "destroy");
+}

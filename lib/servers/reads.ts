@@ -1,0 +1,80 @@
+import "server-only";
+import { and, desc, eq, lt } from "drizzle-orm";
+import type { AuthContext } from "@/lib/accounts/auth";
+import { conflict } from "@/lib/api/errors";
+import { type Page, type PageRequest, toPage } from "@/lib/api/pagination";
+import type { Server } from "@/lib/api/schemas/servers";
+import { config } from "@/lib/config/env";
+import { db } from "@/lib/db/client";
+import { servers } from "@/lib/db/schema";
+import { presentServers, presentServerWithTraffic } from "./metrics/traffic";
+import type { ServerRow } from "./present";
+import { cachedServerRead } from "./read-cache";
+import { rescuePasswordOf } from "./rescue";
+import { serverRow } from "./rows";
+import { decryptRootPassword } from "./secrets";
+
+/**
+ * The servers' read path: a page of them, one, its credentials. Rows are kept per account and reused while
+ * the account's server revision, read with the request's authentication, is unchanged (read-cache.ts).
+ */
+
+/** Whose servers a read is for, and their revision as authentication read it (see read-cache.ts). */
+export type ServerReader = { accountId: number; serversRevision: number };
+
+export const serverReader = (auth: AuthContext): ServerReader => ({
+  accountId: auth.accountId,
+  serversRevision: auth.account.serversRevision,
+});
+
+/** The reader's server, reused while the account's servers are unchanged; another account's is 404. */
+export function ownedRow(reader: ServerReader, serverId: number): Promise<ServerRow> {
+  const { accountId, serversRevision } = reader;
+  return cachedServerRead(accountId, serversRevision, `row:${serverId}`, () =>
+    serverRow(serverId, { ownedBy: accountId }),
+  );
+}
+
+/** One page of the account's servers, newest first, terminated ones included. */
+export async function listServers(reader: ServerReader, page: PageRequest): Promise<Page<Server>> {
+  const { accountId, serversRevision } = reader;
+  // The rows are cached by revision; traffic moves without one, so it is read for every answer.
+  const rows = await cachedServerRead(
+    accountId,
+    serversRevision,
+    `page:${page.beforeId ?? ""}:${page.limit}`,
+    async () => {
+      const database = await db();
+      return database
+        .select()
+        .from(servers)
+        .where(
+          and(eq(servers.accountId, accountId), page.beforeId ? lt(servers.id, page.beforeId) : undefined),
+        )
+        .orderBy(desc(servers.id))
+        .limit(page.limit + 1);
+    },
+  );
+  const rowPage = toPage(rows, page.limit, (row) => row);
+  return { ...rowPage, items: await presentServers(await db(), rowPage.items) };
+}
+
+export async function getServer(reader: ServerReader, serverId: number): Promise<Server> {
+  return presentServerWithTraffic(await db(), await ownedRow(reader, serverId));
+}
+
+/**
+ * The root login, decrypted on request, with the rescue system's temporary password while it runs.
+ * Terminated servers have none (a lapsed one's is kept sealed for its return, but not shown).
+ */
+export async function getCredentials(reader: ServerReader, serverId: number) {
+  const row = await ownedRow(reader, serverId);
+  if (row.status === "terminated" || !row.rootPasswordEnc) {
+    throw conflict("server_terminated", "This server is terminated; its credentials are gone.");
+  }
+  return {
+    username: "root" as const,
+    password: decryptRootPassword(config().encryptionKey, row.id, row.rootPasswordEnc),
+    rescue_password: rescuePasswordOf(row),
+  };
+}

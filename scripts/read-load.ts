@@ -162,14 +162,15 @@ export type OpenSummary = {
 /** One route's open-loop windows summed up: every answer of the route across its windows. */
 export function summarizeOpen(name: string, list: OpenSample[]): OpenSummary {
   const all = list.flatMap((sample) => sample.latencies);
-  const round = (value: number) => Math.round(value * 10) / 10;
+  // A route with no answer at all (every request failed or timed out) has no latency to show.
+  const round = (value: number) => (all.length ? Math.round(value * 10) / 10 : Number.NaN);
   return {
     name,
     requests: list.reduce((sum, sample) => sum + sample.sent, 0),
     p50: round(percentile(all, 50)),
     p95: round(percentile(all, 95)),
     p99: round(percentile(all, 99)),
-    max: round(Math.max(...all)),
+    max: round(all.reduce((longest, ms) => Math.max(longest, ms), 0)),
     errors: list.reduce((sum, sample) => sum + sample.errors, 0),
   };
 }

@@ -307,6 +307,9 @@ function loopDelay(dataDir: string, from: number, to: number) {
   };
 }
 
+/** A latency as the table shows it: a dash for a route that got no answer at all. */
+const shown = (ms: number) => (Number.isNaN(ms) ? "–" : String(ms));
+
 /** The open loop: every route at `rate` a second, routes alternating within each round. */
 async function measureOpen(
   routes: Record<string, { path: string; key?: string }>,
@@ -350,10 +353,10 @@ async function measureOpen(
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
   for (const s of summary) {
     console.log(
-      `| GET ${s.name} | ${s.requests} | ${s.p50} | ${s.p95} | ${s.p99} | ${s.max} | ${s.errors} | ${slowest.get(s.name)} |`,
+      `| GET ${s.name} | ${s.requests} | ${shown(s.p50)} | ${shown(s.p95)} | ${shown(s.p99)} | ${shown(s.max)} | ${s.errors} | ${slowest.get(s.name)} |`,
     );
   }
-  const over = summary.filter((s) => s.p99 > OPEN_P99_TARGET_MS).map((s) => s.name);
+  const over = summary.filter((s) => !(s.p99 <= OPEN_P99_TARGET_MS)).map((s) => s.name);
   const failed = summary.filter((s) => s.errors > 0).map((s) => s.name);
   console.log(
     over.length

@@ -4,6 +4,9 @@
  * kept apart (a window opens its connections at once, and their first answers wait for the server to take
  * them on at full load).
  */
+import http from "node:http";
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import { percentile } from "./percentile";
 
@@ -83,5 +86,91 @@ export function summarize(name: string, list: Sample[]): RouteSummary {
       ),
     ),
     failures: list.reduce((sum, s) => sum + s.failures, 0),
+  };
+}
+
+export type OpenSample = {
+  /** Requests scheduled in the window, and those that failed (an error, a non-2xx answer, no answer). */
+  sent: number;
+  errors: number;
+  /** Each answered request's latency in ms, from the moment it was scheduled to go. */
+  latencies: number[];
+};
+
+/**
+ * An open loop: `rate` requests a second on a fixed schedule for `duration` seconds, whatever the server's
+ * pace. Each request's latency runs from the moment it was due to go, not from when it went, so time spent
+ * waiting (for a connection, for this process's turn, for the server to take it) is counted as the
+ * customer would feel it. Connections are opened as needed and kept; none is ever waited for.
+ */
+export async function openLoad(
+  url: string,
+  key: string | undefined,
+  duration: number,
+  rate: number,
+  timeoutMs = 10_000,
+): Promise<OpenSample> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
+  const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
+  const total = Math.round(duration * rate);
+  const interval = 1000 / rate;
+  const latencies: number[] = [];
+  let errors = 0;
+  const inFlight: Promise<void>[] = [];
+  const send = (due: number) =>
+    new Promise<void>((resolve) => {
+      const request = http.get(url, { agent, headers, timeout: timeoutMs }, (response) => {
+        response.resume();
+        response.on("end", () => {
+          if (response.statusCode && response.statusCode < 300) latencies.push(performance.now() - due);
+          else errors++;
+          resolve();
+        });
+      });
+      request.on("timeout", () => request.destroy(new Error("timed out")));
+      request.on("error", () => {
+        errors++;
+        resolve();
+      });
+    });
+  const start = performance.now();
+  let next = 0;
+  while (next < total) {
+    const current = performance.now();
+    // Everything already due goes now, each still timed from its own due moment.
+    while (next < total && start + next * interval <= current) {
+      inFlight.push(send(start + next * interval));
+      next++;
+    }
+    await sleep(Math.max(0, start + next * interval - performance.now()));
+  }
+  await Promise.all(inFlight);
+  agent.destroy();
+  return { sent: total, errors, latencies };
+}
+
+export type OpenSummary = {
+  name: string;
+  requests: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  errors: number;
+};
+
+/** One route's open-loop windows summed up: every answer of the route across its windows. */
+export function summarizeOpen(name: string, list: OpenSample[]): OpenSummary {
+  const all = list.flatMap((sample) => sample.latencies);
+  // A route with no answer at all (every request failed or timed out) has no latency to show.
+  const round = (value: number) => (all.length ? Math.round(value * 10) / 10 : Number.NaN);
+  return {
+    name,
+    requests: list.reduce((sum, sample) => sum + sample.sent, 0),
+    p50: round(percentile(all, 50)),
+    p95: round(percentile(all, 95)),
+    p99: round(percentile(all, 99)),
+    max: round(all.reduce((longest, ms) => Math.max(longest, ms), 0)),
+    errors: list.reduce((sum, sample) => sum + sample.errors, 0),
   };
 }

@@ -4,7 +4,7 @@ import { unauthorized } from "@/lib/api/errors";
 import { type Database, databaseHandle } from "@/lib/db/client";
 import { accounts, apiKeys, operatorSuspensions, servers } from "@/lib/db/schema";
 import { accountServersRevision } from "@/lib/db/server-revision";
-import { currentWriteEpoch } from "@/lib/db/write-epoch";
+import { tablesWriteEpoch } from "@/lib/db/write-epoch";
 import { consume, limiters } from "@/lib/rate-limit/limits";
 import { now } from "@/lib/util/clock";
 import { processWide } from "@/lib/util/process-wide";
@@ -65,10 +65,13 @@ function prepareKeyLookup(database: Database) {
     .prepare("auth_key_lookup");
 }
 
+/** What the lookup reads: a resolved key is reused until one of these tables is written. */
+const AUTH_TABLES = ["api_keys", "accounts", "servers", "operator_suspensions"];
+
 const lookups = new WeakMap<Database, ReturnType<typeof prepareKeyLookup>>();
 
 /**
- * On the embedded database, resolved keys are kept until the next write of any kind (see write-epoch):
+ * On the embedded database, resolved keys are kept until the next write to a table the lookup reads:
  * exact, because every write to PGlite passes through this process. PostgreSQL may have other writers
  * (a second app instance), so there every request reads the database.
  */
@@ -84,7 +87,7 @@ async function lookupKey(key: string): Promise<AuthContext | undefined> {
   const handle = await databaseHandle();
   const cacheable = handle.kind === "pglite";
   // Read before the lookup: a write that lands while the lookup runs leaves this entry already stale.
-  const epoch = currentWriteEpoch();
+  const epoch = tablesWriteEpoch(AUTH_TABLES);
   const cached = cacheable ? authCache().get(hash) : undefined;
   if (cached && cached.epoch === epoch && Date.now() - cached.lastUsedAt <= LAST_USED_RESOLUTION_MS) {
     return expired(cached.expiresAt) ? undefined : cached.auth;

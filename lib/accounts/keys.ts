@@ -23,15 +23,20 @@ function presentKey(row: KeyRow): ApiKey {
 
 /** The account's active keys, oldest first, by prefix only. */
 export function listKeys(accountId: number): Promise<ApiKey[]> {
-  return reuseUntilWrite(`keys:${accountId}`, async () => {
-    const database = await db();
-    const rows = await database
-      .select()
-      .from(apiKeys)
-      .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.kind, "api"), isNull(apiKeys.revokedAt)))
-      .orderBy(asc(apiKeys.id));
-    return rows.map(presentKey);
-  });
+  return reuseUntilWrite(
+    `keys:${accountId}`,
+    async () => {
+      const database = await db();
+      const rows = await database
+        .select()
+        .from(apiKeys)
+        .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.kind, "api"), isNull(apiKeys.revokedAt)))
+        .orderBy(asc(apiKeys.id));
+      return rows.map(presentKey);
+    },
+    undefined,
+    ["api_keys"],
+  );
 }
 
 /**

@@ -158,7 +158,9 @@ export function listSessions(auth: AuthContext): Promise<DashboardSession[]> {
   };
   // The list drops a session at its expiry, which is no write: the reused list goes stale then.
   const key = `sessions:${auth.accountId}:${auth.keyKind === "session" ? auth.keyId : "api"}`;
-  return reuseUntilWrite(key, load, (sessions) => firstAhead(sessions.map((session) => session.expires_at)));
+  return reuseUntilWrite(key, load, (sessions) => firstAhead(sessions.map((session) => session.expires_at)), [
+    "api_keys",
+  ]);
 }
 
 /** Revokes one of the account's live sessions at once; another account's, an API key, or a dead one is 404. */

@@ -1,6 +1,7 @@
 import "server-only";
 import { type AuthContext, authenticateRequest } from "@/lib/accounts/auth";
 import { clientAddress } from "@/lib/rate-limit/limits";
+import { servingRequest } from "@/lib/util/activity";
 import { ApiError } from "./errors";
 
 type Params = Record<string, string | string[]>;
@@ -108,14 +109,15 @@ export function responseForError(error: unknown): Response {
 
 /** Wraps a public handler: one error shape for whatever it throws. */
 export function publicRoute(handler: (context: PublicContext) => Promise<Response> | Response) {
-  return async (request: Request, route: NextRouteContext): Promise<Response> => {
-    try {
-      const params = (await route?.params) ?? {};
-      return await handler({ request, params, client: clientAddress(request.headers) });
-    } catch (error) {
-      return responseForError(error);
-    }
-  };
+  return (request: Request, route: NextRouteContext): Promise<Response> =>
+    servingRequest(async () => {
+      try {
+        const params = (await route?.params) ?? {};
+        return await handler({ request, params, client: clientAddress(request.headers) });
+      } catch (error) {
+        return responseForError(error);
+      }
+    });
 }
 
 /** Wraps a handler that needs the Bearer key: 401/429 before the handler runs, one error shape after. */

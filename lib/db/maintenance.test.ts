@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/lib/db/client";
 import { createAccount, openMemoryDatabase } from "@/lib/testing/memory-db";
-import { maintainTables } from "./maintenance";
+import { CHECK_INTERVAL_MS, checkDue, maintainTables } from "./maintenance";
 
 /** The worker's query for its next job (lib/servers/jobs.ts), as the plan to check. */
 const NEXT_JOB = `EXPLAIN SELECT * FROM server_jobs
@@ -55,5 +55,11 @@ describe("maintenance of the embedded database (no autovacuum)", () => {
     });
     expect(done).toEqual(expect.arrayContaining(["accounts", "server_jobs", "servers", "topups"]));
     expect(pauses).toBe(done.length);
+  });
+
+  it("looks at table sizes at most once per interval", () => {
+    expect(checkDue(Number.NEGATIVE_INFINITY, 0)).toBe(true);
+    expect(checkDue(1_000, 1_000 + CHECK_INTERVAL_MS - 1)).toBe(false);
+    expect(checkDue(1_000, 1_000 + CHECK_INTERVAL_MS)).toBe(true);
   });
 });

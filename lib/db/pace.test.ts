@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { createPace, IDLE_MS, REST_MS, SLICE_MS } from "./pace";
+import { createPace, IDLE_MS, REST_MS, REST_SERVING_MS, SLICE_MS } from "./pace";
 
 /** A pace on a hand-moved clock that records whether each call rested or only took a turn. */
-function harness(embedded: boolean) {
+function harness(embedded: boolean, serving = () => false) {
   let time = 0;
   const calls: string[] = [];
   const pace = createPace({
     embedded: async () => embedded,
+    serving,
     clock: () => time,
     rest: async (ms) => {
       calls.push(`rest ${ms}`);
@@ -49,5 +50,31 @@ describe("background pace", () => {
       work(SLICE_MS * 2);
     }
     expect(calls).toEqual(Array(5).fill("turn"));
+  });
+
+  it("on the embedded database, rests three times as long while requests are being served", async () => {
+    let serving = false;
+    const { pace, calls, work } = harness(true, () => serving);
+    await pace();
+    work(SLICE_MS);
+    await pace();
+    serving = true;
+    work(SLICE_MS);
+    await pace();
+    expect(calls).toEqual(["turn", `rest ${REST_MS}`, `rest ${REST_SERVING_MS}`]);
+  });
+
+  it("on PostgreSQL, rests after each slice while requests are being served, else takes a turn", async () => {
+    let serving = true;
+    const { pace, calls, work } = harness(false, () => serving);
+    await pace();
+    work(SLICE_MS);
+    await pace();
+    work(SLICE_MS / 2);
+    await pace();
+    serving = false;
+    work(SLICE_MS);
+    await pace();
+    expect(calls).toEqual(["turn", `rest ${REST_MS}`, "turn", "turn"]);
   });
 });

@@ -3,10 +3,10 @@ import { createUntilWriteCache } from "./until-write";
 
 /** A cache on a hand-moved epoch and clock, with a loader that counts its calls and returns fresh data. */
 function harness(options: { enabled?: boolean; maxEntries?: number } = {}) {
-  const state = { epoch: 0, time: 1_000, loads: 0, data: "v1" };
+  const state = { epoch: 0, tables: {} as Record<string, number>, time: 1_000, loads: 0, data: "v1" };
   const reuse = createUntilWriteCache({
     enabled: async () => options.enabled ?? true,
-    epoch: () => state.epoch,
+    epoch: (tables?: readonly string[]) => (tables ? (state.tables[tables.join()] ?? 0) : state.epoch),
     clock: () => state.time,
     maxEntries: options.maxEntries ?? 100,
   });
@@ -80,5 +80,43 @@ describe("reads reused until the next write", () => {
     expect(state.loads).toBe(3);
     await reuse("a", load);
     expect(state.loads).toBe(4);
+  });
+
+  it("keeps a read that names its tables until one of them is written, whatever else is", async () => {
+    const { state, reuse, load } = harness();
+    await reuse("k", load, undefined, ["a"]);
+    state.epoch += 2; // a write elsewhere
+    state.tables.b = 2;
+    await reuse("k", load, undefined, ["a"]);
+    expect(state.loads).toBe(1);
+    state.data = "v2";
+    state.tables.a = 2;
+    expect(await reuse("k", load, undefined, ["a"])).toBe("v2");
+    expect(state.loads).toBe(2);
+  });
+
+  it("shares one load among requests that ask while it runs, unless a write came between", async () => {
+    const { state, reuse } = harness();
+    let finish: (value: string) => void = () => {};
+    const slow = () => {
+      state.loads += 1;
+      return new Promise<string>((resolve) => {
+        finish = resolve;
+      });
+    };
+    const first = reuse("k", slow);
+    const second = reuse("k", slow);
+    await Promise.resolve();
+    finish("v1");
+    expect(await Promise.all([first, second])).toEqual(["v1", "v1"]);
+    expect(state.loads).toBe(1);
+    state.epoch += 2;
+    const third = reuse("k", slow);
+    await Promise.resolve();
+    state.epoch += 2; // a write while the third loads: a fourth must not take its answer
+    const fourth = reuse("k", async () => "v3");
+    finish("v2");
+    expect(await third).toBe("v2");
+    expect(await fourth).toBe("v3");
   });
 });

@@ -32,8 +32,16 @@ export async function findOwned(accountId: number, ref: string): Promise<TopupRo
  * so a poll is what credits a confirmed payment, at most once whatever the number of concurrent polls.
  */
 export function getTopup(accountId: number, ref: string): Promise<Topup> {
-  return reuseUntilWrite(`topup:${accountId}:${ref}`, () => loadTopup(accountId, ref), staleAtDeadline);
+  return reuseUntilWrite(
+    `topup:${accountId}:${ref}`,
+    () => loadTopup(accountId, ref),
+    staleAtDeadline,
+    TOPUP_TABLES,
+  );
 }
+
+/** What a top-up as presented is read from: reused until one of these is written. */
+const TOPUP_TABLES = ["topups", "deposit_payments"];
 
 /** A pending top-up expires at its deadline without any write until the next pass: reuse stops there. */
 const staleAtDeadline = (topup: Topup) => firstAhead([topup.expires_at]);
@@ -68,5 +76,6 @@ export function listTopups(accountId: number, page: PageRequest): Promise<Page<T
       );
     },
     (list) => firstAhead(list.items.map((topup) => topup.expires_at)),
+    TOPUP_TABLES,
   );
 }

@@ -9,7 +9,10 @@ export NEXT_TELEMETRY_DISABLED=1
 reports=$(mktemp -d)
 # The guest image build's output, kept apart from the suites' reports (every file there is a report).
 guest_log=$(mktemp)
-trap 'rm -rf "$reports" "$guest_log"' EXIT
+# Its exit status, written when it ends (the streams below are subshells, which cannot `wait` for it).
+guest_status=$(mktemp -u)
+logs=$(mktemp -d)
+trap 'rm -rf "$reports" "$guest_log" "$guest_status" "$logs"' EXIT
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi; }
 
@@ -55,6 +58,7 @@ if [ ${#missing[@]} -gt 0 ] || [ ${#nodes[@]} -gt 0 ]; then
 fi
 
 # A PostgreSQL server for the API suite: TEST_DATABASE_URL if given, else the local cluster, started here.
+# The node suite gets a database of its own there (NODES_DATABASE_URL), so it can run beside the API suite.
 if [ -z "${TEST_DATABASE_URL:-}" ]; then
   cluster=$(pg_lsclusters -h 2>/dev/null | head -n 1)
   if [ -z "$cluster" ]; then
@@ -64,11 +68,15 @@ if [ -z "${TEST_DATABASE_URL:-}" ]; then
   fi
   read -r pg_version pg_name pg_port pg_status _ <<<"$cluster"
   [ "$pg_status" = online ] || as_root pg_ctlcluster "$pg_version" "$pg_name" start
-  as_root su postgres -c "psql -p $pg_port -qtAc \"SELECT 1 FROM pg_roles WHERE rolname='vps_test'\"" | grep -q 1 \
-    || as_root su postgres -c "psql -p $pg_port -qc \"CREATE ROLE vps_test LOGIN PASSWORD 'vps_test'\""
-  as_root su postgres -c "psql -p $pg_port -qtAc \"SELECT 1 FROM pg_database WHERE datname='vps_test'\"" | grep -q 1 \
-    || as_root su postgres -c "createdb -p $pg_port -O vps_test vps_test"
+  psql_admin() { as_root su postgres -c "psql -p $pg_port -qtAc \"$1\""; }
+  psql_admin "SELECT 1 FROM pg_roles WHERE rolname='vps_test'" | grep -q 1 \
+    || psql_admin "CREATE ROLE vps_test LOGIN PASSWORD 'vps_test'" >/dev/null
+  for database in vps_test vps_test_nodes; do
+    psql_admin "SELECT 1 FROM pg_database WHERE datname='$database'" | grep -q 1 \
+      || as_root su postgres -c "createdb -p $pg_port -O vps_test $database"
+  done
   export TEST_DATABASE_URL="postgres://vps_test:vps_test@127.0.0.1:$pg_port/vps_test"
+  export NODES_DATABASE_URL="postgres://vps_test:vps_test@127.0.0.1:$pg_port/vps_test_nodes"
 fi
 
 check() { # name, command...: a pass/fail check recorded as one test
@@ -80,8 +88,15 @@ check() { # name, command...: a pass/fail check recorded as one test
 # The Debian guest for the VM suite is built meanwhile (or taken from its cache): mostly package downloads and
 # disk work, so it runs beside the build and the first suites instead of after them.
 # The tiny test guest (Debian's kernel, busybox, dropbear) takes seconds and is cached the same way.
-{ as_root bash scripts/guest-build.sh && as_root bash scripts/guest-build-tiny.sh; } >"$guest_log" 2>&1 &
+{
+  { as_root bash scripts/guest-build.sh && as_root bash scripts/guest-build-tiny.sh; } >"$guest_log" 2>&1
+  echo $? >"$guest_status"
+} &
 guest_build=$!
+guest_built() { # waits for the guest image build; true if it succeeded
+  while [ ! -s "$guest_status" ]; do sleep 2; done
+  [ "$(cat "$guest_status")" = 0 ]
+}
 
 check lint npx biome check .
 echo "== build"
@@ -93,46 +108,74 @@ fi
 # After the build, so the route types Next generates are current.
 check types npx tsc --noEmit
 
-vitest_suite() { # name, project, extra env...
+vitest_suite() { # name, project, then NAME=value settings and --vitest-options
   local name=$1 project=$2; shift 2
+  local settings=() options=()
+  for arg in "$@"; do if [[ $arg == --* ]]; then options+=("$arg"); else settings+=("$arg"); fi; done
   echo "== $name"
-  env "$@" npx vitest run --project "$project" --reporter=default --reporter=json \
-    --outputFile.json="$reports/$name.vitest.json"
+  env "${settings[@]}" npx vitest run --project "$project" --reporter=default --reporter=json \
+    --outputFile.json="$reports/$name.vitest.json" "${options[@]}"
   local status=$?
   # A failure outside any test (a crashed global setup or teardown) must fail the run too.
   [ $status -eq 0 ] || echo '{"passed":0,"failed":1}' >"$reports/$name-run.check"
 }
-vitest_suite unit unit
-# The API suites end with a ledger check on their database, reported as one more test.
-vitest_suite api-pglite api API_TEST_DB=pglite LEDGER_CHECK_FILE="$reports/api-pglite-ledger.check"
-vitest_suite api-postgres api API_TEST_DB=postgres LEDGER_CHECK_FILE="$reports/api-postgres-ledger.check"
-# Three instances behind nginx (deploy/nginx/vps.conf) on a throwaway PostgreSQL, restarted twice, one
-# instance killed: no 500s, money and limits intact (scripts/chaos.ts; 60 s locally with `npm run chaos`).
-check chaos env CHAOS_SECONDS=20 npm run chaos --silent
-# Deposits read from real coin nodes in regtest (litecoind), on PostgreSQL, with the same ledger check.
-vitest_suite nodes nodes API_TEST_DB=postgres LEDGER_CHECK_FILE="$reports/nodes-ledger.check"
 
-echo "== browser"
-PLAYWRIGHT_JSON_OUTPUT_FILE="$reports/browser.playwright.json" npx playwright test --reporter=list,json
+# Two streams side by side after the build, each logging to its own file (printed when both end): the
+# suites spend much of their time waiting on timers, nodes and guests, so two share the 2 cores well.
+# Stream one: unit tests, the API suite on PGlite, the coin nodes, the chaos run, the browser suite.
+# Stream two: the API suite on PostgreSQL, then the real virtual machines (whose guest image builds meanwhile).
+first_stream() {
+  # Unit test files mostly wait on PGlite and child processes: three at a time.
+  vitest_suite unit unit --maxWorkers=3
+  # The API suites end with a ledger check on their database, reported as one more test.
+  vitest_suite api-pglite api API_TEST_DB=pglite LEDGER_CHECK_FILE="$reports/api-pglite-ledger.check"
+  # Deposits read from real coin nodes in regtest (litecoind, monerod), on PostgreSQL, with the same check.
+  [ -n "${NODES_DATABASE_URL:-}" ] && nodes_suite "$NODES_DATABASE_URL"
+  # Three instances behind nginx (deploy/nginx/vps.conf) on a throwaway PostgreSQL, restarted twice, one
+  # instance killed: no 500s, money and limits intact (scripts/chaos.ts; 60 s locally with `npm run chaos`).
+  check chaos env CHAOS_SECONDS=20 npm run chaos --silent
+  echo "== browser"
+  PLAYWRIGHT_JSON_OUTPUT_FILE="$reports/browser.playwright.json" npx playwright test --reporter=list,json
+}
+nodes_suite() { # database URL
+  vitest_suite nodes nodes API_TEST_DB=postgres TEST_DATABASE_URL="$1" LEDGER_CHECK_FILE="$reports/nodes-ledger.check"
+}
+second_stream() {
+  vitest_suite api-postgres api API_TEST_DB=postgres LEDGER_CHECK_FILE="$reports/api-postgres-ledger.check"
+  # Without a database of its own the node suite follows the API suite on the same one.
+  [ -z "${NODES_DATABASE_URL:-}" ] && nodes_suite "$TEST_DATABASE_URL"
+  # Real virtual machines: libvirtd started here (no systemd), the Debian 12 guest built once and cached
+  # (keyed on the build script's hash), then one app with the libvirt provisioner boots real guests.
+  echo "== vm"
+  if ! virsh -c qemu:///system version >/dev/null 2>&1; then
+    pgrep -x virtlogd >/dev/null || as_root virtlogd -d
+    pgrep -x libvirtd >/dev/null || as_root libvirtd -d
+    for _ in $(seq 1 60); do virsh -c qemu:///system version >/dev/null 2>&1 && break; sleep 0.5; done
+  fi
+  if guest_built; then
+    tail -n 3 "$guest_log"
+    vitest_suite vm vm
+    # The dashboard path to a real SSH login, in Chromium, on the tiny test guest.
+    echo "== vm-browser"
+    PLAYWRIGHT_JSON_OUTPUT_FILE="$reports/vm-browser.playwright.json" \
+      npx playwright test -c playwright.vm.config.ts --reporter=list,json
+  else
+    echo "the guest image build failed:"; tail -n 40 "$guest_log"
+    echo '{"passed":0,"failed":1}' >"$reports/vm-guest-build.check"
+  fi
+}
+echo "== two streams from $(date +%T): unit, api-pglite, nodes, chaos, browser | api-postgres, vm, vm-browser"
+first_stream >"$logs/first.log" 2>&1 &
+first=$!
+second_stream >"$logs/second.log" 2>&1 &
+second=$!
+wait "$first"
+echo "== first stream done at $(date +%T)"
+cat "$logs/first.log"
+wait "$second"
+echo "== second stream done at $(date +%T)"
+cat "$logs/second.log"
 
-# Real virtual machines: libvirtd started here (no systemd), the Debian 12 guest built once and cached
-# (keyed on the build script's hash), then one app with the libvirt provisioner boots real guests.
-echo "== vm"
-if ! virsh -c qemu:///system version >/dev/null 2>&1; then
-  pgrep -x virtlogd >/dev/null || as_root virtlogd -d
-  pgrep -x libvirtd >/dev/null || as_root libvirtd -d
-  for _ in $(seq 1 60); do virsh -c qemu:///system version >/dev/null 2>&1 && break; sleep 0.5; done
-fi
-if wait "$guest_build"; then
-  tail -n 3 "$guest_log"
-  vitest_suite vm vm
-  # The dashboard path to a real SSH login, in Chromium, on the tiny test guest.
-  echo "== vm-browser"
-  PLAYWRIGHT_JSON_OUTPUT_FILE="$reports/vm-browser.playwright.json" \
-    npx playwright test -c playwright.vm.config.ts --reporter=list,json
-else
-  echo "the guest image build failed:"; tail -n 40 "$guest_log"
-  echo '{"passed":0,"failed":1}' >"$reports/vm-guest-build.check"
-fi
-
+# The failed tests by name, from both streams, right above the totals.
+grep -hE "FAIL |✘" "$logs"/*.log | sed 's/\x1b\[[0-9;]*m//g' | sort -u | head -n 40
 node scripts/summarize-tests.mjs "$reports" unit api-pglite api-postgres nodes browser vm vm-browser

@@ -95,7 +95,8 @@ describe("the serial console through virsh", () => {
         { data: (chunk) => (output += chunk), end: () => {} },
       );
       stream.write(Buffer.from("root\r"));
-      const deadline = Date.now() + 3_000;
+      // Generous: a busy machine may take seconds to start perl.
+      const deadline = Date.now() + 12_000;
       while (!output.includes("root\r") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       stream.close();
     } finally {
@@ -104,5 +105,5 @@ describe("the serial console through virsh", () => {
     }
     // The keys arrive, and virsh's own greeting is not shown as the machine's output.
     expect(output).toBe("root\r");
-  }, 10_000);
+  }, 20_000);
 });

@@ -37,6 +37,10 @@ test("the API reference documents every v1 endpoint from the OpenAPI document", 
   await expect(createAccount).toContainText("Public: no key needed");
   await expect(createAccount).toContainText("login_token");
   await expect(page.locator("section#listKeys")).toContainText("Requires Authorization: Bearer");
+  // The guide (docs/api-guide.md) carries the prose the operations share.
+  const guide = page.locator("section", { has: page.locator("h2#guide") });
+  await expect(guide.getByRole("listitem").filter({ hasText: /^Errors: always \{error, message\}/ })).toBeVisible();
+  await expect(guide).toContainText("Idempotency-Key");
 });
 
 test("an unknown page shows a friendly 404 with a way back", async ({ page }) => {

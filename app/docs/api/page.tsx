@@ -1,7 +1,10 @@
 import type { Metadata } from "next";
+import { Guide } from "@/components/docs/guide";
+import { InlineText } from "@/components/docs/inline-text";
 import { SchemaFields, type SchemaRegistry } from "@/components/docs/schema-fields";
 import { TEXT_STYLES } from "@/components/ui/alert";
 import { buildOpenApiDocument } from "@/lib/api/openapi/document";
+import { apiGuide } from "@/lib/docs/guide";
 
 export const metadata: Metadata = { title: "API reference" };
 
@@ -22,25 +25,13 @@ const METHOD_STYLE: Record<string, string> = {
   delete: "bg-rose-100 text-rose-900 dark:bg-rose-950 dark:text-rose-200",
 };
 
-/** Inline `code` spans of the document's text, rendered as code. */
+/** The document's text: paragraphs with their inline `code` and **bold** rendered. */
 function Prose({ text }: { text: string }) {
   return (
     <>
       {text.split("\n\n").map((paragraph) => (
         <p key={paragraph.slice(0, 40)} className="mt-2 text-sm leading-6 text-zinc-700 dark:text-zinc-300">
-          {paragraph.split(/(`[^`]+`|\*\*[^*]+\*\*)/).map((part, index) =>
-            part.startsWith("`") ? (
-              // biome-ignore lint/suspicious/noArrayIndexKey: fixed text split once at build time
-              <code key={index} className="rounded bg-zinc-100 px-1 font-mono text-xs dark:bg-zinc-800">
-                {part.slice(1, -1)}
-              </code>
-            ) : part.startsWith("**") ? (
-              // biome-ignore lint/suspicious/noArrayIndexKey: fixed text split once at build time
-              <strong key={index}>{part.slice(2, -2)}</strong>
-            ) : (
-              part
-            ),
-          )}
+          <InlineText text={paragraph} />
         </p>
       ))}
     </>
@@ -72,6 +63,12 @@ export default function ApiReferencePage() {
       </p>
       <Prose text={document.info.description ?? ""} />
 
+      <p className="mt-4 text-sm">
+        <a className="underline" href="#guide">
+          Guide: errors, limits, keys, sign-in, top-ups, servers, health
+        </a>
+      </p>
+
       <nav aria-label="Endpoints" className="mt-6 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
         <h2 className="text-sm font-semibold">Endpoints</h2>
         <ul className="mt-2 grid gap-1 text-sm sm:grid-cols-2">
@@ -85,6 +82,16 @@ export default function ApiReferencePage() {
           ))}
         </ul>
       </nav>
+
+      <section aria-labelledby="guide" className="mt-10">
+        <h2 id="guide" className="text-2xl font-semibold">
+          Guide
+        </h2>
+        <p className={`mt-2 text-sm ${TEXT_STYLES.muted}`}>
+          What every operation shares, and the behaviour behind the fields below.
+        </p>
+        <Guide items={apiGuide()} />
+      </section>
 
       {tags.map((tag) => (
         <section key={tag.name} aria-labelledby={`tag-${tag.name}`} className="mt-10">

@@ -4,7 +4,6 @@ import { SignUpForm } from "@/components/account/sign-up-form";
 import { PlanTable } from "@/components/catalog/plan-table";
 import { PriceCalculator } from "@/components/catalog/price-calculator";
 import { ApiCurl } from "@/components/landing/api-curl";
-import { QueryProvider } from "@/components/providers/query-provider";
 import { TEXT_STYLES } from "@/components/ui/alert";
 import { COINS, LOCATIONS, OS_IMAGES, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
 import { formatUsd } from "@/lib/util/cents";
@@ -28,32 +27,30 @@ export default function HomePage() {
             </Link>
           </p>
         </div>
-        <QueryProvider>
-          <div className="space-y-6">
-            <section
-              aria-labelledby="create-account"
-              className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
-            >
-              <h2 id="create-account" className="text-xl font-semibold">
-                Create an account
-              </h2>
-              <div className="mt-3">
-                <SignUpForm />
-              </div>
-            </section>
-            <section
-              aria-labelledby="sign-in"
-              className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
-            >
-              <h2 id="sign-in" className="text-xl font-semibold">
-                Sign in
-              </h2>
-              <div className="mt-3">
-                <SignInForm />
-              </div>
-            </section>
-          </div>
-        </QueryProvider>
+        <div className="space-y-6">
+          <section
+            aria-labelledby="create-account"
+            className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
+          >
+            <h2 id="create-account" className="text-xl font-semibold">
+              Create an account
+            </h2>
+            <div className="mt-3">
+              <SignUpForm />
+            </div>
+          </section>
+          <section
+            aria-labelledby="sign-in"
+            className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
+          >
+            <h2 id="sign-in" className="text-xl font-semibold">
+              Sign in
+            </h2>
+            <div className="mt-3">
+              <SignInForm />
+            </div>
+          </section>
+        </div>
       </section>
 
       <section aria-labelledby="plans">

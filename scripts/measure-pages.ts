@@ -2,7 +2,7 @@
  * Measures pages of the production build in Debian's Chromium: the first-load JavaScript as transferred
  * (gzip) and the Lighthouse performance and accessibility scores, each beside its target.
  *
- *   npm run measure:pages                                   # the default pages, after `npm run build`
+ *   npm run measure:pages                                   # every page, after `npm run build`
  *   npm run measure:pages -- / /dashboard /dashboard/keys   # these pages instead
  *   npm run measure:pages -- --build --runs 3 --desktop --json measure.json --strict
  *
@@ -16,7 +16,8 @@
  * The app runs from the build (scripts/server.mjs) on a free loopback port and a fresh DATA_DIR (demo mode).
  * Pages under /dashboard are measured signed in: the script signs up through the BFF like the browser does
  * and Lighthouse sends the session cookie with every request. `/dashboard/servers/:server` is the page of a
- * server the script orders for that account (a demo payment funds it) once its usage graphs have data.
+ * server the script orders for that account (a demo payment funds it) once its usage graphs have data, and
+ * `/dashboard/topups/:topup` the page of the top-up that paid for it.
  *
  * Lighthouse is pinned at 12.8.2: Lighthouse 13 needs Node 22, the project runs on Node 20.
  */
@@ -31,8 +32,35 @@ import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../e2e/support/chromium";
 
 /** Stands for the page of a server ordered for the measuring account. */
 const SERVER_PAGE = "/dashboard/servers/:server";
-const DEFAULT_PAGES = ["/", "/dashboard/order", "/dashboard/servers", SERVER_PAGE];
-const TARGETS = { jsBytes: 200_000, performance: 90, accessibility: 95 };
+/** Stands for the page of a top-up made for the measuring account. */
+const TOPUP_PAGE = "/dashboard/topups/:topup";
+/** Every page a person visits: the public ones, each dashboard page, and the operator's sign-in. */
+const DEFAULT_PAGES = [
+  "/",
+  "/signin",
+  "/signup",
+  "/docs/api",
+  "/dashboard",
+  "/dashboard/order",
+  "/dashboard/topups",
+  TOPUP_PAGE,
+  "/dashboard/servers",
+  SERVER_PAGE,
+  "/dashboard/keys",
+  "/dashboard/security",
+  "/dashboard/notifications",
+  "/operator",
+];
+/** The landing's first-load JS budget is tighter than every other page's (e2e/browser/page-weight.spec.ts). */
+const TARGETS = {
+  jsBytes: 160_000,
+  landingJsBytes: 140_000,
+  performance: 95,
+  accessibility: 100,
+  totalBlockingMs: 150,
+  largestPaintMs: 1_500,
+};
+const jsBudget = (page: string) => (page === "/" ? TARGETS.landingJsBytes : TARGETS.jsBytes);
 const CHROMIUM = CHROMIUM_PATH;
 
 type Measured = {
@@ -51,6 +79,9 @@ type Measured = {
   };
   performance: number;
   accessibility: number;
+  /** Lighthouse's lab figures, in its simulated mobile conditions. */
+  totalBlockingMs: number;
+  largestPaintMs: number;
   warnings: string[];
 };
 /** Whether the chart library (uPlot) was requested: in the first load, only after the load event, or not at all. */
@@ -108,7 +139,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, wha
  * Orders a server for the account through the REST API (a demo top-up pays for it) and waits until it runs
  * and its usage graphs have readings, so the page draws them. Returns the server's page.
  */
-async function orderServer(appUrl: string, apiKey: string): Promise<string> {
+async function orderServer(appUrl: string, apiKey: string): Promise<{ server: string; topup: string }> {
   const call = async (pathname: string, method = "GET", body?: unknown) => {
     const response = await fetch(`${appUrl}/api/v1${pathname}`, {
       method,
@@ -138,7 +169,7 @@ async function orderServer(appUrl: string, apiKey: string): Promise<string> {
     (series) => series?.cpu_percent?.some((value) => value !== null) ?? false,
     "the server's first usage readings",
   );
-  return `/dashboard/servers/${id}`;
+  return { server: `/dashboard/servers/${id}`, topup: `/dashboard/topups/${topup.body.ref}` };
 }
 
 /** Checks the page answers 200 before spending an audit on it: a 404 is skipped, a redirect is an error. */
@@ -295,6 +326,12 @@ async function measure(page: string, appUrl: string, cookie: string): Promise<Ou
       },
       performance: Math.round(median(results.map((lhr) => score(lhr, "performance")))),
       accessibility: Math.round(median(results.map((lhr) => score(lhr, "accessibility")))),
+      totalBlockingMs: Math.round(
+        median(results.map((lhr) => lhr.audits["total-blocking-time"]?.numericValue ?? 0)),
+      ),
+      largestPaintMs: Math.round(
+        median(results.map((lhr) => lhr.audits["largest-contentful-paint"]?.numericValue ?? 0)),
+      ),
       warnings: [...new Set(results.flatMap((lhr) => lhr.runWarnings))],
     };
   } finally {
@@ -305,7 +342,9 @@ async function measure(page: string, appUrl: string, cookie: string): Promise<Ou
 const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
 const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
 const meets = (m: Measured) => ({
-  js: m.js.transferred <= TARGETS.jsBytes,
+  js: m.js.transferred <= jsBudget(new URL(m.url).pathname),
+  tbt: m.totalBlockingMs <= TARGETS.totalBlockingMs,
+  lcp: m.largestPaintMs <= TARGETS.largestPaintMs,
   performance: m.performance >= TARGETS.performance,
   accessibility: m.accessibility >= TARGETS.accessibility,
   noWallet: !m.js.wallet && !m.js.terminal,
@@ -323,17 +362,31 @@ function report(outcomes: Outcome[]): boolean {
     charts = "",
     perf = "",
     a11y = "",
+    tbt = "",
+    lcp = "",
   ) =>
-    `${page.padEnd(width)} ${js.padEnd(22)} ${decoded.padEnd(12)} ${later.padEnd(12)} ${wallet.padEnd(10)} ${charts.padEnd(16)} ${perf.padEnd(9)} ${a11y}`.trimEnd();
+    `${page.padEnd(width)} ${js.padEnd(22)} ${decoded.padEnd(12)} ${later.padEnd(12)} ${wallet.padEnd(10)} ${charts.padEnd(16)} ${tbt.padEnd(13)} ${lcp.padEnd(13)} ${perf.padEnd(9)} ${a11y}`.trimEnd();
   const mode = options.desktop ? "desktop" : "mobile (Lighthouse default emulation and throttling)";
   const runText = runs === 1 ? "1 run" : `median of ${runs} runs`;
   console.log(`\nLighthouse ${mode}, ${runText} per page, ${CHROMIUM}`);
   console.log(
-    `targets: first-load JS ≤ ${kB(TARGETS.jsBytes)} gzip, performance ≥ ${TARGETS.performance}, ` +
-      `accessibility ≥ ${TARGETS.accessibility}\n`,
+    `targets: first-load JS ≤ ${kB(TARGETS.jsBytes)} gzip (the landing ≤ ${kB(TARGETS.landingJsBytes)}), ` +
+      `TBT ≤ ${TARGETS.totalBlockingMs} ms, LCP ≤ ${TARGETS.largestPaintMs} ms, ` +
+      `performance ≥ ${TARGETS.performance}, accessibility ≥ ${TARGETS.accessibility}\n`,
   );
   console.log(
-    row("page", "first-load JS (gzip)", "decoded", "prefetched", "on-demand", "charts", "perf", "a11y"),
+    row(
+      "page",
+      "first-load JS (gzip)",
+      "decoded",
+      "prefetched",
+      "on-demand",
+      "charts",
+      "perf",
+      "a11y",
+      "TBT",
+      "LCP",
+    ),
   );
   let missed = 0;
   let unmeasured = 0;
@@ -344,7 +397,7 @@ function report(outcomes: Outcome[]): boolean {
       continue;
     }
     const ok = meets(outcome);
-    if (!ok.js || !ok.performance || !ok.accessibility || !ok.noWallet || !ok.noCharts) missed += 1;
+    if (Object.values(ok).includes(false)) missed += 1;
     console.log(
       row(
         outcome.page,
@@ -356,6 +409,8 @@ function report(outcomes: Outcome[]): boolean {
         outcome.js.charts === "first load" ? "FIRST LOAD FAIL" : outcome.js.charts,
         `${outcome.performance} ${verdict(ok.performance)}`,
         `${outcome.accessibility} ${verdict(ok.accessibility)}`,
+        `${outcome.totalBlockingMs} ms ${verdict(ok.tbt)}`,
+        `${outcome.largestPaintMs} ms ${verdict(ok.lcp)}`,
       ),
     );
   }
@@ -395,10 +450,18 @@ async function main() {
     app = await startApp({ METRICS_INTERVAL_SECONDS: "2", PROVISION_DELAY_SECONDS: "2" });
     const account = pages.some(needsSession) ? await signUp(app.url) : undefined;
     const cookie = account?.cookie ?? "";
-    const serverPage =
-      account && pages.includes(SERVER_PAGE) ? await orderServer(app.url, account.apiKey) : "";
+    const ordered =
+      account && (pages.includes(SERVER_PAGE) || pages.includes(TOPUP_PAGE))
+        ? await orderServer(app.url, account.apiKey)
+        : undefined;
+    const concrete = (page: string) =>
+      page === SERVER_PAGE
+        ? (ordered?.server ?? page)
+        : page === TOPUP_PAGE
+          ? (ordered?.topup ?? page)
+          : page;
     const outcomes: Outcome[] = [];
-    for (const page of pages.map((page) => (page === SERVER_PAGE ? serverPage : page))) {
+    for (const page of pages.map(concrete)) {
       process.stderr.write(`measuring ${page} ...\n`);
       outcomes.push(
         await measure(page, app.url, cookie).catch((error: Error) => ({ page, error: error.message })),

@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { SignInForm } from "@/components/account/sign-in-form";
-import { QueryProvider } from "@/components/providers/query-provider";
 
 export const metadata: Metadata = { title: "Sign in" };
 
@@ -9,9 +8,7 @@ export default function SignInPage() {
   return (
     <section className="space-y-6">
       <h1 className="text-2xl font-semibold">Sign in</h1>
-      <QueryProvider>
-        <SignInForm />
-      </QueryProvider>
+      <SignInForm />
       <p className="text-sm">
         No account yet?{" "}
         <Link href="/signup" className="underline">

@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { SignUpForm } from "@/components/account/sign-up-form";
-import { QueryProvider } from "@/components/providers/query-provider";
 
 export const metadata: Metadata = { title: "Create an account" };
 
@@ -9,9 +8,7 @@ export default function SignUpPage() {
   return (
     <section className="max-w-2xl space-y-6">
       <h1 className="text-2xl font-semibold">Create an account</h1>
-      <QueryProvider>
-        <SignUpForm />
-      </QueryProvider>
+      <SignUpForm />
       <p className="text-sm">
         Already have one?{" "}
         <Link href="/signin" className="underline">

@@ -1,9 +1,9 @@
 "use client";
 
-import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { BffError, bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { useAction } from "@/lib/dashboard/use-action";
 import { SecondFactorField, secondFactorOf } from "../security/second-factor-field";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
@@ -18,22 +18,24 @@ const TOKEN_INPUT =
 export function SignInForm() {
   const router = useRouter();
   const [needsCode, setNeedsCode] = useState(false);
-  const signIn = useMutation({
-    mutationFn: (body: { login_token: string; totp_code?: string; recovery_code?: string }) =>
+  const signIn = useAction(
+    (body: { login_token: string; totp_code?: string; recovery_code?: string }) =>
       bffFetch("/bff/sign-in", { method: "POST", body }),
-    onSuccess: () => {
-      router.push("/dashboard");
-      router.refresh();
+    {
+      success: () => {
+        router.push("/dashboard");
+        router.refresh();
+      },
+      failure: (error) => {
+        if (error instanceof BffError && error.code === "totp_required") setNeedsCode(true);
+      },
     },
-    onError: (error) => {
-      if (error instanceof BffError && error.code === "totp_required") setNeedsCode(true);
-    },
-  });
+  );
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    signIn.mutate({
+    signIn.start({
       login_token: String(form.get("login_token") ?? ""),
       ...(needsCode ? secondFactorOf(form) : {}),
     });
@@ -58,7 +60,7 @@ export function SignInForm() {
       <Button type="submit" variant="primary" disabled={signIn.isPending}>
         {signIn.isPending ? "Signing in…" : "Sign in"}
       </Button>
-      {signIn.error && <Alert>{errorMessage(signIn.error)}</Alert>}
+      {signIn.error ? <Alert>{errorMessage(signIn.error)}</Alert> : null}
     </form>
   );
 }

@@ -1,10 +1,10 @@
 "use client";
 
-import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { CopyButton } from "@/components/ui/copy-button";
 import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { useAction } from "@/lib/dashboard/use-action";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 
@@ -14,13 +14,8 @@ type Credentials = { api_key: string; login_token: string };
 export function SignUpForm() {
   // The credentials live in this component only, never in a query or mutation cache.
   const [credentials, setCredentials] = useState<Credentials>();
-  const create = useMutation({
-    mutationFn: () => bffFetch<Credentials>("/bff/sign-up", { method: "POST" }),
-    gcTime: 0,
-    onSuccess: (created) => {
-      setCredentials({ api_key: created.api_key, login_token: created.login_token });
-      create.reset();
-    },
+  const create = useAction(() => bffFetch<Credentials>("/bff/sign-up", { method: "POST" }), {
+    success: (created) => setCredentials({ api_key: created.api_key, login_token: created.login_token }),
   });
 
   if (credentials) {
@@ -81,10 +76,10 @@ export function SignUpForm() {
   return (
     <div className="space-y-3">
       <p>No e-mail, no name: one click creates an account with a USD balance you fund with crypto.</p>
-      <Button variant="primary" onClick={() => create.mutate()} disabled={create.isPending}>
+      <Button variant="primary" onClick={() => create.start(undefined)} disabled={create.isPending}>
         {create.isPending ? "Creating…" : "Create account"}
       </Button>
-      {create.error && <Alert>{errorMessage(create.error)}</Alert>}
+      {create.error ? <Alert>{errorMessage(create.error)}</Alert> : null}
     </div>
   );
 }

@@ -14,7 +14,10 @@ export default defineConfig({
   fullyParallel: true,
   workers: 2,
   retries: 0,
-  timeout: 30_000,
+  // CI runs this suite beside the API suite on PostgreSQL and the VMs: room for a busy machine.
+  timeout: 45_000,
+  // Not the vm-browser suite's folder inside it, which that suite may be writing to meanwhile.
+  outputDir: "test-results/browser",
   use: {
     baseURL: `http://127.0.0.1:${port}`,
     trace: "retain-on-failure",

@@ -17,6 +17,8 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   timeout: 240_000,
+  // Its own results folder: Playwright empties its folder at start, and the browser suite may be running.
+  outputDir: "test-results/vm-browser",
   // Booting VMs load the machine: page steps get more patience than in the browser suite.
   expect: { timeout: 20_000 },
   globalSetup: "./e2e/vm-browser/global-setup.ts",

@@ -51,7 +51,10 @@ const DEFAULT_PAGES = [
   "/dashboard/notifications",
   "/operator",
 ];
-/** The landing's first-load JS budget is tighter than every other page's (e2e/browser/page-weight.spec.ts). */
+/**
+ * The aims: the landing's first-load JS is held tighter than every other page's. The browser suite's budget test
+ * (e2e/browser/page-weight.spec.ts) holds today's sizes as ceilings until the pages reach these.
+ */
 const TARGETS = {
   jsBytes: 160_000,
   landingJsBytes: 140_000,

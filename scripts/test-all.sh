@@ -122,28 +122,25 @@ vitest_suite() { # name, project, then NAME=value settings and --vitest-options
 
 # Two streams side by side after the build, each logging to its own file (printed when both end): the
 # suites spend much of their time waiting on timers, nodes and guests, so two share the 2 cores well.
-# Stream one: unit tests, the API suite on PGlite, the coin nodes, the chaos run, the browser suite.
-# Stream two: the API suite on PostgreSQL, then the real virtual machines (whose guest image builds meanwhile).
+# Stream one: unit tests, the API suite on PGlite, the browser suite, the coin nodes, the chaos run.
+# Stream two: the real virtual machines and the API suite on PostgreSQL (order below).
 first_stream() {
   # Unit test files mostly wait on PGlite and child processes: three at a time.
   vitest_suite unit unit --maxWorkers=3
   # The API suites end with a ledger check on their database, reported as one more test.
   vitest_suite api-pglite api API_TEST_DB=pglite LEDGER_CHECK_FILE="$reports/api-pglite-ledger.check"
+  echo "== browser"
+  PLAYWRIGHT_JSON_OUTPUT_FILE="$reports/browser.playwright.json" npx playwright test --reporter=list,json
   # Deposits read from real coin nodes in regtest (litecoind, monerod), on PostgreSQL, with the same check.
   [ -n "${NODES_DATABASE_URL:-}" ] && nodes_suite "$NODES_DATABASE_URL"
   # Three instances behind nginx (deploy/nginx/vps.conf) on a throwaway PostgreSQL, restarted twice, one
   # instance killed: no 500s, money and limits intact (scripts/chaos.ts; 60 s locally with `npm run chaos`).
   check chaos env CHAOS_SECONDS=20 npm run chaos --silent
-  echo "== browser"
-  PLAYWRIGHT_JSON_OUTPUT_FILE="$reports/browser.playwright.json" npx playwright test --reporter=list,json
 }
 nodes_suite() { # database URL
   vitest_suite nodes nodes API_TEST_DB=postgres TEST_DATABASE_URL="$1" LEDGER_CHECK_FILE="$reports/nodes-ledger.check"
 }
-second_stream() {
-  vitest_suite api-postgres api API_TEST_DB=postgres LEDGER_CHECK_FILE="$reports/api-postgres-ledger.check"
-  # Without a database of its own the node suite follows the API suite on the same one.
-  [ -z "${NODES_DATABASE_URL:-}" ] && nodes_suite "$TEST_DATABASE_URL"
+vm_suites() {
   # Real virtual machines: libvirtd started here (no systemd), the Debian 12 guest built once and cached
   # (keyed on the build script's hash), then one app with the libvirt provisioner boots real guests.
   echo "== vm"
@@ -164,7 +161,17 @@ second_stream() {
     echo '{"passed":0,"failed":1}' >"$reports/vm-guest-build.check"
   fi
 }
-echo "== two streams from $(date +%T): unit, api-pglite, nodes, chaos, browser | api-postgres, vm, vm-browser"
+api_postgres() {
+  vitest_suite api-postgres api API_TEST_DB=postgres LEDGER_CHECK_FILE="$reports/api-postgres-ledger.check"
+  # Without a database of its own the node suite follows the API suite on the same one.
+  [ -z "${NODES_DATABASE_URL:-}" ] && nodes_suite "$TEST_DATABASE_URL"
+}
+second_stream() {
+  # The VMs are the longest suite: first when the guest image is ready (cached), so the browser suite in the
+  # other stream meets the API suite here rather than booting guests; after the API suite while it builds.
+  if [ -s "$guest_status" ]; then vm_suites; api_postgres; else api_postgres; vm_suites; fi
+}
+echo "== two streams from $(date +%T): unit, api-pglite, browser, nodes, chaos | vm, vm-browser and api-postgres"
 first_stream >"$logs/first.log" 2>&1 &
 first=$!
 second_stream >"$logs/second.log" 2>&1 &

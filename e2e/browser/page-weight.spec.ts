@@ -8,13 +8,29 @@ import { api, signUpWithServer } from "../support/dashboard";
  * noisy). Code a page loads later (the wallet, the console's terminal, the charts) is not in its HTML.
  * `npm run measure:pages -- --strict` measures the same pages' timings in Lighthouse.
  */
-const LANDING_BUDGET = 140_000;
-const PAGE_BUDGET = 160_000;
+/**
+ * Today's ceilings, a little above what each page weighs now, so that any growth fails here. The aims are lower
+ * (landing 140 kB, every other page 160 kB, as `measure:pages` reports): React DOM and Next's router alone are
+ * 137 kB of every page, and a server's page is 168 kB (README § Measuring the pages).
+ */
+const LANDING_BUDGET = 145_000;
+const PAGE_BUDGET = 170_000;
 
-/** The script URLs a page's HTML loads, in order, each once. */
+/**
+ * The scripts a page's first load runs, each once: those its HTML names in `<script src>`, and the chunks of
+ * its client components, which Next names in the page's RSC payload (inline in the same HTML) and loads while
+ * hydrating. `noModule` polyfills are for old browsers only; code loaded on demand is named in neither.
+ */
 function scriptsOf(html: string): string[] {
-  const sources = [...html.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g)].map((match) => match[1] ?? "");
-  return [...new Set(sources.map((source) => source.replaceAll("&amp;", "&")))];
+  const legacy = new Set(
+    [...html.matchAll(/<script\b[^>]*\bnoModule\b[^>]*>/gi)].map(
+      (tag) => /\bsrc="([^"]+)"/.exec(tag[0])?.[1],
+    ),
+  );
+  const named = [...html.matchAll(/static\/chunks\/[\w\-./~%[\]]+?\.js/g)].map(
+    (match) => `/_next/${match[0]}`,
+  );
+  return [...new Set(named)].filter((script) => !legacy.has(script));
 }
 
 async function firstLoadBytes(request: APIRequestContext, page: string, sizes: Map<string, number>) {
@@ -70,9 +86,10 @@ test("every page's first-load JavaScript stays within its budget", async ({ page
   expect(over, "pages over their first-load JS budget (gzip bytes)").toEqual([]);
 });
 
-test("the budget check counts what the HTML loads: a page's own scripts, each once", () => {
+test("the budget check counts what the first load runs: script tags and the payload's chunks, each once", () => {
   const html =
     '<script src="/_next/static/chunks/a.js" async=""></script><script>inline()</script>' +
-    '<script src="/_next/static/chunks/b.js?dpl=x&amp;y=1"></script><script src="/_next/static/chunks/a.js"></script>';
-  expect(scriptsOf(html)).toEqual(["/_next/static/chunks/a.js", "/_next/static/chunks/b.js?dpl=x&y=1"]);
+    '<script src="/_next/static/chunks/polyfills.js" noModule=""></script>' +
+    '<script>self.__next_f.push([1,"3:I[123,[\\"static/chunks/app/page-b.js\\",\\"static/chunks/a.js\\"]]"])</script>';
+  expect(scriptsOf(html)).toEqual(["/_next/static/chunks/a.js", "/_next/static/chunks/app/page-b.js"]);
 });

@@ -130,23 +130,28 @@ export function authedRoute(handler: (context: AuthedContext) => Promise<Respons
 
 const ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
-/** Handlers for the methods a path does not support: 405 with an Allow header, in the API's error shape. */
-export function methodNotAllowed(allowed: readonly string[]) {
-  const handler = async () =>
-    errorResponse(
-      new ApiError(
-        405,
-        "method_not_allowed",
-        `This path supports ${allowed.join(", ")} only.`,
-        {},
-        {
-          Allow: allowed.join(", "),
-        },
-      ),
-    );
+/** The 405 of a path that supports only `allowed`, with its Allow header, in the API's error shape. */
+export const methodNotAllowedError = (allowed: readonly string[]) =>
+  new ApiError(
+    405,
+    "method_not_allowed",
+    `This path supports ${allowed.join(", ")} only.`,
+    {},
+    {
+      Allow: allowed.join(", "),
+    },
+  );
+
+/** `handler` for every method but `allowed`, to export from a route file. */
+export function forOtherMethods<H>(allowed: readonly string[], handler: H) {
   return Object.fromEntries(
     ALL_METHODS.filter((m) => !allowed.includes(m)).map((m) => [m, handler]),
-  ) as Record<(typeof ALL_METHODS)[number], typeof handler>;
+  ) as Record<(typeof ALL_METHODS)[number], H>;
+}
+
+/** Handlers for the methods a path does not support: 405 with an Allow header, in the API's error shape. */
+export function methodNotAllowed(allowed: readonly string[]) {
+  return forOtherMethods(allowed, async () => errorResponse(methodNotAllowedError(allowed)));
 }
 
 /** Parses a positive integer path id; anything else cannot name a resource and answers 404. */

@@ -1,6 +1,5 @@
 import "server-only";
-import { ApiError } from "@/lib/api/errors";
-import { json, responseForError } from "@/lib/api/route";
+import { forOtherMethods, json, methodNotAllowedError, responseForError } from "@/lib/api/route";
 import { config } from "@/lib/config/env";
 import { ownOrigin } from "@/lib/http/origin";
 import { clientAddress, consume, limiters } from "@/lib/rate-limit/limits";
@@ -80,27 +79,17 @@ export function operatorRoute(
   };
 }
 
-const ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
-
 /**
  * The methods a path does not support: 405 with Allow for a signed-in operator, and for anyone else the 404 of
  * every operator path, so a method probe tells a stranger nothing either.
  */
 export function operatorMethodNotAllowed(allowed: readonly string[]) {
-  const handler = operatorRoute("read", () => {
-    throw new ApiError(
-      405,
-      "method_not_allowed",
-      `This path supports ${allowed.join(", ")} only.`,
-      {},
-      {
-        Allow: allowed.join(", "),
-      },
-    );
-  });
-  return Object.fromEntries(
-    ALL_METHODS.filter((m) => !allowed.includes(m)).map((m) => [m, handler]),
-  ) as Record<(typeof ALL_METHODS)[number], typeof handler>;
+  return forOtherMethods(
+    allowed,
+    operatorRoute("read", () => {
+      throw methodNotAllowedError(allowed);
+    }),
+  );
 }
 
 /** A numeric path id, or the unknown path's 404. */

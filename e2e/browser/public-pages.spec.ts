@@ -39,7 +39,9 @@ test("the API reference documents every v1 endpoint from the OpenAPI document", 
   await expect(page.locator("section#listKeys")).toContainText("Requires Authorization: Bearer");
   // The guide (docs/api-guide.md) carries the prose the operations share.
   const guide = page.locator("section", { has: page.locator("h2#guide") });
-  await expect(guide.getByRole("listitem").filter({ hasText: /^Errors: always \{error, message\}/ })).toBeVisible();
+  await expect(
+    guide.getByRole("listitem").filter({ hasText: /^Errors: always \{error, message\}/ }),
+  ).toBeVisible();
   await expect(guide).toContainText("Idempotency-Key");
 });
 

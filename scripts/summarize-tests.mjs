@@ -1,4 +1,5 @@
 // Sums the suites' reports into one closing line "N passed, N failed". A suite without a report failed.
+// Above the totals, each failed test with the first lines of why, so a run's last screen says what broke.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
@@ -27,7 +28,54 @@ function count(file) {
   };
 }
 
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
+const firstLines = (text) =>
+  String(text ?? "")
+    .replace(ANSI, "")
+    .split("\n")
+    .slice(0, 8)
+    .map((l) => `    ${l}`);
+
+/** [test name, why] for each failed test in a vitest or Playwright report. */
+function failures(file) {
+  const report = JSON.parse(readFileSync(file, "utf8"));
+  if (file.endsWith(".vitest.json")) {
+    return (report.testResults ?? []).flatMap((r) =>
+      r.assertionResults?.length
+        ? r.assertionResults
+            .filter((a) => a.status === "failed")
+            .map((a) => [a.fullName, a.failureMessages?.[0]])
+        : r.status === "failed"
+          ? [[r.name, r.message]]
+          : [],
+    );
+  }
+  if (!file.endsWith(".playwright.json")) return [];
+  const found = [];
+  const walk = (suite) => {
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests ?? []) {
+        const last = t.results?.at(-1);
+        if (t.status !== "unexpected") continue;
+        const at = last?.error?.location;
+        const where = at ? `at ${path.basename(at.file)}:${at.line}\n` : "";
+        found.push([`${spec.file} › ${spec.title}`, `${where}${last?.error?.message ?? ""}`]);
+      }
+    }
+    for (const child of suite.suites ?? []) walk(child);
+  };
+  for (const suite of report.suites ?? []) walk(suite);
+  for (const error of report.errors ?? []) found.push(["(outside any test)", error.message]);
+  return found;
+}
+
 const files = readdirSync(dir);
+for (const file of files) {
+  for (const [name, why] of failures(path.join(dir, file))) {
+    console.log(`\nfailed: ${name}`);
+    for (const line of firstLines(why)) console.log(line);
+  }
+}
 for (const file of files) {
   const name = file.replace(/\.(check|vitest\.json|playwright\.json)$/, "");
   rows.push([name, count(path.join(dir, file))]);

@@ -4,6 +4,10 @@ import { api, fundBalance, recordResponseBodies, signUp } from "../support/dashb
 /** A class name xterm.js gives its input element: present in its code, and in no other script of ours. */
 const XTERM_MARKER = "xterm-helper-textarea";
 
+// Taller than the whole server page: xterm.js draws nothing while its terminal is out of sight, and the
+// usage graphs above it appear while the test runs and push it down.
+test.use({ viewport: { width: 1280, height: 5000 } });
+
 test("the demo console: loaded only when opened, labelled demo, typing, copy and paste, stop and start", async ({
   page,
   request,

@@ -17,6 +17,10 @@ async function untilLoginPrompt(page: Page, hostname: string) {
   }).toPass({ timeout: 90_000 });
 }
 
+// Taller than the whole server page: xterm.js draws nothing while its terminal is out of sight, and the
+// power buttons clicked below sit far above it.
+test.use({ viewport: { width: 1280, height: 5000 } });
+
 test("order on the dashboard, log in over SSH with the shown port, host key and password, then on the serial console", async ({
   page,
   request,

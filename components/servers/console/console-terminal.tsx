@@ -71,6 +71,7 @@ export default function ConsoleTerminal({
     let socket: WebSocket | undefined;
     let disposed = false;
     let attempts = 0;
+    let shown = false;
     let retryTimer: ReturnType<typeof setTimeout> | undefined;
     const encoder = new TextEncoder();
 
@@ -170,6 +171,10 @@ export default function ConsoleTerminal({
         setStatus({ kind: "open", demo: message.demo });
         sendControl({ type: "resize", cols: term.cols, rows: term.rows });
         term.focus();
+        // The whole terminal in sight once, when it first connects: it opens below its button, often past
+        // the bottom of the window (and xterm.js leaves a terminal out of sight undrawn until it is seen).
+        if (!shown) element.scrollIntoView({ block: "nearest" });
+        shown = true;
       };
       current.onclose = (event) => {
         if (disposed || socket !== current) return;

@@ -66,8 +66,9 @@ describe("the serial console through virsh", () => {
   });
 
   // virsh makes its terminal raw with TCSAFLUSH once connected, which drops whatever was typed before. A
-  // stand-in virsh that connects slowly, then does just that (Perl's POSIX: perl-base is always installed),
-  // and echoes what it reads: keys sent the moment the console opens must still reach the machine.
+  // stand-in virsh that connects slowly, prints its banner, takes its time (as a busy machine makes virsh
+  // do) before doing just that (Perl's POSIX: perl-base is always installed), and echoes what it reads:
+  // keys sent the moment the console opens must still reach the machine.
   it("keeps keys typed before virsh is connected, which its switch to raw mode would drop", async () => {
     const bin = mkdtempSync(path.join(tmpdir(), "fake-virsh-"));
     writeFileSync(
@@ -78,6 +79,7 @@ describe("the serial console through virsh", () => {
         "$| = 1;",
         "select(undef, undef, undef, 0.5);",
         "print \"Connected to domain 'slow'\\nEscape character is ^] (Ctrl + ])\\n\";",
+        "select(undef, undef, undef, 0.5);",
         "my $t = POSIX::Termios->new; $t->getattr(0);",
         "$t->setlflag($t->getlflag & ~(ECHO | ICANON)); $t->setiflag($t->getiflag & ~ICRNL);",
         "$t->setattr(0, TCSAFLUSH);",

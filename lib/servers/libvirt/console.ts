@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { closeSync, constants, openSync } from "node:fs";
 import type { ConsoleEnd, ConsoleHandlers, ConsoleStream } from "../console/stream";
 
@@ -18,20 +18,44 @@ import type { ConsoleEnd, ConsoleHandlers, ConsoleStream } from "../console/stre
 const VIRSH_ESCAPE = 0x1d;
 const PTY_LINE = /PTY is (\/dev\/pts\/\d+)/;
 /**
- * socat's end: a pseudo-terminal in raw mode that waits until virsh has opened its slave end, checking
- * every 10 ms (socat's default is once a second, which a console's first byte would wait for).
+ * socat's end: a pseudo-terminal that waits until virsh has opened its slave end, checking every 10 ms
+ * (socat's default is once a second, which a console's first byte would wait for). It starts in the
+ * kernel's canonical mode, so virsh's switch to raw mode can be seen from here (see untilRaw).
  */
-const SOCAT_PTY = "PTY,rawer,wait-slave,pty-interval=0.01";
+const SOCAT_PTY = "PTY,wait-slave,pty-interval=0.01";
 const START_TIMEOUT_MS = 5_000;
 /**
  * The last line virsh prints before it makes its terminal raw and opens the stream. Making it raw flushes
- * (TCSAFLUSH) whatever was typed before, so client input waits for this line, which is kept from the client.
+ * (TCSAFLUSH) whatever was typed before, so client input waits for this line (kept from the client) and then
+ * for the terminal to be raw.
  */
 const CONNECTED_BANNER = /Escape character is [^\n]*\n/;
 /** virsh's greeting is a couple of short lines; more without the banner means it is not coming. */
 const BANNER_MAX_BYTES = 4096;
 /** Client input held while virsh connects (a paste's worth); beyond it, input is dropped. */
 const HELD_INPUT_MAX_BYTES = 64 * 1024;
+
+/** How long virsh may take from its banner to raw mode before held input is sent anyway, and how often to look. */
+const RAW_WAIT_MS = 5_000;
+const RAW_POLL_MS = 20;
+
+/**
+ * Resolves once the terminal at `pty` has left canonical mode, which virsh's switch to raw mode (and its
+ * flush) does, or after RAW_WAIT_MS. On a busy machine virsh may print its banner well before it gets
+ * there; input written in between would be flushed. Node cannot read terminal settings itself: stty can.
+ */
+async function untilRaw(pty: string, gaveUp: () => boolean): Promise<void> {
+  const deadline = Date.now() + RAW_WAIT_MS;
+  while (Date.now() < deadline && !gaveUp()) {
+    const settings = await new Promise<string>((resolve) =>
+      execFile("stty", ["-F", pty, "-a"], { env: { ...process.env, LC_ALL: "C" } }, (error, stdout) =>
+        resolve(error ? "" : stdout),
+      ),
+    );
+    if (/(^|\s)-icanon(\s|$)/.test(settings)) return;
+    await new Promise((resolve) => setTimeout(resolve, RAW_POLL_MS));
+  }
+}
 
 /** Runs `program` so that it is killed when this process dies (PR_SET_PDEATHSIG, kept across exec). */
 const withParent = (program: string, args: string[]) => ["--pdeathsig", "TERM", "--", program, ...args];
@@ -64,8 +88,11 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
   let closedByUs = false;
   let ended = false;
   let stderr = "";
-  /** Until virsh has said it is connected: its greeting so far, and the client's input held back. */
+  let pty = "";
+  /** Until virsh has said it is connected: its greeting so far. */
   let greeting: Buffer | undefined = Buffer.alloc(0);
+  /** Until its terminal is raw: the client's input, held back. */
+  let holding = true;
   let held: Buffer[] = [];
   let heldBytes = 0;
 
@@ -81,9 +108,12 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
     if (!banner && greeting.length < BANNER_MAX_BYTES) return;
     const rest = banner ? greeting.subarray(banner.index + banner[0].length) : greeting;
     greeting = undefined;
-    for (const bytes of held) writeToTerminal(bytes);
-    held = [];
     if (rest.length > 0) handlers.data(rest);
+    void untilRaw(pty, () => ended).then(() => {
+      holding = false;
+      for (const bytes of held) writeToTerminal(bytes);
+      held = [];
+    });
   };
 
   const socat = spawn("setpriv", withParent("socat", ["-d", "-d", "STDIO", SOCAT_PTY]), {
@@ -112,7 +142,7 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
   socat.stderr?.on("data", (chunk: Buffer) => {
     if (virsh || ended) return;
     socatLog = (socatLog + chunk.toString()).slice(-4096);
-    const pty = PTY_LINE.exec(socatLog)?.[1];
+    pty = PTY_LINE.exec(socatLog)?.[1] ?? "";
     if (!pty) return;
     clearTimeout(startTimer);
     let slave: number;
@@ -147,7 +177,7 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
 
   return {
     write(bytes) {
-      if (greeting === undefined) return writeToTerminal(bytes);
+      if (!holding) return writeToTerminal(bytes);
       if (heldBytes + bytes.length > HELD_INPUT_MAX_BYTES) return;
       held.push(Buffer.from(bytes));
       heldBytes += bytes.length;

@@ -1,4 +1,14 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -10,12 +20,55 @@ import type { Database } from "@/lib/db/client";
 import { accounts, ledgerEntries, servers } from "@/lib/db/schema";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 
+const MIGRATIONS = path.join(process.cwd(), "lib/db/migrations");
+
+/**
+ * Where a migrated empty database is kept as a PGlite dump, named by the migrations' and PGlite's contents:
+ * a fresh PGlite runs initdb (seconds on a busy machine), loading a dump of one does not. Shared by every
+ * test file and worker; a changed migration names a new file.
+ */
+function templatePath(): string {
+  const hash = createHash("sha256");
+  for (const file of readdirSync(MIGRATIONS, { recursive: true, encoding: "utf8" }).sort()) {
+    const full = path.join(MIGRATIONS, file);
+    if (statSync(full).isFile()) hash.update(file).update(readFileSync(full));
+  }
+  hash.update(readFileSync(path.join(process.cwd(), "node_modules/@electric-sql/pglite/package.json")));
+  return path.join(tmpdir(), `vps-test-pglite-${hash.digest("hex").slice(0, 16)}.tar`);
+}
+
+async function migrated(client: PGlite): Promise<Database> {
+  const db = drizzle({ client, schema: await import("@/lib/db/schema") });
+  await migrate(db, { migrationsFolder: MIGRATIONS });
+  return db as unknown as Database;
+}
+
+let template: Promise<Blob> | undefined;
+
+/** The migrated empty database as a dump: read from its file, or made once and written there. */
+function migratedTemplate(): Promise<Blob> {
+  template ??= (async () => {
+    const file = templatePath();
+    if (existsSync(file)) return new Blob([readFileSync(file)]);
+    const client = await PGlite.create();
+    await migrated(client);
+    const dump = await client.dumpDataDir("none");
+    await client.close();
+    // Written aside and renamed: another worker may be making the same file at the same time.
+    const partial = `${file}.${process.pid}.${Date.now()}`;
+    writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+    renameSync(partial, file);
+    return dump;
+  })();
+  return template;
+}
+
 /** A fresh in-memory PGlite with every migration applied: the real schema, its CHECKs and unique keys. */
 export async function openMemoryDatabase(): Promise<{ db: Database; close: () => Promise<void> }> {
-  const client = await PGlite.create();
-  const db = drizzle({ client, schema: await import("@/lib/db/schema") });
-  await migrate(db, { migrationsFolder: path.join(process.cwd(), "lib/db/migrations") });
-  return { db: db as unknown as Database, close: () => client.close() };
+  const client = await PGlite.create({ loadDataDir: await migratedTemplate() });
+  // Applies nothing on a current template; it still checks that the dump holds every migration.
+  const db = await migrated(client);
+  return { db, close: () => client.close() };
 }
 
 /** A new account holding nothing, as POST /account makes one. */

@@ -19,7 +19,8 @@ describe("the coin registry", () => {
     expect(networkLabel("tron", "USDTTRC")).toBe("Tron (TRC-20 token)");
     expect(networkLabel("bitcoin", "BTC")).toBe("Bitcoin");
     expect(networkLabel("base", "USDCBASE")).toBe("Base");
-    expect(networkLabel("ethereum", "DAI")).toBe("Ethereum mainnet");
+    // A code no coin has (DAI would be the next token someone adds): the network's own name.
+    expect(networkLabel("ethereum", "NOTACOIN")).toBe("Ethereum mainnet");
     expect(networkLabel("solana", "SOL")).toBe("solana");
     expect(networkLabel(null, "BTC")).toBe("—");
   });

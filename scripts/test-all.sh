@@ -161,8 +161,12 @@ vm_suites() {
     echo '{"passed":0,"failed":1}' >"$reports/vm-guest-build.check"
   fi
 }
+# API test files whose every test runs an app of its own on an embedded database, whichever database the
+# suite is on: the PGlite run covers them, so the PostgreSQL run leaves them out instead of repeating them.
+OWN_PGLITE_APP_FILES=(e2e/api/quickstart.test.ts e2e/api/topups-tron.test.ts e2e/api/client-address.test.ts)
 api_postgres() {
-  vitest_suite api-postgres api API_TEST_DB=postgres LEDGER_CHECK_FILE="$reports/api-postgres-ledger.check"
+  vitest_suite api-postgres api API_TEST_DB=postgres LEDGER_CHECK_FILE="$reports/api-postgres-ledger.check" \
+    "${OWN_PGLITE_APP_FILES[@]/#/--exclude=}"
   # Without a database of its own the node suite follows the API suite on the same one.
   [ -z "${NODES_DATABASE_URL:-}" ] && nodes_suite "$TEST_DATABASE_URL"
 }

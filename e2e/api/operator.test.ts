@@ -343,7 +343,6 @@ describe("the operator API", () => {
       expect.objectContaining({ action: "sign_in_refused", operator: "api-reader" }),
     );
     expect(audit).toContainEqual(expect.objectContaining({ action: "sign_out", operator: "api-reader" }));
-    // Two codes of the same operator need two TOTP steps: the second may wait up to 30 s for its step.
   }, 90_000);
 
   it("publishes its own OpenAPI document, apart from the public one", async () => {

@@ -37,20 +37,25 @@ export async function addOperator(
 }
 
 const STEP_MS = 30_000;
-const usedSteps = new Map<string, number>();
+/** The last step each secret's code was handed out for, here. */
+const handedOut = new Map<string, number>();
 
 /**
- * The current code of an operator's TOTP secret, waiting for the next 30-second step when this step's code was
- * already handed out here (a code works once) or the step is about to end.
+ * A code of an operator's TOTP secret that the service takes now and has not taken before. It accepts one
+ * step of clock drift either way and each code only from a later step than the last, so three codes are
+ * ready at once (the previous step's, the current one's, the next one's, in that order); past them this
+ * waits for the next step. The previous step is skipped when the current one ends within 3 s.
  */
 export async function freshCode(totpSecret: string): Promise<string> {
   for (;;) {
     const now = Date.now();
-    const step = Math.floor(now / STEP_MS);
-    const left = (step + 1) * STEP_MS - now;
-    if (usedSteps.get(totpSecret) !== step && left > 3_000) {
-      usedSteps.set(totpSecret, step);
-      return new TOTP({ secret: Secret.fromBase32(totpSecret) }).generate({ timestamp: now });
+    const current = Math.floor(now / STEP_MS);
+    const left = (current + 1) * STEP_MS - now;
+    const earliest = left > 3_000 ? current - 1 : current;
+    const step = Math.max(earliest, (handedOut.get(totpSecret) ?? earliest - 1) + 1);
+    if (step <= current + 1) {
+      handedOut.set(totpSecret, step);
+      return new TOTP({ secret: Secret.fromBase32(totpSecret) }).generate({ timestamp: step * STEP_MS });
     }
     await new Promise((resolve) => setTimeout(resolve, left + 200));
   }

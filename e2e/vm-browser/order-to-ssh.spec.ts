@@ -96,6 +96,8 @@ test("order on the dashboard, log in over SSH with the shown port, host key and 
   await page.getByRole("button", { name: "Stop", exact: true }).click();
   // A guest that ignores the shutdown request is forced off after SERVER_STOP_TIMEOUT_SECONDS (60): wait past it.
   await expect(status).toContainText("The machine is stopped", { timeout: 120_000 });
+  // The console ends as the guest goes down; the server's record says stopped once the stop job has seen it.
+  await expect(page.getByTestId("power-state")).toHaveText("stopped", { timeout: 60_000 });
   await page.getByRole("button", { name: "Close console" }).click();
   await page.getByRole("button", { name: "Open console" }).click();
   await expect(status).toContainText("The server is stopped: start it, then open its console.");

@@ -7,8 +7,7 @@ const [dir, ...expectedSuites] = process.argv.slice(2);
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const rows = [];
 
-function count(file) {
-  const report = JSON.parse(readFileSync(file, "utf8"));
+function count(file, report) {
   if (file.endsWith(".check")) return { passed: report.passed, failed: report.failed, skipped: 0 };
   if (file.endsWith(".vitest.json")) {
     const failedSuites = (report.testResults ?? []).filter(
@@ -37,8 +36,7 @@ const firstLines = (text) =>
     .map((l) => `    ${l}`);
 
 /** [test name, why] for each failed test in a vitest or Playwright report. */
-function failures(file) {
-  const report = JSON.parse(readFileSync(file, "utf8"));
+function failures(file, report) {
   if (file.endsWith(".vitest.json")) {
     return (report.testResults ?? []).flatMap((r) =>
       r.assertionResults?.length
@@ -71,14 +69,12 @@ function failures(file) {
 
 const files = readdirSync(dir);
 for (const file of files) {
-  for (const [name, why] of failures(path.join(dir, file))) {
+  const report = JSON.parse(readFileSync(path.join(dir, file), "utf8"));
+  for (const [name, why] of failures(file, report)) {
     console.log(`\nfailed: ${name}`);
     for (const line of firstLines(why)) console.log(line);
   }
-}
-for (const file of files) {
-  const name = file.replace(/\.(check|vitest\.json|playwright\.json)$/, "");
-  rows.push([name, count(path.join(dir, file))]);
+  rows.push([file.replace(/\.(check|vitest\.json|playwright\.json)$/, ""), count(file, report)]);
 }
 for (const suite of expectedSuites) {
   if (!files.some((f) => f.startsWith(`${suite}.`))) rows.push([suite, { passed: 0, failed: 1, skipped: 0 }]);

@@ -187,6 +187,5 @@ wait "$second"
 echo "== second stream done at $(date +%T)"
 cat "$logs/second.log"
 
-# The failed tests by name, from both streams, right above the totals.
-grep -hE "FAIL |✘" "$logs"/*.log | sed 's/\x1b\[[0-9;]*m//g' | sort -u | head -n 40
+# The failed tests with why (from the reports) and the totals.
 node scripts/summarize-tests.mjs "$reports" unit api-pglite api-postgres nodes browser vm vm-browser

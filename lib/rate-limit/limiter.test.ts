@@ -1,11 +1,8 @@
-import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { drizzle } from "drizzle-orm/pglite";
-import { migrate } from "drizzle-orm/pglite/migrator";
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ApiError } from "@/lib/api/errors";
 import type { Database } from "@/lib/db/client";
-import * as schema from "@/lib/db/schema";
+import { rateLimitCounters } from "@/lib/db/schema";
+import { openMemoryDatabase } from "@/lib/testing/memory-db";
 import { DatabaseWindowLimiter, FixedWindowLimiter } from "./limiter";
 
 describe("FixedWindowLimiter", () => {
@@ -53,23 +50,18 @@ describe("FixedWindowLimiter bounds and refunds", () => {
 });
 
 describe("DatabaseWindowLimiter (the SQL store, here on an embedded PostgreSQL)", () => {
-  let client: PGlite;
   let database: Database;
+  let close: () => Promise<void>;
   const open = async () => database;
-  const rows = async () =>
-    (
-      await client.query<{ name: string; key: string; count: number }>(
-        "SELECT name, key, count FROM rate_limit_counters ORDER BY name, key",
-      )
-    ).rows;
+  const rows = () =>
+    database
+      .select({ name: rateLimitCounters.name, key: rateLimitCounters.key, count: rateLimitCounters.count })
+      .from(rateLimitCounters)
+      .orderBy(rateLimitCounters.name, rateLimitCounters.key);
 
   // Starting an embedded database is slow on a loaded machine.
-  beforeAll(async () => {
-    client = await PGlite.create();
-    const drizzleDb = drizzle({ client, schema });
-    await migrate(drizzleDb, { migrationsFolder: path.join(process.cwd(), "lib/db/migrations") });
-    database = drizzleDb as unknown as Database;
-  }, 120_000);
+  beforeAll(async () => ({ db: database, close } = await openMemoryDatabase()), 120_000);
+  afterAll(() => close());
 
   it("counts per key in fixed windows that start with a key's first event, then refuses", async () => {
     let now = 1_000_000_000;

@@ -44,13 +44,11 @@ const RAW_POLL_MS = 20;
  * flush) does, or after RAW_WAIT_MS. On a busy machine virsh may print its banner well before it gets
  * there; input written in between would be flushed. Node cannot read terminal settings itself: stty can.
  */
-async function untilRaw(pty: string, gaveUp: () => boolean): Promise<void> {
+async function untilRaw(pty: string, env: NodeJS.ProcessEnv, gaveUp: () => boolean): Promise<void> {
   const deadline = Date.now() + RAW_WAIT_MS;
   while (Date.now() < deadline && !gaveUp()) {
     const settings = await new Promise<string>((resolve) =>
-      execFile("stty", ["-F", pty, "-a"], { env: { ...process.env, LC_ALL: "C" } }, (error, stdout) =>
-        resolve(error ? "" : stdout),
-      ),
+      execFile("stty", ["-F", pty, "-a"], { env }, (error, stdout) => resolve(error ? "" : stdout)),
     );
     if (/(^|\s)-icanon(\s|$)/.test(settings)) return;
     await new Promise((resolve) => setTimeout(resolve, RAW_POLL_MS));
@@ -109,7 +107,7 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
     const rest = banner ? greeting.subarray(banner.index + banner[0].length) : greeting;
     greeting = undefined;
     if (rest.length > 0) handlers.data(rest);
-    void untilRaw(pty, () => ended).then(() => {
+    void untilRaw(pty, env, () => ended).then(() => {
       holding = false;
       for (const bytes of held) writeToTerminal(bytes);
       held = [];

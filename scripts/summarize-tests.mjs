@@ -55,9 +55,14 @@ function failures(file, report) {
       for (const t of spec.tests ?? []) {
         const last = t.results?.at(-1);
         if (t.status !== "unexpected") continue;
-        const at = last?.error?.location;
-        const where = at ? `at ${path.basename(at.file)}:${at.line}\n` : "";
-        found.push([`${spec.file} › ${spec.title}`, `${where}${last?.error?.message ?? ""}`]);
+        // A timed-out test has two errors: the timeout, and the step it stopped in (with that step's line).
+        const errors = last?.errors?.length ? last.errors : [last?.error ?? {}];
+        const why = errors.map((error) => {
+          const at = error.location;
+          const message = `${at ? `at ${path.basename(at.file)}:${at.line} ` : ""}${error.message ?? ""}`;
+          return message.split("\n").slice(0, 4).join("\n");
+        });
+        found.push([`${spec.file} › ${spec.title}`, why.join("\n")]);
       }
     }
     for (const child of suite.suites ?? []) walk(child);

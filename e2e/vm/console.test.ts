@@ -17,11 +17,11 @@ import {
   type Refusal,
   requestTicket,
 } from "../support/console-client";
-import { domstate, type Server, TINY_PREFIX, waitFor } from "./host";
+import { domstate, type Server, TINY_BOOT_MS, TINY_PREFIX, waitFor } from "./host";
 
 targetApp("tinyBaseUrl");
 
-const BOOT_MS = 120_000;
+const BOOT_MS = TINY_BOOT_MS;
 const appUrl = () => inject("tinyBaseUrl");
 
 /** The console processes of this machine whose arguments name `domain` (virsh) or any socat pseudo-terminal. */

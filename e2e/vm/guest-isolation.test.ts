@@ -33,11 +33,11 @@ import {
   TEST_BRIDGE,
 } from "./bridge";
 import { TINY_METRICS_INTERVAL_SECONDS, TRAFFIC_CAP_MB } from "./global-setup";
-import { domstate, type Server, sshRun, sshWhenUp, TINY_PREFIX, virsh, waitFor } from "./host";
+import { domstate, type Server, sshRun, sshWhenUp, TINY_BOOT_MS, TINY_PREFIX, virsh, waitFor } from "./host";
 
 targetApp("tinyBaseUrl");
 
-const BOOT_MS = 120_000;
+const BOOT_MS = TINY_BOOT_MS;
 const OBSERVER = TEST_BRIDGE.observer;
 
 /** Whether a frame's decoded text names `address` (as sender, target or source). */

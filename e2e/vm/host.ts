@@ -20,6 +20,11 @@ export const DISKS_DIR = process.env.VM_TEST_DISKS_DIR ?? "/var/lib/vps/test-ser
 export const TINY_IMAGES_DIR = process.env.TINY_GUEST_DIR ?? "/var/lib/vps/test-images";
 export const TINY_PREFIX = `${PREFIX}t`;
 export const TINY_POOL = `${TINY_PREFIX}disks`;
+/**
+ * How long a tiny guest may take to build and answer on SSH. Alone it takes well under a minute; three at once
+ * under TCG, beside the browser and API suites on two cores, once took over 120 s.
+ */
+export const TINY_BOOT_MS = 240_000;
 export const TINY_DISKS_DIR = `${DISKS_DIR}-tiny`;
 
 export async function virsh(...args: string[]): Promise<{ ok: boolean; out: string }> {

@@ -15,6 +15,7 @@ import {
   type Snapshot,
   sshRun,
   sshWhenUp,
+  TINY_BOOT_MS,
   TINY_POOL,
   TINY_PREFIX,
   virsh,
@@ -24,7 +25,7 @@ import {
 
 targetApp("tinyBaseUrl");
 
-const BOOT_MS = 120_000;
+const BOOT_MS = TINY_BOOT_MS;
 /** What ssh2 says when the server refuses every credential offered. */
 const REFUSED = /authentication methods failed/;
 

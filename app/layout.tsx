@@ -1,5 +1,4 @@
 import type { Metadata, Viewport } from "next";
-import Link from "next/link";
 import type { ReactNode } from "react";
 import { SignInLink } from "@/components/landing/sign-in-link";
 import "./globals.css";
@@ -21,19 +20,21 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2">
           Skip to content
         </a>
+        {/* Plain links here and on the public pages: next/link's 3 kB of script would be the landing's
+            largest own cost, and a move between the site and the dashboard is a full page anyway. */}
         <header className="border-b border-zinc-200 dark:border-zinc-800">
           <nav aria-label="Main" className="mx-auto flex max-w-6xl items-center gap-6 px-4 py-3 text-sm">
-            <Link href="/" className="font-semibold">
+            <a href="/" className="font-semibold">
               Prepaid VPS
-            </Link>
-            <Link href="/docs/api" className="hover:underline">
+            </a>
+            <a href="/docs/api" className="hover:underline">
               API reference
-            </Link>
+            </a>
             <span className="ml-auto flex items-center gap-6">
               <SignInLink />
-              <Link href="/dashboard" className="hover:underline">
+              <a href="/dashboard" className="hover:underline">
                 Dashboard
-              </Link>
+              </a>
             </span>
           </nav>
         </header>

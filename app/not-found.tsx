@@ -1,13 +1,11 @@
-import Link from "next/link";
-
 export default function NotFound() {
   return (
     <div>
       <h1 className="text-2xl font-bold">Page not found</h1>
       <p className="mt-2">
-        <Link href="/" className="underline">
+        <a href="/" className="underline">
           Back to the start page
-        </Link>
+        </a>
       </p>
     </div>
   );

@@ -1,11 +1,11 @@
-import Link from "next/link";
 import { SignInForm } from "@/components/account/sign-in-form";
 import { SignUpForm } from "@/components/account/sign-up-form";
 import { PlanTable } from "@/components/catalog/plan-table";
 import { PriceCalculator } from "@/components/catalog/price-calculator";
 import { ApiCurl } from "@/components/landing/api-curl";
 import { TEXT_STYLES } from "@/components/ui/alert";
-import { COINS, LOCATIONS, OS_IMAGES, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
+import { LOCATIONS, OS_IMAGES, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
+import { COINS } from "@/lib/rails/registry";
 import { formatUsd } from "@/lib/util/cents";
 
 export default function HomePage() {
@@ -22,9 +22,9 @@ export default function HomePage() {
             <ApiCurl />
           </div>
           <p className="mt-3 text-sm">
-            <Link href="/docs/api" className="font-medium underline">
+            <a href="/docs/api" className="font-medium underline">
               Read the API reference
-            </Link>
+            </a>
           </p>
         </div>
         <div className="space-y-6">

@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { SignInForm } from "@/components/account/sign-in-form";
 
 export const metadata: Metadata = { title: "Sign in" };
@@ -11,9 +10,9 @@ export default function SignInPage() {
       <SignInForm />
       <p className="text-sm">
         No account yet?{" "}
-        <Link href="/signup" className="underline">
+        <a href="/signup" className="underline">
           Create one in one click
-        </Link>
+        </a>
         .
       </p>
     </section>

@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { SignUpForm } from "@/components/account/sign-up-form";
 
 export const metadata: Metadata = { title: "Create an account" };
@@ -11,9 +10,9 @@ export default function SignUpPage() {
       <SignUpForm />
       <p className="text-sm">
         Already have one?{" "}
-        <Link href="/signin" className="underline">
+        <a href="/signin" className="underline">
           Sign in with your login token
-        </Link>
+        </a>
         .
       </p>
     </section>

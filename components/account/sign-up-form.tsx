@@ -1,6 +1,5 @@
 "use client";
 
-import Link from "next/link";
 import { useState } from "react";
 import { CopyButton } from "@/components/ui/copy-button";
 import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
@@ -62,12 +61,12 @@ export function SignUpForm() {
           >
             Download both
           </a>
-          <Link
+          <a
             href="/dashboard"
             className="rounded bg-zinc-900 px-3 py-2 text-sm text-white dark:bg-zinc-100 dark:text-zinc-900"
           >
             I saved them: continue to the dashboard
-          </Link>
+          </a>
         </div>
       </div>
     );

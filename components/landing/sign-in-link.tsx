@@ -1,6 +1,5 @@
 "use client";
 
-import Link from "next/link";
 import { usePathname } from "next/navigation";
 
 /** "Sign in" in the header, except inside the dashboard, where the visitor already is signed in. */
@@ -8,8 +7,8 @@ export function SignInLink() {
   const pathname = usePathname();
   if (pathname.startsWith("/dashboard")) return null;
   return (
-    <Link href="/signin" className="hover:underline">
+    <a href="/signin" className="hover:underline">
       Sign in
-    </Link>
+    </a>
   );
 }

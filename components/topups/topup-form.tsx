@@ -6,12 +6,12 @@ import { useRouter } from "next/navigation";
 import { type FormEvent, useRef, useState } from "react";
 import { Alert, TEXT_STYLES } from "@/components/ui/alert";
 import { RadioCard } from "@/components/ui/radio-card";
-import { COINS, DEFAULT_COIN, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
+import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
 import { BffError, bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/dashboard/queries/idempotency";
 import { queryKeys } from "@/lib/dashboard/queries/query-keys";
 import type { Topup } from "@/lib/dashboard/queries/types";
-import { X402_COIN } from "@/lib/rails/registry";
+import { COINS, DEFAULT_COIN, X402_COIN } from "@/lib/rails/registry";
 import { parseTopupAmount } from "@/lib/topups/view";
 import { formatUsd } from "@/lib/util/cents";
 

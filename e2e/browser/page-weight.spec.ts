@@ -9,12 +9,13 @@ import { api, signUpWithServer } from "../support/dashboard";
  * `npm run measure:pages -- --strict` measures the same pages' timings in Lighthouse.
  */
 /**
- * Today's ceilings, a little above what each page weighs now, so that any growth fails here. The aims are lower
- * (landing 140 kB, every other page 160 kB, as `measure:pages` reports): React DOM and Next's router alone are
- * 137 kB of every page, and a server's page is 168 kB (README § Measuring the pages).
+ * The landing is held at its aim (140 kB). Other pages are held at a ceiling a little above the heaviest
+ * today (a server's page, 167 kB), so that any growth fails here; their aim is 160 kB, as `measure:pages`
+ * reports. React DOM and Next's router alone are 137 kB of every page; the dashboard adds TanStack Query's
+ * 16 kB (README § Measuring the pages).
  */
-const LANDING_BUDGET = 145_000;
-const PAGE_BUDGET = 170_000;
+const LANDING_BUDGET = 140_000;
+const PAGE_BUDGET = 168_000;
 
 /**
  * The scripts a page's first load runs, each once: those its HTML names in `<script src>`, and the chunks of

@@ -1,13 +1,6 @@
-import {
-  COINS,
-  CYCLES,
-  LOCATIONS,
-  OS_IMAGES,
-  PLANS,
-  TOPUP_MAX_CENTS,
-  TOPUP_MIN_CENTS,
-} from "@/lib/catalog/catalog";
+import { CYCLES, LOCATIONS, OS_IMAGES, PLANS, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
 import { EVENT_TYPES } from "@/lib/db/types";
+import { COINS } from "@/lib/rails/registry";
 import type { ErrorCode } from "./error-codes";
 
 const list = (items: readonly string[]) => items.join(", ");

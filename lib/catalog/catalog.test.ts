@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { COINS } from "@/lib/rails/registry";
 import {
   annualSavingCents,
-  COINS,
   findLocation,
   findPlan,
   LOCATIONS,

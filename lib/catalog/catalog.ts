@@ -1,12 +1,10 @@
 /**
- * The catalog: plans, locations, OS images, the pricing rule and the payment options.
+ * The catalog: plans, locations, OS images and the pricing rule; the payment options it lists are the coin
+ * registry's (`@/lib/rails/registry`), imported from there so that a page pricing a plan loads no coin facts.
  * This module is the single owner of prices: the API, the order path and the dashboard all call `priceFor`.
  */
 import type { Cycle } from "@/lib/db/types";
 import { applyBasisPoints, type Cents } from "@/lib/util/cents";
-
-// The payment options live in the coin registry; the catalog lists them from there.
-export { COINS, type Coin, DEFAULT_COIN } from "@/lib/rails/registry";
 
 export type Plan = {
   id: string;

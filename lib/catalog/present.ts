@@ -1,10 +1,9 @@
 import type { CatalogBody } from "@/lib/api/schemas/catalog";
+import { COINS, DEFAULT_COIN } from "@/lib/rails/registry";
 import { centsToUsd } from "@/lib/util/cents";
 import {
   ANNUAL_MONTHS_CHARGED,
-  COINS,
   CYCLES,
-  DEFAULT_COIN,
   LOCATIONS,
   monthlyPriceCents,
   OS_IMAGES,

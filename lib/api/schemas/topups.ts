@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { requestBody } from "@/lib/api/request-body";
-import { COINS, DEFAULT_COIN, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
-import { NETWORKS } from "@/lib/rails/registry";
+import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
+import { COINS, DEFAULT_COIN, NETWORKS } from "@/lib/rails/registry";
 import type { X402Requirement as RailRequirement } from "@/lib/rails/x402/requirements";
 import { nextCursorField, timestamp } from "./common";
 

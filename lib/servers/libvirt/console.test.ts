@@ -39,7 +39,7 @@ describe("the serial console through virsh", () => {
   it("reports a host that refuses the console, and leaves no socat or virsh behind", async () => {
     const ended = new Promise<{ why: ConsoleEnd; detail?: string }>((resolve) => {
       openSerialConsole(
-        { uri: "test:///default", domain: "test", state: async () => "running" },
+        { uri: "test:///default", domain: "test", state: async () => "running", stateSettleMs: 300 },
         { data: () => {}, end: (why, detail) => resolve({ why, detail }) },
       );
     });
@@ -48,6 +48,29 @@ describe("the serial console through virsh", () => {
     expect(detail).toMatch(/not supported/);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(consoleProcesses("test:///default")).toEqual([]);
+  });
+
+  // The guest's qemu exits, virsh's console ends with it, and libvirt marks the domain shut off only a moment
+  // later: a first look that still reads "running" must not turn a stopped machine into a host failure.
+  it("calls an end stopped when the state says so a moment after virsh has gone", async () => {
+    const looks: string[] = [];
+    const states = ["running", "running", "stopped"] as const;
+    const ended = new Promise<ConsoleEnd>((resolve) => {
+      openSerialConsole(
+        {
+          uri: "test:///default",
+          domain: "test",
+          state: async () => {
+            const state = states[Math.min(looks.length, states.length - 1)] ?? "stopped";
+            looks.push(state);
+            return state;
+          },
+        },
+        { data: () => {}, end: (why) => resolve(why) },
+      );
+    });
+    expect(await ended).toBe("machine_stopped");
+    expect(looks).toEqual(["running", "running", "stopped"]);
   });
 
   it("stops both processes when closed from our side", async () => {

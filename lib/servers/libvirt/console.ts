@@ -63,7 +63,30 @@ export type SerialConsoleTarget = {
   domain: string;
   /** The domain's state once the stream has ended: a stopped machine is not a failure. */
   state: () => Promise<"running" | "stopped" | "missing">;
+  /** How long a console that ended by itself waits for the state to say stopped (default STATE_SETTLE_MS). */
+  stateSettleMs?: number;
 };
+
+/**
+ * virsh's console ends as the guest's qemu exits, and libvirt marks the domain shut off a moment later: on a
+ * busy host, long enough for one look to still read "running" (or "in shutdown"). Before calling such an end
+ * a host failure, the state is read again for up to this long.
+ */
+const STATE_SETTLE_MS = 5_000;
+const STATE_POLL_MS = 250;
+
+/** The domain's state, read until it says stopped or missing, or `settleMs` has passed. */
+async function settledState(
+  read: SerialConsoleTarget["state"],
+  settleMs: number,
+): Promise<"running" | "stopped" | "missing" | "unknown"> {
+  const deadline = Date.now() + settleMs;
+  for (;;) {
+    const state = await read().catch(() => "unknown" as const);
+    if (state === "stopped" || state === "missing" || Date.now() >= deadline) return state;
+    await new Promise((resolve) => setTimeout(resolve, STATE_POLL_MS));
+  }
+}
 
 /** What virsh's last words and the domain's state say about why a console ended that we did not close. */
 export function endReason(stderr: string, state: "running" | "stopped" | "missing" | "unknown"): ConsoleEnd {
@@ -131,7 +154,12 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
       handlers.end("closed");
       return;
     }
-    const state = await target.state().catch(() => "unknown" as const);
+    // virsh's own words settle it when they can (a stopped domain, a console taken over); else the state does.
+    const fromWords = endReason(detail, "unknown");
+    const state =
+      fromWords === "host_error"
+        ? await settledState(target.state, target.stateSettleMs ?? STATE_SETTLE_MS)
+        : "unknown";
     handlers.end(endReason(detail, state), detail.trim() || undefined);
   };
 

@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { closeSync, constants, openSync } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
 import type { ConsoleEnd, ConsoleHandlers, ConsoleStream } from "../console/stream";
 
 /**
@@ -51,7 +52,7 @@ async function untilRaw(pty: string, env: NodeJS.ProcessEnv, gaveUp: () => boole
       execFile("stty", ["-F", pty, "-a"], { env }, (error, stdout) => resolve(error ? "" : stdout)),
     );
     if (/(^|\s)-icanon(\s|$)/.test(settings)) return;
-    await new Promise((resolve) => setTimeout(resolve, RAW_POLL_MS));
+    await delay(RAW_POLL_MS);
   }
 }
 
@@ -84,7 +85,7 @@ async function settledState(
   for (;;) {
     const state = await read().catch(() => "unknown" as const);
     if (state === "stopped" || state === "missing" || Date.now() >= deadline) return state;
-    await new Promise((resolve) => setTimeout(resolve, STATE_POLL_MS));
+    await delay(STATE_POLL_MS);
   }
 }
 
@@ -156,11 +157,11 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
     }
     // virsh's own words settle it when they can (a stopped domain, a console taken over); else the state does.
     const fromWords = endReason(detail, "unknown");
-    const state =
+    const why =
       fromWords === "host_error"
-        ? await settledState(target.state, target.stateSettleMs ?? STATE_SETTLE_MS)
-        : "unknown";
-    handlers.end(endReason(detail, state), detail.trim() || undefined);
+        ? endReason(detail, await settledState(target.state, target.stateSettleMs ?? STATE_SETTLE_MS))
+        : fromWords;
+    handlers.end(why, detail.trim() || undefined);
   };
 
   const startTimer = setTimeout(() => void finish("socat made no pseudo-terminal in time"), START_TIMEOUT_MS);

@@ -4,7 +4,8 @@ import { PlanTable } from "@/components/catalog/plan-table";
 import { PriceCalculator } from "@/components/catalog/price-calculator";
 import { ApiCurl } from "@/components/landing/api-curl";
 import { TEXT_STYLES } from "@/components/ui/alert";
-import { LOCATIONS, OS_IMAGES, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
+import { LOCATIONS, OS_IMAGES } from "@/lib/catalog/catalog";
+import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/topup-limits";
 import { COINS } from "@/lib/rails/registry";
 import { formatUsd } from "@/lib/util/cents";
 

@@ -2,22 +2,32 @@
 
 import { useSuspenseQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { lazy, Suspense, useSyncExternalStore } from "react";
 import { errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { serverQuery } from "@/lib/dashboard/queries/servers";
 import { Alert, TEXT_STYLES } from "../ui/alert";
-import { ConsolePanel } from "./console/console-panel";
 import { CredentialsPanel } from "./credentials-panel";
-import { MachinePanels } from "./machine-panels";
 import { PowerPanel } from "./power-panel";
 import { RenewalPanel } from "./renewal-panel";
-import { RescuePanel } from "./rescue-panel";
 import { ServerFacts } from "./server-facts";
 import { ShortfallTopupLink } from "./shortfall-topup-link";
-import { SnapshotsPanel } from "./snapshots-panel";
 import { formatUtc, StatusBadge } from "./status-badge";
-import { TerminatePanel } from "./terminate-panel";
-import { UsagePanel } from "./usage-panel";
 import { useServerChange } from "./use-server-change";
+
+/** Everything below the power buttons: its code loads once the page has hydrated (see later-panels.tsx). */
+const LaterPanels = lazy(() => import("./later-panels"));
+
+const noSubscription = () => () => {};
+/** False on the server and while hydrating, true from the first render after. */
+const useHydrated = () =>
+  useSyncExternalStore(
+    noSubscription,
+    () => true,
+    () => false,
+  );
+
+/** Where the later panels go until their code is there, so that nothing above them moves. */
+const LaterRoom = () => <div aria-busy="true" className="min-h-96" />;
 
 /**
  * One server: its facts (refreshed while it is being built), root login, renewal, power, console, snapshots,
@@ -31,6 +41,7 @@ export function ServerDetail({ id }: { id: number }) {
   const live = server.status !== "terminated";
   // A lapsed server's last disk is kept until `retained_until`: renewing it before brings it back.
   const retained = !live && server.retained_until !== null;
+  const hydrated = useHydrated();
 
   return (
     <article className="space-y-8">
@@ -87,12 +98,14 @@ export function ServerDetail({ id }: { id: number }) {
       )}
       {(live || retained) && <RenewalPanel server={server} actions={actions} />}
       {server.status === "active" && <PowerPanel server={server} actions={actions} />}
-      {(live || retained) && <SnapshotsPanel server={server} />}
-      {server.status === "active" && <RescuePanel server={server} />}
-      {(server.status === "active" || server.status === "suspended") && <UsagePanel server={server} />}
-      {server.status === "active" && <ConsolePanel server={server} />}
-      {live && <MachinePanels server={server} />}
-      {live && <TerminatePanel hostname={server.hostname} actions={actions} />}
+      {(live || retained) &&
+        (hydrated ? (
+          <Suspense fallback={<LaterRoom />}>
+            <LaterPanels server={server} actions={actions} />
+          </Suspense>
+        ) : (
+          <LaterRoom />
+        ))}
     </article>
   );
 }

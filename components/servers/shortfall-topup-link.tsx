@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { topupToCover } from "@/lib/catalog/catalog";
+import { topupToCover } from "@/lib/catalog/topup-limits";
 import { formatUsd } from "@/lib/util/cents";
 
 /** A link to the top-up page with the amount that covers a shortfall (at least the smallest top-up). */

@@ -1,12 +1,11 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import { useRouter } from "next/navigation";
-import { type FormEvent, useRef, useState } from "react";
+import { type FormEvent, lazy, Suspense, useRef, useState } from "react";
 import { Alert, TEXT_STYLES } from "@/components/ui/alert";
 import { RadioCard } from "@/components/ui/radio-card";
-import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
+import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/topup-limits";
 import { BffError, bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/dashboard/queries/idempotency";
 import { queryKeys } from "@/lib/dashboard/queries/query-keys";
@@ -15,11 +14,8 @@ import { COINS, DEFAULT_COIN, X402_COIN } from "@/lib/rails/registry";
 import { parseTopupAmount } from "@/lib/topups/view";
 import { formatUsd } from "@/lib/util/cents";
 
-/** The wallet libraries load only when someone opens the USDC payment, never with this page. */
-const WalletPayment = dynamic(() => import("./wallet/wallet-payment"), {
-  ssr: false,
-  loading: () => <p role="status">Loading the wallet payment…</p>,
-});
+/** The wallet libraries load only when someone opens the USDC payment (in the browser), never with this page. */
+const WalletPayment = lazy(() => import("./wallet/wallet-payment"));
 
 const WALLET_COIN = X402_COIN.code;
 const AMOUNT_CODES = new Set(["amount_too_low", "amount_too_high", "invalid_amount"]);
@@ -76,7 +72,9 @@ export function TopupForm({
   if (walletAmount !== undefined) {
     return (
       <div className="space-y-3">
-        <WalletPayment amountCents={walletAmount} demoWallet={demoWallet} />
+        <Suspense fallback={<p role="status">Loading the wallet payment…</p>}>
+          <WalletPayment amountCents={walletAmount} demoWallet={demoWallet} />
+        </Suspense>
         <button type="button" className="text-sm underline" onClick={() => setWalletAmount(undefined)}>
           Change the amount or the coin
         </button>

@@ -1,4 +1,5 @@
-import { CYCLES, LOCATIONS, OS_IMAGES, PLANS, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
+import { CYCLES, LOCATIONS, OS_IMAGES, PLANS } from "@/lib/catalog/catalog";
+import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/topup-limits";
 import { EVENT_TYPES } from "@/lib/db/types";
 import { COINS } from "@/lib/rails/registry";
 import type { ErrorCode } from "./error-codes";

@@ -9,10 +9,8 @@ import {
   OS_IMAGES,
   PLANS,
   priceFor,
-  TOPUP_MAX_CENTS,
-  TOPUP_MIN_CENTS,
-  topupToCover,
 } from "./catalog";
+import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS, topupToCover } from "./topup-limits";
 
 describe("catalog", () => {
   it("has 10 plan tiers from pup to fenrir with unique ids", () => {

@@ -174,9 +174,6 @@ export const TRAFFIC_POLICY = {
   slowedMbps: 10,
 } as const;
 
-export const TOPUP_MIN_CENTS: Cents = 2500;
-export const TOPUP_MAX_CENTS: Cents = 200000;
-
 const planById = new Map(PLANS.map((plan) => [plan.id, plan]));
 const locationById = new Map(LOCATIONS.map((location) => [location.id, location]));
 const osById = new Map(OS_IMAGES.map((os) => [os.id, os]));
@@ -199,12 +196,4 @@ export function priceFor(plan: Plan, location: Location, cycle: Cycle): Cents {
 /** What a customer saves per year by paying annually instead of twelve monthly cycles. */
 export function annualSavingCents(plan: Plan, location: Location): Cents {
   return monthlyPriceCents(plan, location) * 12 - priceFor(plan, location, "annual");
-}
-
-/**
- * The top-up that covers a shortfall: the deficit itself, but never below the smallest top-up the API accepts
- * (nor above the largest; a bigger gap takes several top-ups).
- */
-export function topupToCover(deficitCents: Cents): Cents {
-  return Math.min(TOPUP_MAX_CENTS, Math.max(TOPUP_MIN_CENTS, deficitCents));
 }

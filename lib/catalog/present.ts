@@ -9,10 +9,9 @@ import {
   OS_IMAGES,
   PLANS,
   priceFor,
-  TOPUP_MAX_CENTS,
-  TOPUP_MIN_CENTS,
   TRAFFIC_POLICY,
 } from "./catalog";
+import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "./topup-limits";
 
 /** What this deployment offers around servers: snapshots kept per server, retention, rescue mode. */
 export type ServerExtras = { snapshotsPerServer: number; retentionDays: number; rescueAvailable: boolean };

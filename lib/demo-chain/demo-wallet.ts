@@ -2,7 +2,7 @@ import "server-only";
 import { authorizationTypes } from "@x402/evm";
 import { getAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { TOPUP_MAX_CENTS } from "@/lib/catalog/catalog";
+import { TOPUP_MAX_CENTS } from "@/lib/catalog/topup-limits";
 import { config } from "@/lib/config/env";
 import { x402Settings } from "@/lib/rails/x402/config";
 import type { Hex } from "../dashboard/wallet/authorization";

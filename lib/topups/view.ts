@@ -2,9 +2,9 @@
  * How the dashboard reads a top-up: which state to show, what is still missing, the amount a person typed.
  * Pure functions on the API's shapes, shared by the pages and their tests (no server code here).
  */
-import { formatUnits, parseUnits } from "viem";
-import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
+import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/topup-limits";
 import { formatApiUsd, formatUsd } from "@/lib/util/cents";
+import { decimalToUnits, unitsToDecimal } from "@/lib/util/decimal";
 
 type TopupLike = {
   status: "pending" | "completed" | "expired" | "cancelled";
@@ -24,20 +24,23 @@ function writtenDecimals(value: string): number {
   return value.split(".")[1]?.length ?? 0;
 }
 
+/** A decimal string as units of 10^-scale, for a scale at least its own written decimals. */
+const unitsAt = (value: string, scale: number): bigint => decimalToUnits(value, scale) ?? 0n;
+
 /** `a - b` for non-negative decimal strings, never below zero ("0.0005" - "0.0002" = "0.0003"). */
 export function decimalShortfall(asked: string, received: string): string {
   const scale = Math.max(writtenDecimals(asked), writtenDecimals(received));
-  const difference = parseUnits(asked, scale) - parseUnits(received, scale);
-  return formatUnits(difference > 0n ? difference : 0n, scale);
+  const difference = unitsAt(asked, scale) - unitsAt(received, scale);
+  return unitsToDecimal(difference > 0n ? difference : 0n, scale);
 }
 
 /** Half of a decimal string at its own precision, rounded down ("0.00000003" -> "0.00000001"). */
 export function halfOf(value: string): string {
   const scale = writtenDecimals(value);
-  return formatUnits(parseUnits(value, scale) / 2n, scale);
+  return unitsToDecimal(unitsAt(value, scale) / 2n, scale);
 }
 
-const isZero = (value: string) => parseUnits(value, writtenDecimals(value)) === 0n;
+const isZero = (value: string) => unitsAt(value, writtenDecimals(value)) === 0n;
 
 /** The state a person should see, and for a partial payment how much is still to send. */
 export function depositPhase(topup: TopupLike): { phase: DepositPhase; missing?: string } {

@@ -1,16 +1,12 @@
 "use client";
 
-import dynamic from "next/dynamic";
-import { useState } from "react";
+import { lazy, Suspense, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/panel";
 import type { Server } from "@/lib/dashboard/queries/types";
 
-// The terminal (xterm.js) loads only when a console is opened: no page's first load carries it.
-const ConsoleTerminal = dynamic(() => import("./console-terminal"), {
-  ssr: false,
-  loading: () => <p role="status">Loading the console…</p>,
-});
+// The terminal (xterm.js) loads only when a console is opened, in the browser: no page's first load carries it.
+const ConsoleTerminal = lazy(() => import("./console-terminal"));
 
 /**
  * The machine's serial console in the page, for when SSH does not answer: the boot log and a login prompt.
@@ -25,12 +21,14 @@ export function ConsolePanel({ server }: { server: Server }) {
         firewall rule, a broken SSH server, a full disk). Log in as root with the password above.
       </p>
       {open ? (
-        <ConsoleTerminal
-          serverId={server.id}
-          hostname={server.hostname}
-          powerState={server.power_state}
-          onClose={() => setOpen(false)}
-        />
+        <Suspense fallback={<p role="status">Loading the console…</p>}>
+          <ConsoleTerminal
+            serverId={server.id}
+            hostname={server.hostname}
+            powerState={server.power_state}
+            onClose={() => setOpen(false)}
+          />
+        </Suspense>
       ) : (
         <Button onClick={() => setOpen(true)}>Open console</Button>
       )}

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { requestBody } from "@/lib/api/request-body";
-import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/catalog";
+import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/topup-limits";
 import { COINS, DEFAULT_COIN, NETWORKS } from "@/lib/rails/registry";
 import type { X402Requirement as RailRequirement } from "@/lib/rails/x402/requirements";
 import { nextCursorField, timestamp } from "./common";

@@ -1,17 +1,10 @@
+import { decimalToUnits } from "@/lib/util/decimal";
 import type { PaymentRequest } from "../family";
 
 /** What every family's payment URI checks first: one address, one exact amount, written two ways that agree. */
 
 const ALPHANUMERIC = /^[0-9A-Za-z]+$/;
 const DECIMAL = /^\d+(\.\d+)?$/;
-
-/** `amount` as an integer of smallest units, or undefined when it has more decimals than the coin. */
-function decimalToUnits(amount: string, decimals: number): bigint | undefined {
-  const [whole = "0", fraction = ""] = amount.split(".");
-  const significant = fraction.replace(/0+$/, "");
-  if (significant.length > decimals) return undefined;
-  return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(significant.padEnd(decimals, "0") || "0");
-}
 
 /** Throws RangeError unless `request` is a positive amount to a plain address, in `decimals` both ways. */
 export function assertRequest(request: PaymentRequest, decimals: number): void {

@@ -40,6 +40,7 @@ const DEFAULT_PAGES = [
   "/signin",
   "/signup",
   "/docs/api",
+  "/docs/api/servers",
   "/dashboard",
   "/dashboard/order",
   "/dashboard/topups",

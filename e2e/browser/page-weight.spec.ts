@@ -61,6 +61,7 @@ test("every page's first-load JavaScript stays within its budget", async ({ page
     "/signin",
     "/signup",
     "/docs/api",
+    "/docs/api/servers",
     "/operator",
     "/dashboard",
     "/dashboard/order",

@@ -22,27 +22,51 @@ test("the start page shows every plan with its price and links to the API refere
   await expect(page.getByRole("heading", { level: 1, name: "API reference" })).toBeVisible();
 });
 
-test("the API reference documents every v1 endpoint from the OpenAPI document", async ({ page, request }) => {
+test("the API reference documents every v1 endpoint from the OpenAPI document, a page per tag", async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(90_000);
   const document = (await (await request.get("/api/v1/openapi.json")).json()) as {
-    paths: Record<string, Record<string, { operationId: string }>>;
+    tags: { name: string }[];
+    paths: Record<string, Record<string, { operationId: string; tags: string[] }>>;
   };
+  const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ path, method, ...operation })),
+  );
   await page.goto("/docs/api");
-  for (const [path, item] of Object.entries(document.paths)) {
-    for (const [method, operation] of Object.entries(item)) {
-      const section = page.locator(`section#${operation.operationId}`);
-      await expect(section.getByRole("heading", { level: 3 })).toContainText(`${method}${path}`);
-    }
-  }
-  const createAccount = page.locator("section#createAccount");
-  await expect(createAccount).toContainText("Public: no key needed");
-  await expect(createAccount).toContainText("login_token");
-  await expect(page.locator("section#listKeys")).toContainText("Requires Authorization: Bearer");
+  const index = page.getByRole("navigation", { name: "Endpoints" });
+  // The index links every operation to its section on its tag's page.
+  const links = await index
+    .locator("li a")
+    .evaluateAll((anchors) => anchors.map((a) => a.getAttribute("href")));
+  expect(links.map((href) => href?.split("#")[1]).sort()).toEqual(
+    operations.map((o) => o.operationId).sort(),
+  );
   // The guide (docs/api-guide.md) carries the prose the operations share.
   const guide = page.locator("section", { has: page.locator("h2#guide") });
   await expect(
     guide.getByRole("listitem").filter({ hasText: /^Errors: always \{error, message\}/ }),
   ).toBeVisible();
   await expect(guide).toContainText("Idempotency-Key");
+
+  for (const tag of document.tags) {
+    await page.goto("/docs/api");
+    await index.getByRole("link", { name: tag.name, exact: true }).click();
+    await expect(page.getByRole("heading", { level: 1, name: tag.name })).toBeVisible();
+    for (const operation of operations.filter((o) => o.tags.includes(tag.name))) {
+      const section = page.locator(`section#${operation.operationId}`);
+      await expect(section.getByRole("heading", { level: 2 })).toContainText(
+        `${operation.method}${operation.path}`,
+      );
+    }
+  }
+  await page.goto("/docs/api/account");
+  await expect(page.locator("section#createAccount")).toContainText("Public: no key needed");
+  await expect(page.locator("section#createAccount")).toContainText("login_token");
+  await page.goto("/docs/api/keys#listKeys");
+  await expect(page.locator("section#listKeys")).toContainText("Requires Authorization: Bearer");
+  expect((await page.goto("/docs/api/no-such-tag"))?.status()).toBe(404);
 });
 
 test("an unknown page shows a friendly 404 with a way back", async ({ page }) => {

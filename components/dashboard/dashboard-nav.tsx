@@ -28,6 +28,8 @@ export function DashboardNav() {
         <Link
           key={section.href}
           href={section.href}
+          // Fetched when tapped, not every section as each page loads (a dozen server renders per view).
+          prefetch={false}
           aria-current={current(section.href) ? "page" : undefined}
           className={
             current(section.href)

@@ -1,11 +1,13 @@
 import type { Metadata } from "next";
 import { NotificationsPanel } from "@/components/notifications/notifications-panel";
-import { signedInApi } from "@/lib/dashboard/bff/page-api";
+import { Prefetched } from "@/components/providers/prefetched";
+import { pageData, signedInApi } from "@/lib/dashboard/bff/page-api";
+import { webhooksQuery } from "@/lib/dashboard/queries/notifications";
 
 export const metadata: Metadata = { title: "Notifications" };
 
 export default async function NotificationsPage() {
-  await signedInApi();
+  const webhooks = pageData(await (await signedInApi()).GET("/webhooks"));
   return (
     <section className="space-y-6">
       <h1 className="text-2xl font-semibold">Notifications</h1>
@@ -14,7 +16,9 @@ export default async function NotificationsPage() {
         ntfy push topic your phone subscribes to. Top-ups credited, servers ready, expiring, suspended or
         terminated, low balance, snapshots, rescue mode, console sessions and traffic.
       </p>
-      <NotificationsPanel />
+      <Prefetched fill={(client) => client.setQueryData(webhooksQuery().queryKey, webhooks)}>
+        <NotificationsPanel />
+      </Prefetched>
     </section>
   );
 }

@@ -1,9 +1,12 @@
 import type { Metadata } from "next";
+import { Prefetched } from "@/components/providers/prefetched";
 import { Balance } from "@/components/topups/balance";
 import { TopupForm } from "@/components/topups/topup-form";
 import { TopupHistory } from "@/components/topups/topup-history";
 import { TEXT_STYLES } from "@/components/ui/alert";
-import { signedInApi } from "@/lib/dashboard/bff/page-api";
+import { pageData, signedInApi } from "@/lib/dashboard/bff/page-api";
+import { accountQuery } from "@/lib/dashboard/queries/account";
+import { topupsQuery } from "@/lib/dashboard/queries/topups";
 import { demoWalletAddress } from "@/lib/demo-chain/demo-wallet";
 
 export const metadata: Metadata = { title: "Top up" };
@@ -17,23 +20,35 @@ export default async function TopupsPage({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  await signedInApi();
+  const api = await signedInApi();
+  const [account, firstPage] = await Promise.all([
+    api.GET("/account").then(pageData),
+    api.GET("/topups").then(pageData),
+  ]);
   const amount = prefilledAmount((await searchParams).amount);
+  // The balance and the history are in the page's HTML: nothing is fetched again as it loads.
   return (
-    <section className="space-y-8">
-      <div className="space-y-1">
-        <h1 className="text-2xl font-semibold">Top up</h1>
-        <Balance />
-        <p className={`text-sm ${TEXT_STYLES.muted}`}>
-          Top-ups are paid on chain and are not refundable. The balance rises as soon as the payment is
-          confirmed.
-        </p>
-      </div>
-      <TopupForm demoWallet={demoWalletAddress()} initialAmount={amount} />
-      <div className="space-y-2">
-        <h2 className="text-lg font-semibold">History</h2>
-        <TopupHistory />
-      </div>
-    </section>
+    <Prefetched
+      fill={(client) => {
+        client.setQueryData(accountQuery().queryKey, account);
+        client.setQueryData(topupsQuery().queryKey, { pages: [firstPage], pageParams: [null] });
+      }}
+    >
+      <section className="space-y-8">
+        <div className="space-y-1">
+          <h1 className="text-2xl font-semibold">Top up</h1>
+          <Balance />
+          <p className={`text-sm ${TEXT_STYLES.muted}`}>
+            Top-ups are paid on chain and are not refundable. The balance rises as soon as the payment is
+            confirmed.
+          </p>
+        </div>
+        <TopupForm demoWallet={demoWalletAddress()} initialAmount={amount} />
+        <div className="space-y-2">
+          <h2 className="text-lg font-semibold">History</h2>
+          <TopupHistory />
+        </div>
+      </section>
+    </Prefetched>
   );
 }

@@ -7,7 +7,7 @@ export default function DashboardNotFound() {
       <h1 className="text-2xl font-bold">Page not found</h1>
       <p className="mt-2">
         It may belong to another account, or it was never here.{" "}
-        <Link href="/dashboard" className="underline">
+        <Link prefetch={false} href="/dashboard" className="underline">
           Back to the overview
         </Link>
       </p>

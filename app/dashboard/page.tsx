@@ -59,7 +59,7 @@ export default async function DashboardPage() {
       {nextStep && (
         <p className="rounded border border-sky-300 bg-sky-50 p-3 text-sky-950 dark:border-sky-800 dark:bg-sky-950 dark:text-sky-100">
           Next:{" "}
-          <Link href={nextStep.href} className="font-medium underline">
+          <Link prefetch={false} href={nextStep.href} className="font-medium underline">
             {nextStep.text}
           </Link>
         </p>
@@ -73,7 +73,7 @@ export default async function DashboardPage() {
             <ul className="divide-y divide-zinc-200 text-sm dark:divide-zinc-800">
               {servers.slice(0, 5).map((server) => (
                 <li key={server.id} className="flex justify-between gap-2 py-2">
-                  <Link href={`/dashboard/servers/${server.id}`} className="underline">
+                  <Link prefetch={false} href={`/dashboard/servers/${server.id}`} className="underline">
                     {server.hostname}
                   </Link>
                   <span>{server.status}</span>
@@ -81,7 +81,7 @@ export default async function DashboardPage() {
               ))}
             </ul>
           )}
-          <Link href="/dashboard/servers" className="text-sm underline">
+          <Link prefetch={false} href="/dashboard/servers" className="text-sm underline">
             All servers
           </Link>
         </div>
@@ -93,7 +93,7 @@ export default async function DashboardPage() {
             <ul className="divide-y divide-zinc-200 text-sm dark:divide-zinc-800">
               {topups.map((topup) => (
                 <li key={topup.ref} className="flex justify-between gap-2 py-2">
-                  <Link href={`/dashboard/topups/${topup.ref}`} className="underline">
+                  <Link prefetch={false} href={`/dashboard/topups/${topup.ref}`} className="underline">
                     {formatApiUsd(topup.amount_usd)} in {topup.coin}
                   </Link>
                   <span>{topup.status}</span>
@@ -101,7 +101,7 @@ export default async function DashboardPage() {
               ))}
             </ul>
           )}
-          <Link href="/dashboard/topups" className="text-sm underline">
+          <Link prefetch={false} href="/dashboard/topups" className="text-sm underline">
             Top up
           </Link>
         </div>

@@ -21,7 +21,7 @@ export function ExpiryWarnings({ serverId }: { serverId: number }) {
     return (
       <p data-testid="expiry-warnings" className={`text-sm ${TEXT_STYLES.muted}`}>
         No warning before expiry: no webhook or push topic takes <code>server.expiring</code>.{" "}
-        <Link href="/dashboard/notifications" className="underline">
+        <Link prefetch={false} href="/dashboard/notifications" className="underline">
           Add one
         </Link>
         .

@@ -45,7 +45,7 @@ export function ServerDetail({ id }: { id: number }) {
 
   return (
     <article className="space-y-8">
-      <Link href="/dashboard/servers" className="text-sm underline">
+      <Link prefetch={false} href="/dashboard/servers" className="text-sm underline">
         ← All servers
       </Link>
       <header className="flex flex-wrap items-center gap-3">

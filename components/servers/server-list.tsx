@@ -23,6 +23,7 @@ export function ServerList() {
     <div className="space-y-4">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <Link
+          prefetch={false}
           href="/dashboard/order"
           className="rounded bg-zinc-900 px-4 py-2 text-white dark:bg-zinc-100 dark:text-zinc-900"
         >
@@ -54,7 +55,11 @@ export function ServerList() {
                 className="space-y-1 rounded border border-zinc-200 p-3 text-sm dark:border-zinc-800"
               >
                 <p className="flex flex-wrap items-center justify-between gap-2">
-                  <Link href={`/dashboard/servers/${server.id}`} className="break-all font-medium underline">
+                  <Link
+                    prefetch={false}
+                    href={`/dashboard/servers/${server.id}`}
+                    className="break-all font-medium underline"
+                  >
                     {server.hostname}
                   </Link>
                   <StatusBadge status={server.status} />
@@ -84,7 +89,11 @@ export function ServerList() {
                 {servers.map((server) => (
                   <tr key={server.id} className="border-t border-zinc-200 dark:border-zinc-800">
                     <td className="py-2 pr-3">
-                      <Link href={`/dashboard/servers/${server.id}`} className="font-medium underline">
+                      <Link
+                        prefetch={false}
+                        href={`/dashboard/servers/${server.id}`}
+                        className="font-medium underline"
+                      >
                         {server.hostname}
                       </Link>
                     </td>

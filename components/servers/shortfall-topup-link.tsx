@@ -12,7 +12,11 @@ export function ShortfallTopupLink({
 }) {
   const cents = topupToCover(deficitCents);
   return (
-    <Link href={`/dashboard/topups?amount=${(cents / 100).toFixed(2)}`} className={className}>
+    <Link
+      prefetch={false}
+      href={`/dashboard/topups?amount=${(cents / 100).toFixed(2)}`}
+      className={className}
+    >
       Top up {formatUsd(cents)}
     </Link>
   );

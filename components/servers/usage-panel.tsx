@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { lazy, Suspense, useEffect, useState } from "react";
+import { lazy, type RefObject, Suspense, useEffect, useRef, useState } from "react";
 import { errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { METRIC_PERIODS, type MetricPeriod, serverMetricsQuery } from "@/lib/dashboard/queries/servers";
 import type { Server } from "@/lib/dashboard/queries/types";
@@ -11,7 +11,8 @@ import { Panel } from "../ui/panel";
 import { TrafficBar } from "./traffic-panel";
 
 /**
- * The chart library loads only here, and only after the page has loaded: it is in no page's first load.
+ * The chart library loads only here, once the page has loaded and the graphs near the screen: it is in no page's
+ * first load.
  * React's own `lazy` (not next/dynamic, whose loader adds 2 kB to the page): it renders only in the browser,
  * once the metrics have come.
  */
@@ -39,16 +40,39 @@ function usePageLoaded(): boolean {
   return loaded;
 }
 
+/**
+ * True once the element is within a screen's height of being seen. Below a phone's first screen the metrics and
+ * the chart library wait until the reader scrolls towards them, instead of running as the page settles.
+ */
+function useNearScreen(element: RefObject<HTMLElement | null>): boolean {
+  const [near, setNear] = useState(false);
+  useEffect(() => {
+    const target = element.current;
+    if (!target || near) return;
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((entry) => entry.isIntersecting)) setNear(true);
+      },
+      { rootMargin: "100% 0px" },
+    );
+    observer.observe(target);
+    return () => observer.disconnect();
+  }, [element, near]);
+  return near;
+}
+
 /** This period's traffic against the allowance, and graphs of CPU, memory, network and disk over a chosen period. */
 export function UsagePanel({ server }: { server: Server }) {
   const [period, setPeriod] = useState<MetricPeriod>("24h");
   const loaded = usePageLoaded();
-  const { data, error } = useQuery({ ...serverMetricsQuery(server.id, period), enabled: loaded });
+  const graphs = useRef<HTMLFieldSetElement>(null);
+  const near = useNearScreen(graphs);
+  const { data, error } = useQuery({ ...serverMetricsQuery(server.id, period), enabled: loaded && near });
   const measured = data?.series.cpu_percent.some((value) => value !== null) ?? false;
   return (
     <Panel id="usage" title="Usage">
       {server.traffic && <TrafficBar traffic={server.traffic} />}
-      <fieldset className="flex flex-wrap items-center gap-2">
+      <fieldset ref={graphs} className="flex flex-wrap items-center gap-2">
         <legend className="sr-only">Period of the graphs</legend>
         {METRIC_PERIODS.map((choice) => (
           <Button

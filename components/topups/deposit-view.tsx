@@ -322,7 +322,7 @@ export function DepositView({ topupRef }: { topupRef: string }) {
       {pending && !wallet && topup.demo && <DemoPayControls topup={topup} />}
       {/* Once money has arrived the API refuses to cancel: the control is offered only while it can work. */}
       {pending && !wallet && topup.payments.length === 0 && <CancelControl topup={topup} />}
-      <Link href="/dashboard/topups" className="text-sm underline">
+      <Link prefetch={false} href="/dashboard/topups" className="text-sm underline">
         All top-ups
       </Link>
     </div>

@@ -37,7 +37,7 @@ export function TopupHistory() {
             <p className={TEXT_STYLES.muted}>
               {topup.created_at.slice(0, 16).replace("T", " ")} · credited {formatApiUsd(topup.credited_usd)}
             </p>
-            <Link href={`/dashboard/topups/${topup.ref}`} className="underline">
+            <Link prefetch={false} href={`/dashboard/topups/${topup.ref}`} className="underline">
               {topup.status === "pending" ? "Open" : "Details"}
               <span className="sr-only"> {topup.ref}</span>
             </Link>
@@ -69,7 +69,7 @@ export function TopupHistory() {
                 </td>
                 <td>{formatApiUsd(topup.credited_usd)}</td>
                 <td className="text-right">
-                  <Link href={`/dashboard/topups/${topup.ref}`} className="underline">
+                  <Link prefetch={false} href={`/dashboard/topups/${topup.ref}`} className="underline">
                     {topup.status === "pending" ? "Open" : "Details"}
                     <span className="sr-only"> {topup.ref}</span>
                   </Link>

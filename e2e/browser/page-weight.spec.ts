@@ -1,6 +1,6 @@
 import { gzipSync } from "node:zlib";
-import { type APIRequestContext, expect, test } from "@playwright/test";
-import { api, signUpWithServer } from "../support/dashboard";
+import { type APIRequestContext, expect, type Request, test } from "@playwright/test";
+import { api, fundBalance, signUp, signUpWithServer } from "../support/dashboard";
 
 /**
  * The first-load JavaScript budget of every page, in gzip kB (1000 bytes): the scripts a page's HTML names,
@@ -86,6 +86,39 @@ test("every page's first-load JavaScript stays within its budget", async ({ page
     ([path, bytes]) => bytes > (path === "/" ? LANDING_BUDGET : PAGE_BUDGET),
   );
   expect(over, "pages over their first-load JS budget (gzip bytes)").toEqual([]);
+});
+
+test("a dashboard page comes with its data: it asks for nothing more as it loads, and prefetches no other page", async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(90_000);
+  const { apiKey } = await signUp(page);
+  // A completed top-up, so the history and the balance have something to show; no server, so no list polls.
+  await fundBalance(request, apiKey, 25);
+  for (const path of [
+    "/dashboard",
+    "/dashboard/topups",
+    "/dashboard/servers",
+    "/dashboard/order",
+    "/dashboard/keys",
+    "/dashboard/security",
+    "/dashboard/notifications",
+  ]) {
+    const asked: string[] = [];
+    const record = (sent: Request) => {
+      const url = new URL(sent.url());
+      if (url.pathname.startsWith("/_next/static/")) return;
+      asked.push(
+        `${sent.method()} ${url.pathname}${sent.headers()["next-router-prefetch"] ? " (prefetch)" : ""}`,
+      );
+    };
+    page.on("request", record);
+    await page.goto(path, { waitUntil: "load" });
+    await page.waitForTimeout(1_500);
+    page.off("request", record);
+    expect(asked, `what ${path} asked for as it loaded`).toEqual([`GET ${path}`]);
+  }
 });
 
 test("the budget check counts what the first load runs: script tags and the payload's chunks, each once", () => {

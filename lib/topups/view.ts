@@ -4,7 +4,7 @@
  */
 import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/topup-limits";
 import { formatApiUsd, formatUsd } from "@/lib/util/cents";
-import { decimalToUnits, unitsToDecimal } from "@/lib/util/decimal";
+import { decimalToUnits, isDecimal, unitsToDecimal } from "@/lib/util/decimal";
 
 type TopupLike = {
   status: "pending" | "completed" | "expired" | "cancelled";
@@ -20,7 +20,7 @@ export const isFinalStatus = (status: TopupLike["status"]) => status !== "pendin
 
 /** Decimals written in a non-negative decimal string ("0.0005" -> 4); anything else is refused. */
 function writtenDecimals(value: string): number {
-  if (!/^\d+(\.\d+)?$/.test(value)) throw new RangeError(`not a decimal amount: ${value}`);
+  if (!isDecimal(value)) throw new RangeError(`not a decimal amount: ${value}`);
   return value.split(".")[1]?.length ?? 0;
 }
 
@@ -87,7 +87,7 @@ export function formatRemaining(milliseconds: number): string {
 export function parseTopupAmount(text: string): { cents: number } | { error: string } {
   const range = `Enter an amount from ${formatUsd(TOPUP_MIN_CENTS)} to ${formatUsd(TOPUP_MAX_CENTS)}.`;
   const trimmed = text.trim().replace(/^\$/, "");
-  if (!/^\d+(\.\d+)?$/.test(trimmed)) return { error: range };
+  if (!isDecimal(trimmed)) return { error: range };
   const [whole = "", fraction = ""] = trimmed.split(".");
   if (fraction.length > 2) return { error: "Use whole cents (at most two decimals)." };
   if (whole.length > 9) return { error: range };

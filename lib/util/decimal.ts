@@ -3,14 +3,15 @@
  * the dashboard's top-up pages use it, and viem's equivalents would add about 2 kB to their first load.
  */
 
-const DECIMAL = /^\d+(\.\d+)?$/;
+/** A plain non-negative decimal string: digits, and a point only with digits after it ("0.5", not ".5"). */
+export const isDecimal = (value: string): boolean => /^\d+(\.\d+)?$/.test(value);
 
 /**
  * A non-negative decimal string as an integer of 10^-decimals units ("0.0005", 8 -> 50000n); undefined when it
  * is not such a string or has more significant decimals than `decimals`.
  */
 export function decimalToUnits(amount: string, decimals: number): bigint | undefined {
-  if (!DECIMAL.test(amount)) return undefined;
+  if (!isDecimal(amount)) return undefined;
   const [whole = "0", fraction = ""] = amount.split(".");
   const significant = fraction.replace(/0+$/, "");
   if (significant.length > decimals) return undefined;

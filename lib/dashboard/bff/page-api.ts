@@ -28,8 +28,3 @@ export function pageData<T>(result: { data?: T; response: Response }): T {
   }
   return result.data;
 }
-
-/** The signed-in account, or a redirect to sign-in when the session is missing or its key was refused. */
-export async function signedInAccount() {
-  return pageData(await (await signedInApi()).GET("/account"));
-}

@@ -24,7 +24,7 @@ export default function LaterPanels({ server, actions }: { server: Server; actio
       {(server.status === "active" || server.status === "suspended") && <UsagePanel server={server} />}
       {server.status === "active" && <ConsolePanel server={server} />}
       {live && <MachinePanels server={server} />}
-      {live && <TerminatePanel hostname={server.hostname} actions={actions} />}
+      {live && <TerminatePanel hostname={server.hostname} hold={server.hold} actions={actions} />}
     </>
   );
 }

@@ -31,6 +31,8 @@ export const TEST_LIMITS = {
   hostOperations: 8,
   /** Test sends and redeliveries of notifications per account (the two-instance test sends a hundred). */
   notificationSends: 150,
+  /** What one operator's adjustments may move in 24 hours before a second admin must approve (USD). */
+  adjustmentDailyCapUsd: 100,
 };
 
 let app: RunningApp | undefined;
@@ -60,6 +62,7 @@ export async function setup(project: TestProject) {
     NOTIFY_TEST_ALLOW_LOOPBACK: "1",
     NOTIFY_TEST_RETRY_MS: "300",
     RATE_LIMIT_NOTIFICATION_SENDS: `${TEST_LIMITS.notificationSends}/10m`,
+    OPERATOR_ADJUSTMENT_DAILY_CAP_USD: String(TEST_LIMITS.adjustmentDailyCapUsd),
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;

@@ -65,6 +65,11 @@ export const ERROR_CODES = {
     message: "The account is suspended by the operator: no new server can be ordered.",
   },
   server_terminated: { status: 409, message: "The server is terminated." },
+  server_held: {
+    status: 409,
+    message:
+      "The operator holds this server (see its `hold`): it cannot be terminated nor its snapshots deleted until the hold is lifted.",
+  },
   server_busy: {
     status: 409,
     message:
@@ -125,6 +130,11 @@ export const ERROR_CODES = {
   payment_settled_elsewhere: {
     status: 409,
     message: "This authorization was used on chain, not through this service.",
+  },
+  payment_settled_by_operator: {
+    status: 409,
+    message:
+      "This payment was credited to the balance by the operator's adjustment; it is not credited again.",
   },
   payment_pending: { status: 503, message: "The payment is still settling; retry shortly." },
   payment_network_unavailable: { status: 503, message: "The payment network is unreachable; retry shortly." },
@@ -198,6 +208,26 @@ export const OPERATOR_ERROR_CODES = {
   not_suspended: { status: 409, message: "It is not suspended by an operator." },
   already_reviewed: { status: 409, message: "This payment was reviewed already." },
   adjustment_exceeds_balance: { status: 409, message: "A debit cannot take the balance below zero." },
+  payment_already_settled: {
+    status: 409,
+    message: "An adjustment settled this payment already: one adjustment per flagged payment.",
+  },
+  payment_being_settled: {
+    status: 409,
+    message:
+      "The customer's retry is settling this payment from the chain right now; look again in a minute.",
+  },
+  approval_needs_another_admin: {
+    status: 403,
+    message:
+      "An adjustment past its operator's daily cap is approved by another admin, not by its requester.",
+  },
+  approval_decided: { status: 409, message: "This approval was decided already." },
+  operator_disabled_already: { status: 409, message: "This operator is deactivated already." },
+  cannot_disable_self: {
+    status: 409,
+    message: "Deactivate yourself from the machine (`npm run operator:disable`), not from your own session.",
+  },
 } as const satisfies Record<string, Entry>;
 
 export type OperatorErrorCode = keyof typeof OPERATOR_ERROR_CODES;

@@ -378,6 +378,11 @@ export const depositPayments = pgTable(
     quoteCents: bigint("quote_cents", { mode: "number" }),
     extraRateUsd: numeric("extra_rate_usd", { precision: 30, scale: 8 }),
     extraCents: bigint("extra_cents", { mode: "number" }),
+    /**
+     * The ledger adjustment that settled this payment before it counted (a dropped one credited by hand): it
+     * counts as settled (`confirmed_at` set, nothing credited through its top-up), whatever the chain shows later.
+     */
+    settledBy: text("settled_by"),
   },
   (table) => [
     uniqueIndex("deposit_payments_tx_idx").on(table.network, table.txHash, table.logIndex),
@@ -427,11 +432,16 @@ export const x402Authorizations = pgTable(
     accountId: integer("account_id")
       .notNull()
       .references(() => accounts.id, { onDelete: "cascade" }),
-    /** in_flight (being settled under a lease) | settled */
-    state: text("state").$type<"in_flight" | "settled">().notNull(),
+    /**
+     * in_flight (being settled under a lease) | settled (credited by its top-up) | adjusted (its outcome was
+     * never recorded and an operator's adjustment settled it: the rail never credits it)
+     */
+    state: text("state").$type<"in_flight" | "settled" | "adjusted">().notNull(),
     leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "date" }),
     topupId: integer("topup_id").references(() => topups.id, { onDelete: "set null" }),
     txHash: text("tx_hash"),
+    /** The ledger adjustment that settled it (state `adjusted`). */
+    adjustmentReference: text("adjustment_reference"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (table) => [
@@ -716,6 +726,8 @@ export const operators = pgTable(
     totpSecretEnc: text("totp_secret_enc").notNull(),
     totpLastStep: bigint("totp_last_step", { mode: "number" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    /** Deactivated (a departing operator): no sign-in, no live session; kept for the audit log. */
+    disabledAt: timestamp("disabled_at", { withTimezone: true, mode: "date" }),
   },
   (table) => [
     check("operators_role_check", sql`${table.role} IN ('read-only', 'support', 'admin')`),
@@ -751,9 +763,8 @@ export const operatorAudit = pgTable(
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
     at: timestamp("at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
-    operatorId: integer("operator_id")
-      .notNull()
-      .references(() => operators.id),
+    /** Null for an action taken on the machine (`npm run operator:disable`), not by a signed-in operator. */
+    operatorId: integer("operator_id").references(() => operators.id),
     operatorName: text("operator_name").notNull(),
     action: text("action").notNull(),
     /** What it acted on: `account:12`, `server:7`, `payment:deposit:3`, `host:nl-1`, or null (signing in). */
@@ -822,12 +833,51 @@ export const ledgerAdjustments = pgTable(
     operatorId: integer("operator_id")
       .notNull()
       .references(() => operators.id),
-    /** The flagged payment it settles, when it was posted for one. */
+    /** The flagged payment it settles, when it was posted for one: one adjustment per payment. */
     payment: text("payment"),
+    /** The second admin who let it past its operator's daily cap (adjustment_approvals), if it needed one. */
+    approvedBy: integer("approved_by").references(() => operators.id),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (table) => [
     index("ledger_adjustments_account_idx").on(table.accountId),
+    index("ledger_adjustments_operator_idx").on(table.operatorId, table.createdAt),
+    uniqueIndex("ledger_adjustments_payment_idx").on(table.payment).where(sql`${table.payment} IS NOT NULL`),
     check("ledger_adjustments_amount_check", sql`${table.amountCents} <> 0`),
+  ],
+);
+
+/**
+ * An adjustment past its operator's daily cap (OPERATOR_ADJUSTMENT_DAILY_CAP_USD): it waits here until another
+ * admin approves it (then it is posted, under `reference`, as its requester's) or refuses it.
+ */
+export const adjustmentApprovals = pgTable(
+  "adjustment_approvals",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    /** The ledger reference it is posted under once approved (its requester's idempotency key). */
+    reference: text("reference").notNull().unique(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    amountCents: bigint("amount_cents", { mode: "number" }).notNull(),
+    reason: text("reason").notNull(),
+    payment: text("payment"),
+    requestedBy: integer("requested_by")
+      .notNull()
+      .references(() => operators.id),
+    requestedAt: timestamp("requested_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    decidedBy: integer("decided_by").references(() => operators.id),
+    decidedAt: timestamp("decided_at", { withTimezone: true, mode: "date" }),
+    decision: text("decision").$type<"approved" | "refused">(),
+    decisionNote: text("decision_note"),
+  },
+  (table) => [
+    index("adjustment_approvals_pending_idx").on(table.requestedAt).where(sql`${table.decidedAt} IS NULL`),
+    check("adjustment_approvals_amount_check", sql`${table.amountCents} <> 0`),
+    check(
+      "adjustment_approvals_decision_check",
+      sql`${table.decision} IS NULL OR ${table.decision} IN ('approved', 'refused')`,
+    ),
   ],
 );

@@ -70,6 +70,8 @@ export const EVENT_TYPES = [
   "server.build_failed",
   "server.expiring",
   "server.suspended",
+  "server.held",
+  "server.released",
   "server.terminated",
   "account.balance_low",
   "snapshot.taken",

@@ -18,6 +18,7 @@ import {
 } from "@/lib/db/schema";
 import { formatCoinAmount, unitsOf } from "@/lib/rails/amounts";
 import { centsToUsd } from "@/lib/util/cents";
+import { type PendingAdjustment, pendingAdjustments } from "./adjustments";
 import { type FlaggedPayment, flaggedPayments } from "./payments";
 
 /** One account a search found, and what matched. */
@@ -141,6 +142,8 @@ export type AccountDetail = {
   }[];
   consoles: { id: number; server_id: number; requested_at: string; from: string; closed_at: string | null }[];
   flagged_payments: FlaggedPayment[];
+  /** Adjustments of this account past their operator's daily cap: waiting for, or decided by, a second admin. */
+  adjustment_approvals: PendingAdjustment[];
 };
 
 const LEDGER_ROWS = 100;
@@ -151,7 +154,7 @@ export async function accountDetail(accountId: number, database?: Database): Pro
   database ??= await db();
   const [account] = await database.select().from(accounts).where(eq(accounts.id, accountId));
   if (!account) throw notFound(`No account with id ${accountId}.`);
-  const [ledger, topupRows, serverRows, openSuspensions, sessionRows, consoleRows, flagged] =
+  const [ledger, topupRows, serverRows, openSuspensions, sessionRows, consoleRows, flagged, approvals] =
     await Promise.all([
       database
         .select({ entry: ledgerEntries, reason: ledgerAdjustments.reason, operator: operators.name })
@@ -194,6 +197,7 @@ export async function accountDetail(accountId: number, database?: Database): Pro
         flaggedPayments("attention", { accountId }, database),
         flaggedPayments("reviewed", { accountId }, database),
       ]).then(([open, done]) => [...open, ...done]),
+      pendingAdjustments({ accountId }, database),
     ]);
   const payments =
     topupRows.length === 0
@@ -292,5 +296,6 @@ export async function accountDetail(accountId: number, database?: Database): Pro
       closed_at: row.closedAt?.toISOString() ?? null,
     })),
     flagged_payments: flagged,
+    adjustment_approvals: approvals,
   };
 }

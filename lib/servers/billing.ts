@@ -60,12 +60,24 @@ export async function debit(
 }
 
 /**
- * Pays one more cycle from the balance. The new period starts at the old expiry, or now for a suspended
- * server (the time it was off is not billed). A suspended server comes back to `active`.
- * The ledger reference names the period, so one period is never charged twice.
+ * Where a renewal's new period starts: at the old expiry, or now for a server whose period lapsed (the time it
+ * was off is not billed). A server the operator holds with its period paused never lapses, whatever its
+ * stored expiry says: its period starts at that expiry, and releasing it adds the time held once (holds.ts).
+ */
+export function renewalStart(
+  row: Pick<ServerRow, "expiresAt" | "heldSince" | "heldPausesPeriod">,
+  current: Date,
+): Date {
+  if (row.heldSince && row.heldPausesPeriod) return row.expiresAt;
+  return new Date(Math.max(row.expiresAt.getTime(), current.getTime()));
+}
+
+/**
+ * Pays one more cycle from the balance, from renewalStart. A suspended server comes back to `active` unless
+ * the operator holds it. The ledger reference names the period, so one period is never charged twice.
  */
 export async function renewInTx(tx: Tx, row: ServerRow, current: Date = now()): Promise<ServerRow> {
-  const start = new Date(Math.max(row.expiresAt.getTime(), current.getTime()));
+  const start = renewalStart(row, current);
   await lockFunds(tx, row.accountId, row.priceCents);
   await debit(
     tx,

@@ -8,7 +8,7 @@ import type { PowerAction } from "@/lib/db/types";
 import { fingerprint, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
 import { renewInTx, reviveInTx, terminateInTx } from "./billing";
 import { serverSettings } from "./config";
-import { holdReasonText } from "./holds";
+import { notActive, refuseWhileHeld } from "./holds";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
 import { enqueueJob, kickJobs, runJobNow } from "./jobs";
 import { presentServerWithTraffic } from "./metrics/traffic";
@@ -64,14 +64,7 @@ export async function setAutoRenew(accountId: number, serverId: number, autoRene
 export function powerAction(accountId: number, serverId: number, action: PowerAction): Promise<Server> {
   return withHostQuota(accountId, async () => {
     const jobId = await withLockedServer(accountId, serverId, async (tx, row) => {
-      if (row.status !== "active") {
-        throw conflict(
-          "server_not_active",
-          row.heldReason
-            ? `Power actions need an active server. ${holdReasonText(row.heldReason)}`
-            : `Power actions need an active server; this one is ${row.status}.`,
-        );
-      }
+      if (row.status !== "active") throw notActive(row, "Power actions need an active server");
       await refuseWhileBusy(tx, row.id);
       return enqueueJob(tx, row.id, "power", { action });
     });
@@ -88,6 +81,7 @@ export async function terminateServer(accountId: number, serverId: number): Prom
   const server = await withLockedServer(accountId, serverId, async (tx, row) => {
     if (row.status === "terminated")
       throw conflict("server_terminated", "This server is already terminated.");
+    refuseWhileHeld(row, "terminating it");
     return presentServerWithTraffic(tx, await terminateInTx(tx, row));
   });
   kickJobs();

@@ -13,6 +13,7 @@ import { enforceHolds, periodRuns } from "./holds";
 import { enqueueJob, runDueJobs, unfinishedJobServers } from "./jobs";
 import type { ServerRow } from "./present";
 import { type PowerState, provisioner } from "./provisioner";
+import { endRescueWithStop } from "./rescue";
 
 const BATCH = 100;
 const MISSING = "The machine was missing from host";
@@ -102,11 +103,14 @@ async function handleExpiries(database: Database, clock: () => Date, rest: () =>
         }
       }
       if (row.status === "active") {
-        await tx
+        const [suspended] = await tx
           .update(servers)
           .set({ status: "suspended", suspendedAt: current, powerState: "stopped" })
-          .where(eq(servers.id, row.id));
+          .where(eq(servers.id, row.id))
+          .returning();
         await enqueueJob(tx, row.id, "power", { action: "stop" });
+        // Out of rescue mode too: a renewal starts its own system, and its owner cannot boot it meanwhile.
+        await endRescueWithStop(tx, suspended ?? row);
         await recordServerSuspended(tx, row.id, new Date(row.expiresAt.getTime() + graceMs));
       } else if (row.expiresAt.getTime() + graceMs <= current.getTime()) {
         await terminateInTx(tx, row, clock(), { keepLastDisk: true });

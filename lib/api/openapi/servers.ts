@@ -149,12 +149,18 @@ export const serversPaths: ZodOpenApiPathsObject = {
       summary: "Terminate a server now",
       description:
         "Ends the server at once (address, capacity and credentials released) and removes the machine, its " +
-        "domain, disks and snapshots, in the background; the unused time is not refunded and nothing is kept.",
+        "domain, disks and snapshots, in the background; the unused time is not refunded and nothing is kept. " +
+        "Refused while the operator holds the server (`hold` is set): what is being looked into is kept until " +
+        "the hold is lifted.",
       requestParams: { path: serverIdParam },
       responses: {
         "200": { description: "The terminated server.", content: jsonContent(ServerSchema) },
         "404": serverNotFound,
-        "409": errorResponse("Already terminated.", ["server_terminated"]),
+        "409": errorResponse(
+          "Already terminated (`server_terminated`), or held by the operator (`server_held`: the message gives " +
+            "the operator's reason; nothing changed).",
+          ["server_terminated", "server_held"],
+        ),
       },
     }),
   },
@@ -179,7 +185,8 @@ export const serversPaths: ZodOpenApiPathsObject = {
       summary: "Renew for one more cycle",
       description:
         "Charges the price from the balance and extends `expires_at` by one cycle (from now for a suspended " +
-        "server, which becomes active again). A server terminated because its period lapsed can be renewed until " +
+        "server, which becomes active again; a server the operator holds with its period paused is extended from " +
+        "`expires_at`, never from now, and stays suspended until the hold is lifted). A server terminated because its period lapsed can be renewed until " +
         "`retained_until`: it turns `provisioning` and comes back on its kept disk, on the same address and port " +
         "where still free, with the same root password and host key (a new host key only if its address changed " +
         "on a bridged host); its new period starts once it runs, and a return that fails is refunded. Accepts an " +

@@ -107,14 +107,16 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
       description:
         "Answers 202 with the snapshot `deleting`; it leaves the list once its volume is removed and its space " +
         "is free. Deleting a terminated server's last disk (kind `expiry`) ends its retention: the server can " +
-        "no longer be renewed. Deleting one already `deleting` answers the same.",
+        "no longer be renewed. Deleting one already `deleting` answers the same. Refused while the operator " +
+        "holds the server (`server_held`): its snapshots are kept until the hold is lifted.",
       requestParams: { path: snapshotParams },
       responses: {
         "202": { description: "The snapshot, `deleting`.", content: jsonContent(SnapshotSchema) },
         "404": snapshotNotFound,
         "409": hostOperationConflict(
-          "A snapshot is deleted once the server's running operation is done.",
-          [],
+          "A snapshot is deleted once the server's running operation is done. `server_held`: the operator holds " +
+            "the server (the message gives the reason); nothing changed.",
+          ["server_held"],
         ),
         "429": hostOperationLimited,
       },
@@ -195,12 +197,17 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
       description:
         "Shuts the rescue system down (it unmounts what was mounted) and boots the server's own disk: 202 with " +
         "`rescue.state` `leaving`; `rescue` is null once the server's system runs. The temporary password stops " +
-        "working.",
+        "working. Only an active server leaves rescue mode on request: one the operator suspends, or whose " +
+        "period lapses, is taken out of it by that, stopped (it boots its own system when next started).",
       requestParams: { path: serverIdParam },
       responses: {
         "202": { description: "The server, leaving rescue mode.", content: jsonContent(ServerSchema) },
         "404": serverNotFound,
-        "409": hostOperationConflict("`not_in_rescue`: the server is not in rescue mode.", ["not_in_rescue"]),
+        "409": hostOperationConflict(
+          "`not_in_rescue`: the server is not in rescue mode; `server_not_active`: it is suspended (by the " +
+            "operator, the message says why, or for its lapsed period) or being built.",
+          ["not_in_rescue", "server_not_active"],
+        ),
         "429": hostOperationLimited,
       },
     }),

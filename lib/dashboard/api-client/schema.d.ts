@@ -334,7 +334,7 @@ export interface paths {
         post?: never;
         /**
          * Terminate a server now
-         * @description Ends the server at once (address, capacity and credentials released) and removes the machine, its domain, disks and snapshots, in the background; the unused time is not refunded and nothing is kept.
+         * @description Ends the server at once (address, capacity and credentials released) and removes the machine, its domain, disks and snapshots, in the background; the unused time is not refunded and nothing is kept. Refused while the operator holds the server (`hold` is set): what is being looked into is kept until the hold is lifted.
          */
         delete: operations["terminateServer"];
         options?: never;
@@ -374,7 +374,7 @@ export interface paths {
         put?: never;
         /**
          * Renew for one more cycle
-         * @description Charges the price from the balance and extends `expires_at` by one cycle (from now for a suspended server, which becomes active again). A server terminated because its period lapsed can be renewed until `retained_until`: it turns `provisioning` and comes back on its kept disk, on the same address and port where still free, with the same root password and host key (a new host key only if its address changed on a bridged host); its new period starts once it runs, and a return that fails is refunded. Accepts an Idempotency-Key.
+         * @description Charges the price from the balance and extends `expires_at` by one cycle (from now for a suspended server, which becomes active again; a server the operator holds with its period paused is extended from `expires_at`, never from now, and stays suspended until the hold is lifted). A server terminated because its period lapsed can be renewed until `retained_until`: it turns `provisioning` and comes back on its kept disk, on the same address and port where still free, with the same root password and host key (a new host key only if its address changed on a bridged host); its new period starts once it runs, and a return that fails is refunded. Accepts an Idempotency-Key.
          */
         post: operations["renewServer"];
         delete?: never;
@@ -480,7 +480,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a snapshot
-         * @description Answers 202 with the snapshot `deleting`; it leaves the list once its volume is removed and its space is free. Deleting a terminated server's last disk (kind `expiry`) ends its retention: the server can no longer be renewed. Deleting one already `deleting` answers the same.
+         * @description Answers 202 with the snapshot `deleting`; it leaves the list once its volume is removed and its space is free. Deleting a terminated server's last disk (kind `expiry`) ends its retention: the server can no longer be renewed. Deleting one already `deleting` answers the same. Refused while the operator holds the server (`server_held`): its snapshots are kept until the hold is lifted.
          */
         delete: operations["deleteSnapshot"];
         options?: never;
@@ -524,7 +524,7 @@ export interface paths {
         post: operations["enterRescue"];
         /**
          * Leave rescue mode
-         * @description Shuts the rescue system down (it unmounts what was mounted) and boots the server's own disk: 202 with `rescue.state` `leaving`; `rescue` is null once the server's system runs. The temporary password stops working.
+         * @description Shuts the rescue system down (it unmounts what was mounted) and boots the server's own disk: 202 with `rescue.state` `leaving`; `rescue` is null once the server's system runs. The temporary password stops working. Only an active server leaves rescue mode on request: one the operator suspends, or whose period lapses, is taken out of it by that, stopped (it boots its own system when next started).
          */
         delete: operations["leaveRescue"];
         options?: never;
@@ -933,6 +933,40 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "server.held": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The operator suspended a server (or the whole account): it was stopped, and says why. */
+        post: operations["event_server_held"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "server.released": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The operator lifted a server's suspension. */
+        post: operations["event_server_released"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "server.terminated": {
         parameters: {
             query?: never;
@@ -1315,7 +1349,7 @@ export interface components {
              *       "server.expiring"
              *     ]
              */
-            events?: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
+            events?: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.held" | "server.released" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
             description?: string;
             /** @description ntfy only: an access token, sent as `Authorization: Bearer`. */
             ntfy_token?: string;
@@ -1329,7 +1363,7 @@ export interface components {
              *       "server.expiring"
              *     ]
              */
-            events?: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
+            events?: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.held" | "server.released" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
             description?: string | null;
             /** @description false turns it off (queued deliveries fail); true turns it on again, also after it was disabled. */
             enabled?: boolean;
@@ -1525,6 +1559,63 @@ export interface components {
                  * @example 2026-11-22T10:00:00.000Z
                  */
                 terminates_at: string;
+                server: components["schemas"]["EventServer"];
+            };
+        };
+        /** @description The operator suspended a server (or the whole account): it was stopped, and says why. */
+        ServerHeldEvent: {
+            /** @constant */
+            type: "server.held";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * @description The operator's words, as `status_reason` shows them after `Suspended by the operator: `.
+                 * @example Outgoing SSH scans reported by abuse@example.net
+                 */
+                reason: string;
+                /**
+                 * @description `server`: this server was suspended. `account`: the whole account was (no new orders either).
+                 * @enum {string}
+                 */
+                scope: "server" | "account";
+                /** @description True: the paid period waits while the hold lasts (the time held is added to `expires_at` when it is lifted) and the server cannot lapse meanwhile. False: it runs on and can lapse as any other. */
+                period_paused: boolean;
+                /** @description What the owner may still do: see the server, renew it (the renewal extends from its expiry, never from now, and the server stays held), turn automatic renewal on or off, top up. */
+                owner_may: ("view" | "renew" | "set_auto_renew" | "top_up")[];
+                /** @description What is refused until the operator lifts the hold: power actions, the console, reinstalls, restores, rescue mode and new snapshots (`409 server_not_active`); terminating it and deleting its snapshots (`409 server_held`), so the evidence stays. */
+                refused_until_lifted: ("power" | "console" | "reinstall" | "restore" | "rescue" | "take_snapshot" | "delete_snapshot" | "terminate")[];
+                server: components["schemas"]["EventServer"];
+            };
+        };
+        /** @description The operator lifted a server's suspension. */
+        ServerReleasedEvent: {
+            /** @constant */
+            type: "server.released";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * Format: date-time
+                 * @description When the hold began.
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                held_since: string;
+                /** @description Added to `expires_at`: the time held, when the hold paused the period; else 0. */
+                period_extended_seconds: number;
+                /**
+                 * @description `active`: back as it was (started again if it ran) while its period lasts. `suspended`: its period lapsed meanwhile: renew it. `provisioning`: it is still being built. `terminated`: it ended during the hold (its period ran on and lapsed).
+                 * @enum {string}
+                 */
+                status_after: "provisioning" | "active" | "suspended" | "terminated";
                 server: components["schemas"]["EventServer"];
             };
         };
@@ -2200,6 +2291,18 @@ export interface components {
             } | null;
             /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing, or a suspension by the operator (`Suspended by the operator: ` and the reason). */
             status_reason: string | null;
+            /** @description The operator's suspension of this server (or of its account), null when there is none. While it lasts the server is `suspended`: power, the console, reinstalls, restores, rescue mode and new snapshots are refused (`server_not_active`), and so are terminating it and deleting its snapshots (`server_held`); renewing it, automatic renewal and reading it still work. */
+            hold: {
+                /** @description The operator's words. */
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                since: string;
+                /** @description True: the paid period waits (`terminates_at` is null; the time held is added to `expires_at` when lifted, and a renewal meanwhile extends from `expires_at`, never from now). */
+                period_paused: boolean;
+            } | null;
             /** @description Memory the server gets (the plan's, unless this deployment caps it). */
             memory_mb: number | null;
             vcpus: number | null;
@@ -2355,6 +2458,18 @@ export interface components {
             } | null;
             /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing, or a suspension by the operator (`Suspended by the operator: ` and the reason). */
             status_reason: string | null;
+            /** @description The operator's suspension of this server (or of its account), null when there is none. While it lasts the server is `suspended`: power, the console, reinstalls, restores, rescue mode and new snapshots are refused (`server_not_active`), and so are terminating it and deleting its snapshots (`server_held`); renewing it, automatic renewal and reading it still work. */
+            hold: {
+                /** @description The operator's words. */
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                since: string;
+                /** @description True: the paid period waits (`terminates_at` is null; the time held is added to `expires_at` when lifted, and a renewal meanwhile extends from `expires_at`, never from now). */
+                period_paused: boolean;
+            } | null;
             /** @description Memory the server gets (the plan's, unless this deployment caps it). */
             memory_mb: number | null;
             vcpus: number | null;
@@ -2518,6 +2633,18 @@ export interface components {
             } | null;
             /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing, or a suspension by the operator (`Suspended by the operator: ` and the reason). */
             status_reason: string | null;
+            /** @description The operator's suspension of this server (or of its account), null when there is none. While it lasts the server is `suspended`: power, the console, reinstalls, restores, rescue mode and new snapshots are refused (`server_not_active`), and so are terminating it and deleting its snapshots (`server_held`); renewing it, automatic renewal and reading it still work. */
+            hold: {
+                /** @description The operator's words. */
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                since: string;
+                /** @description True: the paid period waits (`terminates_at` is null; the time held is added to `expires_at` when lifted, and a renewal meanwhile extends from `expires_at`, never from now). */
+                period_paused: boolean;
+            } | null;
             /** @description Memory the server gets (the plan's, unless this deployment caps it). */
             memory_mb: number | null;
             vcpus: number | null;
@@ -2625,7 +2752,7 @@ export interface components {
             /** @example https://hooks.example.com/vps */
             url: string;
             description: string | null;
-            events: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
+            events: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.held" | "server.released" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
             /** @description False when turned off, or disabled after failing for days. */
             enabled: boolean;
             disabled_at: string | null;
@@ -2655,7 +2782,7 @@ export interface components {
             /** @example https://hooks.example.com/vps */
             url: string;
             description: string | null;
-            events: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
+            events: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.held" | "server.released" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
             /** @description False when turned off, or disabled after failing for days. */
             enabled: boolean;
             disabled_at: string | null;
@@ -4116,7 +4243,7 @@ export interface operations {
                     "application/json": components["schemas"]["X402Requirements"];
                 };
             };
-            /** @description Too many pending top-ups, this payment is being settled by another request (retry), it was used by another account, it was used on chain without this service claiming it first (`payment_settled_elsewhere`: it credits no account), or the Idempotency-Key's first request is still running. Codes: `too_many_pending_topups`, `payment_in_progress`, `payment_already_used`, `payment_settled_elsewhere`, `idempotency_key_in_use`. */
+            /** @description Too many pending top-ups, this payment is being settled by another request (retry), it was used by another account, it was used on chain without this service claiming it first (`payment_settled_elsewhere`: it credits no account), its settlement was never recorded and the operator credited it by a ledger adjustment (`payment_settled_by_operator`: credited once, there), or the Idempotency-Key's first request is still running. Codes: `too_many_pending_topups`, `payment_in_progress`, `payment_already_used`, `payment_settled_elsewhere`, `payment_settled_by_operator`, `idempotency_key_in_use`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4622,7 +4749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Already terminated. Codes: `server_terminated`. */
+            /** @description Already terminated (`server_terminated`), or held by the operator (`server_held`: the message gives the operator's reason; nothing changed). Codes: `server_terminated`, `server_held`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5487,7 +5614,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A snapshot is deleted once the server's running operation is done. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_busy`. */
+            /** @description A snapshot is deleted once the server's running operation is done. `server_held`: the operator holds the server (the message gives the reason); nothing changed. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_held`, `server_busy`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5761,7 +5888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_in_rescue`: the server is not in rescue mode. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `not_in_rescue`, `server_busy`. */
+            /** @description `not_in_rescue`: the server is not in rescue mode; `server_not_active`: it is suspended (by the operator, the message says why, or for its lapsed period) or being built. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `not_in_rescue`, `server_not_active`, `server_busy`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7113,6 +7240,50 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ServerSuspendedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_server_held: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ServerHeldEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_server_released: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ServerReleasedEvent"];
             };
         };
         responses: {

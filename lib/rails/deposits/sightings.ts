@@ -46,7 +46,8 @@ export function watchedTopups() {
 /**
  * Stores what a watcher saw and returns the top-ups touched. A payment already known keeps its row; a
  * block sighting updates a mempool sighting (the transaction was mined, or mined again after a reorg), but
- * a mempool sighting never erases a block. A dropped payment seen again is no longer dropped.
+ * a mempool sighting never erases a block. A dropped payment seen again is no longer dropped (unless an
+ * adjustment settled it: it has counted then, and never counts again).
  */
 export async function observePayments(network: string, payments: ObservedPayment[]): Promise<number[]> {
   if (payments.length === 0) return [];
@@ -76,11 +77,13 @@ async function storePayments(tx: Tx, network: string, payments: ObservedPayment[
         blockNumber: sql`excluded.block_number`,
         blockHash: sql`excluded.block_hash`,
         confirmations: sql`excluded.confirmations`,
-        droppedAt: null,
+        // Seen again, it is no longer dropped, unless an operator's adjustment settled it meanwhile: then it
+        // stays as it was settled (counted, crediting nothing more; see lib/operator/payments.ts closeOnRail).
+        droppedAt: sql`CASE WHEN ${depositPayments.settledBy} IS NULL THEN NULL ELSE ${depositPayments.droppedAt} END`,
       },
       setWhere: sql`(excluded.block_hash IS NOT NULL
         AND ${depositPayments.blockHash} IS DISTINCT FROM excluded.block_hash)
-        OR ${depositPayments.droppedAt} IS NOT NULL`,
+        OR (${depositPayments.droppedAt} IS NOT NULL AND ${depositPayments.settledBy} IS NULL)`,
     })
     .returning({ id: depositPayments.id, topupId: depositPayments.topupId });
   await recordPaymentsSeen(tx, touched);

@@ -135,6 +135,22 @@ export default async function AccountPage(props: { params: Promise<{ id: string 
         </Panel>
       )}
 
+      {account.adjustment_approvals.length > 0 && (
+        <Panel id="approvals" title="Adjustments past their operator's daily cap">
+          <ul className="space-y-1 text-sm">
+            {account.adjustment_approvals.map((approval) => (
+              <li key={approval.id} data-testid="adjustment-approval">
+                {formatApiUsd(approval.amount_usd)} asked by {approval.requested_by} at{" "}
+                {when(approval.requested_at)}: {approval.reason} ·{" "}
+                {approval.state === "pending"
+                  ? "waiting for another admin (Operators)"
+                  : `${approval.state} by ${approval.decided_by} at ${when(approval.decided_at)}`}
+              </li>
+            ))}
+          </ul>
+        </Panel>
+      )}
+
       <Panel id="ledger" title="Ledger (latest 100)">
         <table className="w-full text-left text-sm" aria-label="Ledger">
           <thead>
@@ -187,7 +203,7 @@ export default async function AccountPage(props: { params: Promise<{ id: string 
               </li>
             ))}
           </ul>
-          <Link href="/operator/payments" className="text-sm underline">
+          <Link prefetch={false} href="/operator/payments" className="text-sm underline">
             All payments needing attention
           </Link>
         </Panel>

@@ -33,6 +33,8 @@ export const TEST_LIMITS = {
   notificationSends: 150,
   /** What one operator's adjustments may move in 24 hours before a second admin must approve (USD). */
   adjustmentDailyCapUsd: 100,
+  /** Operator API requests and pages per operator: few enough for a test to spend them. */
+  operatorRequests: 120,
 };
 
 let app: RunningApp | undefined;
@@ -63,6 +65,7 @@ export async function setup(project: TestProject) {
     NOTIFY_TEST_RETRY_MS: "300",
     RATE_LIMIT_NOTIFICATION_SENDS: `${TEST_LIMITS.notificationSends}/10m`,
     OPERATOR_ADJUSTMENT_DAILY_CAP_USD: String(TEST_LIMITS.adjustmentDailyCapUsd),
+    RATE_LIMIT_OPERATOR_REQUESTS: `${TEST_LIMITS.operatorRequests}/10m`,
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;

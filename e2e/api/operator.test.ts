@@ -409,7 +409,7 @@ describe("the operator API", () => {
         })
       ).status,
     ).toBe(200);
-  });
+  }, 60_000);
 
   it("lets an admin deactivate an operator: their sessions end at once, they cannot sign in again, and it is audited", async () => {
     const leaver = await addOperator(env(), "api-leaver", "support");

@@ -153,12 +153,13 @@ export async function listOperators(database: Database, at: Date = new Date()): 
       role: operators.role,
       createdAt: operators.createdAt,
       disabledAt: operators.disabledAt,
-      live: sql<number>`(SELECT count(*) FROM ${operatorSessions} s WHERE s.operator_id = ${operators.id}
+      // Written out in full: inside the subqueries an unqualified column would be the subquery's own.
+      live: sql<number>`(SELECT count(*) FROM ${operatorSessions} s WHERE s.operator_id = operators.id
         AND s.ended_at IS NULL AND s.expires_at > ${at})`.mapWith(Number),
       lastSeen: sql<Date | null>`(SELECT max(s.seen_at) FROM ${operatorSessions} s
-        WHERE s.operator_id = ${operators.id})`.mapWith((value) => (value ? new Date(value) : null)),
+        WHERE s.operator_id = operators.id)`.mapWith((value) => (value ? new Date(value) : null)),
       adjusted: sql<number>`(SELECT coalesce(sum(abs(a.amount_cents)), 0) FROM ${ledgerAdjustments} a
-        WHERE a.operator_id = ${operators.id} AND a.approved_by IS NULL
+        WHERE a.operator_id = operators.id AND a.approved_by IS NULL
           AND a.created_at > ${new Date(at.getTime() - 24 * 3_600_000)})`.mapWith(Number),
     })
     .from(operators)

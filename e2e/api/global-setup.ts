@@ -6,6 +6,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
+import { startDnsServer, type TestDnsServer } from "@/lib/testing/dns-server";
 import { type RunningApp, startApp } from "../support/app-server";
 import { checkLedger, type LedgerReport } from "../support/ledger-check";
 import { resetPostgres } from "../support/reset-postgres";
@@ -31,10 +32,27 @@ export const TEST_LIMITS = {
   hostOperations: 8,
   /** Test sends and redeliveries of notifications per account (the two-instance test sends a hundred). */
   notificationSends: 150,
+  /** New or changed endpoint URLs per account (one account adds ten endpoints). */
+  webhookUrls: 12,
+  /** Console tickets per account and per server (a test opens a dozen on one server). */
+  consoleTickets: 40,
+  consoleTicketsServer: 14,
+};
+
+/**
+ * The name server the app resolves endpoints' names with (NOTIFY_DNS_SERVERS): `*.hooks.test` is loopback
+ * (where the suite's receivers listen), `*.internal.test` a private address, and names under `silent.test`
+ * are never answered.
+ */
+export const TEST_ZONES = {
+  "*.hooks.test": ["127.0.0.1"],
+  "*.internal.test": ["10.0.3.7"],
+  "public.hooks-far.test": ["93.184.216.34"],
 };
 
 let app: RunningApp | undefined;
 let chains: TestChains | undefined;
+let dns: TestDnsServer | undefined;
 let databaseUrl: string | undefined;
 
 export async function setup(project: TestProject) {
@@ -60,6 +78,9 @@ export async function setup(project: TestProject) {
     NOTIFY_TEST_ALLOW_LOOPBACK: "1",
     NOTIFY_TEST_RETRY_MS: "300",
     RATE_LIMIT_NOTIFICATION_SENDS: `${TEST_LIMITS.notificationSends}/10m`,
+    RATE_LIMIT_WEBHOOK_URLS: `${TEST_LIMITS.webhookUrls}/10m`,
+    RATE_LIMIT_CONSOLE_TICKETS: `${TEST_LIMITS.consoleTickets}/10m`,
+    RATE_LIMIT_CONSOLE_TICKETS_SERVER: `${TEST_LIMITS.consoleTicketsServer}/1m`,
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;
@@ -69,7 +90,14 @@ export async function setup(project: TestProject) {
     databaseUrl = url;
   }
   chains = await startTestChains();
-  const appEnv = { ...env, ...chains.appEnv };
+  dns = await startDnsServer(TEST_ZONES);
+  env.NOTIFY_DNS_SERVERS = dns.address;
+  // The settlement node by name, as deployments often give it: its lookups are the process's getaddrinfo.
+  const appEnv = {
+    ...env,
+    ...chains.appEnv,
+    X402_RPC_URL: chains.appEnv.X402_RPC_URL?.replace("127.0.0.1", "localhost") ?? "",
+  };
   app = await startApp(appEnv);
   project.provide("appEnv", appEnv);
   project.provide("appDataDir", app.dataDir);
@@ -123,6 +151,7 @@ async function ledgerCheck(running: RunningApp, databaseUrl: string | undefined)
 export async function teardown() {
   await app?.stop();
   await chains?.stop();
+  await dns?.close();
   if (app) await ledgerCheck(app, databaseUrl);
 }
 

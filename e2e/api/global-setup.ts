@@ -35,8 +35,14 @@ export const TEST_LIMITS = {
   /** New or changed endpoint URLs per account (one account adds ten endpoints). */
   webhookUrls: 12,
   /** Console tickets per account and per server (a test opens a dozen on one server). */
-  consoleTickets: 40,
-  consoleTicketsServer: 14,
+  consoleTickets: 20,
+  consoleTicketsServer: 12,
+  /** console.opened is announced once per server in this many minutes. */
+  consoleOpenedEventMinutes: 10,
+  /** Console input: a burst, then bytes a second; a client that stays behind the output this long is cut. */
+  consoleInputBurst: 64 * 1024,
+  consoleInputPerSecond: 16 * 1024,
+  consoleBehindSeconds: 5,
 };
 
 /**
@@ -81,6 +87,9 @@ export async function setup(project: TestProject) {
     RATE_LIMIT_WEBHOOK_URLS: `${TEST_LIMITS.webhookUrls}/10m`,
     RATE_LIMIT_CONSOLE_TICKETS: `${TEST_LIMITS.consoleTickets}/10m`,
     RATE_LIMIT_CONSOLE_TICKETS_SERVER: `${TEST_LIMITS.consoleTicketsServer}/1m`,
+    CONSOLE_OPENED_EVENT_MINUTES: String(TEST_LIMITS.consoleOpenedEventMinutes),
+    CONSOLE_INPUT_BYTES_PER_SECOND: String(TEST_LIMITS.consoleInputPerSecond),
+    CONSOLE_BEHIND_SECONDS: String(TEST_LIMITS.consoleBehindSeconds),
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;

@@ -1,4 +1,5 @@
 import { mkdtempSync } from "node:fs";
+import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -343,6 +344,72 @@ describe("the webhooks API", () => {
   });
 });
 
+describe("fair delivery", () => {
+  it("five accounts whose endpoints hang cannot delay a sixth account's server.expiring", async () => {
+    // Endpoints that take the connection and never answer: each attempt holds its slot until the send timeout.
+    const held = new Set<Socket>();
+    const tarpit = createNetServer((socket) => {
+      held.add(socket);
+      socket.on("error", () => {});
+      socket.on("close", () => held.delete(socket));
+    });
+    await new Promise<void>((resolve) => tarpit.listen(0, "127.0.0.1", resolve));
+    const tarpitUrl = `http://127.0.0.1:${(tarpit.address() as AddressInfo).port}`;
+    const victim = await createAccount();
+    await addWebhook(victim.apiKey, "/expiring", { events: ["server.expiring"] });
+    await fund(victim.apiKey, 25);
+    const ordered = await api("/servers", {
+      method: "POST",
+      key: victim.apiKey,
+      body: { plan: "pup", location: "nl", os: "debian-12" },
+    });
+    const server = await waitForServer<{ status: string; expires_at: string }>(
+      victim.apiKey,
+      ordered.body.id as number,
+      (s) => s.status === "active",
+    );
+    const attackers = await Promise.all(Array.from({ length: 5 }, () => createAccount()));
+    const hooks: { key: string; id: number }[] = [];
+    try {
+      for (const [a, attacker] of attackers.entries()) {
+        for (let i = 0; i < 5; i++) {
+          const made = await api("/webhooks", {
+            method: "POST",
+            key: attacker.apiKey,
+            body: { url: `${tarpitUrl}/hang-${a}-${i}` },
+          });
+          expect(made.status).toBe(201);
+          hooks.push({ key: attacker.apiKey, id: made.body.id as number });
+        }
+      }
+      // Two test sends per endpoint: fifty attempts of five seconds each, retried 300 ms after each.
+      await Promise.all(
+        hooks.flatMap((hook) =>
+          [0, 1].map(() => api(`/webhooks/${hook.id}/test`, { method: "POST", key: hook.key })),
+        ),
+      );
+      await until(
+        async () => held.size,
+        (size) => size >= 8,
+        10_000,
+      );
+      // Seventy hours before the victim's expiry: its 72-hour warning is due at the next background pass.
+      await advanceClock((Date.parse(server.expires_at) - (await serviceNow())) / 1000 - 70 * 3600);
+      const started = Date.now();
+      await waitForArrivals("/expiring", 1, 8_000);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(JSON.parse(arrivedAt("/expiring")[0]?.body ?? "{}")).toMatchObject({ type: "server.expiring" });
+    } finally {
+      await Promise.all(
+        hooks.map((hook) => api(`/webhooks/${hook.id}`, { method: "DELETE", key: hook.key })),
+      );
+      const closed = new Promise((resolve) => tarpit.close(resolve));
+      for (const socket of held) socket.destroy();
+      await closed;
+    }
+  }, 120_000);
+});
+
 describe("names the account chose, resolved by a name server that never answers", () => {
   /** The receiver by a name the suite's name server resolves to loopback. */
   const byName = (path: string) => `http://calm.hooks.test:${new URL(receiver.url).port}${path}`;
@@ -378,19 +445,21 @@ describe("names the account chose, resolved by a name server that never answers"
       expect(response.status).toBe(200);
       return performance.now() - started;
     };
-    /** One test send of the calm account: from the request to its arrival at the receiver. */
+    /**
+     * One test send of the calm account: from its event's commit (the 202) to its arrival at the receiver,
+     * the worker's part, which a pool of threads held by the checks would delay.
+     */
     const delivery = async () => {
       const before = arrivedAt("/calm").length;
-      const started = performance.now();
       expect((await api(`/webhooks/${calmId}/test`, { method: "POST", key: calm.apiKey })).status).toBe(202);
-      await waitForArrivals("/calm", before + 1, 5_000);
-      return performance.now() - started;
+      const committed = performance.now();
+      await waitForArrivals("/calm", before + 1, 10_000);
+      return performance.now() - committed;
     };
     const quiet = { delivery: await delivery(), rpc: await rpc() };
 
     // Ten accounts, ten names each under a zone whose server never answers, all at once.
     const attackers = await Promise.all(Array.from({ length: 10 }, () => createAccount()));
-    const started = performance.now();
     const checks = attackers.flatMap((attacker, a) =>
       Array.from({ length: 10 }, async (_, i) => {
         const result = await api("/webhooks", {
@@ -398,7 +467,7 @@ describe("names the account chose, resolved by a name server that never answers"
           key: attacker.apiKey,
           body: { url: `https://r${a}x${i}x${Date.now()}.${SILENT_ZONE}/` },
         });
-        return { ...result, ms: performance.now() - started };
+        return result;
       }),
     );
     const during: { delivery: number[]; rpc: number[] } = { delivery: [], rpc: [] };
@@ -414,9 +483,8 @@ describe("names the account chose, resolved by a name server that never answers"
     for (const result of results) {
       expect(result.status).toBe(400);
       expect(errorCode(result)).toBe("webhook_url_refused");
+      // Given up at the resolver's own bound: c-ares' timeout, not libc's (which says EAI_AGAIN, much later).
       expect(result.body.message).toMatch(/could not be resolved in time/);
-      // Given up within the resolver's bound (3 s), not whenever libc would have.
-      expect(result.ms).toBeLessThan(6_000);
     }
     const worst = (list: number[]) => Math.max(...list);
     expect(during.delivery.length).toBeGreaterThan(0);
@@ -462,9 +530,11 @@ describe("names the account chose, resolved by a name server that never answers"
     const compatible = await api("/webhooks", {
       method: "POST",
       key: apiKey,
-      body: { url: "https://[::127.0.0.1]/hook" },
+      body: { url: "https://[::10.0.0.1]/hook" },
     });
+    // An IPv4-compatible IPv6 address is the IPv4 address it carries: here a private one.
     expect([compatible.status, errorCode(compatible)]).toEqual([400, "webhook_url_refused"]);
+    expect(compatible.body.message).toMatch(/10\.0\.0\.1 is a private address/);
     // URL checks so far: 3 (the refusals above that got as far as resolving). Up to the limit, then 429.
     let made = 0;
     for (let i = 3; i < TEST_LIMITS.webhookUrls; i++) {

@@ -198,6 +198,7 @@ export const OPERATOR_ERROR_CODES = {
   not_suspended: { status: 409, message: "It is not suspended by an operator." },
   already_reviewed: { status: 409, message: "This payment was reviewed already." },
   adjustment_exceeds_balance: { status: 409, message: "A debit cannot take the balance below zero." },
+  console_closed: { status: 409, message: "This console session is closed already." },
 } as const satisfies Record<string, Entry>;
 
 export type OperatorErrorCode = keyof typeof OPERATOR_ERROR_CODES;

@@ -19,7 +19,8 @@ export type AuditAction =
   | "adjust_ledger"
   | "review_payment"
   | "drain_host"
-  | "undrain_host";
+  | "undrain_host"
+  | "close_console";
 
 export type AuditRecord = {
   action: AuditAction;

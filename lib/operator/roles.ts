@@ -2,7 +2,7 @@ import { OPERATOR_ROLES, type OperatorRole } from "@/lib/db/types";
 
 /**
  * What each operator role may do. Every role reads the console (overview, hosts, payments, accounts); support
- * also acts on customers (suspend and lift, mark payments reviewed); admin also moves money (ledger
+ * also acts on customers (suspend and lift, close consoles, mark payments reviewed); admin also moves money (ledger
  * adjustments), drains hosts and reads the audit log.
  */
 

@@ -6,6 +6,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
+import { startDnsServer, type TestDnsServer } from "@/lib/testing/dns-server";
 import { type RunningApp, startApp } from "../support/app-server";
 import { checkLedger, type LedgerReport } from "../support/ledger-check";
 import { resetPostgres } from "../support/reset-postgres";
@@ -35,10 +36,33 @@ export const TEST_LIMITS = {
   adjustmentDailyCapUsd: 100,
   /** Operator API requests and pages per operator: few enough for a test to spend them. */
   operatorRequests: 120,
+  /** New or changed endpoint URLs per account (one account adds ten endpoints). */
+  webhookUrls: 12,
+  /** Console tickets per account and per server (a test opens a dozen on one server). */
+  consoleTickets: 20,
+  consoleTicketsServer: 12,
+  /** console.opened is announced once per server in this many minutes. */
+  consoleOpenedEventMinutes: 10,
+  /** Console input: a burst, then bytes a second; a client that stays behind the output this long is cut. */
+  consoleInputBurst: 64 * 1024,
+  consoleInputPerSecond: 16 * 1024,
+  consoleBehindSeconds: 5,
+};
+
+/**
+ * The name server the app resolves endpoints' names with (NOTIFY_DNS_SERVERS): `*.hooks.test` is loopback
+ * (where the suite's receivers listen), `*.internal.test` a private address, and names under `silent.test`
+ * are never answered.
+ */
+export const TEST_ZONES = {
+  "*.hooks.test": ["127.0.0.1"],
+  "*.internal.test": ["10.0.3.7"],
+  "public.hooks-far.test": ["93.184.216.34"],
 };
 
 let app: RunningApp | undefined;
 let chains: TestChains | undefined;
+let dns: TestDnsServer | undefined;
 let databaseUrl: string | undefined;
 
 export async function setup(project: TestProject) {
@@ -66,6 +90,12 @@ export async function setup(project: TestProject) {
     RATE_LIMIT_NOTIFICATION_SENDS: `${TEST_LIMITS.notificationSends}/10m`,
     OPERATOR_ADJUSTMENT_DAILY_CAP_USD: String(TEST_LIMITS.adjustmentDailyCapUsd),
     RATE_LIMIT_OPERATOR_REQUESTS: `${TEST_LIMITS.operatorRequests}/10m`,
+    RATE_LIMIT_WEBHOOK_URLS: `${TEST_LIMITS.webhookUrls}/10m`,
+    RATE_LIMIT_CONSOLE_TICKETS: `${TEST_LIMITS.consoleTickets}/10m`,
+    RATE_LIMIT_CONSOLE_TICKETS_SERVER: `${TEST_LIMITS.consoleTicketsServer}/1m`,
+    CONSOLE_OPENED_EVENT_MINUTES: String(TEST_LIMITS.consoleOpenedEventMinutes),
+    CONSOLE_INPUT_BYTES_PER_SECOND: String(TEST_LIMITS.consoleInputPerSecond),
+    CONSOLE_BEHIND_SECONDS: String(TEST_LIMITS.consoleBehindSeconds),
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;
@@ -75,7 +105,14 @@ export async function setup(project: TestProject) {
     databaseUrl = url;
   }
   chains = await startTestChains();
-  const appEnv = { ...env, ...chains.appEnv };
+  dns = await startDnsServer(TEST_ZONES);
+  env.NOTIFY_DNS_SERVERS = dns.address;
+  // The settlement node by name, as deployments often give it: its lookups are the process's getaddrinfo.
+  const appEnv = {
+    ...env,
+    ...chains.appEnv,
+    X402_RPC_URL: chains.appEnv.X402_RPC_URL?.replace("127.0.0.1", "localhost") ?? "",
+  };
   app = await startApp(appEnv);
   project.provide("appEnv", appEnv);
   project.provide("appDataDir", app.dataDir);
@@ -129,6 +166,7 @@ async function ledgerCheck(running: RunningApp, databaseUrl: string | undefined)
 export async function teardown() {
   await app?.stop();
   await chains?.stop();
+  await dns?.close();
   if (app) await ledgerCheck(app, databaseUrl);
 }
 

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { openConsole, requestTicket } from "../support/console-client";
 import {
   addOperator,
   disableOperatorOnMachine,
@@ -84,6 +85,7 @@ describe("the operator API", () => {
     ["POST", `/accounts/${customer.userId}/adjustments`, { amount_usd: 100, reason: "probe" }],
     ["POST", `/servers/${serverId}/suspension`, { reason: "probe" }],
     ["DELETE", `/servers/${serverId}/suspension`, { reason: "probe" }],
+    ["DELETE", "/consoles/1", { reason: "probe" }],
     ["GET", "/audit"],
     ["GET", "/operators"],
     ["POST", "/operators/api-admin/deactivation", { reason: "probe" }],
@@ -250,6 +252,53 @@ describe("the operator API", () => {
     expect(actions.slice(0, 2)).toMatchObject([
       { action: "lift_server", operator: "api-admin", reason: "Customer closed the open relay" },
       { action: "suspend_server", operator: "api-admin", reason },
+    ]);
+  });
+
+  it("closes any customer's console, with the reason in the audit log", async () => {
+    const ticket = (await requestTicket(base(), customer.apiKey, serverId)).body;
+    const session = await openConsole(ticket.websocket_url, ticket.ticket);
+    await session.waitFor("# ");
+    const listed = (await call(readerSession, `/accounts/${customer.userId}`)).body.consoles as {
+      id: number;
+      opened_at: string | null;
+      closed_at: string | null;
+    }[];
+    expect(listed.find((console) => console.id === ticket.session_id)).toMatchObject({ closed_at: null });
+    const reason = "Console used to attack other hosts";
+    const closed = await call(adminSession, `/consoles/${ticket.session_id}`, {
+      method: "DELETE",
+      body: { reason },
+    });
+    expect(closed.status).toBe(200);
+    expect(closed.body).toEqual({
+      id: ticket.session_id,
+      account_id: customer.userId,
+      server_id: serverId,
+      closed: true,
+    });
+    expect(await session.closed).toEqual({ code: 4012, reason: "closed_by_operator" });
+    const again = await call(adminSession, `/consoles/${ticket.session_id}`, {
+      method: "DELETE",
+      body: { reason },
+    });
+    expect([again.status, again.body.error]).toEqual([409, "console_closed"]);
+    expect(
+      (await call(adminSession, "/consoles/999999", { method: "DELETE", body: { reason } })).status,
+    ).toBe(404);
+    const audit = (await call(adminSession, `/audit?target=console:${ticket.session_id}`)).body.entries as {
+      action: string;
+      operator: string;
+      reason: string;
+      detail: Record<string, unknown>;
+    }[];
+    expect(audit).toMatchObject([
+      {
+        action: "close_console",
+        operator: "api-admin",
+        reason,
+        detail: { account_id: customer.userId, server_id: serverId, was_open: true },
+      },
     ]);
   });
 

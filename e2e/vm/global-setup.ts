@@ -134,6 +134,8 @@ export async function setup(project: TestProject) {
     TRAFFIC_ALLOWANCE_CAP_MB: String(TRAFFIC_CAP_MB),
     // The console test: one server's console per account, and a clock it moves past a ticket's expiry.
     CONSOLE_MAX_PER_ACCOUNT: "1",
+    // A client that reads nothing while its guest floods the line is cut off after this long behind.
+    CONSOLE_BEHIND_SECONDS: "5",
     ENABLE_TEST_CLOCK: "1",
   });
   project.provide("tinyBaseUrl", tinyApp.url);

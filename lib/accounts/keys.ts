@@ -8,6 +8,7 @@ import { type ApiKey, type ApiKeyCreated, MAX_ACTIVE_KEYS, type RevokedKey } fro
 import { db } from "@/lib/db/client";
 import { accounts, apiKeys } from "@/lib/db/schema";
 import { reuseUntilWrite } from "@/lib/db/until-write";
+import { signal } from "@/lib/util/signals";
 
 type KeyRow = typeof apiKeys.$inferSelect;
 
@@ -96,5 +97,7 @@ export async function revokeKey(accountId: number, keyId: number): Promise<Revok
     )
     .returning({ id: apiKeys.id, revokedAt: apiKeys.revokedAt });
   if (!row?.revokedAt) throw notFound(`No active API key with id ${keyId}.`);
+  // What it opened (a console) closes now here, and within a seen-interval on other instances.
+  signal("credentials-revoked");
   return { id: row.id, revoked: true, revoked_at: row.revokedAt.toISOString() };
 }

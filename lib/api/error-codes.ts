@@ -228,6 +228,7 @@ export const OPERATOR_ERROR_CODES = {
     status: 409,
     message: "Deactivate yourself from the machine (`npm run operator:disable`), not from your own session.",
   },
+  console_closed: { status: 409, message: "This console session is closed already." },
 } as const satisfies Record<string, Entry>;
 
 export type OperatorErrorCode = keyof typeof OPERATOR_ERROR_CODES;

@@ -587,10 +587,13 @@ export const consoleSessions = pgTable(
     seenAt: timestamp("seen_at", { withTimezone: true, mode: "date" }),
     closedAt: timestamp("closed_at", { withTimezone: true, mode: "date" }),
     closeReason: text("close_reason"),
+    /** The key or dashboard session the ticket was requested with: revoking it closes the console. */
+    keyId: integer("key_id").references(() => apiKeys.id, { onDelete: "set null" }),
   },
   (table) => [
     index("console_sessions_account_open_idx").on(table.accountId).where(sql`${table.closedAt} IS NULL`),
     index("console_sessions_server_idx").on(table.serverId),
+    index("console_sessions_closed_idx").on(table.closedAt).where(sql`${table.closedAt} IS NOT NULL`),
   ],
 );
 

@@ -17,6 +17,7 @@ import {
 import type { TopupStatus } from "@/lib/db/types";
 import { formatCoinAmount, unitsOf } from "@/lib/rails/amounts";
 import { centsToUsd } from "@/lib/util/cents";
+import { now } from "@/lib/util/clock";
 import { listensTo, recordEvent } from "./record";
 import { HELD_OWNER_MAY, HELD_OWNER_MAY_NOT } from "./types";
 
@@ -339,17 +340,23 @@ export async function recordRescueChange(
   });
 }
 
-/** A console session was opened (its ticket redeemed). */
+/**
+ * A console session was opened (its ticket redeemed): announced for the first session of the server in each
+ * window of `windowMinutes` (on the service's clock), so opening and closing it again and again cannot turn
+ * into a flood of deliveries.
+ */
 export async function recordConsoleOpened(
   tx: Tx,
   session: typeof consoleSessions.$inferSelect,
+  windowMinutes: number,
 ): Promise<void> {
   const row = await serverById(tx, session.serverId);
   if (!row) return;
+  const window = Math.floor((session.openedAt ?? now()).getTime() / (windowMinutes * 60_000));
   await recordEvent(tx, {
     accountId: session.accountId,
     type: "console.opened",
-    factKey: `console.opened:${session.id}`,
+    factKey: `console.opened:${session.serverId}:${windowMinutes}:${window}`,
     data: () => ({ session_id: session.id, opened_from: session.openedFrom ?? "", server: eventServer(row) }),
   });
 }

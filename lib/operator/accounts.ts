@@ -140,7 +140,15 @@ export type AccountDetail = {
     last_used_at: string | null;
     expires_at: string | null;
   }[];
-  consoles: { id: number; server_id: number; requested_at: string; from: string; closed_at: string | null }[];
+  consoles: {
+    id: number;
+    server_id: number;
+    requested_at: string;
+    from: string;
+    opened_at: string | null;
+    closed_at: string | null;
+    close_reason: string | null;
+  }[];
   flagged_payments: FlaggedPayment[];
   /** Adjustments of this account past their operator's daily cap: waiting for, or decided by, a second admin. */
   adjustment_approvals: PendingAdjustment[];
@@ -293,7 +301,9 @@ export async function accountDetail(accountId: number, database?: Database): Pro
       server_id: row.serverId,
       requested_at: row.requestedAt.toISOString(),
       from: row.requestedFrom,
+      opened_at: row.openedAt?.toISOString() ?? null,
       closed_at: row.closedAt?.toISOString() ?? null,
+      close_reason: row.closeReason,
     })),
     flagged_payments: flagged,
     adjustment_approvals: approvals,

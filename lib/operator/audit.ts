@@ -26,7 +26,8 @@ export type AuditAction =
   | "request_adjustment"
   | "approve_adjustment"
   | "refuse_adjustment"
-  | "disable_operator";
+  | "disable_operator"
+  | "close_console";
 
 export type AuditRecord = {
   action: AuditAction;

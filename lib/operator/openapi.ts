@@ -14,6 +14,8 @@ import {
   AdjustmentRequestSchema,
   AdjustmentSchema,
   AuditPageSchema,
+  CloseConsoleRequestSchema,
+  ClosedConsoleSchema,
   DeactivationRequestSchema,
   DecisionRequestSchema,
   DrainRequestSchema,
@@ -111,6 +113,9 @@ const tags = [
 
 const accountId = z.object({ id: z.int().meta({ description: "The account's id." }) });
 const serverId = z.object({ id: z.int().meta({ description: "The server's id." }) });
+const consoleId = z.object({
+  id: z.int().meta({ description: "The console session's id (an account's `consoles` list)." }),
+});
 
 const paths: ZodOpenApiPathsObject = {
   "/session": {
@@ -455,6 +460,25 @@ const paths: ZodOpenApiPathsObject = {
       { write: true, role: "support" },
     ),
   },
+  "/consoles/{id}": {
+    delete: signedIn(
+      {
+        tags: ["Accounts"],
+        summary: "Close a console",
+        description:
+          "Closes a customer's console session (`closed_by_operator`), or withdraws its unused ticket. The " +
+          "instance holding it ends it at once, or within 10 s when it is another one. Audited with the reason.",
+        requestParams: { path: consoleId },
+        requestBody: { content: json(CloseConsoleRequestSchema) },
+        responses: {
+          "200": ok("Closed.", ClosedConsoleSchema),
+          "400": fails("A bad body.", BODY),
+          "409": fails("Closed already.", ["console_closed"]),
+        },
+      },
+      { write: true, role: "support" },
+    ),
+  },
   "/audit": {
     get: signedIn(
       {
@@ -495,9 +519,9 @@ export function buildOperatorOpenApiDocument() {
         "**Writes** need the session's CSRF token as `X-CSRF-Token`, and, where the client sends them, `Origin` of",
         "this site and `Sec-Fetch-Site: same-origin`.",
         "",
-        "**Roles.** read-only: every read except the audit log. support: also suspensions and payment reviews.",
-        "admin: also ledger adjustments (and approving another admin's past the daily cap), draining hosts, the",
-        "audit log and deactivating operators.",
+        "**Roles.** read-only: every read except the audit log. support: also suspensions, closing consoles and",
+        "payment reviews. admin: also ledger adjustments (and approving another admin's past the daily cap),",
+        "draining hosts, the audit log and deactivating operators.",
         "",
         `**Sessions** end after ${DEFAULTS.OPERATOR_SESSION_IDLE_MINUTES} minutes without a request`,
         `(\`OPERATOR_SESSION_IDLE_MINUTES\`) and ${DEFAULTS.OPERATOR_SESSION_HOURS} hours after sign-in`,

@@ -2,9 +2,9 @@ import { OPERATOR_ROLES, type OperatorRole } from "@/lib/db/types";
 
 /**
  * What each operator role may do. Every role reads the console (overview, hosts, payments, accounts); support
- * also acts on customers (suspend and lift, mark payments reviewed); admin also moves money (ledger
- * adjustments, and approving another admin's past their daily cap), drains hosts, reads the audit log and
- * deactivates operators.
+ * also acts on customers (suspend and lift, close consoles, mark payments reviewed); admin also moves money
+ * (ledger adjustments, and approving another admin's past their daily cap), drains hosts, reads the audit log
+ * and deactivates operators.
  */
 
 export type OperatorPermission =

@@ -66,6 +66,14 @@ export const LiftRequestSchema = z
   .strictObject({ reason: reason("Why it is lifted, for the audit log.") })
   .meta({ id: "OperatorLiftRequest" });
 
+export const CloseConsoleRequestSchema = z
+  .strictObject({ reason: reason("Why it is closed, for the audit log.") })
+  .meta({ id: "OperatorCloseConsoleRequest" });
+
+export const ClosedConsoleSchema = z
+  .object({ id: z.int(), account_id: z.int(), server_id: z.int(), closed: z.literal(true) })
+  .meta({ id: "OperatorClosedConsole" });
+
 export const AdjustmentRequestSchema = z
   .strictObject({
     amount_usd: z.number().meta({
@@ -434,6 +442,7 @@ export function wireHost(host: HostView) {
 export const AdjustmentBody = requestBody(AdjustmentRequestSchema, { amount_usd: "invalid_amount" });
 export const SuspendBody = requestBody(SuspendRequestSchema);
 export const LiftBody = requestBody(LiftRequestSchema);
+export const CloseConsoleBody = requestBody(CloseConsoleRequestSchema);
 export const DrainBody = requestBody(DrainRequestSchema);
 export const ReviewBody = requestBody(ReviewRequestSchema);
 export const DecisionBody = requestBody(DecisionRequestSchema);

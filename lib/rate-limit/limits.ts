@@ -30,6 +30,11 @@ type Limiters = {
   hostOperations: RateLimiter;
   /** Test sends and redeliveries of notifications, per account: each is a request to a URL it chose. */
   notificationSends: RateLimiter;
+  /** New and changed notification URLs, per account: each has a name the account chose resolved. */
+  webhookUrls: RateLimiter;
+  /** Console tickets per account (`account:ID`), and per server (`server:ID`) under a limiter of its own. */
+  consoleTickets: RateLimiter;
+  consoleTicketsServer: RateLimiter;
   /** Failed operator sign-ins, per client address (`address:ADDR`) and per operator (`operator:ID`). */
   operatorSignIn: RateLimiter;
   /** Operator API requests, per operator: a stolen session cannot sweep the data at will. */
@@ -61,6 +66,9 @@ export function limiters(): Limiters {
       x402Attempts: make("x402-attempts", rateLimits.x402Attempts, "closed"),
       hostOperations: make("host-operations", rateLimits.hostOperations, "closed"),
       notificationSends: make("notification-sends", rateLimits.notificationSends, "closed"),
+      webhookUrls: make("webhook-urls", rateLimits.webhookUrls, "closed"),
+      consoleTickets: make("console-tickets", rateLimits.consoleTickets, "closed"),
+      consoleTicketsServer: make("console-tickets-server", rateLimits.consoleTicketsServer, "closed"),
       operatorSignIn: make("operator-sign-in", rateLimits.operatorSignIn, "closed"),
       operatorRequests: make("operator-requests", rateLimits.operatorRequests, "closed"),
     };

@@ -563,10 +563,14 @@ export interface paths {
         put?: never;
         /**
          * A ticket for the server's console
-         * @description Returns a single-use ticket and the WebSocket URL to present it at (see the Console section for the protocol). The server must be active and running. An account may hold the consoles of `CONSOLE_MAX_PER_ACCOUNT` (default 3) servers at once, open or ticketed; a new ticket for a server withdraws that server's earlier unused one. A console is not a host operation: it is granted while a power action runs (no `server_busy`) and does not count against the account's host-operation limit. No body. Answered with `Cache-Control: no-store`.
+         * @description Returns a single-use ticket and the WebSocket URL to present it at (see the Console section for the protocol). The server must be active and running. An account may hold the consoles of `CONSOLE_MAX_PER_ACCOUNT` (default 3) servers at once, open or ticketed; a new ticket for a server withdraws that server's earlier unused one. A console is not a host operation: it is granted while a power action runs (no `server_busy`) and does not count against the account's host-operation limit, but tickets are limited per account and per server. No body. Answered with `Cache-Control: no-store`.
          */
         post: operations["openServerConsole"];
-        delete?: never;
+        /**
+         * Close the server's consoles
+         * @description Closes every console of this server the account has open, on every instance (`closed_by_owner`), and withdraws unused tickets: for a console opened with a key that may be lost. Revoking the key (or signing the dashboard session out) closes the consoles it opened too.
+         */
+        delete: operations["closeServerConsoles"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2735,6 +2739,15 @@ export interface components {
             session_id: number;
             /** @description True on the simulated provisioner: the console is a demo shell, no machine is behind it. */
             demo: boolean;
+        };
+        ConsolesClosed: {
+            /** @example 42 */
+            server_id: number;
+            /**
+             * @description How many open consoles of the server were closed (unused tickets are withdrawn too).
+             * @example 1
+             */
+            closed: number;
         };
         WebhookList: {
             /** @description Oldest first. */
@@ -6048,9 +6061,80 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `too_many_consoles`: the consoles of as many other servers as allowed are open or ticketed; close one first. `rate_limited`: this client address sent too many bad API keys. Codes: `too_many_consoles`, `rate_limited`. */
+            /** @description `too_many_consoles`: the consoles of as many other servers as allowed are open or ticketed; close one first. `rate_limited`: more tickets than 30 per 10 minutes for the account (`RATE_LIMIT_CONSOLE_TICKETS`) or 10 per 1 minutes for the server (`RATE_LIMIT_CONSOLE_TICKETS_SERVER`), or this client address sent too many bad API keys. Codes: `too_many_consoles`, `rate_limited`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    closeServerConsoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Closed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsolesClosed"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6087,7 +6171,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No ticket offered, or it is unknown, already used, expired or for another server. Codes: `invalid_ticket`. */
+            /** @description No ticket offered, or it is unknown, already used, expired or for another server. Unknown tickets count against the client address's limit of bad API keys (`RATE_LIMIT_AUTH_FAILURES`). Codes: `invalid_ticket`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6126,6 +6210,21 @@ export interface operations {
             /** @description A request without `Upgrade: websocket`. Codes: `upgrade_required`. */
             426: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many unknown tickets or bad API keys; nothing was looked up. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {

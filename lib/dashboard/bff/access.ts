@@ -82,6 +82,7 @@ export const DASHBOARD_ACCESS = {
   "DELETE /servers/{id}/rescue": FORWARD,
   "GET /servers/{id}/metrics": forwarded({ query: ["period"] }),
   "POST /servers/{id}/console": FORWARD,
+  "DELETE /servers/{id}/console": FORWARD,
   "GET /servers/{id}/console/socket": closed("the browser opens the WebSocket itself, with a console ticket"),
   "GET /servers/{id}/expiry-warnings": FORWARD,
   "GET /webhooks": FORWARD,

@@ -223,11 +223,28 @@ export default async function AccountPage(props: { params: Promise<{ id: string 
 
       {account.consoles.length > 0 && (
         <Panel id="consoles" title="Recent consoles">
-          <ul className="space-y-1 text-sm">
+          <ul className="space-y-2 text-sm">
             {account.consoles.map((console) => (
-              <li key={console.id}>
-                Server {console.server_id} · {when(console.requested_at)} from {console.from}
-                {console.closed_at ? ` · closed ${when(console.closed_at)}` : " · open"}
+              <li key={console.id} data-testid={`console-${console.id}`} className="space-y-2">
+                <p>
+                  Server {console.server_id} · {when(console.requested_at)} from {console.from}
+                  {console.closed_at
+                    ? ` · closed ${when(console.closed_at)} (${console.close_reason ?? "closed"})`
+                    : console.opened_at
+                      ? " · open"
+                      : " · ticket not used yet"}
+                </p>
+                {canSuspend && !console.closed_at && (
+                  <ReasonForm
+                    csrfToken={csrfToken}
+                    method="DELETE"
+                    path={`/consoles/${console.id}`}
+                    label="Why it is closed (audit log)"
+                    submit="Close console"
+                    success="Closed."
+                    danger
+                  />
+                )}
               </li>
             ))}
           </ul>

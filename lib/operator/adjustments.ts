@@ -99,7 +99,13 @@ export async function postAdjustment(
         `The account holds ${formatUsd(account.balanceCents)}: a debit of ${formatUsd(-amountCents)} would take it below zero.`,
       );
     }
-    const posted = await postLedgerEntry(tx, { accountId, amountCents, kind: "adjustment", reference });
+    const posted = await postLedgerEntry(tx, {
+      accountId,
+      amountCents,
+      kind: "adjustment",
+      reference,
+      apiKeyId: null,
+    });
     const [row] = await tx
       .insert(ledgerAdjustments)
       .values({

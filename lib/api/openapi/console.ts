@@ -3,7 +3,7 @@ import type { ZodOpenApiPathsObject } from "zod-openapi";
 import { ConsoleTicketSchema } from "@/lib/api/schemas/console";
 import { CLOSE_REASONS, CONSOLE_PROTOCOL, MAX_FRAME_BYTES } from "@/lib/servers/console/protocol";
 import { serverIdParam, serverNotFound } from "./servers";
-import { authed, DEFAULTS, errorResponse, jsonContent, responses } from "./shared";
+import { authed, DEFAULTS, errorResponse, jsonContent, publicOperation, responses } from "./shared";
 
 const closeCodes = Object.entries(CLOSE_REASONS)
   .map(([reason, { code }]) => `\`${code}\` ${reason}`)
@@ -44,7 +44,7 @@ export const consoleTag = {
 
 export const consolePaths: ZodOpenApiPathsObject = {
   "/servers/{id}/console": {
-    post: authed({
+    post: authed("servers:console", {
       tags: ["Console"],
       operationId: "openServerConsole",
       summary: "A ticket for the server's console",
@@ -73,7 +73,7 @@ export const consolePaths: ZodOpenApiPathsObject = {
     }),
   },
   "/servers/{id}/console/socket": {
-    get: {
+    get: publicOperation({
       tags: ["Console"],
       operationId: "consoleWebSocket",
       summary: "The console's WebSocket (Upgrade: websocket)",
@@ -99,6 +99,6 @@ export const consolePaths: ZodOpenApiPathsObject = {
         "426": errorResponse("A request without `Upgrade: websocket`.", ["upgrade_required"]),
         "503": responses.unavailable,
       },
-    },
+    }),
   },
 };

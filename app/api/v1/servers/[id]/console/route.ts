@@ -4,7 +4,7 @@ import { requestOrigin } from "@/lib/http/origin";
 import { issueConsoleTicket } from "@/lib/servers/console/tickets";
 
 /** A single-use ticket for the server's console and the WebSocket URL to present it at. */
-export const POST = authedRoute(async ({ request, auth, params, client }) => {
+export const POST = authedRoute("openServerConsole", async ({ request, auth, params, client }) => {
   const { publicBaseUrl, port } = config();
   const publicOrigin = publicBaseUrl
     ? new URL(publicBaseUrl).origin

@@ -5,7 +5,7 @@ import type { Tx } from "@/lib/db/client";
 import { apiKeys } from "@/lib/db/schema";
 import type { ApiKeyKind, ApiKeyScope } from "@/lib/db/types";
 import { now } from "@/lib/util/clock";
-import { addressAllowed, type Network, parseNetworks } from "@/lib/util/networks";
+import { type AddressMatcher, networksMatcher } from "@/lib/util/networks";
 
 /**
  * What a key may do and under which conditions, as authentication read it: its scopes, its expiry, the client
@@ -18,8 +18,8 @@ export type KeyRights = {
   scopes: ReadonlySet<ApiKeyScope> | null;
   /** When it stops working (ms since the epoch, on the service's clock); null: never. */
   expiresAt: number | null;
-  /** Where it may be used from; null: anywhere. */
-  networks: readonly Network[] | null;
+  /** Whether it may be used from a client address; null: from anywhere. */
+  networks: AddressMatcher | null;
   /** The only servers it may see or touch; null: every server of the account. */
   serverIds: ReadonlySet<number> | null;
   /**
@@ -47,7 +47,7 @@ export function keyRightsOf(row: {
   return {
     scopes: row.scopes === null ? null : new Set(row.scopes),
     expiresAt: row.expiresAt?.getTime() ?? null,
-    networks: row.allowedNetworks === null ? null : parseNetworks(row.allowedNetworks),
+    networks: row.allowedNetworks === null ? null : networksMatcher(row.allowedNetworks),
     serverIds: row.serverIds === null ? null : new Set(row.serverIds),
     unrestricted: row.kind === "session" || unconditioned,
   };
@@ -72,7 +72,7 @@ export function checkKeyConditions(rights: KeyRights, address: string, at: Date 
       { "WWW-Authenticate": 'Bearer realm="api", error="invalid_token"' },
     );
   }
-  if (rights.networks !== null && !addressAllowed(address, rights.networks)) {
+  if (rights.networks !== null && !rights.networks(address)) {
     throw new ApiError(
       403,
       "address_not_allowed",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addressAllowed, networkWithin, parseNetworks, readNetwork } from "./networks";
+import { networksMatcher, networkWithin, parseNetworks, readNetwork } from "./networks";
 
 const network = (text: string) => {
   const reading = readNetwork(text);
@@ -36,15 +36,24 @@ describe("client networks", () => {
   });
 
   it("matches client addresses of either family, IPv4-mapped ones as IPv4, and nothing unparsable", () => {
-    const allowed = parseNetworks(["203.0.113.0/24", "2001:db8:5::/48"]);
-    expect(addressAllowed("203.0.113.77", allowed)).toBe(true);
-    expect(addressAllowed("::ffff:203.0.113.77", allowed)).toBe(true);
-    expect(addressAllowed("203.0.114.1", allowed)).toBe(false);
-    expect(addressAllowed("2001:db8:5:ffff::9", allowed)).toBe(true);
-    expect(addressAllowed("2001:db8:6::9", allowed)).toBe(false);
-    expect(addressAllowed("unknown", allowed)).toBe(false);
-    expect(addressAllowed("2001:db8:5::/64", allowed)).toBe(false);
-    expect(addressAllowed("203.0.113.77", [])).toBe(false);
+    const allowed = networksMatcher(["203.0.113.0/24", "2001:db8:5::/48"]);
+    expect(allowed("203.0.113.77")).toBe(true);
+    expect(allowed("::ffff:203.0.113.77")).toBe(true);
+    expect(allowed("203.0.114.1")).toBe(false);
+    expect(allowed("2001:db8:5:ffff::9")).toBe(true);
+    expect(allowed("2001:db8:6::9")).toBe(false);
+    expect(allowed("fe80::1%eth0")).toBe(false);
+    expect(allowed("unknown")).toBe(false);
+    expect(allowed("2001:db8:5::/64")).toBe(false);
+    // Asked again, it answers the same (from what it remembers).
+    expect(allowed("203.0.113.77")).toBe(true);
+    expect(allowed("203.0.114.1")).toBe(false);
+    expect(networksMatcher(["203.0.113.0/24", "2001:db8:5::/48"])).toBe(allowed);
+    expect(networksMatcher(["0.0.0.0/0"])("198.51.100.1")).toBe(true);
+    // IPv4 addresses sit in IPv6's space as ::ffff:a.b.c.d: a prefix wide enough to hold that holds them too.
+    expect(networksMatcher(["::/0"])("198.51.100.1")).toBe(true);
+    expect(networksMatcher(["2000::/3"])("198.51.100.1")).toBe(false);
+    expect(networksMatcher(["198.51.100.7/32"])("198.51.100.7")).toBe(true);
   });
 
   it("tells whether one network lies inside another", () => {

@@ -1,12 +1,13 @@
+import { BlockList, isIPv4, isIPv6 } from "node:net";
 import ipaddr from "ipaddr.js";
 
 /**
- * Client networks as CIDRs, IPv4 and IPv6: read from what a person writes, stored in one spelling, and
- * matched against a client address. An IPv4 address written IPv4-mapped (`::ffff:192.0.2.1`, as a dual-stack
- * socket reports it) is matched as the IPv4 address it is.
+ * Client networks as CIDRs, IPv4 and IPv6: read from what a person writes, stored in one spelling, compared
+ * with each other, and matched against a client address. An IPv4 address written IPv4-mapped
+ * (`::ffff:192.0.2.1`, as a dual-stack socket reports it) is matched as the IPv4 address it is.
  */
 
-/** A network ready to match: its address and prefix length, parsed once. */
+/** A network to compare with another: its address and prefix length. */
 export type Network = { readonly address: ipaddr.IPv4 | ipaddr.IPv6; readonly bits: number };
 
 /** The stored spelling of a network, or why `text` is not one. */
@@ -39,7 +40,7 @@ export function readNetwork(text: string): NetworkReading {
   return { network: spelled };
 }
 
-/** Parses stored spellings (readNetwork's output) for matching. */
+/** Parses stored spellings (readNetwork's output) for comparing. */
 export function parseNetworks(stored: readonly string[]): Network[] {
   return stored.map((text) => {
     const [address, bits] = ipaddr.parseCIDR(text);
@@ -56,12 +57,39 @@ export function networkWithin(network: Network, outer: Network): boolean {
   );
 }
 
-/** Whether the client `address` is inside one of `networks`; an unparsable address is inside none. */
-export function addressAllowed(address: string, networks: readonly Network[]): boolean {
-  if (!isAddress(address)) return false;
-  const client = ipaddr.process(address);
-  return networks.some(
-    (network) =>
-      network.address.kind() === client.kind() && client.match(network.address as never, network.bits),
-  );
+/** Whether a client address is inside a key's networks. */
+export type AddressMatcher = (address: string) => boolean;
+
+const MATCHERS_KEPT = 10_000;
+const ANSWERS_KEPT = 256;
+const matchers = new Map<string, AddressMatcher>();
+
+/**
+ * A matcher for stored networks (readNetwork's output), made once per set of networks and kept: it is asked on
+ * every request of a key that has networks. It matches with node's own BlockList (native code, which treats an
+ * IPv4-mapped IPv6 address as its IPv4 address) and remembers its recent answers, since a key's requests come
+ * from few addresses.
+ */
+export function networksMatcher(stored: readonly string[]): AddressMatcher {
+  const id = stored.join(" ");
+  const kept = matchers.get(id);
+  if (kept) return kept;
+  const list = new BlockList();
+  for (const text of stored) {
+    const [address = "", bits = ""] = text.split("/");
+    list.addSubnet(address, Number(bits), isIPv4(address) ? "ipv4" : "ipv6");
+  }
+  const answers = new Map<string, boolean>();
+  const matcher: AddressMatcher = (address) => {
+    const known = answers.get(address);
+    if (known !== undefined) return known;
+    const family = isIPv4(address) ? "ipv4" : isIPv6(address) && !address.includes("%") ? "ipv6" : undefined;
+    const inside = family !== undefined && list.check(address, family);
+    if (answers.size >= ANSWERS_KEPT) answers.clear();
+    answers.set(address, inside);
+    return inside;
+  };
+  if (matchers.size >= MATCHERS_KEPT) matchers.clear();
+  matchers.set(id, matcher);
+  return matcher;
 }

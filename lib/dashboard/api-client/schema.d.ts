@@ -359,7 +359,10 @@ export interface paths {
         delete: operations["terminateServer"];
         options?: never;
         head?: never;
-        /** Turn auto-renew on or off */
+        /**
+         * Turn auto-renew on or off
+         * @description Needs `billing:spend`: automatic renewal spends the balance. It is the account's own spending: the renewals it makes count against no key's spend cap, not even the cap of the key that turned it on.
+         */
         patch: operations["updateServer"];
         trace?: never;
     };
@@ -2526,6 +2529,36 @@ export interface components {
              * @example 4.5
              */
             deficit: number;
+        };
+        SpendCapExceeded: {
+            /** @constant */
+            error: "spend_cap_exceeded";
+            message: string;
+            /**
+             * @description The cap that would be passed, USD per period.
+             * @example 13
+             */
+            cap: number;
+            /**
+             * @description When the cap starts afresh: `day` (00:00 UTC), `week` (Monday 00:00 UTC), `month` (the first, 00:00 UTC) or `total` (never).
+             * @example month
+             * @enum {string}
+             */
+            period: "day" | "week" | "month" | "total";
+            /**
+             * @description USD debited so far this period under that cap.
+             * @example 13
+             */
+            spent: number;
+            /**
+             * @description USD this request would have debited.
+             * @example 6.5
+             */
+            price: number;
+            /** @description When the cap's next period begins; null: never. */
+            resets_at: string | null;
+            /** @description The key whose cap it is: the key used, or a key above it (the one that made it, ...). */
+            cap_key_id: number;
         };
         ServerList: {
             /** @description Newest first, terminated ones included. */
@@ -4922,13 +4955,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The balance does not cover the price: `insufficient_balance` with the deficit in USD. */
+            /** @description The balance does not cover the price: `insufficient_balance` with the deficit in USD. Or `spend_cap_exceeded`: the debit would pass the spend cap of the key used (or of a key above it), with `cap`, `spent` this period, `price`, `resets_at` and the capping key (`cap_key_id`). Nothing is charged. A key without `billing:spend` is refused before this (`403 missing_scope`). */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InsufficientBalance"];
+                    "application/json": components["schemas"]["InsufficientBalance"] | components["schemas"]["SpendCapExceeded"];
                 };
             };
             /** @description The operator has suspended the account (`GET /account` shows `suspension`); nothing is charged. Codes: `account_suspended`. The key must hold the scope `billing:spend`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
@@ -5380,13 +5413,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The balance does not cover the price. */
+            /** @description The balance does not cover the price: `insufficient_balance`. Or `spend_cap_exceeded`: the debit would pass the spend cap of the key used (or of a key above it), with `cap`, `spent` this period, `price`, `resets_at` and the capping key (`cap_key_id`). Nothing is charged. A key without `billing:spend` is refused before this (`403 missing_scope`). */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InsufficientBalance"];
+                    "application/json": components["schemas"]["InsufficientBalance"] | components["schemas"]["SpendCapExceeded"];
                 };
             };
             /** @description The key must hold the scope `billing:spend`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */

@@ -13,8 +13,8 @@ import { chargeKeyBudget } from "./spend-caps";
  *
  * `apiKeyId` names the key whose request causes the movement (null: the account's own, such as a renewal by
  * the background or an operator's adjustment). A debit a key causes is refused here, whoever calls, when the
- * key lacks the spending scope or would pass its spend cap or that of a key above it (spend-caps.ts): the
- * account row is locked first, so debits of one account are counted one after another.
+ * key lacks the spending scope or would pass its spend cap or that of a key above it (spend-caps.ts), counted
+ * with the account row locked, so debits of one account are counted one after another.
  */
 export async function postLedgerEntry(
   tx: Tx,
@@ -31,7 +31,6 @@ export async function postLedgerEntry(
   }
   const at = now();
   if (entry.apiKeyId !== null && entry.amountCents < 0) {
-    await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, entry.accountId)).for("update");
     await chargeKeyBudget(tx, {
       accountId: entry.accountId,
       keyId: entry.apiKeyId,

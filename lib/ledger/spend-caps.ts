@@ -1,6 +1,7 @@
 import "server-only";
-import { type SQL, sql } from "drizzle-orm";
+import { eq, type SQL, sql } from "drizzle-orm";
 import type { Database, Tx } from "@/lib/db/client";
+import { accounts } from "@/lib/db/schema";
 import { type ApiKeyScope, SPEND_SCOPE, type SpendCapPeriod } from "@/lib/db/types";
 
 /**
@@ -117,6 +118,12 @@ export async function capStatus(
   return { keyId, ...cap, spentCents, depth, ...window };
 }
 
+/** A chain member's cap, when it has one. */
+const capOf = (member: ChainRow) =>
+  member.spend_cap_cents === null || member.spend_cap_period === null
+    ? undefined
+    : { capCents: Number(member.spend_cap_cents), period: member.spend_cap_period };
+
 /**
  * Every cap that bounds what `keyId` may spend at `at`, nearest first: its own and those of the keys above
  * it. Empty when none of them has a cap. Also says whether the key itself may spend at all.
@@ -132,29 +139,41 @@ export async function keyBudget(
   if (!key) return { found: false, canSpend: false, scopes: null, caps: [] };
   const caps: CapStatus[] = [];
   for (const member of chain) {
-    if (member.spend_cap_cents === null || member.spend_cap_period === null) continue;
-    const cap = { capCents: Number(member.spend_cap_cents), period: member.spend_cap_period };
-    caps.push(await capStatus(database, member.id, cap, at, Number(member.depth)));
+    const cap = capOf(member);
+    if (cap) caps.push(await capStatus(database, member.id, cap, at, Number(member.depth)));
   }
-  const canSpend = key.scopes === null || key.scopes.includes(SPEND_SCOPE);
-  return { found: true, canSpend, scopes: key.scopes, caps };
+  return { found: true, canSpend: mayDebit(key), scopes: key.scopes, caps };
 }
+
+const mayDebit = (key: ChainRow) => key.scopes === null || key.scopes.includes(SPEND_SCOPE);
 
 /** What is left under the tightest cap of `caps`, in cents (never below zero); null when there is none. */
 export const availableCents = (caps: readonly CapStatus[]): number | null =>
   caps.length === 0 ? null : Math.max(0, Math.min(...caps.map((cap) => cap.capCents - cap.spentCents)));
 
 /**
- * Refuses a debit of `amountCents` caused by `keyId` that its scopes or a cap on the way up do not allow.
- * Runs in the debit's transaction with the account row locked (postLedgerEntry takes the lock first).
+ * Refuses a debit of `amountCents` caused by `keyId` that its scopes or a cap on the way up do not allow, in
+ * the debit's transaction. When a cap applies, the account row is locked before anything spent is read, so
+ * debits of one account are counted one after another (every debit path locks the account first anyway);
+ * a key with no cap above it costs one statement.
  */
 export async function chargeKeyBudget(
   tx: Tx,
   entry: { accountId: number; keyId: number; amountCents: number; at: Date },
 ): Promise<void> {
-  const budget = await keyBudget(tx, entry.accountId, entry.keyId, entry.at);
-  if (!budget.found) throw new Error(`api key ${entry.keyId} of account ${entry.accountId} not found`);
-  if (!budget.canSpend) throw new KeyCannotSpend(budget.scopes ?? []);
-  const passed = budget.caps.find((cap) => cap.spentCents + entry.amountCents > cap.capCents);
-  if (passed) throw new SpendCapExceeded(passed, entry.amountCents);
+  const chain = await keyChain(tx, entry.accountId, entry.keyId);
+  const key = chain[0];
+  if (!key) throw new Error(`api key ${entry.keyId} of account ${entry.accountId} not found`);
+  if (!mayDebit(key)) throw new KeyCannotSpend(key.scopes ?? []);
+  const capped = chain.filter((member) => capOf(member) !== undefined);
+  if (capped.length === 0) return;
+  await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, entry.accountId)).for("update");
+  for (const member of capped) {
+    const cap = capOf(member);
+    if (!cap) continue;
+    const status = await capStatus(tx, member.id, cap, entry.at, Number(member.depth));
+    if (status.spentCents + entry.amountCents > status.capCents) {
+      throw new SpendCapExceeded(status, entry.amountCents);
+    }
+  }
 }

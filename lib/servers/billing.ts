@@ -22,11 +22,18 @@ import { lockServer } from "./rows";
  * both use these, so a renewal is the same whoever makes it, and a server ends one way.
  */
 
-/** Who pays a charge: the account, and the API key whose request causes it (null: the account's own). */
-export type Payer = { accountId: number; apiKeyId: number | null };
+/**
+ * Who pays a charge: the account, and the API key whose request causes it (null: the account's own), which
+ * may be limited to some servers (then one it orders joins them).
+ */
+export type Payer = { accountId: number; apiKeyId: number | null; boundToServers?: boolean };
 
 /** The payer of a request: its account, through the key it was made with. */
-export const payerOf = (auth: AuthContext): Payer => ({ accountId: auth.accountId, apiKeyId: auth.keyId });
+export const payerOf = (auth: AuthContext): Payer => ({
+  accountId: auth.accountId,
+  apiKeyId: auth.keyId,
+  boundToServers: auth.rights.serverIds !== null,
+});
 
 /** 402 with the spec's fields: what it costs, what there is, and what is missing, all in USD. */
 export function insufficientBalance(priceCents: number, balanceCents: number): ApiError {

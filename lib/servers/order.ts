@@ -102,7 +102,7 @@ export async function orderServer(
         kind: "order",
         reference: `order:server:${row.id}`,
       });
-      if (apiKeyId !== null) await bindOrderedServer(tx, apiKeyId, row.id);
+      if (apiKeyId !== null && payer.boundToServers) await bindOrderedServer(tx, apiKeyId, row.id);
       const password = request.root_password ?? generateRootPassword();
       const [stored] = await tx
         .update(servers)

@@ -190,13 +190,23 @@ export async function revokeSession(accountId: number, sessionId: number) {
  * `revokeApiKeys` also revokes the account's API keys, for a token that may have been used to sign in and
  * mint keys. It is off unless asked: keys run unattended scripts, and a leaked token is not a leaked key.
  * The key making the request is spared (it has just shown it is the owner's); a session is not an API key,
- * so from the dashboard every API key goes.
+ * so from the dashboard every API key goes. A key with fewer rights than the account's own is refused: the
+ * token it would get back opens the dashboard, where every right is.
  */
 export async function rotateLoginToken(
   auth: AuthContext,
   input: { factor: SecondFactor; revokeApiKeys: boolean },
   client: string,
 ) {
+  // The new token signs into the dashboard with every right and no condition: only such a caller may get one.
+  if (!auth.rights.unrestricted) {
+    throw new ApiError(
+      403,
+      "beyond_key_rights",
+      "Only a dashboard session or a key with every scope and no conditions can replace the login token: the " +
+        "new token signs into the dashboard with every right.",
+    );
+  }
   const totpOn = await requireSecondFactor(auth.accountId, input.factor, client);
   const token = generateLoginToken();
   const database = await db();

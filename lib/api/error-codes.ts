@@ -37,6 +37,23 @@ export const ERROR_CODES = {
   totp_not_started: { status: 409, message: "Start two-factor setup first." },
   invalid_name: { status: 400, message: "Invalid key name." },
   key_limit_reached: { status: 409, message: "The account has as many active keys as it may." },
+  // Key scopes, conditions and spend caps
+  key_expired: { status: 401, message: "The API key has expired; create a new one." },
+  missing_scope: { status: 403, message: "The API key does not hold the scope this operation needs." },
+  address_not_allowed: { status: 403, message: "The API key may not be used from this client address." },
+  beyond_key_rights: {
+    status: 403,
+    message: "A key can make keys only within its own rights, and revoke only itself and the keys it made.",
+  },
+  spend_cap_exceeded: { status: 402, message: "This would pass the API key's spend cap for the period." },
+  invalid_scopes: { status: 400, message: "Send scopes as a list of key scopes." },
+  invalid_expires_at: { status: 400, message: "Send expires_at as a future date-time with its offset." },
+  invalid_networks: { status: 400, message: "Send allowed_networks as a list of IPv4 or IPv6 CIDRs." },
+  invalid_server_ids: { status: 400, message: "Send server_ids as a list of this account's server ids." },
+  invalid_spend_cap: {
+    status: 400,
+    message: "Send spend_cap as {amount_usd, period}: whole cents, period day, week, month or total.",
+  },
   // Servers
   invalid_plan: { status: 400, message: "Choose plan from the catalog." },
   invalid_confirm: { status: 400, message: "Send confirm: the server's hostname." },

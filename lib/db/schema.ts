@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  type AnyPgColumn,
   bigint,
   boolean,
   check,
@@ -15,6 +16,7 @@ import {
 } from "drizzle-orm/pg-core";
 import type {
   ApiKeyKind,
+  ApiKeyScope,
   Cycle,
   DeliveryState,
   EndpointKind,
@@ -31,6 +33,7 @@ import type {
   SnapshotConsistency,
   SnapshotKind,
   SnapshotState,
+  SpendCapPeriod,
   TopupStatus,
 } from "./types";
 
@@ -68,9 +71,29 @@ export const apiKeys = pgTable(
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }),
+    /** The client address of the use recorded in last_used_at. */
+    lastUsedFrom: text("last_used_from"),
     revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+    /** The scopes the key holds, closed under what each brings along; NULL: every scope (see types.ts). */
+    scopes: text("scopes").array().$type<ApiKeyScope[]>(),
+    /** CIDRs the key may be used from (IPv4 and IPv6, normalised); NULL: anywhere. */
+    allowedNetworks: text("allowed_networks").array(),
+    /** The only servers the key may see or touch; NULL: every server of the account. */
+    serverIds: integer("server_ids").array(),
+    /** At most this much may be debited by the key and the keys it made, per period; NULL: no cap. */
+    spendCapCents: bigint("spend_cap_cents", { mode: "number" }),
+    spendCapPeriod: text("spend_cap_period").$type<SpendCapPeriod>(),
+    /** The key that made this one (its rights bound this one's, and its cap counts this one's spending). */
+    parentKeyId: integer("parent_key_id").references((): AnyPgColumn => apiKeys.id, { onDelete: "cascade" }),
   },
-  (table) => [index("api_keys_account_idx").on(table.accountId)],
+  (table) => [
+    index("api_keys_account_idx").on(table.accountId),
+    index("api_keys_parent_idx").on(table.parentKeyId),
+    check(
+      "api_keys_spend_cap_check",
+      sql`(${table.spendCapCents} IS NULL) = (${table.spendCapPeriod} IS NULL) AND ${table.spendCapCents} >= 0 AND ${table.spendCapPeriod} IN ('day', 'week', 'month', 'total')`,
+    ),
+  ],
 );
 
 /**
@@ -287,10 +310,16 @@ export const ledgerEntries = pgTable(
     balanceAfterCents: bigint("balance_after_cents", { mode: "number" }).notNull(),
     kind: text("kind").$type<LedgerKind>().notNull(),
     reference: text("reference").notNull().unique(),
+    /** The API key whose request caused this movement; NULL for the account's own (background, operator). */
+    apiKeyId: integer("api_key_id").references(() => apiKeys.id, { onDelete: "set null" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (table) => [
     index("ledger_entries_account_idx").on(table.accountId),
+    // A key's spending in a period: its debits, newest last.
+    index("ledger_entries_api_key_idx")
+      .on(table.apiKeyId, table.createdAt)
+      .where(sql`${table.apiKeyId} IS NOT NULL`),
     check("ledger_entries_balance_after_non_negative", sql`${table.balanceAfterCents} >= 0`),
   ],
 );

@@ -357,7 +357,7 @@ async function pastDailyCap(tx: Tx, operatorId: number, amountCents: number): Pr
 async function postInTx(tx: Tx, posting: Posting, payment: FlaggedPayment | undefined): Promise<number> {
   const { accountId, amountCents, reference } = posting;
   if (payment) await closeOnRail(tx, payment, reference);
-  await postLedgerEntry(tx, { accountId, amountCents, kind: "adjustment", reference });
+  await postLedgerEntry(tx, { accountId, amountCents, kind: "adjustment", reference, apiKeyId: null });
   const [row] = await tx
     .insert(ledgerAdjustments)
     .values({

@@ -111,6 +111,7 @@ describe("the operator's services, on the real schema", () => {
         amountCents: cents,
         kind: "topup",
         reference: `topup:${ref}:${cents}`,
+        apiKeyId: null,
       }),
     );
     return { accountId, topup };
@@ -296,6 +297,7 @@ describe("the operator's services, on the real schema", () => {
           amountCents: 85,
           kind: "topup",
           reference: `topup:${topup.ref}:8585`,
+          apiKeyId: null,
         }),
       );
       const [x402] = await db

@@ -76,10 +76,10 @@ export function limiters(): Limiters {
 }
 
 /**
- * The client's address: the one our own dashboard server vouched for when it calls the API for a browser,
- * else TRUST_PROXY_HOPS steps left of the socket along X-Forwarded-For (0: the socket's own address).
+ * The client's own address: the one our own dashboard server vouched for when it calls the API for a
+ * browser, else TRUST_PROXY_HOPS steps left of the socket along X-Forwarded-For (0: the socket's own address).
  */
-export function clientAddress(headers: Headers): string {
+export function clientIp(headers: Headers): string {
   const settings = config();
   const vouched = forwardedClient(headers, settings.clientAddressKey);
   if (vouched) return vouched;
@@ -87,7 +87,12 @@ export function clientAddress(headers: Headers): string {
     .split(",")
     .map((entry) => entry.trim())
     .filter(Boolean);
-  return limitKeyForAddress(clientFromChain(chain, socketAddress(headers), settings.trustProxyHops));
+  return clientFromChain(chain, socketAddress(headers), settings.trustProxyHops);
+}
+
+/** The client as limits count it (limitKeyForAddress of its address). */
+export function clientAddress(headers: Headers): string {
+  return limitKeyForAddress(clientIp(headers));
 }
 
 /**

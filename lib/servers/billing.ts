@@ -1,5 +1,6 @@
 import "server-only";
 import { eq } from "drizzle-orm";
+import type { AuthContext } from "@/lib/accounts/auth";
 import { ApiError, conflict } from "@/lib/api/errors";
 import type { Tx } from "@/lib/db/client";
 import { accounts, servers } from "@/lib/db/schema";
@@ -20,6 +21,19 @@ import { lockServer } from "./rows";
  * return), a refund when a build fails for good, and the end of a server. The requests and the background
  * both use these, so a renewal is the same whoever makes it, and a server ends one way.
  */
+
+/**
+ * Who pays a charge: the account, and the API key whose request causes it (null: the account's own), which
+ * may be limited to some servers (then one it orders joins them).
+ */
+export type Payer = { accountId: number; apiKeyId: number | null; boundToServers?: boolean };
+
+/** The payer of a request: its account, through the key it was made with. */
+export const payerOf = (auth: AuthContext): Payer => ({
+  accountId: auth.accountId,
+  apiKeyId: auth.keyId,
+  boundToServers: auth.rights.serverIds !== null,
+});
 
 /** 402 with the spec's fields: what it costs, what there is, and what is missing, all in USD. */
 export function insufficientBalance(priceCents: number, balanceCents: number): ApiError {
@@ -47,15 +61,29 @@ export async function lockFunds(tx: Tx, accountId: number, priceCents: number): 
   if (balance < priceCents) throw insufficientBalance(priceCents, balance);
 }
 
-/** Debits the (already locked) account with its ledger row; a reference already posted is refused. */
+/**
+ * Debits the (already locked) account with its ledger row; a reference already posted is refused.
+ * `apiKeyId` is the key whose request pays (its spend cap counts it), or null for the account's own
+ * (automatic renewal): every caller says which.
+ */
 export async function debit(
   tx: Tx,
-  accountId: number,
-  priceCents: number,
-  kind: "order" | "renewal",
-  reference: string,
+  charge: {
+    accountId: number;
+    apiKeyId: number | null;
+    priceCents: number;
+    kind: "order" | "renewal";
+    reference: string;
+  },
 ) {
-  const posted = await postLedgerEntry(tx, { accountId, amountCents: -priceCents, kind, reference });
+  const { accountId, apiKeyId, priceCents, kind, reference } = charge;
+  const posted = await postLedgerEntry(tx, {
+    accountId,
+    amountCents: -priceCents,
+    kind,
+    reference,
+    apiKeyId,
+  });
   if (!posted.posted) throw conflict("already_charged", "This charge was already made.");
 }
 
@@ -73,19 +101,25 @@ export function renewalStart(
 }
 
 /**
- * Pays one more cycle from the balance, from renewalStart. A suspended server comes back to `active` unless
+ * Pays one more cycle from the balance, from renewalStart, on behalf of `apiKeyId` (null: the account's own
+ * automatic renewal, which no key's cap counts). A suspended server comes back to `active` unless
  * the operator holds it. The ledger reference names the period, so one period is never charged twice.
  */
-export async function renewInTx(tx: Tx, row: ServerRow, current: Date = now()): Promise<ServerRow> {
+export async function renewInTx(
+  tx: Tx,
+  row: ServerRow,
+  apiKeyId: number | null,
+  current: Date = now(),
+): Promise<ServerRow> {
   const start = renewalStart(row, current);
   await lockFunds(tx, row.accountId, row.priceCents);
-  await debit(
-    tx,
-    row.accountId,
-    row.priceCents,
-    "renewal",
-    `renewal:server:${row.id}:${row.expiresAt.toISOString()}`,
-  );
+  await debit(tx, {
+    accountId: row.accountId,
+    apiKeyId,
+    priceCents: row.priceCents,
+    kind: "renewal",
+    reference: `renewal:server:${row.id}:${row.expiresAt.toISOString()}`,
+  });
   // A server the operator holds stays suspended: the renewal pays its period, the hold decides the rest.
   const resumes = row.status === "suspended" && !row.heldSince;
   const [renewed] = await tx
@@ -107,10 +141,16 @@ export async function renewInTx(tx: Tx, row: ServerRow, current: Date = now()): 
  * and the server comes back on that disk (see retention.ts); its new period starts once it runs again.
  * A revival that fails for good refunds this charge (endFailedRevival).
  */
-export async function reviveInTx(tx: Tx, row: ServerRow): Promise<ServerRow> {
+export async function reviveInTx(tx: Tx, row: ServerRow, apiKeyId: number | null): Promise<ServerRow> {
   await lockFunds(tx, row.accountId, row.priceCents);
   const revival = await prepareRevival(tx, row);
-  await debit(tx, row.accountId, row.priceCents, "renewal", revivalReference(row.id, revival.jobId));
+  await debit(tx, {
+    accountId: row.accountId,
+    apiKeyId,
+    priceCents: row.priceCents,
+    kind: "renewal",
+    reference: revivalReference(row.id, revival.jobId),
+  });
   return revival.row;
 }
 
@@ -176,6 +216,7 @@ async function refund(tx: Tx, row: ServerRow, reference: string): Promise<void> 
     amountCents: row.priceCents,
     kind: "refund",
     reference,
+    apiKeyId: null,
   });
 }
 

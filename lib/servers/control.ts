@@ -6,7 +6,7 @@ import { db, type Tx } from "@/lib/db/client";
 import { servers } from "@/lib/db/schema";
 import type { PowerAction } from "@/lib/db/types";
 import { fingerprint, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
-import { renewInTx, reviveInTx, terminateInTx } from "./billing";
+import { type Payer, renewInTx, reviveInTx, terminateInTx } from "./billing";
 import { serverSettings } from "./config";
 import { notActive, refuseWhileHeld } from "./holds";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
@@ -29,7 +29,9 @@ async function withLockedServer<T>(
   );
 }
 
-export async function renewServer(accountId: number, serverId: number, idempotencyKey: string | undefined) {
+/** Pays one more period now (or brings a lapsed server back), charged to `payer`'s key's spend cap. */
+export async function renewServer(payer: Payer, serverId: number, idempotencyKey: string | undefined) {
+  const { accountId, apiKeyId } = payer;
   const response = await withIdempotentTransaction(
     {
       accountId,
@@ -39,7 +41,10 @@ export async function renewServer(accountId: number, serverId: number, idempoten
     },
     async (tx) => {
       const row = await lockServer(tx, serverId, { ownedBy: accountId });
-      const renewed = row.status === "terminated" ? await reviveInTx(tx, row) : await renewInTx(tx, row);
+      const renewed =
+        row.status === "terminated"
+          ? await reviveInTx(tx, row, apiKeyId)
+          : await renewInTx(tx, row, apiKeyId);
       return { status: 200, body: await presentServerWithTraffic(tx, renewed) };
     },
   );

@@ -129,7 +129,9 @@ describe("an operator's hold on a server", () => {
     await hold(server.id, at(-DAY));
     await runServerLifecycle(db, () => at(DAY));
     expect(await balanceAndLedgerSum(db, accountId)).toEqual({ balance: 5000, ledgerSum: 5000 });
-    const renewed = await db.transaction(async (tx) => renewInTx(tx, await locked(tx, server.id), at(DAY)));
+    const renewed = await db.transaction(async (tx) =>
+      renewInTx(tx, await locked(tx, server.id), null, at(DAY)),
+    );
     expect(renewed.status).toBe("suspended");
     expect(renewed.expiresAt > EXPIRY).toBe(true);
     expect(await balanceAndLedgerSum(db, accountId)).toEqual({ balance: 4600, ledgerSum: 4600 });
@@ -146,7 +148,9 @@ describe("an operator's hold on a server", () => {
     const renewedAt = at(5 * DAY);
     const liftedAt = at(20 * DAY);
     await hold(server.id, heldAt);
-    const renewed = await db.transaction(async (tx) => renewInTx(tx, await locked(tx, server.id), renewedAt));
+    const renewed = await db.transaction(async (tx) =>
+      renewInTx(tx, await locked(tx, server.id), null, renewedAt),
+    );
     expect(renewed).toMatchObject({ status: "suspended", expiresAt: new Date("2026-06-01T00:00:00Z") });
     const lifted = await release(server.id, liftedAt);
     expect(lifted.expiresAt).toEqual(new Date("2026-07-01T00:00:00Z"));
@@ -237,7 +241,7 @@ describe("an operator's hold on a server", () => {
     expect(await enforceHolds(db)).toBe(0);
 
     // Ordering on the suspended account is refused before anything is charged.
-    await expect(orderServer(accountId, PUP_ORDER, undefined, db)).rejects.toMatchObject({
+    await expect(orderServer({ accountId, apiKeyId: null }, PUP_ORDER, undefined, db)).rejects.toMatchObject({
       status: 403,
       code: "account_suspended",
     });

@@ -98,7 +98,8 @@ async function handleExpiries(database: Database, clock: () => Date, rest: () =>
           .from(accounts)
           .where(eq(accounts.id, row.accountId));
         if ((account?.balanceCents ?? 0) >= row.priceCents) {
-          await renewInTx(tx, row, clock());
+          // Automatic renewal is the account's own: no key's spend cap counts it.
+          await renewInTx(tx, row, null, clock());
           return;
         }
       }

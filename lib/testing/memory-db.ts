@@ -141,6 +141,7 @@ export async function createFundedAccount(db: Database, balanceCents: number): P
       amountCents: balanceCents,
       kind: "topup",
       reference: `topup:${accountId}`,
+      apiKeyId: null,
     }),
   );
   return accountId;

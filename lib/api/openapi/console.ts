@@ -4,7 +4,16 @@ import { ConsolesClosedSchema, ConsoleTicketSchema } from "@/lib/api/schemas/con
 import { CLOSE_REASONS, CONSOLE_PROTOCOL, MAX_FRAME_BYTES } from "@/lib/servers/console/protocol";
 import { CONSOLE_SESSION_RETENTION_DAYS } from "@/lib/servers/console/tickets";
 import { serverIdParam, serverNotFound } from "./servers";
-import { authed, DEFAULTS, errorResponse, jsonContent, perWindow, responses, retryAfter } from "./shared";
+import {
+  authed,
+  DEFAULTS,
+  errorResponse,
+  jsonContent,
+  perWindow,
+  publicOperation,
+  responses,
+  retryAfter,
+} from "./shared";
 
 const closeCodes = Object.entries(CLOSE_REASONS)
   .map(([reason, { code }]) => `\`${code}\` ${reason}`)
@@ -67,7 +76,7 @@ const ticketsLimited = errorResponse(
 
 export const consolePaths: ZodOpenApiPathsObject = {
   "/servers/{id}/console": {
-    post: authed({
+    post: authed("servers:console", {
       tags: ["Console"],
       operationId: "openServerConsole",
       summary: "A ticket for the server's console",
@@ -90,7 +99,7 @@ export const consolePaths: ZodOpenApiPathsObject = {
         "429": ticketsLimited,
       },
     }),
-    delete: authed({
+    delete: authed("servers:console", {
       tags: ["Console"],
       operationId: "closeServerConsoles",
       summary: "Close the server's consoles",
@@ -106,7 +115,7 @@ export const consolePaths: ZodOpenApiPathsObject = {
     }),
   },
   "/servers/{id}/console/socket": {
-    get: {
+    get: publicOperation({
       tags: ["Console"],
       operationId: "consoleWebSocket",
       summary: "The console's WebSocket (Upgrade: websocket)",
@@ -138,6 +147,6 @@ export const consolePaths: ZodOpenApiPathsObject = {
         ),
         "503": responses.unavailable,
       },
-    },
+    }),
   },
 };

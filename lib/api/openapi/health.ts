@@ -2,12 +2,12 @@
 import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import { HealthSchema } from "@/lib/api/schemas/health";
-import { jsonContent } from "./shared";
+import { jsonContent, publicOperation } from "./shared";
 export const serviceTag = { name: "Service", description: "Health and this document." };
 
 export const servicePaths: ZodOpenApiPathsObject = {
   "/health": {
-    get: {
+    get: publicOperation({
       tags: ["Service"],
       operationId: "getHealth",
       summary: "Service health",
@@ -20,10 +20,10 @@ export const servicePaths: ZodOpenApiPathsObject = {
         "200": { description: "Healthy.", content: jsonContent(HealthSchema) },
         "503": { description: "The database is unreachable.", content: jsonContent(HealthSchema) },
       },
-    },
+    }),
   },
   "/openapi.json": {
-    get: {
+    get: publicOperation({
       tags: ["Service"],
       operationId: "getOpenApi",
       summary: "This OpenAPI 3.1 document",
@@ -33,6 +33,6 @@ export const servicePaths: ZodOpenApiPathsObject = {
           content: { "application/json": { schema: z.object({}) } },
         },
       },
-    },
+    }),
   },
 };

@@ -51,7 +51,7 @@ export const snapshotsTag = {
 
 export const snapshotsPaths: ZodOpenApiPathsObject = {
   "/servers/{id}/snapshots": {
-    get: authed({
+    get: authed("servers:read", {
       tags: ["Snapshots and rescue"],
       operationId: "listSnapshots",
       summary: "List a server's snapshots",
@@ -62,7 +62,7 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
         "404": serverNotFound,
       },
     }),
-    post: authed({
+    post: authed("servers:snapshots", {
       tags: ["Snapshots and rescue"],
       operationId: "takeSnapshot",
       summary: "Take a snapshot",
@@ -90,7 +90,7 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/servers/{id}/snapshots/{snapshotId}": {
-    get: authed({
+    get: authed("servers:read", {
       tags: ["Snapshots and rescue"],
       operationId: "getSnapshot",
       summary: "A snapshot",
@@ -100,7 +100,7 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
         "404": snapshotNotFound,
       },
     }),
-    delete: authed({
+    delete: authed("servers:snapshots", {
       tags: ["Snapshots and rescue"],
       operationId: "deleteSnapshot",
       summary: "Delete a snapshot",
@@ -123,7 +123,7 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/servers/{id}/snapshots/{snapshotId}/restore": {
-    post: authed({
+    post: authed("servers:snapshots", {
       tags: ["Snapshots and rescue"],
       operationId: "restoreSnapshot",
       summary: "Restore a snapshot",
@@ -158,7 +158,7 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/servers/{id}/rescue": {
-    post: authed({
+    post: authed("servers:snapshots", {
       tags: ["Snapshots and rescue"],
       operationId: "enterRescue",
       summary: "Boot the rescue system",
@@ -190,7 +190,7 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
         "429": hostOperationLimited,
       },
     }),
-    delete: authed({
+    delete: authed("servers:snapshots", {
       tags: ["Snapshots and rescue"],
       operationId: "leaveRescue",
       summary: "Leave rescue mode",

@@ -64,7 +64,7 @@ export const topupsTag = {
 
 export const topupsPaths: ZodOpenApiPathsObject = {
   "/topups": {
-    post: authed({
+    post: authed("topups:write", {
       tags: ["Top-ups"],
       operationId: "createTopup",
       summary: "Start a top-up",
@@ -182,7 +182,7 @@ export const topupsPaths: ZodOpenApiPathsObject = {
         ),
       },
     }),
-    get: authed({
+    get: authed("topups:read", {
       tags: ["Top-ups"],
       operationId: "listTopups",
       summary: "List top-ups",
@@ -197,7 +197,7 @@ export const topupsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/topups/{ref}": {
-    get: authed({
+    get: authed("topups:read", {
       tags: ["Top-ups"],
       operationId: "getTopup",
       summary: "Poll a top-up",
@@ -214,7 +214,7 @@ export const topupsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/topups/{ref}/cancel": {
-    post: authed({
+    post: authed("topups:write", {
       tags: ["Top-ups"],
       operationId: "cancelTopup",
       summary: "Cancel a pending top-up",

@@ -198,15 +198,35 @@ export interface paths {
         };
         /**
          * List active API keys
-         * @description Active keys only, oldest first, each by its prefix; revoked keys are not listed.
+         * @description Active keys only, oldest first, each by its prefix with its scopes, conditions, spend cap and what is spent of it; revoked and expired-and-revoked keys are not listed (an expired key stays listed until revoked, so its `expires_at` tells why it stopped).
          */
         get: operations["listKeys"];
         put?: never;
         /**
          * Create an API key
-         * @description The body is optional. The full key is in this response only. At most 20 active keys per account. Made with a dashboard session key on an account with two-factor sign-in on, it takes a current `totp_code` (or a `recovery_code`): a session expires and dies with the login token, a key does not. API keys are asked for no code: they already hold every power a new key would have.
+         * @description The body is optional. The full key is in this response only. At most 20 active keys per account. Without `scopes` and conditions the key has the rights of the key making the request (every right when made from the dashboard or with a key that holds them all). A key can make keys only within its own rights: scopes it holds, an expiry no later than its own, networks inside its own, servers among its own, and a spend cap no larger than what is left of its own (the new key's spending counts against its cap too). Made with a dashboard session key on an account with two-factor sign-in on, it takes a current `totp_code` (or a `recovery_code`): a session expires and dies with the login token, a key does not. API keys are asked for no code: they cannot make a key with more than they have.
          */
         post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keys/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key this request is made with
+         * @description What the calling key is: its scopes, expiry, networks, servers, spend cap with what is spent and when it resets, how much it may still spend, and its last use and where from. Any key may ask, whatever its scopes (a dashboard session key answers with `kind: session` and every scope).
+         */
+        get: operations["getCurrentKey"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -225,7 +245,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description Takes effect at once: the next request with that key gets 401. A key may revoke itself. Ids of other accounts' keys, of revoked keys and non-integer ids answer 404.
+         * @description Takes effect at once: the next request with that key gets 401. The keys it made (and those they made) are revoked with it (`also_revoked`). A key may revoke itself. A key that does not hold every scope may revoke only itself and the keys it made. Ids of other accounts' keys, of revoked keys and non-integer ids answer 404.
          */
         delete: operations["revokeKey"];
         options?: never;
@@ -339,7 +359,10 @@ export interface paths {
         delete: operations["terminateServer"];
         options?: never;
         head?: never;
-        /** Turn auto-renew on or off */
+        /**
+         * Turn auto-renew on or off
+         * @description Needs `billing:spend`: automatic renewal spends the balance. It is the account's own spending: the renewals it makes count against no key's spend cap, not even the cap of the key that turned it on.
+         */
         patch: operations["updateServer"];
         trace?: never;
     };
@@ -1218,6 +1241,49 @@ export interface components {
              */
             name?: string;
             /**
+             * @description What the key may do; each scope's needs are added (see `scopes_added`). Omitted: the scopes of the key making the request (every scope for a dashboard session or a key that holds them all).
+             * @example [
+             *       "servers:read",
+             *       "servers:power"
+             *     ]
+             */
+            scopes?: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            /**
+             * Format: date-time
+             * @description When the key stops working, in the future. Omitted: never, or the expiry of the key making the request.
+             * @example 2027-03-01T00:00:00Z
+             */
+            expires_at?: string;
+            /**
+             * @description Up to 32 IPv4 or IPv6 CIDRs (or single addresses) the key may be used from. Omitted: anywhere, or the networks of the key making the request.
+             * @example [
+             *       "203.0.113.0/24",
+             *       "2001:db8:5::/48"
+             *     ]
+             */
+            allowed_networks?: string[];
+            /**
+             * @description The only servers of the account the key may see or touch. Omitted: every server, or those of the key making the request. A server the key orders joins its list.
+             * @example [
+             *       12
+             *     ]
+             */
+            server_ids?: number[];
+            /** @description At most this much may be debited by the key (and the keys it makes) per period. Omitted: no cap, or what is left of the cap of the key making the request, for good (`total`). */
+            spend_cap?: {
+                /**
+                 * @description USD per period, whole cents.
+                 * @example 50
+                 */
+                amount_usd: number;
+                /**
+                 * @description When the cap starts afresh: `day` (00:00 UTC), `week` (Monday 00:00 UTC), `month` (the first, 00:00 UTC) or `total` (never).
+                 * @example month
+                 * @enum {string}
+                 */
+                period: "day" | "week" | "month" | "total";
+            };
+            /**
              * @description A current code: required when the request is made with a dashboard session key and two-factor sign-in is on (or send `recovery_code`). Not asked of API keys.
              * @example 492039
              */
@@ -1904,6 +1970,17 @@ export interface components {
                 since: string;
             } | null;
         };
+        KeyRefusal: {
+            /** @enum {string} */
+            error: "missing_scope" | "address_not_allowed";
+            message: string;
+            /** @description `missing_scope`: the scopes the operation needs. */
+            required_scopes?: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            /** @description `missing_scope`: the scopes the key holds. */
+            key_scopes?: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            /** @description `address_not_allowed`: the client address as the service saw it. */
+            address?: string;
+        };
         /** @description A dashboard session. Its key is not listed by GET /keys. */
         Session: {
             /** @description A session key: use it as a Bearer key until it expires or is signed out. */
@@ -2024,6 +2101,63 @@ export interface components {
             created_at: string;
             /** @description Last successful use, to the minute; null if never used. */
             last_used_at: string | null;
+            /**
+             * @description The client address of that use (as the service sees it behind its proxies).
+             * @example 203.0.113.7
+             */
+            last_used_from: string | null;
+            /**
+             * @description The scopes the key holds, including those others brought along.
+             * @example [
+             *       "servers:read",
+             *       "servers:power"
+             *     ]
+             */
+            scopes: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            /** @description The key holds every scope, including any added later (keys made without `scopes` by a key that had them all, and every key made before scopes existed). */
+            full_access: boolean;
+            /** @description When the key stops working; null: never. */
+            expires_at: string | null;
+            /**
+             * @description CIDRs the key may be used from; null: anywhere.
+             * @example [
+             *       "203.0.113.0/24"
+             *     ]
+             */
+            allowed_networks: string[] | null;
+            /**
+             * @description The only servers the key may see or touch (others are 404 to it); null: every server.
+             * @example [
+             *       12,
+             *       15
+             *     ]
+             */
+            server_ids: number[] | null;
+            /** @description Its spend cap; null: none of its own. */
+            spend_cap: components["schemas"]["SpendCap"] | null;
+            /** @description The key that made this one, whose rights bound it and whose cap counts its spending; null when made by the account (a dashboard session or account creation). */
+            created_by_key_id: number | null;
+        };
+        /** @description A key's spend cap and what is spent of it. */
+        SpendCap: {
+            /**
+             * @description At most this much may be debited per period, in USD.
+             * @example 50
+             */
+            amount_usd: number;
+            /**
+             * @description When the cap starts afresh: `day` (00:00 UTC), `week` (Monday 00:00 UTC), `month` (the first, 00:00 UTC) or `total` (never).
+             * @example month
+             * @enum {string}
+             */
+            period: "day" | "week" | "month" | "total";
+            /**
+             * @description Debited so far this period by the key and by the keys it made (orders, renewals, paid changes).
+             * @example 12.5
+             */
+            spent_usd: number;
+            /** @description When the next period begins; null for `total`. */
+            resets_at: string | null;
         };
         ApiKeyCreated: {
             /**
@@ -2048,8 +2182,132 @@ export interface components {
             created_at: string;
             /** @description Last successful use, to the minute; null if never used. */
             last_used_at: string | null;
+            /**
+             * @description The client address of that use (as the service sees it behind its proxies).
+             * @example 203.0.113.7
+             */
+            last_used_from: string | null;
+            /**
+             * @description The scopes the key holds, including those others brought along.
+             * @example [
+             *       "servers:read",
+             *       "servers:power"
+             *     ]
+             */
+            scopes: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            /** @description The key holds every scope, including any added later (keys made without `scopes` by a key that had them all, and every key made before scopes existed). */
+            full_access: boolean;
+            /** @description When the key stops working; null: never. */
+            expires_at: string | null;
+            /**
+             * @description CIDRs the key may be used from; null: anywhere.
+             * @example [
+             *       "203.0.113.0/24"
+             *     ]
+             */
+            allowed_networks: string[] | null;
+            /**
+             * @description The only servers the key may see or touch (others are 404 to it); null: every server.
+             * @example [
+             *       12,
+             *       15
+             *     ]
+             */
+            server_ids: number[] | null;
+            /** @description Its spend cap; null: none of its own. */
+            spend_cap: components["schemas"]["SpendCap"] | null;
+            /** @description The key that made this one, whose rights bound it and whose cap counts its spending; null when made by the account (a dashboard session or account creation). */
+            created_by_key_id: number | null;
             /** @description The full key. Shown only in this response. */
             api_key: string;
+            /**
+             * @description Scopes the key holds because a scope asked for needs them (they are in `scopes` too).
+             * @example [
+             *       "servers:read"
+             *     ]
+             */
+            scopes_added: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+        };
+        BeyondKeyRights: {
+            /** @constant */
+            error: "beyond_key_rights";
+            message: string;
+            /**
+             * @description What asks for more than the key making the request has.
+             * @enum {string}
+             */
+            field: "scopes" | "expires_at" | "allowed_networks" | "server_ids" | "spend_cap";
+        };
+        /** @description The key the request was made with: what it may do, its conditions and cap, and its last use. */
+        CurrentKey: {
+            /**
+             * @description Key id, used to revoke it.
+             * @example 7
+             */
+            id: number;
+            /**
+             * @description Label given at creation, or null.
+             * @example ci
+             */
+            name: string | null;
+            /**
+             * @description First characters of the key, to tell keys apart.
+             * @example vpsk_3kTq9ZbW
+             */
+            prefix: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /** @description Last successful use, to the minute; null if never used. */
+            last_used_at: string | null;
+            /**
+             * @description The client address of that use (as the service sees it behind its proxies).
+             * @example 203.0.113.7
+             */
+            last_used_from: string | null;
+            /**
+             * @description The scopes the key holds, including those others brought along.
+             * @example [
+             *       "servers:read",
+             *       "servers:power"
+             *     ]
+             */
+            scopes: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            /** @description The key holds every scope, including any added later (keys made without `scopes` by a key that had them all, and every key made before scopes existed). */
+            full_access: boolean;
+            /** @description When the key stops working; null: never. */
+            expires_at: string | null;
+            /**
+             * @description CIDRs the key may be used from; null: anywhere.
+             * @example [
+             *       "203.0.113.0/24"
+             *     ]
+             */
+            allowed_networks: string[] | null;
+            /**
+             * @description The only servers the key may see or touch (others are 404 to it); null: every server.
+             * @example [
+             *       12,
+             *       15
+             *     ]
+             */
+            server_ids: number[] | null;
+            /** @description Its spend cap; null: none of its own. */
+            spend_cap: components["schemas"]["SpendCap"] | null;
+            /** @description The key that made this one, whose rights bound it and whose cap counts its spending; null when made by the account (a dashboard session or account creation). */
+            created_by_key_id: number | null;
+            /**
+             * @description `session`: a dashboard sign-in's key.
+             * @enum {string}
+             */
+            kind: "api" | "session";
+            /**
+             * @description The most this key may still debit now under its own cap and those of the keys above it; null when none of them has a cap (the balance still bounds it). 0 for a key without `billing:spend`.
+             * @example 37.5
+             */
+            spendable_usd: number | null;
         };
         RevokedKey: {
             id: number;
@@ -2060,6 +2318,11 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             revoked_at: string;
+            /**
+             * @description Ids of the keys this one had made (at any depth), revoked with it.
+             * @example []
+             */
+            also_revoked: number[];
         };
         /** @description A top-up. `pending` -> `completed` when the payment is confirmed (balance credited); `pending` -> `expired` at `expires_at` with nothing received; `pending` -> `cancelled` by the owner. Payments that arrive later are still credited. */
         Topup: {
@@ -2373,6 +2636,36 @@ export interface components {
              * @example 4.5
              */
             deficit: number;
+        };
+        SpendCapExceeded: {
+            /** @constant */
+            error: "spend_cap_exceeded";
+            message: string;
+            /**
+             * @description The cap that would be passed, USD per period.
+             * @example 13
+             */
+            cap: number;
+            /**
+             * @description When the cap starts afresh: `day` (00:00 UTC), `week` (Monday 00:00 UTC), `month` (the first, 00:00 UTC) or `total` (never).
+             * @example month
+             * @enum {string}
+             */
+            period: "day" | "week" | "month" | "total";
+            /**
+             * @description USD debited so far this period under that cap.
+             * @example 13
+             */
+            spent: number;
+            /**
+             * @description USD this request would have debited.
+             * @example 6.5
+             */
+            price: number;
+            /** @description When the cap's next period begins; null: never. */
+            resets_at: string | null;
+            /** @description The key whose cap it is: the key used, or a key above it (the one that made it, ...). */
+            cap_key_id: number;
         };
         ServerList: {
             /** @description Newest first, terminated ones included. */
@@ -3140,13 +3433,22 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `account:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
@@ -3268,13 +3570,22 @@ export interface operations {
                     "application/json": components["schemas"]["SessionList"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `account:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
@@ -3381,13 +3692,22 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedSession"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `account:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No live session with that id on this account. Codes: `not_found`. */
@@ -3446,13 +3766,22 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any valid key may call this, whatever its scopes; a key used from outside the networks it is limited to is refused (`address_not_allowed`, with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description The key is an API key, not a session key. Codes: `not_a_session`. */
@@ -3521,8 +3850,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key with fewer rights than the account's own (some scopes, or an expiry, networks, servers or a cap): the new token would sign into the dashboard with every right. Codes: `beyond_key_rights`. The key must hold the scope `account:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3583,13 +3921,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `account:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description Already enabled. Codes: `totp_already_enabled`. */
@@ -3658,13 +4005,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `account:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No setup started, or already on. Codes: `totp_not_started`, `totp_already_enabled`. */
@@ -3733,13 +4089,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `account:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description Not on. Codes: `totp_not_enabled`. */
@@ -3795,13 +4160,22 @@ export interface operations {
                     "application/json": components["schemas"]["RecoveryCodeStatus"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `account:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
@@ -3861,13 +4235,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `account:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description Two-factor sign-in is not on. Codes: `totp_not_enabled`. */
@@ -3923,13 +4306,22 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `keys:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
@@ -3980,7 +4372,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
-            /** @description Bad body, or (from a session, with TOTP on) the code is missing, wrong or used. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_name`, `invalid_totp_code`, `invalid_recovery_code`, `totp_required`. */
+            /** @description Bad body (an `expires_at` in the past, a CIDR with host bits set, a server id not of this account, ...), or (from a session, with TOTP on) the code is missing, wrong or used. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_name`, `invalid_scopes`, `invalid_expires_at`, `invalid_networks`, `invalid_server_ids`, `invalid_spend_cap`, `invalid_totp_code`, `invalid_recovery_code`, `totp_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3989,13 +4381,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The new key would have more than the key making the request: a scope it does not hold, a later expiry, networks outside its own, servers outside its own, or a larger cap than it has left (`field` names which). Codes: `beyond_key_rights`. The key must hold the scope `keys:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"] | components["schemas"]["BeyondKeyRights"];
                 };
             };
             /** @description The account already has 20 active keys. Codes: `key_limit_reached`. */
@@ -4051,6 +4452,68 @@ export interface operations {
             };
         };
     };
+    getCurrentKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentKey"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any valid key may call this, whatever its scopes; a key used from outside the networks it is limited to is refused (`address_not_allowed`, with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     revokeKey: {
         parameters: {
             query?: never;
@@ -4072,8 +4535,17 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedKey"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key that does not hold every scope, revoking a key it did not make. Codes: `beyond_key_rights`. The key must hold the scope `keys:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4148,13 +4620,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `topups:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
@@ -4236,7 +4717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4254,6 +4735,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["X402Requirements"];
+                };
+            };
+            /** @description The key must hold the scope `topups:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description Too many pending top-ups, this payment is being settled by another request (retry), it was used by another account, it was used on chain without this service claiming it first (`payment_settled_elsewhere`: it credits no account), its settlement was never recorded and the operator credited it by a ledger adjustment (`payment_settled_by_operator`: credited once, there), or the Idempotency-Key's first request is still running. Codes: `too_many_pending_topups`, `payment_in_progress`, `payment_already_used`, `payment_settled_elsewhere`, `payment_settled_by_operator`, `idempotency_key_in_use`. */
@@ -4341,13 +4831,22 @@ export interface operations {
                     "application/json": components["schemas"]["Topup"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `topups:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No top-up with that ref on this account. Codes: `not_found`. */
@@ -4415,13 +4914,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `topups:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No top-up with that ref on this account. Codes: `not_found`. */
@@ -4500,13 +5008,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
@@ -4569,7 +5086,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4578,16 +5095,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The balance does not cover the price: `insufficient_balance` with the deficit in USD. */
+            /** @description The balance does not cover the price: `insufficient_balance` with the deficit in USD. Or `spend_cap_exceeded`: the debit would pass the spend cap of the key used (or of a key above it), with `cap`, `spent` this period, `price`, `resets_at` and the capping key (`cap_key_id`). Nothing is charged. A key without `billing:spend` is refused before this (`403 missing_scope`). */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InsufficientBalance"];
+                    "application/json": components["schemas"]["InsufficientBalance"] | components["schemas"]["SpendCapExceeded"];
                 };
             };
-            /** @description The operator has suspended the account (`GET /account` shows `suspension`); nothing is charged. Codes: `account_suspended`. */
+            /** @description The operator has suspended the account (`GET /account` shows `suspension`); nothing is charged. Codes: `account_suspended`. The key must hold the scope `billing:spend`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4679,13 +5196,22 @@ export interface operations {
                     "application/json": components["schemas"]["Server"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -4744,13 +5270,22 @@ export interface operations {
                     "application/json": components["schemas"]["Server"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:terminate`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -4831,13 +5366,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `billing:spend`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -4905,13 +5449,22 @@ export interface operations {
                     "application/json": components["schemas"]["ServerCredentials"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:credentials`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -4991,7 +5544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5000,13 +5553,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The balance does not cover the price. */
+            /** @description The balance does not cover the price: `insufficient_balance`. Or `spend_cap_exceeded`: the debit would pass the spend cap of the key used (or of a key above it), with `cap`, `spent` this period, `price`, `resets_at` and the capping key (`cap_key_id`). Nothing is charged. A key without `billing:spend` is refused before this (`403 missing_scope`). */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InsufficientBalance"];
+                    "application/json": components["schemas"]["InsufficientBalance"] | components["schemas"]["SpendCapExceeded"];
+                };
+            };
+            /** @description The key must hold the scope `billing:spend`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5087,13 +5649,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:power`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5177,13 +5748,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:rebuild`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5273,13 +5853,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:rebuild`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5358,13 +5947,22 @@ export interface operations {
                     "application/json": components["schemas"]["SnapshotList"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5439,13 +6037,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:snapshots`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5542,13 +6149,22 @@ export interface operations {
                     "application/json": components["schemas"]["Snapshot"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account, or no such snapshot of it. Codes: `not_found`. */
@@ -5609,13 +6225,22 @@ export interface operations {
                     "application/json": components["schemas"]["Snapshot"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:snapshots`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account, or no such snapshot of it. Codes: `not_found`. */
@@ -5701,13 +6326,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:snapshots`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account, or no such snapshot of it. Codes: `not_found`. */
@@ -5800,13 +6434,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:snapshots`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5883,13 +6526,22 @@ export interface operations {
                     "application/json": components["schemas"]["Server"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:snapshots`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5969,13 +6621,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -6034,13 +6695,22 @@ export interface operations {
                     "application/json": components["schemas"]["ConsoleTicket"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:console`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -6108,13 +6778,22 @@ export interface operations {
                     "application/json": components["schemas"]["ConsolesClosed"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:console`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -6260,13 +6939,22 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `webhooks:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
@@ -6326,13 +7014,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `webhooks:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description The account already has 10. Codes: `webhook_limit_reached`. */
@@ -6409,13 +7106,22 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `webhooks:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No webhook with that id on this account. Codes: `not_found`. */
@@ -6478,13 +7184,22 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `webhooks:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No webhook with that id on this account. Codes: `not_found`. */
@@ -6556,13 +7271,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `webhooks:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No webhook with that id on this account. Codes: `not_found`. */
@@ -6648,13 +7372,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `webhooks:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No webhook with that id on this account. Codes: `not_found`. */
@@ -6735,13 +7468,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `webhooks:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No webhook with that id on this account. Codes: `not_found`. */
@@ -6823,13 +7565,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `webhooks:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No webhook with that id on this account. Codes: `not_found`. */
@@ -6899,13 +7650,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `webhooks:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No such webhook on this account, or no such delivery of it. Codes: `not_found`. */
@@ -6973,13 +7733,22 @@ export interface operations {
                     "application/json": components["schemas"]["ExpiryWarnings"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -7051,13 +7820,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `topups:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description Not in demo mode, or no such top-up on this account. Codes: `not_found`. */

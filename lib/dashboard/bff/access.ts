@@ -63,6 +63,7 @@ export const DASHBOARD_ACCESS = {
   "GET /keys": FORWARD,
   "POST /keys": FORWARD,
   "DELETE /keys/{id}": FORWARD,
+  "GET /keys/current": closed("the dashboard's session key holds every right; keys ask it for themselves"),
   "GET /servers": forwarded({ list: true }),
   "POST /servers": ownRoutes("app/bff/servers/route.ts"),
   "GET /servers/{id}": FORWARD,

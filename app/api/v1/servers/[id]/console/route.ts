@@ -5,7 +5,7 @@ import { closeServerConsoles } from "@/lib/servers/console/closing";
 import { issueConsoleTicket } from "@/lib/servers/console/tickets";
 
 /** A single-use ticket for the server's console and the WebSocket URL to present it at. */
-export const POST = authedRoute(async ({ request, auth, params, client }) => {
+export const POST = authedRoute("openServerConsole", async ({ request, auth, params, client }) => {
   const { publicBaseUrl, port } = config();
   const publicOrigin = publicBaseUrl
     ? new URL(publicBaseUrl).origin
@@ -20,7 +20,7 @@ export const POST = authedRoute(async ({ request, auth, params, client }) => {
 });
 
 /** Closes every console of the server this account has open, on every instance. */
-export const DELETE = authedRoute(async ({ auth, params }) =>
+export const DELETE = authedRoute("closeServerConsoles", async ({ auth, params }) =>
   json(await closeServerConsoles(auth.accountId, pathId(params, "id", "server"))),
 );
 

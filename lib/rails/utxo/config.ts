@@ -14,7 +14,7 @@ export type UtxoNodeConfig = {
   push: "notify" | "bcoin" | undefined;
 };
 
-const push = z.enum(["notify", "bcoin"]).optional();
+const push = optionalText.pipe(z.enum(["notify", "bcoin"]).optional());
 
 /** Bitcoin Core-style nodes (bitcoind, litecoind, bcoin), one per chain. */
 export const UTXO_SETTINGS = envSlice({
@@ -27,7 +27,7 @@ export const UTXO_SETTINGS = envSlice({
     LTC_RPC_URL: httpUrl,
     LTC_RPC_COOKIE_FILE: optionalText,
     LTC_CHAIN: z.enum(["main", "regtest"]).default("main"),
-    LTC_PUSH: z.enum(["notify"]).optional(),
+    LTC_PUSH: optionalText.pipe(z.enum(["notify"]).optional()),
   },
   derive: (values): Record<"bitcoin" | "litecoin", UtxoNodeConfig> => ({
     bitcoin: {

@@ -28,7 +28,7 @@ import { generateDemoWatchOnlyKeys, watchOnlyKeyEnv } from "@/lib/rails/addresse
 import { moneroPrimaryAddress } from "@/lib/rails/monero/address";
 import { freePort, startApp } from "../e2e/support/app-server";
 import { blockNotifyControls, startBlockNotify } from "../e2e/support/block-notify";
-import { startFundedBcoin, startFundedLitecoind, startMonero } from "../e2e/support/coin-nodes";
+import { moneroCall, startFundedBcoin, startFundedLitecoind, startMonero } from "../e2e/support/coin-nodes";
 import { percentile } from "./percentile";
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 50);
@@ -121,17 +121,6 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, wha
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
 }
-
-const moneroCall = async (url: string, method: string, params: Record<string, unknown> = {}) => {
-  const response = await fetch(`${url}/json_rpc`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: "0", method, params }),
-  });
-  const body = (await response.json()) as { result: Record<string, unknown>; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-};
 
 const sender = privateKeyToAccount(generatePrivateKey());
 await fundNativeBalance(anvil.rpcUrl, sender.address, parseEther("1000"));

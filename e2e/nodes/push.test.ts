@@ -14,7 +14,7 @@ import { moneroPrimaryAddress } from "@/lib/rails/monero/address";
 import { api, createAccount } from "../api/helpers";
 import { callApp, freePort, type RunningApp, startApp } from "../support/app-server";
 import { blockNotifyControls } from "../support/block-notify";
-import { coreRpc, startViewOnlyWallet } from "../support/coin-nodes";
+import { coreRpc, moneroCall, startViewOnlyWallet } from "../support/coin-nodes";
 import type { Topup } from "./utxo-scenarios";
 
 const nodes = inject("nodes");
@@ -22,17 +22,6 @@ const xmr = inject("monero");
 const notify = inject("blockNotify");
 const ltc = coreRpc(nodes.litecoin);
 const btc = coreRpc(nodes.bitcoin);
-
-async function moneroRpc(url: string, method: string, params: Record<string, unknown> = {}) {
-  const response = await fetch(`${url}/json_rpc`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: "0", method, params }),
-  });
-  const body = (await response.json()) as { result: Record<string, unknown>; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
 
 async function until<T>(
   read: () => Promise<T>,
@@ -81,14 +70,14 @@ const COINS: Coin[] = [
     watcher: "xmr:monero",
     amountUsd: 40,
     pay: async (t) => {
-      await moneroRpc(xmr.payerUrl, "refresh");
+      await moneroCall(xmr.payerUrl, "refresh");
       const piconero = Math.round(Number(t.deposit_amount) * 1e12);
-      return moneroRpc(xmr.payerUrl, "transfer", {
+      return moneroCall(xmr.payerUrl, "transfer", {
         destinations: [{ amount: piconero, address: t.deposit_address }],
       });
     },
     mine: (blocks) =>
-      moneroRpc(xmr.daemonUrl, "generateblocks", {
+      moneroCall(xmr.daemonUrl, "generateblocks", {
         amount_of_blocks: blocks,
         wallet_address: xmr.payerAddress,
       }),

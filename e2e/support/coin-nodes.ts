@@ -232,7 +232,8 @@ export type MoneroNodes = {
   stop: () => Promise<void>;
 };
 
-async function moneroCall(url: string, method: string, params: Record<string, unknown> = {}) {
+/** Calls a monerod or monero-wallet-rpc JSON-RPC method at `url` (without `/json_rpc`). */
+export async function moneroCall(url: string, method: string, params: Record<string, unknown> = {}) {
   const response = await fetch(`${url}/json_rpc`, {
     method: "POST",
     headers: { "content-type": "application/json" },

@@ -85,13 +85,26 @@ type WatcherSlot = {
   monitor: PushMonitor | undefined;
   /** The push state last written to the watcher's row. */
   savedPush: string | undefined;
+  /** Polls repeated because the node had not the block its notice announced yet. */
+  catchUps: number;
 };
+
+/** A poll that read a tip below the announced height is repeated this much later, this many times at most. */
+const CATCH_UP_MS = 50;
+const CATCH_UP_TRIES = 40;
 
 function slotOf(watcher: DepositWatcher): WatcherSlot {
   const slots = processWide("deposits.watcher-slots", () => new Map<string, WatcherSlot>());
   let slot = slots.get(watcher.name);
   if (!slot) {
-    slot = { running: undefined, again: false, lastPolledAt: 0, monitor: undefined, savedPush: undefined };
+    slot = {
+      running: undefined,
+      again: false,
+      lastPolledAt: 0,
+      monitor: undefined,
+      savedPush: undefined,
+      catchUps: 0,
+    };
     slots.set(watcher.name, slot);
   }
   return slot;
@@ -123,8 +136,15 @@ async function pollAndSettle(watcher: DepositWatcher, slot: WatcherSlot, woken: 
       return;
     }
     if (!touched) return;
-    if (slot.monitor && watcher.lastTip !== undefined)
+    if (slot.monitor && watcher.lastTip !== undefined) {
       slot.monitor.polled(watcher.lastTip, woken, Date.now());
+      if (!slot.monitor.behind(watcher.lastTip)) slot.catchUps = 0;
+      else if (slot.catchUps++ < CATCH_UP_TRIES) {
+        setTimeout(() => {
+          if (!watchersStopping()) void pollWatcher(watcher, true);
+        }, CATCH_UP_MS).unref();
+      }
+    }
     await settleTopups(nextToSettle(touched));
     await savePush(watcher, slot);
   } catch (error) {

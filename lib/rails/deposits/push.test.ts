@@ -42,6 +42,19 @@ describe("a push that announces heights (bcoin, monerod, newHeads)", () => {
     expect(monitor.state()).toMatchObject({ status: "ok", missed: 0 });
   });
 
+  it("is behind while the tip a poll read is below the height announced (the node told before it could answer)", () => {
+    const monitor = new PushMonitor(false);
+    monitor.up();
+    monitor.polled(100, true, 0);
+    monitor.notice(101, 10);
+    expect(monitor.behind(100)).toBe(true);
+    expect(monitor.behind(101)).toBe(false);
+    // A notice without a height (-blocknotify) says nothing to be behind of.
+    const notify = new PushMonitor(true);
+    notify.notice(undefined, 10);
+    expect(notify.behind(0)).toBe(false);
+  });
+
   it("blocks that come while the connection is down are not lost notices: the poll after it reconnects reads them", () => {
     const monitor = new PushMonitor(false);
     expect(monitor.state().status).toBe("down");

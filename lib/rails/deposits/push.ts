@@ -109,6 +109,14 @@ export class PushMonitor {
     if (tip > this.announced && this.connected && !this.suspect) this.suspect = { height: tip, since: at };
   }
 
+  /**
+   * True when a notice announced a height above the tip a poll just read: the node announced the block before
+   * its RPC (or the wallet reading it) had it (monerod publishes before its RPC answers). The poll is repeated.
+   */
+  behind(tip: number): boolean {
+    return !this.connectionless && this.announced > tip;
+  }
+
   /** Counts a suspect block whose notice never came; returns true when a notice was just found lost. */
   check(at: number): boolean {
     const suspect = this.suspect;

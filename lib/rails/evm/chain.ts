@@ -270,11 +270,14 @@ export async function pollEvmChain(poll: EvmChainPoll): Promise<number[]> {
   } else if (last >= 0n) {
     lastHash = cursor?.scannedBlock === Number(last) ? (cursor.scannedHash ?? null) : null;
   }
-  await recordConfirmingBlockTimes(network, async (height) => {
-    if (BigInt(height) > head) return undefined;
-    const block = await client.getBlock({ blockNumber: BigInt(height) });
-    return new Date(Number(block.timestamp) * 1000);
-  });
+  // Only when a payment changed: one that reached its confirmations is among them.
+  if (touched.size > 0) {
+    await recordConfirmingBlockTimes(network, async (height) => {
+      if (BigInt(height) > head) return undefined;
+      const block = await client.getBlock({ blockNumber: BigInt(height) });
+      return new Date(Number(block.timestamp) * 1000);
+    });
+  }
   signal?.throwIfAborted();
   await saveCursor(
     name,

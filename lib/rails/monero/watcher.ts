@@ -375,7 +375,8 @@ export class MoneroWatcher implements DepositWatcher {
     for (const id of await observePayments("monero", current)) touched.add(id);
     // The wallet tells no block's time; monerod's push does, for the blocks it announced.
     const push = this.push;
-    if (push?.blockTime) await recordConfirmingBlockTimes("monero", async (at) => push.blockTime?.(at));
+    if (push?.blockTime && touched.size > 0)
+      await recordConfirmingBlockTimes("monero", async (at) => push.blockTime?.(at));
     signal?.throwIfAborted();
     await saveCursor(
       this.name,

@@ -292,12 +292,14 @@ export class UtxoWatcher implements DepositWatcher {
     const stillOpen = await stillWatched(observed.map((payment) => payment.topupId));
     const current = observed.filter((payment) => stillOpen.has(payment.topupId));
     for (const id of await observePayments(network, current)) touched.add(id);
-    await recordConfirmingBlockTimes(network, async (height) => {
-      const hash = await hashAt(height);
-      if (!hash) return undefined;
-      const header = await this.rpc.call<{ time: number }>("getblockheader", [hash, true]);
-      return new Date(header.time * 1000);
-    });
+    // Only when a payment changed: one that reached its confirmations is among them.
+    if (touched.size > 0)
+      await recordConfirmingBlockTimes(network, async (height) => {
+        const hash = await hashAt(height);
+        if (!hash) return undefined;
+        const header = await this.rpc.call<{ time: number }>("getblockheader", [hash, true]);
+        return new Date(header.time * 1000);
+      });
     signal?.throwIfAborted();
     await saveCursor(this.name, { scannedBlock: scanned, scannedHash, headBlock: tip }, cursor);
     return [...touched];

@@ -16,7 +16,7 @@
  *   BENCH_DATABASE_URL=postgres://vps_test:vps_test@127.0.0.1:5432/<db> npm run bench:push
  */
 import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
@@ -53,6 +53,8 @@ type Coin = {
   mine: (blocks: number) => Promise<unknown>;
 };
 
+/** The machine's load as the run starts: the figures are only as quiet as the machine. */
+const startLoad = loadavg()[0]?.toFixed(1);
 const database = new pg.Client({ connectionString: DATABASE_URL });
 await database.connect();
 await database.query(
@@ -254,6 +256,7 @@ try {
 console.log(
   `\nConfirming block -> topup.credited committed (PostgreSQL), push only (WATCHER_INTERVAL_MS=60000), ${SAMPLES} blocks per coin`,
 );
+console.log(`load average at the start ${startLoad}, at the end ${loadavg()[0]?.toFixed(1)}`);
 console.log(
   "coin  node                            confirmations  mining call p50   p50      p95      max      target",
 );

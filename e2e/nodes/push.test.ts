@@ -115,10 +115,10 @@ describe("an app whose watchers poll once a minute", () => {
     });
     notifyUrl = `http://127.0.0.1:${notifyPort}`;
     controls.add(notifyUrl);
-  }, 120_000);
+  }, 240_000);
 
   afterAll(async () => {
-    controls.remove(notifyUrl);
+    if (notifyUrl) controls.remove(notifyUrl);
     await app?.stop();
     await stopWallet?.();
   });
@@ -178,6 +178,8 @@ describe("notices lost on purpose", () => {
   it("litecoind's: the poll credits the payment, health counts the lost notice, the next notice ends it", {
     timeout: 90_000,
   }, async () => {
+    // A block, so the push has announced one since the app started (no other test may have mined one yet).
+    await ltc("generatetoaddress", [1, nodes.litecoin.miner]);
     const before = await until(litecoinPush, (push) => push?.status === "ok", 20_000, "litecoin push");
     const { apiKey } = await createAccount();
     const topup = (await api("/topups", { method: "POST", key: apiKey, body: { amount: 85, coin: "LTC" } }))

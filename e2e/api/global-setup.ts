@@ -128,6 +128,8 @@ export async function setup(project: TestProject) {
     relayer: chains.relayer,
     ethereumRpc: chains.ethereum.rpcUrl,
     ethereumWatcherRpc: chains.ethereumProxy.url,
+    ethereumWs: chains.ethereum.rpcUrl.replace(/^http/, "ws"),
+    ethereumWsProxyControl: chains.ethereumWsProxy.controlUrl,
     usdt: chains.usdt,
   });
 }
@@ -190,6 +192,9 @@ declare module "vitest" {
       ethereumRpc: string;
       /** The Ethereum chain as the app's watcher reads it: behind geth's `eth_getLogs` limits. */
       ethereumWatcherRpc: string;
+      /** The Ethereum chain's WebSocket, and the control of the proxy the app's push reads it through. */
+      ethereumWs: string;
+      ethereumWsProxyControl: string;
       usdt: `0x${string}`;
     };
   }

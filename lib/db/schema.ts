@@ -28,6 +28,7 @@ import type {
   PaymentMethod,
   PowerAction,
   PowerState,
+  PushStatus,
   RescueState,
   ServerStatus,
   SnapshotConsistency,
@@ -394,6 +395,12 @@ export const depositPayments = pgTable(
     seenAt: timestamp("seen_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     /** When the payment first counted toward its top-up's credit. */
     confirmedAt: timestamp("confirmed_at", { withTimezone: true, mode: "date" }),
+    /**
+     * The chain's time of the block that gave the payment its last required confirmation (its header's,
+     * whole seconds), written before it counts; null where the watcher cannot read it. Block to credit:
+     * `confirmed_at - confirming_block_at`.
+     */
+    confirmingBlockAt: timestamp("confirming_block_at", { withTimezone: true, mode: "date" }),
     /** When a payment that had already counted lost its block to a reorg: the operator must look at it. */
     reorgedAt: timestamp("reorged_at", { withTimezone: true, mode: "date" }),
     /** When the transaction left the mempool unmined (replaced or evicted): not counted unless seen again. */
@@ -443,6 +450,13 @@ export const chainCursors = pgTable("chain_cursors", {
   lastError: text("last_error"),
   leaseOwner: text("lease_owner"),
   leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "date" }),
+  /**
+   * The node's push as the lease holder last saw it (lib/rails/deposits/push): `ok`, `waiting`, `degraded` or
+   * `down`, null when the watcher has none; the notices it found lost, and when the last one came.
+   */
+  pushStatus: text("push_status").$type<PushStatus>(),
+  pushMissed: integer("push_missed").notNull().default(0),
+  pushNoticeAt: timestamp("push_notice_at", { withTimezone: true, mode: "date" }),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });
 

@@ -59,6 +59,10 @@ export type TopupStatus = "pending" | "completed" | "expired" | "cancelled";
 /** `deposit`: pay to an address; `x402`: a signed USDC authorization settled by the service. */
 export type PaymentMethod = "deposit" | "x402";
 
+/** A deposit watcher's push link to its node (lib/rails/deposits/push.ts says what each means). */
+export const PUSH_STATUSES = ["ok", "waiting", "degraded", "down"] as const;
+export type PushStatus = (typeof PUSH_STATUSES)[number];
+
 /** api (made by the user, listed) | session (made by a dashboard sign-in, expires) */
 export type ApiKeyKind = "api" | "session";
 

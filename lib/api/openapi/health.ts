@@ -14,7 +14,8 @@ export const servicePaths: ZodOpenApiPathsObject = {
       description:
         "Public. 200 when the service and its database answer; 503 with the same body when not. " +
         "`watchers` shows the state of each deposit watcher's node (reachable, tip, cursor, lag, and what is " +
-        "wrong in plain words; never the node's address or its raw errors); a coin whose node is " +
+        "wrong in plain words; never the node's address or its raw errors) and of its push, the node's " +
+        "notice of each block, where one is configured; a coin whose node is " +
         "unreachable answers `coin_unavailable` to new top-ups until it is back.",
       responses: {
         "200": { description: "Healthy.", content: jsonContent(HealthSchema) },

@@ -828,7 +828,7 @@ export interface paths {
         };
         /**
          * Service health
-         * @description Public. 200 when the service and its database answer; 503 with the same body when not. `watchers` shows the state of each deposit watcher's node (reachable, tip, cursor, lag, and what is wrong in plain words; never the node's address or its raw errors); a coin whose node is unreachable answers `coin_unavailable` to new top-ups until it is back.
+         * @description Public. 200 when the service and its database answer; 503 with the same body when not. `watchers` shows the state of each deposit watcher's node (reachable, tip, cursor, lag, and what is wrong in plain words; never the node's address or its raw errors) and of its push, the node's notice of each block, where one is configured; a coin whose node is unreachable answers `coin_unavailable` to new top-ups until it is back.
          */
         get: operations["getHealth"];
         put?: never;
@@ -3384,6 +3384,18 @@ export interface components {
                 checked_at: string | null;
                 /** @description Payments credited and later reorged out of the chain: the operator must check them. */
                 flagged_payments: number;
+                /** @description The push of the watcher's node (a block notice); null when it is only polled. */
+                push: {
+                    /**
+                     * @description `ok`: the node announces its blocks and each wakes the watcher (its polls come less often); `waiting`: no notice yet from a node that runs a command per block; `degraded`: a block came without its notice (the polls speed up until the next one); `down`: the connection to the node's push is lost (it reconnects; the polls go on).
+                     * @enum {string}
+                     */
+                    status: "ok" | "waiting" | "degraded" | "down";
+                    /** @description Blocks whose notice never came, found by the polls, since the instance started. */
+                    missed: number;
+                    /** @description When the last notice came. */
+                    last_notice_at: string | null;
+                } | null;
             }[];
             /**
              * @description What builds servers: `simulated` (demo, no machine exists) or `libvirt` (real virtual machines).

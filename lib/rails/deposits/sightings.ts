@@ -139,6 +139,44 @@ export async function trackedPayments(network: string, sinceBlock?: number): Pro
   return [...confirming, ...recent.filter((payment) => !known.has(payment.id))];
 }
 
+/**
+ * Writes, on each payment of `network` that reached its confirmations and has not counted yet, the time of
+ * the block that completed them (at `block_number + confirmations required - 1`), as `timeOf` reads it from
+ * the chain (undefined: not known, left empty). Watchers call it at the end of a poll, before the payments are
+ * settled, so the time from that block to the credit can be shown per coin.
+ */
+export async function recordConfirmingBlockTimes(
+  network: string,
+  timeOf: (height: number) => Promise<Date | undefined>,
+): Promise<void> {
+  const database = await db();
+  const due = await database
+    .select({
+      id: depositPayments.id,
+      blockNumber: depositPayments.blockNumber,
+      required: topups.confirmationsRequired,
+    })
+    .from(depositPayments)
+    .innerJoin(topups, eq(topups.id, depositPayments.topupId))
+    .where(
+      and(
+        eq(depositPayments.network, network),
+        isNull(depositPayments.confirmedAt),
+        isNull(depositPayments.confirmingBlockAt),
+        isNotNull(depositPayments.blockNumber),
+        sql`${depositPayments.confirmations} >= ${topups.confirmationsRequired}`,
+      ),
+    );
+  for (const payment of due) {
+    const time = await timeOf((payment.blockNumber as number) + Math.max(1, payment.required) - 1);
+    if (!time) continue;
+    await database
+      .update(depositPayments)
+      .set({ confirmingBlockAt: time })
+      .where(eq(depositPayments.id, payment.id));
+  }
+}
+
 export async function setConfirmations(paymentId: number, confirmations: number): Promise<void> {
   const database = await db();
   await database.update(depositPayments).set({ confirmations }).where(eq(depositPayments.id, paymentId));
@@ -181,6 +219,9 @@ export async function unconfirmPayment(paymentId: number): Promise<boolean> {
       blockNumber: null,
       blockHash: null,
       confirmations: 0,
+      // Another block will confirm it now; one that counted keeps the time it counted with.
+      confirmingBlockAt: sql`CASE WHEN ${depositPayments.confirmedAt} IS NULL THEN NULL
+        ELSE ${depositPayments.confirmingBlockAt} END`,
       reorgedAt: sql`CASE WHEN ${depositPayments.confirmedAt} IS NOT NULL
         THEN COALESCE(${depositPayments.reorgedAt}, now()) ELSE ${depositPayments.reorgedAt} END`,
     })

@@ -21,7 +21,7 @@ type Probe = { ok: boolean; kind: "pglite" | "postgres"; checkedAt: Date; watche
  * Each watcher as its row in chain_cursors shows it (the instance holding its lease writes that row). Public:
  * its state and what is wrong in plain words; the node's address and raw error are for the log only.
  */
-async function watcherHealth(): Promise<Health["watchers"]> {
+export async function watcherHealth(): Promise<Health["watchers"]> {
   const { watchers } = depositRails();
   const cursors = await readCursors(watchers.map((watcher) => watcher.name));
   const flagged = await flaggedPaymentCounts();

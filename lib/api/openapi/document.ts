@@ -17,6 +17,7 @@ import { serverMachinePaths } from "./server-machine";
 import { serversPaths, serversTag } from "./servers";
 import { sessionsPaths, sessionsTag } from "./sessions";
 import { snapshotsPaths, snapshotsTag } from "./snapshots";
+import { statusPaths } from "./status";
 import { topupsPaths, topupsTag } from "./topups";
 
 export function buildOpenApiDocument() {
@@ -61,6 +62,7 @@ export function buildOpenApiDocument() {
       ...demoPaths,
       ...catalogPaths,
       ...servicePaths,
+      ...statusPaths,
     },
     webhooks: notificationEvents,
   });

@@ -54,7 +54,22 @@ export async function observePayments(network: string, payments: ObservedPayment
   return database.transaction((tx) => storePayments(tx, network, payments));
 }
 
+/** The confirmations a payment's top-up needs, for a statement on deposit_payments (`row` names its row). */
+const requiredFor = (row: SQL) => sql`(SELECT t.confirmations_required FROM topups t WHERE t.id = ${row})`;
+
+/**
+ * `confirming_seen_at` as a payment's confirmations become `confirmations` at `at` (the status page's block ->
+ * credit time starts here): set the first time they reach what its top-up needs, kept while they stay there
+ * and once the payment has counted, cleared when they fall back before it counts.
+ */
+function confirmingSeen(confirmations: SQL, at: Date, row = sql.raw("deposit_payments")): SQL {
+  return sql`CASE WHEN ${confirmations} >= ${requiredFor(sql`${row}.topup_id`)}
+    THEN COALESCE(${row}.confirming_seen_at, ${at.toISOString()}::timestamptz)
+    WHEN ${row}.confirmed_at IS NOT NULL THEN ${row}.confirming_seen_at END`;
+}
+
 async function storePayments(tx: Tx, network: string, payments: ObservedPayment[]): Promise<number[]> {
+  const at = now();
   const touched = await tx
     .insert(depositPayments)
     .values(
@@ -67,7 +82,10 @@ async function storePayments(tx: Tx, network: string, payments: ObservedPayment[
         blockNumber: payment.blockNumber,
         blockHash: payment.blockHash,
         confirmations: payment.confirmations,
-        seenAt: now(),
+        seenAt: at,
+        // A watcher catching up finds a payment already deep in the chain: seen confirmed from the start.
+        confirmingSeenAt: sql`CASE WHEN ${payment.confirmations}::int >= ${requiredFor(sql`${payment.topupId}::int`)}
+          THEN ${at.toISOString()}::timestamptz END`,
       })),
     )
     .onConflictDoUpdate({
@@ -76,6 +94,7 @@ async function storePayments(tx: Tx, network: string, payments: ObservedPayment[
         blockNumber: sql`excluded.block_number`,
         blockHash: sql`excluded.block_hash`,
         confirmations: sql`excluded.confirmations`,
+        confirmingSeenAt: confirmingSeen(sql`excluded.confirmations`, at),
         droppedAt: null,
       },
       setWhere: sql`(excluded.block_hash IS NOT NULL
@@ -138,7 +157,10 @@ export async function trackedPayments(network: string, sinceBlock?: number): Pro
 
 export async function setConfirmations(paymentId: number, confirmations: number): Promise<void> {
   const database = await db();
-  await database.update(depositPayments).set({ confirmations }).where(eq(depositPayments.id, paymentId));
+  await database
+    .update(depositPayments)
+    .set({ confirmations, confirmingSeenAt: confirmingSeen(sql`${confirmations}::int`, now()) })
+    .where(eq(depositPayments.id, paymentId));
 }
 
 /** Simulated payments confirmed per poll at most: a large backlog moves on over several polls. */
@@ -149,7 +171,8 @@ export async function confirmSimulatedPayments(networks: readonly string[], txPr
   if (networks.length === 0) return [];
   const database = await db();
   const result = await database.execute(sql`
-    UPDATE deposit_payments AS p SET confirmations = p.confirmations + 1
+    UPDATE deposit_payments AS p SET confirmations = p.confirmations + 1,
+      confirming_seen_at = ${confirmingSeen(sql`p.confirmations + 1`, now(), sql.raw("p"))}
     WHERE p.id IN (
       SELECT q.id FROM deposit_payments AS q JOIN topups AS t ON t.id = q.topup_id
       WHERE q.tx_hash LIKE ${`${txPrefix}%`}
@@ -178,6 +201,7 @@ export async function unconfirmPayment(paymentId: number): Promise<boolean> {
       blockNumber: null,
       blockHash: null,
       confirmations: 0,
+      confirmingSeenAt: confirmingSeen(sql`0`, now()),
       reorgedAt: sql`CASE WHEN ${depositPayments.confirmedAt} IS NOT NULL
         THEN COALESCE(${depositPayments.reorgedAt}, now()) ELSE ${depositPayments.reorgedAt} END`,
     })

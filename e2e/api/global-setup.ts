@@ -60,6 +60,8 @@ export async function setup(project: TestProject) {
     NOTIFY_TEST_ALLOW_LOOPBACK: "1",
     NOTIFY_TEST_RETRY_MS: "300",
     RATE_LIMIT_NOTIFICATION_SENDS: `${TEST_LIMITS.notificationSends}/10m`,
+    // The status page's figures follow the tests within a second (status.test.ts).
+    STATUS_REFRESH_SECONDS: "1",
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;

@@ -103,7 +103,13 @@ describe("GET /status, the public status page's figures", () => {
       // The simulated provisioner runs no machine: nothing answers SSH.
       expect(day?.to_ssh).toMatchObject({ n: 0, p50_ms: null });
       expect(body).toMatchObject({ mode: "demo", provisioner: "simulated", hosts: [] });
-      expect(body.watchers).toEqual([expect.objectContaining({ simulated: true, state: "up" })]);
+      // Each watcher by its coins (the suite's EVM one reads a real local chain), none by its name or node.
+      expect(body.watchers).toContainEqual({
+        coins: ["BTC", "XMR", "LTC", "USDTTRC"],
+        simulated: true,
+        state: "up",
+      });
+      expect(body.watchers).toContainEqual({ coins: ["ETH", "USDT"], simulated: false, state: "up" });
       expect(body.series.hour_starts).toHaveLength(168);
       expect(body.methods.orders).toMatch(/accepted/);
 

@@ -4,6 +4,7 @@ import type { Status, StatusOutcomes, StatusTiming } from "@/lib/api/schemas/sta
 import { findLocation, findOs, LOCATIONS, OS_IMAGES } from "@/lib/catalog/catalog";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
+import { pace } from "@/lib/db/pace";
 import { hypervisors } from "@/lib/db/schema";
 import { watcherHealth } from "@/lib/health/health";
 import { depositSettings } from "@/lib/rails/deposits/config";
@@ -103,7 +104,8 @@ async function watcherStates(): Promise<Status["watchers"]> {
 /** Computes the whole document now, from the process database. */
 export async function buildStatus(at: Date = now()): Promise<Status> {
   const settings = statusSettings();
-  const figures = await measureStatusFigures(await db(), at);
+  // Between two reads, requests waiting go first (and, on the embedded database, background work rests).
+  const figures = await measureStatusFigures(await db(), at, pace);
   const hosts = await hostsByLocation(at);
   const watchers = await watcherStates();
   const orders = [...figures.orders.entries()]

@@ -93,57 +93,12 @@ const WEBHOOKS: Source<"to_delivery"> = {
 type Row = Record<string, unknown>;
 const rowsOf = (result: unknown) => (result as { rows: Row[] }).rows;
 const count = (value: unknown) => Number(value ?? 0);
-const msOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
-/** Per group, the outcomes and timings over the last 24 hours and the last 7 days before `at`. */
-async function windowed<M extends string>(
-  database: Database,
-  source: Source<M>,
-  at: Date,
-): Promise<Map<string, Windowed<Aggregate<M>>>> {
-  const day = iso(new Date(at.getTime() - DAY_MS));
-  /** A window's columns, named `<window>_…`: every sample of the window passes `within`. */
-  const columns = (name: "day" | "week", within: SQL) => [
-    sql`count(*) FILTER (WHERE ${within}) AS ${sql.raw(`${name}_total`)}`,
-    sql`count(*) FILTER (WHERE ${within} AND s.ok) AS ${sql.raw(`${name}_ok`)}`,
-    ...source.measures.flatMap((measure) => {
-      const value = sql.raw(`s.${measure}`);
-      return [
-        sql`count(${value}) FILTER (WHERE ${within}) AS ${sql.raw(`${name}_${measure}_n`)}`,
-        ...([50, 95, 99] as const).map(
-          (p) => sql`percentile_disc(${p / 100}::float8) WITHIN GROUP (ORDER BY ${value})
-            FILTER (WHERE ${within}) AS ${sql.raw(`${name}_${measure}_p${p}`)}`,
-        ),
-      ];
-    }),
-  ];
-  const result = await database.execute(sql`
-    SELECT s.k, ${sql.join(
-      [...columns("day", sql`s.at > ${day}::timestamptz`), ...columns("week", sql`true`)],
-      sql`, `,
-    )}
-    FROM (${source.rows(iso(new Date(at.getTime() - WEEK_MS)), iso(at))}) s
-    GROUP BY s.k`);
-  const figures = new Map<string, Windowed<Aggregate<M>>>();
-  for (const row of rowsOf(result)) {
-    const aggregate = (name: "day" | "week"): Aggregate<M> => ({
-      total: count(row[`${name}_total`]),
-      succeeded: count(row[`${name}_ok`]),
-      timings: Object.fromEntries(
-        source.measures.map((measure) => [
-          measure,
-          {
-            n: count(row[`${name}_${measure}_n`]),
-            p50: msOrNull(row[`${name}_${measure}_p50`]),
-            p95: msOrNull(row[`${name}_${measure}_p95`]),
-            p99: msOrNull(row[`${name}_${measure}_p99`]),
-          },
-        ]),
-      ) as Record<M, Timing>,
-    });
-    figures.set(String(row.k), { day: aggregate("day"), week: aggregate("week") });
-  }
-  return figures;
+/** A `float8[]` as the drivers give it (an array, or its text form); null when nothing was measured. */
+function percentiles(value: unknown): (number | null)[] | null {
+  if (value === null || value === undefined) return null;
+  const list = Array.isArray(value) ? value : String(value).replace(/[{}]/g, "").split(",");
+  return list.map((entry) => (entry === null || entry === "NULL" ? null : Number(entry)));
 }
 
 /** The start (ms) of each of the SERIES_HOURS hourly buckets ending with the one `at` is in. */
@@ -152,27 +107,72 @@ export function seriesHours(at: Date): number[] {
   return Array.from({ length: SERIES_HOURS }, (_, i) => last - (SERIES_HOURS - 1 - i) * HOUR_MS);
 }
 
-/** Hourly p50 and p95 of one measure, all groups together, over the chart's hours. */
-async function hourly<M extends string>(
+type Measured<M extends string> = {
+  /** Per group, the outcomes and timings over the last 24 hours and the last 7 days. */
+  groups: Map<string, Windowed<Aggregate<M>>>;
+  /** Per measure, hourly p50 and p95 of every group together. */
+  hourly: Record<M, Series>;
+};
+
+/**
+ * One read of a source's last 7 days before `at`, grouped two ways at once (GROUPING SETS): by group, with
+ * each window's counts and percentiles, and by hour, for the charts. Each window and measure sorts once
+ * (`percentile_disc` of an array of fractions).
+ */
+async function measure<M extends string>(
   database: Database,
   source: Source<M>,
-  measure: M,
   at: Date,
-): Promise<Series> {
-  const hours = seriesHours(at);
-  const first = hours[0] ?? at.getTime();
+): Promise<Measured<M>> {
+  const day = sql`s.at > ${iso(new Date(at.getTime() - DAY_MS))}::timestamptz`;
+  /** A window's columns, named `<window>_…`: every sample of the window passes `within`. */
+  const columns = (name: "day" | "week", within: SQL) => [
+    sql`count(*) FILTER (WHERE ${within}) AS ${sql.raw(`${name}_total`)}`,
+    sql`count(*) FILTER (WHERE ${within} AND s.ok) AS ${sql.raw(`${name}_ok`)}`,
+    ...source.measures.flatMap((measure) => {
+      const value = sql.raw(`s.${measure}`);
+      return [
+        sql`count(${value}) FILTER (WHERE ${within}) AS ${sql.raw(`${name}_${measure}_n`)}`,
+        sql`percentile_disc(ARRAY[0.5, 0.95, 0.99]::float8[]) WITHIN GROUP (ORDER BY ${value})
+          FILTER (WHERE ${within}) AS ${sql.raw(`${name}_${measure}_p`)}`,
+      ];
+    }),
+  ];
   const result = await database.execute(sql`
-    SELECT floor(extract(epoch from s.at) / 3600)::bigint AS hour,
-      percentile_disc(0.5::float8) WITHIN GROUP (ORDER BY ${sql.raw(`s.${measure}`)}) AS p50,
-      percentile_disc(0.95::float8) WITHIN GROUP (ORDER BY ${sql.raw(`s.${measure}`)}) AS p95
-    FROM (${source.rows(iso(new Date(first - 1)), iso(at))}) s
-    WHERE ${sql.raw(`s.${measure}`)} IS NOT NULL
-    GROUP BY 1`);
-  const byHour = new Map(rowsOf(result).map((row) => [count(row.hour) * HOUR_MS, row]));
-  return {
-    p50: hours.map((hour) => msOrNull(byHour.get(hour)?.p50)),
-    p95: hours.map((hour) => msOrNull(byHour.get(hour)?.p95)),
-  };
+    SELECT s.k, s.hour, GROUPING(s.k) AS by_hour,
+      ${sql.join([...columns("day", day), ...columns("week", sql`true`)], sql`, `)}
+    FROM (SELECT source.*, floor(extract(epoch from source.at) / 3600)::bigint AS hour
+      FROM (${source.rows(iso(new Date(at.getTime() - WEEK_MS)), iso(at))}) source) s
+    GROUP BY GROUPING SETS ((s.k), (s.hour))`);
+  const groups = new Map<string, Windowed<Aggregate<M>>>();
+  const byHour = new Map<number, Row>();
+  for (const row of rowsOf(result)) {
+    if (count(row.by_hour) === 1) {
+      byHour.set(count(row.hour) * HOUR_MS, row);
+      continue;
+    }
+    const aggregate = (name: "day" | "week"): Aggregate<M> => ({
+      total: count(row[`${name}_total`]),
+      succeeded: count(row[`${name}_ok`]),
+      timings: Object.fromEntries(
+        source.measures.map((measure) => {
+          const [p50 = null, p95 = null, p99 = null] = percentiles(row[`${name}_${measure}_p`]) ?? [];
+          return [measure, { n: count(row[`${name}_${measure}_n`]), p50, p95, p99 }];
+        }),
+      ) as Record<M, Timing>,
+    });
+    groups.set(String(row.k), { day: aggregate("day"), week: aggregate("week") });
+  }
+  // The hours of the charts lie within the 7 days (the first, partial hour of the window is left out).
+  const hours = seriesHours(at);
+  const hourly = Object.fromEntries(
+    source.measures.map((measure) => {
+      const of = (hour: number, index: number) =>
+        percentiles(byHour.get(hour)?.[`week_${measure}_p`])?.[index] ?? null;
+      return [measure, { p50: hours.map((hour) => of(hour, 0)), p95: hours.map((hour) => of(hour, 1)) }];
+    }),
+  ) as Record<M, Series>;
+  return { groups, hourly };
 }
 
 export type StatusFigures = {
@@ -196,23 +196,33 @@ const none = <M extends string>(measures: readonly M[]): Windowed<Aggregate<M>> 
   return { day: empty(), week: empty() };
 };
 
-/** Every measured figure as of `at`, one query after another (each a bounded read of its index). */
-export async function measureStatusFigures(database: Database, at: Date): Promise<StatusFigures> {
-  const orders = await windowed(database, ORDERS, at);
-  const credits = await windowed(database, CREDITS, at);
-  const consoles = (await windowed(database, CONSOLES, at)).get("") ?? none(CONSOLES.measures);
-  const webhooks = (await windowed(database, WEBHOOKS, at)).get("") ?? none(WEBHOOKS.measures);
+/**
+ * Every measured figure as of `at`: one read per source, each a bounded read of its index. On the embedded
+ * database a query holds the event loop while it runs: requests waiting go first between two.
+ */
+export async function measureStatusFigures(
+  database: Database,
+  at: Date,
+  rest: () => Promise<unknown> = async () => undefined,
+): Promise<StatusFigures> {
+  const orders = await measure(database, ORDERS, at);
+  await rest();
+  const credits = await measure(database, CREDITS, at);
+  await rest();
+  const consoles = await measure(database, CONSOLES, at);
+  await rest();
+  const webhooks = await measure(database, WEBHOOKS, at);
   return {
-    orders,
-    credits,
-    consoles,
-    webhooks,
+    orders: orders.groups,
+    credits: credits.groups,
+    consoles: consoles.groups.get("") ?? none(CONSOLES.measures),
+    webhooks: webhooks.groups.get("") ?? none(WEBHOOKS.measures),
     series: {
       hours: seriesHours(at),
-      toActive: await hourly(database, ORDERS, "to_active", at),
-      toCredit: await hourly(database, CREDITS, "to_credit", at),
-      toFirstByte: await hourly(database, CONSOLES, "to_first_byte", at),
-      toDelivery: await hourly(database, WEBHOOKS, "to_delivery", at),
+      toActive: orders.hourly.to_active,
+      toCredit: credits.hourly.to_credit,
+      toFirstByte: consoles.hourly.to_first_byte,
+      toDelivery: webhooks.hourly.to_delivery,
     },
   };
 }

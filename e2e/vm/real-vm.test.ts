@@ -1,7 +1,7 @@
 import ssh2 from "ssh2";
 import { describe, expect, inject, it } from "vitest";
-import { balanceOf, fund } from "../api/funding";
 import type { Status } from "../../lib/api/schemas/status";
+import { balanceOf, fund } from "../api/funding";
 import { api, createAccount, errorCode } from "../api/helpers";
 import { logInOnConsole, openConsole, requestTicket } from "../support/console-client";
 import { VM_LIMITS } from "./global-setup";
@@ -99,8 +99,12 @@ describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
       10_000,
     );
     const figures = status.orders.find((entry) => entry.location === "nl" && entry.os === "debian-12");
-    expect(figures?.windows.last_24h.to_ssh.p50_ms).toBeLessThanOrEqual(figures?.windows.last_24h.to_active.p50_ms ?? 0);
-    expect(status.hosts).toContainEqual(expect.objectContaining({ location: "nl", total: 1, up: 1, state: "up" }));
+    expect(figures?.windows.last_24h.to_ssh.p50_ms).toBeLessThanOrEqual(
+      figures?.windows.last_24h.to_active.p50_ms ?? 0,
+    );
+    expect(status.hosts).toContainEqual(
+      expect.objectContaining({ location: "nl", total: 1, up: 1, state: "up" }),
+    );
     expect(JSON.stringify(status)).not.toMatch(/local-1|unreachable-1|qemu|vm-one|127\.0\.0\.1/);
 
     const { password } = (await api(`/servers/${created.id}/credentials`, { key: apiKey })).body as {

@@ -21,7 +21,6 @@
  *
  *   flock /work/vm.lock npm run bench:console
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { chromium } from "@playwright/test";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../e2e/support/chromium";
@@ -33,7 +32,16 @@ import {
 } from "../e2e/support/console-client";
 import { startLocalSshd } from "../e2e/vm/sshd";
 import { openSerialConsole } from "../lib/servers/libvirt/console";
-import { apiCaller, fundedAccount, removeMachines, rssMb, startBenchApp, virsh } from "./bench-host";
+import {
+  apiCaller,
+  appPidOf,
+  fundedAccount,
+  processes,
+  removeMachines,
+  rssMb,
+  startBenchApp,
+  virsh,
+} from "./bench-host";
 import { percentile } from "./percentile";
 import { load, type RouteSummary, type Sample, summarize } from "./read-load";
 
@@ -52,13 +60,6 @@ const SSHD_PORT = SSH_PORT_BASE - 1;
 const MEMORY_MB = 256;
 
 type Guest = { id: number; hostname: string; password: string };
-
-/** pid and arguments of every process on the machine. */
-const processes = () =>
-  execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
-    .split("\n")
-    .map((line) => /^\s*(\d+)\s+(.*)$/.exec(line))
-    .flatMap((match) => (match ? [{ pid: Number(match[1]), args: match[2] ?? "" }] : []));
 
 const ms = (value: number) => `${Math.round(value)} ms`;
 
@@ -241,9 +242,7 @@ async function main() {
       RATE_LIMIT_ACCOUNT_CREATE: "100/1h",
     },
   );
-  const appPid = processes().find((p) =>
-    p.args.includes(`scripts/server.mjs -H 127.0.0.1 -p ${new URL(app.url).port}`),
-  )?.pid;
+  const appPid = appPidOf(app.url);
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS });
   const open: ConsoleConnection[] = [];
   try {

@@ -9,15 +9,18 @@
  *  2. `GET /api/v1/status` in an open loop of BENCH_RATE requests a second (400), in windows of BENCH_SECONDS
  *     over BENCH_ROUNDS rounds, plain and revalidating with `If-None-Match` (304), with the app computing the
  *     figures again every BENCH_REFRESH seconds meanwhile (5), so the measuring includes recomputations:
- *     p50, p95, p99, max and errors. Target: p99 <= 50 ms at 400 requests a second.
+ *     p50, p95, p99, max, errors and the app's CPU time per request (read from /proc, all its threads).
+ *     Target: p99 <= 50 ms at 400 requests a second.
  *  3. the `/status` page (server-rendered HTML) in an open loop of BENCH_PAGE_RATE requests a second (50).
  *
  *   npm run build && npm run bench:status                               # embedded PGlite
  *   BENCH_DB=postgres BENCH_DATABASE_URL=postgres://... npm run bench:status  # PostgreSQL (wiped first)
  */
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { startApp } from "../e2e/support/app-server";
 import { openBenchDatabase } from "./bench-database";
+import { appPidOf, cpuMs } from "./bench-host";
 import { percentile } from "./percentile";
 import { type OpenSample, openLoad, summarizeOpen } from "./read-load";
 
@@ -132,34 +135,58 @@ try {
   const first = await fetch(json);
   const etag = first.headers.get("etag") ?? "";
   console.log(`document: ${(await first.text()).length} bytes, ETag ${etag}`);
+  const pid = appPidOf(app.url);
+  /** The app's CPU time while `work` runs, and what `work` returns. */
+  const withCpu = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
+    const before = pid ? cpuMs(pid) : Number.NaN;
+    const result = await work();
+    return [result, (pid ? cpuMs(pid) : Number.NaN) - before];
+  };
   await openLoad(json, undefined, WARMUP, RATE);
   const plain: OpenSample[] = [];
   const revalidated: OpenSample[] = [];
+  const cpu = { plain: 0, revalidated: 0, page: 0 };
   for (let round = 0; round < ROUNDS; round++) {
-    plain.push(await openLoad(json, undefined, SECONDS, RATE));
+    const [sample, used] = await withCpu(() => openLoad(json, undefined, SECONDS, RATE));
+    plain.push(sample);
+    cpu.plain += used;
     // The ETag of the document served now: it changes with each recomputation.
     const current = (await fetch(json, { method: "HEAD" })).headers.get("etag") ?? etag;
-    revalidated.push(await openLoad(json, undefined, SECONDS, RATE, 10_000, { "if-none-match": current }));
+    const [again, usedAgain] = await withCpu(() =>
+      openLoad(json, undefined, SECONDS, RATE, 10_000, { "if-none-match": current }),
+    );
+    revalidated.push(again);
+    cpu.revalidated += usedAgain;
   }
   await openLoad(`${app.url}/status`, undefined, WARMUP, PAGE_RATE);
   const page: OpenSample[] = [];
-  for (let round = 0; round < ROUNDS; round++)
-    page.push(await openLoad(`${app.url}/status`, undefined, SECONDS, PAGE_RATE));
+  for (let round = 0; round < ROUNDS; round++) {
+    const [sample, used] = await withCpu(() => openLoad(`${app.url}/status`, undefined, SECONDS, PAGE_RATE));
+    page.push(sample);
+    cpu.page += used;
+  }
   const rows = [
-    { ...summarizeOpen(`GET /api/v1/status @ ${RATE}/s`, plain), target: true },
-    { ...summarizeOpen(`GET /api/v1/status, If-None-Match @ ${RATE}/s`, revalidated), target: true },
-    { ...summarizeOpen(`GET /status (page) @ ${PAGE_RATE}/s`, page), target: false },
+    { ...summarizeOpen(`GET /api/v1/status @ ${RATE}/s`, plain), cpuMs: cpu.plain, target: true },
+    {
+      ...summarizeOpen(`GET /api/v1/status, If-None-Match @ ${RATE}/s`, revalidated),
+      cpuMs: cpu.revalidated,
+      target: true,
+    },
+    { ...summarizeOpen(`GET /status (page) @ ${PAGE_RATE}/s`, page), cpuMs: cpu.page, target: false },
   ];
-  console.log(`open loop, ${ROUNDS} x ${SECONDS} s each, figures recomputed every ${REFRESH} s meanwhile:`);
   console.log(
-    "route                                          requests   p50 ms   p95 ms   p99 ms   max ms  errors",
+    `open loop, ${ROUNDS} x ${SECONDS} s each, figures recomputed every ${REFRESH} s meanwhile ` +
+      `(load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}):`,
+  );
+  console.log(
+    "route                                          requests   p50 ms   p95 ms   p99 ms   max ms  errors  CPU ms/req",
   );
   for (const row of rows) {
     const verdict = row.target ? (row.p99 <= P99_TARGET_MS && row.errors === 0 ? "  ok" : "  MISSED") : "";
     console.log(
       `${row.name.padEnd(46)} ${String(row.requests).padStart(8)} ${row.p50.toFixed(1).padStart(8)} ` +
         `${row.p95.toFixed(1).padStart(8)} ${row.p99.toFixed(1).padStart(8)} ${row.max.toFixed(1).padStart(8)} ` +
-        `${String(row.errors).padStart(7)}${verdict}`,
+        `${String(row.errors).padStart(7)} ${(row.cpuMs / row.requests).toFixed(2).padStart(11)}${verdict}`,
     );
   }
   console.log(`target: p99 <= ${P99_TARGET_MS} ms for the JSON at ${RATE} requests a second`);

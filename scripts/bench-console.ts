@@ -27,7 +27,6 @@
  *   BENCH_CONSOLE_STEPS=stall flock /work/vm.lock npm run bench:console    # step 4 alone, on BENCH_STALL_CONSOLES guests
  *   BENCH_CONSOLE_STEPS=stall-demo npm run bench:console                  # step 4 on the simulated provisioner (no VM)
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { chromium } from "@playwright/test";
 import { startApp } from "../e2e/support/app-server";
@@ -40,7 +39,16 @@ import {
 } from "../e2e/support/console-client";
 import { startLocalSshd } from "../e2e/vm/sshd";
 import { openSerialConsole } from "../lib/servers/libvirt/console";
-import { apiCaller, fundedAccount, removeMachines, rssMb, startBenchApp, virsh } from "./bench-host";
+import {
+  apiCaller,
+  appPidOf,
+  fundedAccount,
+  processes,
+  removeMachines,
+  rssMb,
+  startBenchApp,
+  virsh,
+} from "./bench-host";
 import { percentile } from "./percentile";
 import { load, type RouteSummary, type Sample, summarize } from "./read-load";
 
@@ -62,13 +70,6 @@ const STALL_CONSOLES = Number(process.env.BENCH_STALL_CONSOLES ?? 4);
 const STALL_SECONDS = Number(process.env.BENCH_STALL_SECONDS ?? 60);
 
 type Guest = { id: number; hostname: string; password: string };
-
-/** pid and arguments of every process on the machine. */
-const processes = () =>
-  execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
-    .split("\n")
-    .map((line) => /^\s*(\d+)\s+(.*)$/.exec(line))
-    .flatMap((match) => (match ? [{ pid: Number(match[1]), args: match[2] ?? "" }] : []));
 
 const ms = (value: number) => `${Math.round(value)} ms`;
 
@@ -397,9 +398,7 @@ async function main() {
       RATE_LIMIT_ACCOUNT_CREATE: "100/1h",
     },
   );
-  const appPid = processes().find((p) =>
-    p.args.includes(`scripts/server.mjs -H 127.0.0.1 -p ${new URL(app.url).port}`),
-  )?.pid;
+  const appPid = appPidOf(app.url);
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS });
   const open: ConsoleConnection[] = [];
   try {

@@ -96,6 +96,8 @@ export async function setup(project: TestProject) {
     CONSOLE_OPENED_EVENT_MINUTES: String(TEST_LIMITS.consoleOpenedEventMinutes),
     CONSOLE_INPUT_BYTES_PER_SECOND: String(TEST_LIMITS.consoleInputPerSecond),
     CONSOLE_BEHIND_SECONDS: String(TEST_LIMITS.consoleBehindSeconds),
+    // The status page's figures follow the tests within a second (status.test.ts).
+    STATUS_REFRESH_SECONDS: "1",
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;

@@ -83,6 +83,8 @@ export async function setup(project: TestProject) {
       Math.round(Number(process.env.VM_TEST_BOOT_MS ?? 420_000) / 1000) - 20,
     ),
     WATCHER_INTERVAL_MS: "1000",
+    // The status page follows the real machine's order within a second (real-vm.test.ts).
+    STATUS_REFRESH_SECONDS: "1",
   });
   project.provide("baseUrl", app.url);
 

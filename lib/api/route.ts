@@ -239,3 +239,21 @@ export function staticJsonHandler(body: unknown, indent?: number) {
       headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "public, max-age=300" },
     });
 }
+
+/** Whether an If-None-Match header names `etag` (or is `*`): weak and strong forms compare alike for GET. */
+export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  const bare = (tag: string) => tag.trim().replace(/^W\//, "");
+  return ifNoneMatch.split(",").some((tag) => tag.trim() === "*" || bare(tag) === bare(etag));
+}
+
+/**
+ * A JSON document the same for everyone, serialised once by its owner: 304 without a body when the client
+ * already holds it (If-None-Match), else the text; either way with its ETag and how long it may be kept.
+ */
+export function sharedJson(request: Request, text: string, etag: string, maxAgeSeconds: number): Response {
+  const headers = { etag, "cache-control": `public, max-age=${maxAgeSeconds}` };
+  if (matchesEtag(request.headers.get("if-none-match"), etag))
+    return new Response(null, { status: 304, headers });
+  return new Response(text, { headers: { ...headers, "content-type": JSON_CONTENT_TYPE } });
+}

@@ -15,6 +15,7 @@ import { X402_SETTINGS } from "@/lib/rails/x402/config";
 import { RATE_LIMIT_SETTINGS } from "@/lib/rate-limit/config";
 import { SERVER_SETTINGS } from "@/lib/servers/config";
 import { CONSOLE_SETTINGS } from "@/lib/servers/console/config";
+import { STATUS_SETTINGS } from "@/lib/status/config";
 import { TOPUP_SETTINGS } from "@/lib/topups/config";
 
 /**
@@ -38,6 +39,7 @@ export const SETTINGS = {
   console: CONSOLE_SETTINGS,
   notifications: NOTIFICATION_SETTINGS,
   operator: OPERATOR_SETTINGS,
+  status: STATUS_SETTINGS,
 } satisfies Record<string, ConfigSlice<unknown, object>>;
 
 /** Parses an environment into every slice's settings; throws ConfigError listing every bad value. */

@@ -240,6 +240,12 @@ export const hypervisors = pgTable("hypervisors", {
   /** A drained host takes no new orders; what runs on it stays. */
   drainedAt: timestamp("drained_at", { withTimezone: true, mode: "date" }),
   drainReason: text("drain_reason"),
+  /**
+   * The background's reading of the host's machines (lib/servers/host-readings.ts): when it last answered, and
+   * since when every reading has failed (null while it answers). The status page's host states come from these.
+   */
+  readAt: timestamp("read_at", { withTimezone: true, mode: "date" }),
+  failingSince: timestamp("failing_since", { withTimezone: true, mode: "date" }),
 });
 
 /**
@@ -288,6 +294,26 @@ export const serverJobs = pgTable(
     ),
     check("server_jobs_state_check", sql`${table.state} IN ('pending', 'running', 'done', 'failed')`),
   ],
+);
+
+/**
+ * One row per order whose build ended, for the status page (lib/status): where and what was ordered, when, when
+ * the build ended and whether the server became active, and when its SSH server first answered the build's
+ * probe (null for the simulated provisioner, which runs no machine). It names no account and no server: the
+ * image is kept as ordered, since a later reinstall changes the server's. Pruned after 30 days.
+ */
+export const orderOutcomes = pgTable(
+  "order_outcomes",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    location: text("location").notNull(),
+    os: text("os").notNull(),
+    orderedAt: timestamp("ordered_at", { withTimezone: true, mode: "date" }).notNull(),
+    finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }).notNull(),
+    succeeded: boolean("succeeded").notNull(),
+    sshAnsweredAt: timestamp("ssh_answered_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [index("order_outcomes_finished_idx").on(table.finishedAt)],
 );
 
 /** The next host number to hand out in each location's address pool. */
@@ -428,6 +454,7 @@ export const depositPayments = pgTable(
       .on(table.network)
       .where(sql`confirmed_at IS NULL OR reorged_at IS NOT NULL`),
     index("deposit_payments_block_idx").on(table.network, table.blockNumber),
+    index("deposit_payments_confirmed_at_idx").on(table.confirmedAt).where(sql`confirmed_at IS NOT NULL`),
     check("deposit_payments_credit_non_negative", sql`${table.quoteCents} >= 0 AND ${table.extraCents} >= 0`),
   ],
 );
@@ -632,11 +659,14 @@ export const consoleSessions = pgTable(
     closeReason: text("close_reason"),
     /** The key or dashboard session the ticket was requested with: revoking it closes the console. */
     keyId: integer("key_id").references(() => apiKeys.id, { onDelete: "set null" }),
+    /** When the machine's console stream gave its first byte (on a real host, virsh saying it is connected). */
+    firstByteAt: timestamp("first_byte_at", { withTimezone: true, mode: "date" }),
   },
   (table) => [
     index("console_sessions_account_open_idx").on(table.accountId).where(sql`${table.closedAt} IS NULL`),
     index("console_sessions_server_idx").on(table.serverId),
     index("console_sessions_closed_idx").on(table.closedAt).where(sql`${table.closedAt} IS NOT NULL`),
+    index("console_sessions_requested_idx").on(table.requestedAt),
   ],
 );
 

@@ -22,7 +22,7 @@ type Probe = { ok: boolean; kind: "pglite" | "postgres"; checkedAt: Date; watche
  * its node's push where one is configured. Public: its state and what is wrong in plain words; the node's
  * address and raw error are for the log only.
  */
-async function watcherHealth(): Promise<Health["watchers"]> {
+export async function watcherHealth(): Promise<Health["watchers"]> {
   const { watchers } = depositRails();
   const cursors = await readCursors(watchers.map((watcher) => watcher.name));
   const flagged = await flaggedPaymentCounts();

@@ -10,6 +10,7 @@ import { centsToUsd, formatUsd } from "@/lib/util/cents";
 import { now } from "@/lib/util/clock";
 import { addCycle } from "./cycle";
 import { enqueueJob, type Job } from "./jobs";
+import { recordOrderOutcome } from "./order-outcomes";
 import type { ServerRow } from "./present";
 import { provisioner } from "./provisioner";
 import { NOT_IN_RESCUE } from "./rescue";
@@ -231,6 +232,7 @@ export async function endFailedBuild(tx: Tx, job: Job, reason: string): Promise<
     destroyMachine: !provisioner().simulated,
     announce: false,
   });
+  await recordOrderOutcome(tx, row, { succeeded: false, sshAnsweredAt: null });
   await recordBuildFailed(tx, job, reason, row.priceCents);
 }
 

@@ -10,6 +10,7 @@ import { firstLine } from "@/lib/util/log";
 import { renewInTx, terminateInTx } from "./billing";
 import { serverSettings } from "./config";
 import { enforceHolds, periodRuns } from "./holds";
+import { recordHostReading } from "./host-readings";
 import { enqueueJob, runDueJobs, unfinishedJobServers } from "./jobs";
 import type { ServerRow } from "./present";
 import { type PowerState, provisioner } from "./provisioner";
@@ -245,8 +246,10 @@ async function reconcileWithHosts() {
       states = await provisioner().hostStates(host.name);
     } catch (error) {
       console.error(`hypervisor ${host.name}: ${firstLine(error)}`);
+      await recordHostReading(host, false);
       continue;
     }
+    await recordHostReading(host, true);
     if (states) await reconcileHost(database, host.name, states);
   }
 }

@@ -4,6 +4,7 @@ import { apiReference, MethodLabel, Prose } from "@/components/docs/reference";
 import { ScopeTable } from "@/components/docs/scopes";
 import { TEXT_STYLES } from "@/components/ui/alert";
 import { apiGuide } from "@/lib/docs/guide";
+import { statusSettings } from "@/lib/status/config";
 
 export const metadata: Metadata = { title: "API reference" };
 
@@ -22,6 +23,16 @@ export default function ApiReferencePage() {
           /api/v1/openapi.json
         </a>{" "}
         (OpenAPI 3.1).
+        {statusSettings().enabled && (
+          <>
+            {" "}
+            How fast orders, credits, consoles and webhooks are, measured:{" "}
+            <a className="underline" href="/status">
+              the status page
+            </a>
+            .
+          </>
+        )}
       </p>
       <Prose text={document.info.description ?? ""} />
 

@@ -1,9 +1,12 @@
-/** The OpenAPI operations of the service itself: health and this document. */
+/** The OpenAPI operations of the service itself: health and this document (the status page's: ./status.ts). */
 import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import { HealthSchema } from "@/lib/api/schemas/health";
 import { jsonContent, publicOperation } from "./shared";
-export const serviceTag = { name: "Service", description: "Health and this document." };
+export const serviceTag = {
+  name: "Service",
+  description: "Health, the public status page's figures and this document.",
+};
 
 export const servicePaths: ZodOpenApiPathsObject = {
   "/health": {

@@ -19,6 +19,7 @@ import { serverMachinePaths } from "./server-machine";
 import { serversPaths } from "./servers";
 import { sessionsPaths } from "./sessions";
 import { snapshotsPaths } from "./snapshots";
+import { statusPaths } from "./status";
 import { topupsPaths } from "./topups";
 
 /** Every path of the API, in the order the document publishes them. */
@@ -36,6 +37,7 @@ export const API_PATHS: ZodOpenApiPathsObject = {
   ...demoPaths,
   ...catalogPaths,
   ...servicePaths,
+  ...statusPaths,
 };
 
 export type DeclaredOperation = {

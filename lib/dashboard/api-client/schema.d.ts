@@ -856,6 +856,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The status page's figures
+         * @description Public, the same for everyone, and what `/status` draws: from real orders only, per location and image, the time from order to active and to SSH answering (p50, p95, p99, with n and the success rate), over the last 24 hours and 7 days; per coin the time from a deposit's confirming block (its first sighting) to its credit; console ticket to first byte; webhook commit to delivery; the state of the hosts (counted per location) and of each coin's deposit watcher, with hourly series for charts and, in `methods`, how each figure is measured. No account, server, address or amount is in it. Computed at most once every `refresh_seconds` (60 by default) and served from memory meanwhile: send the `ETag` back in `If-None-Match` and an unchanged document answers 304. The operator may switch it off (`STATUS_PAGE=0`): then 404.
+         */
+        get: operations["getStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "topup.payment_seen": {
@@ -3417,6 +3437,178 @@ export interface components {
             error?: "service_unavailable";
             /** @description Only when status is unavailable. */
             message?: string;
+        };
+        /** @description The public status page's figures. `state`: the service as a whole, `down` when no location has a host up, `degraded` when a location or a deposit watcher is not up, else `up`. Times: `to_active` and `to_ssh` run from the accepted order, `to_credit` from the first sighting of a deposit's confirming block to its credit, `to_first_byte` from a console ticket's issue, `to_delivery` from a webhook event's commit; `methods` says exactly how each is measured. */
+        Status: {
+            /**
+             * Format: date-time
+             * @description When these figures were computed.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            generated_at: string;
+            /** @description They are computed again at most this often (STATUS_REFRESH_SECONDS). */
+            refresh_seconds: number;
+            /**
+             * @description `demo`: simulated payments and, unless stated, simulated machines.
+             * @enum {string}
+             */
+            mode: "demo" | "production";
+            /**
+             * @description What builds servers: `simulated` (no machine exists) or `libvirt`.
+             * @enum {string}
+             */
+            provisioner: "simulated" | "libvirt";
+            state: components["schemas"]["StatusState"];
+            /** @description Per location and image with an order whose build ended in the last 7 days. */
+            orders: {
+                /**
+                 * @description Catalog location id.
+                 * @example nl
+                 */
+                location: string;
+                /** @example Amsterdam, Netherlands */
+                location_name: string;
+                /**
+                 * @description Catalog image id, as ordered.
+                 * @example debian-13
+                 */
+                os: string;
+                /** @example Debian 13 (Trixie) */
+                os_name: string;
+                /** @description The last 24 hours and the last 7 days. */
+                windows: {
+                    last_24h: {
+                        orders: components["schemas"]["StatusOutcomes"];
+                        to_active: components["schemas"]["StatusTiming"];
+                        to_ssh: components["schemas"]["StatusTiming"];
+                    };
+                    last_7d: {
+                        orders: components["schemas"]["StatusOutcomes"];
+                        to_active: components["schemas"]["StatusTiming"];
+                        to_ssh: components["schemas"]["StatusTiming"];
+                    };
+                };
+            }[];
+            /** @description Per coin with a deposit credited in the last 7 days. */
+            credits: {
+                /** @example BTC */
+                coin: string;
+                /** @example Bitcoin */
+                coin_name: string;
+                /** @description The last 24 hours and the last 7 days. */
+                windows: {
+                    last_24h: components["schemas"]["StatusTiming"];
+                    last_7d: components["schemas"]["StatusTiming"];
+                };
+            }[];
+            /** @description The last 24 hours and the last 7 days. */
+            console: {
+                last_24h: {
+                    sessions: components["schemas"]["StatusOutcomes"];
+                    to_first_byte: components["schemas"]["StatusTiming"];
+                };
+                last_7d: {
+                    sessions: components["schemas"]["StatusOutcomes"];
+                    to_first_byte: components["schemas"]["StatusTiming"];
+                };
+            };
+            /** @description The last 24 hours and the last 7 days. */
+            webhooks: {
+                last_24h: {
+                    deliveries: components["schemas"]["StatusOutcomes"];
+                    to_delivery: components["schemas"]["StatusTiming"];
+                };
+                last_7d: {
+                    deliveries: components["schemas"]["StatusOutcomes"];
+                    to_delivery: components["schemas"]["StatusTiming"];
+                };
+            };
+            /** @description Hosts counted per location (none is named); empty with the simulated provisioner. */
+            hosts: {
+                location: string;
+                location_name: string;
+                total: number;
+                up: number;
+                degraded: number;
+                down: number;
+                state: components["schemas"]["StatusState"];
+            }[];
+            /** @description Each deposit watcher, by the coins it watches (no node is named). */
+            watchers: {
+                /**
+                 * @description The coins whose deposits it watches.
+                 * @example [
+                 *       "BTC"
+                 *     ]
+                 */
+                coins: string[];
+                /** @description The demo's simulated watcher: no chain behind it. */
+                simulated: boolean;
+                state: components["schemas"]["StatusState"];
+            }[];
+            /** @description What the page's charts draw. */
+            series: {
+                /** @description Start of each hour, in Unix seconds: the last 168, the current one last. */
+                hour_starts: number[];
+                /** @description Order -> active: hourly p50 and p95 (ms), null for an hour with nothing measured. */
+                to_active: {
+                    p50_ms: (number | null)[];
+                    p95_ms: (number | null)[];
+                };
+                /** @description Confirming block first seen -> credit, every coin: hourly p50 and p95 (ms), null for an hour with nothing measured. */
+                to_credit: {
+                    p50_ms: (number | null)[];
+                    p95_ms: (number | null)[];
+                };
+                /** @description Console ticket -> first byte: hourly p50 and p95 (ms), null for an hour with nothing measured. */
+                to_first_byte: {
+                    p50_ms: (number | null)[];
+                    p95_ms: (number | null)[];
+                };
+                /** @description Webhook commit -> delivery: hourly p50 and p95 (ms), null for an hour with nothing measured. */
+                to_delivery: {
+                    p50_ms: (number | null)[];
+                    p95_ms: (number | null)[];
+                };
+            };
+            /** @description How each figure is measured, in the words the page shows beside it. */
+            methods: {
+                overview: string;
+                percentiles: string;
+                orders: string;
+                ssh: string;
+                credits: string;
+                console: string;
+                webhooks: string;
+                hosts: string;
+                watchers: string;
+            };
+        };
+        /**
+         * @description See `methods.hosts` and `methods.watchers` for what each means.
+         * @enum {string}
+         */
+        StatusState: "up" | "degraded" | "down";
+        StatusOutcomes: {
+            /** @description How many ended (succeeded or failed for good). */
+            total: number;
+            succeeded: number;
+            /**
+             * @description succeeded / total, 0 to 1; null when total is 0.
+             * @example 0.98
+             */
+            success_rate: number | null;
+        };
+        /** @description Percentiles of measured times, nearest-rank: each was measured. */
+        StatusTiming: {
+            /** @description How many times were measured. */
+            n: number;
+            /** @description The median, in milliseconds; null when nothing was measured. */
+            p50_ms: number | null;
+            /** @description The 95th percentile (nearest rank), in milliseconds; null when nothing was measured. */
+            p95_ms: number | null;
+            /** @description The 99th percentile (nearest rank), in milliseconds; null when nothing was measured. */
+            p99_ms: number | null;
         };
     };
     responses: never;
@@ -8005,6 +8197,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    getStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures, with `ETag` and `Cache-Control: public, max-age=<seconds until the next>`. */
+            200: {
+                headers: {
+                    /** @description The document's validator. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Status"];
+                };
+            };
+            /** @description The `If-None-Match` names the current document: keep yours. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The operator has switched the status page off. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

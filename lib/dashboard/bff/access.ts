@@ -104,4 +104,5 @@ export const DASHBOARD_ACCESS = {
   "GET /catalog": ownRoutes("app/bff/servers/[id]/reinstall/route.ts"),
   "GET /health": closed("for monitors and load balancers"),
   "GET /openapi.json": closed("the published contract, which /docs/api renders"),
+  "GET /status": closed("public; the /status page reads the same document on the server"),
 } satisfies Record<ApiOperation, Access>;

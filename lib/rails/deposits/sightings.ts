@@ -185,12 +185,17 @@ export async function setConfirmations(paymentId: number, confirmations: number)
 /** Simulated payments confirmed per poll at most: a large backlog moves on over several polls. */
 const SIMULATED_PER_POLL = 1000;
 
-/** Demo mode: each simulated payment on `networks` still confirming gains one confirmation (oldest first). */
+/**
+ * Demo mode: each simulated payment on `networks` still confirming gains one confirmation (oldest first). The
+ * simulated chain makes its block now, so the one that completes a payment's confirmations is timed now.
+ */
 export async function confirmSimulatedPayments(networks: readonly string[], txPrefix: string) {
   if (networks.length === 0) return [];
   const database = await db();
   const result = await database.execute(sql`
-    UPDATE deposit_payments AS p SET confirmations = p.confirmations + 1
+    UPDATE deposit_payments AS p SET confirmations = p.confirmations + 1,
+      confirming_block_at = CASE WHEN p.confirmations + 1 >= (SELECT t.confirmations_required FROM topups t
+        WHERE t.id = p.topup_id) THEN ${now().toISOString()}::timestamptz END
     WHERE p.id IN (
       SELECT q.id FROM deposit_payments AS q JOIN topups AS t ON t.id = q.topup_id
       WHERE q.tx_hash LIKE ${`${txPrefix}%`}

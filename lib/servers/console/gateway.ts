@@ -8,6 +8,7 @@ import { clientFromChain } from "@/lib/rate-limit/client-address";
 import { consume, limiters, limitKeyForAddress } from "@/lib/rate-limit/limits";
 import type { ConsoleEnd, ConsoleStream } from "@/lib/servers/console/stream";
 import { provisioner } from "@/lib/servers/provisioner";
+import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
 import { onSignal } from "@/lib/util/signals";
@@ -30,6 +31,7 @@ import {
   markConsolesSeen,
   type RedeemedConsole,
   recordConsoleClosed,
+  recordConsoleFirstByte,
   redeemConsoleTicket,
   SEEN_INTERVAL_MS,
 } from "./tickets";
@@ -231,7 +233,17 @@ function attach(ws: WebSocket, redeemed: RedeemedConsole, client: string): void 
     void end("machine_stopped");
     return;
   }
+  /** The machine's first byte (or virsh's word that it is connected), recorded once for the status page. */
+  let reached = false;
+  const firstByte = () => {
+    if (reached) return;
+    reached = true;
+    recordConsoleFirstByte(sessionId, now()).catch((error) =>
+      console.error(`console session ${sessionId}: the first byte was not recorded: ${firstLine(error)}`),
+    );
+  };
   const send = (chunk: Buffer) => {
+    firstByte();
     if (ws.readyState !== WebSocket.OPEN) return;
     pending += chunk.length;
     ws.send(chunk, { binary: true }, () => {
@@ -252,6 +264,7 @@ function attach(ws: WebSocket, redeemed: RedeemedConsole, client: string): void 
   try {
     stream = provisioner().openConsole(server, {
       data: send,
+      connected: firstByte,
       end: (why) => void end(ENDS[why]),
       drain: () => {
         input.full = false;

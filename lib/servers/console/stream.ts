@@ -9,6 +9,11 @@ export type ConsoleEnd = "closed" | "machine_stopped" | "replaced" | "host_error
 export type ConsoleHandlers = {
   /** Bytes from the machine's serial port. */
   data: (chunk: Buffer) => void;
+  /**
+   * The stream reached the machine's console before any of its bytes: on a real host, virsh's line saying it
+   * is connected (kept from the client). Streams that have no such moment start with their data.
+   */
+  connected?: () => void;
   /** Called once, when the stream has ended for good; `detail` is the host's own words, for the log. */
   end: (why: ConsoleEnd, detail?: string) => void;
   /** After a write returned false: the stream takes input again. */

@@ -234,6 +234,18 @@ export async function recordConsoleClosed(sessionId: number, reason: CloseReason
     .where(and(eq(consoleSessions.id, sessionId), isNull(consoleSessions.closedAt)));
 }
 
+/**
+ * The machine's console stream gave its first byte at `at` (the status page's ticket -> first byte time ends
+ * here); only the first one is recorded.
+ */
+export async function recordConsoleFirstByte(sessionId: number, at: Date): Promise<void> {
+  const database = await db();
+  await database
+    .update(consoleSessions)
+    .set({ firstByteAt: at })
+    .where(and(eq(consoleSessions.id, sessionId), isNull(consoleSessions.firstByteAt)));
+}
+
 /** Tells every instance that these sessions are still open here: one statement for all of them. */
 export async function markConsolesSeen(sessionIds: number[]): Promise<void> {
   if (sessionIds.length === 0) return;

@@ -132,6 +132,7 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
     if (!banner && greeting.length < BANNER_MAX_BYTES) return;
     const rest = banner ? greeting.subarray(banner.index + banner[0].length) : greeting;
     greeting = undefined;
+    if (banner) handlers.connected?.();
     if (rest.length > 0) handlers.data(rest);
     void untilRaw(pty, env, () => ended).then(() => {
       holding = false;

@@ -19,7 +19,9 @@ export type AuditAction =
   | "adjust_ledger"
   | "review_payment"
   | "drain_host"
-  | "undrain_host";
+  | "undrain_host"
+  | "open_smtp"
+  | "block_smtp";
 
 export type AuditRecord = {
   action: AuditAction;

@@ -23,6 +23,8 @@ import {
   ReviewRequestSchema,
   SearchResultSchema,
   SignInRequestSchema,
+  SmtpRequestSchema,
+  SmtpSchema,
   SuspendRequestSchema,
 } from "./schemas";
 
@@ -344,6 +346,26 @@ const paths: ZodOpenApiPathsObject = {
       { write: true, role: "support" },
     ),
   },
+  "/servers/{id}/smtp": {
+    put: signedIn(
+      {
+        tags: ["Accounts"],
+        summary: "Open or block a server's outbound mail",
+        description:
+          "Outbound tcp 25 is blocked on every server by its firewall; `open: true` lets it pass for this one, " +
+          "`false` blocks it again. The owner sees it as `smtp` of the server's firewall; the host applies it " +
+          "like any firewall change. Recorded in the audit log with the reason.",
+        requestParams: { path: serverId },
+        requestBody: { content: json(SmtpRequestSchema) },
+        responses: {
+          "200": ok("The server's SMTP policy now.", SmtpSchema),
+          "400": fails("A bad body.", BODY),
+          "409": fails("The server is terminated.", ["server_terminated"]),
+        },
+      },
+      { write: true, role: "support" },
+    ),
+  },
   "/audit": {
     get: signedIn(
       {
@@ -384,7 +406,8 @@ export function buildOperatorOpenApiDocument() {
         "**Writes** need the session's CSRF token as `X-CSRF-Token`, and, where the client sends them, `Origin` of",
         "this site and `Sec-Fetch-Site: same-origin`.",
         "",
-        "**Roles.** read-only: every read except the audit log. support: also suspensions and payment reviews.",
+        "**Roles.** read-only: every read except the audit log. support: also suspensions, payment reviews and",
+        "servers' outbound mail.",
         "admin: also ledger adjustments, draining hosts and the audit log.",
         "",
         `**Sessions** end after ${DEFAULTS.OPERATOR_SESSION_IDLE_MINUTES} minutes without a request`,

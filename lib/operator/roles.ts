@@ -2,8 +2,8 @@ import { OPERATOR_ROLES, type OperatorRole } from "@/lib/db/types";
 
 /**
  * What each operator role may do. Every role reads the console (overview, hosts, payments, accounts); support
- * also acts on customers (suspend and lift, mark payments reviewed); admin also moves money (ledger
- * adjustments), drains hosts and reads the audit log.
+ * also acts on customers (suspend and lift, mark payments reviewed, open or close a server's outbound mail);
+ * admin also moves money (ledger adjustments), drains hosts and reads the audit log.
  */
 
 export type OperatorPermission =
@@ -12,12 +12,21 @@ export type OperatorPermission =
   | "review_payment"
   | "adjust_ledger"
   | "drain_host"
-  | "read_audit";
+  | "read_audit"
+  | "mail_policy";
 
 const GRANTS: Record<OperatorRole, ReadonlySet<OperatorPermission>> = {
   "read-only": new Set(["read"]),
-  support: new Set(["read", "suspend", "review_payment"]),
-  admin: new Set(["read", "suspend", "review_payment", "adjust_ledger", "drain_host", "read_audit"]),
+  support: new Set(["read", "suspend", "review_payment", "mail_policy"]),
+  admin: new Set([
+    "read",
+    "suspend",
+    "review_payment",
+    "adjust_ledger",
+    "drain_host",
+    "read_audit",
+    "mail_policy",
+  ]),
 };
 
 export const isOperatorRole = (value: string): value is OperatorRole =>

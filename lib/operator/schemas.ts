@@ -65,6 +65,19 @@ export const LiftRequestSchema = z
   .strictObject({ reason: reason("Why it is lifted, for the audit log.") })
   .meta({ id: "OperatorLiftRequest" });
 
+export const SmtpRequestSchema = z
+  .strictObject({
+    open: z
+      .boolean()
+      .meta({ description: "`true`: outbound tcp 25 passes; `false`: blocked again (the default)." }),
+    reason: reason("Why, for the audit log."),
+  })
+  .meta({ id: "OperatorSmtpRequest" });
+
+export const SmtpSchema = z
+  .object({ server_id: z.int(), smtp: z.enum(["open", "blocked"]) })
+  .meta({ id: "OperatorSmtp" });
+
 export const AdjustmentRequestSchema = z
   .strictObject({
     amount_usd: z.number().meta({
@@ -363,6 +376,7 @@ export function wireHost(host: HostView) {
 export const AdjustmentBody = requestBody(AdjustmentRequestSchema, { amount_usd: "invalid_amount" });
 export const SuspendBody = requestBody(SuspendRequestSchema);
 export const LiftBody = requestBody(LiftRequestSchema);
+export const SmtpBody = requestBody(SmtpRequestSchema);
 export const DrainBody = requestBody(DrainRequestSchema);
 export const ReviewBody = requestBody(ReviewRequestSchema);
 export const SignInBody = requestBody(SignInRequestSchema);

@@ -11,6 +11,7 @@ import { renewInTx, terminateInTx } from "./billing";
 import { serverSettings } from "./config";
 import { enforceHolds, periodRuns } from "./holds";
 import { enqueueJob, runDueJobs, unfinishedJobServers } from "./jobs";
+import { reconcileFirewalls } from "./network/reconcile";
 import type { ServerRow } from "./present";
 import { type PowerState, provisioner } from "./provisioner";
 
@@ -243,6 +244,7 @@ async function reconcileWithHosts() {
       continue;
     }
     if (states) await reconcileHost(database, host.name, states);
+    await reconcileFirewalls(host.name, database);
   }
 }
 

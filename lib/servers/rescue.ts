@@ -11,6 +11,7 @@ import { now } from "@/lib/util/clock";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
 import { enqueueJob, finish, type Job, kickJobs } from "./jobs";
 import { presentServerWithTraffic } from "./metrics/traffic";
+import { applyServerNetwork } from "./network/firewall";
 import type { ServerRow } from "./present";
 import { provisioner } from "./provisioner";
 import { lockServer, serverRow } from "./rows";
@@ -133,6 +134,7 @@ export async function runEnterRescue(job: Job): Promise<void> {
     await database.transaction((tx) => finish(tx, job, "done"));
     return;
   }
+  await applyServerNetwork(server);
   const { hostKeyFingerprint } = await provisioner().enterRescue({
     server,
     rootPassword: decryptRescuePassword(config().encryptionKey, server.id, server.rescuePasswordEnc),
@@ -163,6 +165,7 @@ export async function runLeaveRescue(job: Job): Promise<void> {
     await database.transaction((tx) => finish(tx, job, "done"));
     return;
   }
+  await applyServerNetwork(server);
   await provisioner().leaveRescue({ ...server, rescueState: null });
   await database.transaction(async (tx) => {
     const row = await lockServer(tx, server.id);

@@ -12,6 +12,7 @@ import { servicePaths, serviceTag } from "./health";
 import { API_VERSION_INFO } from "./info";
 import { keysPaths, keysTag } from "./keys";
 import { serverMetricsPaths } from "./metrics";
+import { networkPaths, networkTag } from "./network";
 import { notificationEvents, notificationsPaths, notificationsTag } from "./notifications";
 import { serverMachinePaths } from "./server-machine";
 import { serversPaths, serversTag } from "./servers";
@@ -32,6 +33,7 @@ export function buildOpenApiDocument() {
       topupsTag,
       serversTag,
       snapshotsTag,
+      networkTag,
       consoleTag,
       notificationsTag,
       demoTag,
@@ -55,6 +57,7 @@ export function buildOpenApiDocument() {
       ...serversPaths,
       ...serverMachinePaths,
       ...snapshotsPaths,
+      ...networkPaths,
       ...serverMetricsPaths,
       ...consolePaths,
       ...notificationsPaths,

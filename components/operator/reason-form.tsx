@@ -7,13 +7,15 @@ import { INPUT_STYLE } from "../ui/field";
 import { useOperatorAction } from "./use-operator-action";
 
 /**
- * An operator action that needs a reason: suspend or lift, drain or take back, mark reviewed. With
- * `pauseChoice` (suspensions) it also asks whether the paid period keeps running.
+ * An operator action that needs a reason: suspend or lift, drain or take back, mark reviewed, open or block a
+ * server's mail. With `pauseChoice` (suspensions) it also asks whether the paid period keeps running; `fields`
+ * are sent beside the reason as they are.
  */
 export function ReasonForm(props: {
   csrfToken: string;
-  method: "POST" | "DELETE";
+  method: "POST" | "PUT" | "DELETE";
   path: string;
+  fields?: Record<string, unknown>;
   /** The body's field the text goes in. */
   field?: "reason" | "note";
   label: string;
@@ -28,7 +30,10 @@ export function ReasonForm(props: {
     event.preventDefault();
     const element = event.currentTarget;
     const form = new FormData(element);
-    const body: Record<string, unknown> = { [props.field ?? "reason"]: String(form.get("text") ?? "") };
+    const body: Record<string, unknown> = {
+      ...props.fields,
+      [props.field ?? "reason"]: String(form.get("text") ?? ""),
+    };
     if (props.pauseChoice) body.pause_period = form.get("keep_running") !== "on";
     action.run({ method: props.method, path: props.path, body }, props.success, () => element.reset());
   }

@@ -8,6 +8,7 @@ import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { type RunningApp, startApp } from "../support/app-server";
 import { checkLedger, type LedgerReport } from "../support/ledger-check";
+import { type PowerDns, startPowerDns } from "../support/powerdns";
 import { resetPostgres } from "../support/reset-postgres";
 import { startTestChains, type TestChains } from "../support/test-chains";
 
@@ -35,6 +36,7 @@ export const TEST_LIMITS = {
 
 let app: RunningApp | undefined;
 let chains: TestChains | undefined;
+let powerDns: PowerDns | undefined;
 let databaseUrl: string | undefined;
 
 export async function setup(project: TestProject) {
@@ -69,13 +71,29 @@ export async function setup(project: TestProject) {
     databaseUrl = url;
   }
   chains = await startTestChains();
-  const appEnv = { ...env, ...chains.appEnv };
+  // Reverse DNS into a PowerDNS of the suite's own, names checked against it (network.test.ts).
+  powerDns = await startPowerDns();
+  const rdnsEnv = {
+    PDNS_API_URL: powerDns.apiUrl,
+    PDNS_API_KEY: powerDns.apiKey,
+    RDNS_DEFAULT_DOMAIN: "rdns.vps.test",
+    RDNS_RESOLVERS: powerDns.dns,
+    RDNS_LOOKUP_TIMEOUT_MS: "1000",
+    PDNS_API_TIMEOUT_MS: "1000",
+  };
+  const appEnv = { ...env, ...chains.appEnv, ...rdnsEnv };
   app = await startApp(appEnv);
   project.provide("appEnv", appEnv);
   project.provide("appDataDir", app.dataDir);
   project.provide("appOutputFile", app.outputFile);
   project.provide("baseUrl", app.url);
   project.provide("dbTarget", target);
+  project.provide("powerDns", {
+    apiUrl: powerDns.apiUrl,
+    apiKey: powerDns.apiKey,
+    dns: powerDns.dns,
+    pid: powerDns.pid,
+  });
   project.provide("testDatabaseUrl", env.DATABASE_URL ?? "");
   project.provide("chains", {
     baseRpc: chains.base.rpcUrl,
@@ -123,6 +141,7 @@ async function ledgerCheck(running: RunningApp, databaseUrl: string | undefined)
 export async function teardown() {
   await app?.stop();
   await chains?.stop();
+  await powerDns?.stop();
   if (app) await ledgerCheck(app, databaseUrl);
 }
 
@@ -130,6 +149,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     baseUrl: string;
     dbTarget: string;
+    /** The suite's PowerDNS: its API, and where it answers DNS (a `pid` the rDNS test pauses). */
+    powerDns: { apiUrl: string; apiKey: string; dns: string; pid: number };
     testDatabaseUrl: string;
     /** The environment the app under test runs with, to start a second instance beside it. */
     appEnv: Record<string, string>;

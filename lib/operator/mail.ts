@@ -6,13 +6,15 @@ import { accounts, servers } from "@/lib/db/schema";
 import { runJobNow } from "@/lib/servers/jobs";
 import { APPLY_WAIT_MS, setSmtpOpen } from "@/lib/servers/network/firewall";
 import { lockServer } from "@/lib/servers/rows";
-import { type Actor, recordAudit } from "./audit";
+import { type Actor, type AuditAction, recordAudit } from "./audit";
 
 /**
  * Outbound mail (tcp 25) is blocked on every server by its firewall, as policy; an operator opens it for one
  * server on request (and may close it again), recorded in the audit log with the reason in the same
  * transaction. The server's host applies the change like any firewall change.
  */
+const AUDITED = { open: "open_smtp", block: "block_smtp" } as const satisfies Record<string, AuditAction>;
+
 export async function setServerSmtp(
   actor: Actor,
   serverId: number,
@@ -31,8 +33,9 @@ export async function setServerSmtp(
     const row = await lockServer(tx, serverId);
     if (row.status === "terminated") throw conflict("server_terminated", "This server is terminated.");
     const queued = await setSmtpOpen(tx, row, request.open);
+    const action = AUDITED[request.open ? "open" : "block"];
     await recordAudit(tx, actor, {
-      action: request.open ? "open_smtp" : "block_smtp",
+      action,
       target: `server:${serverId}`,
       reason: request.reason,
       detail: { account_id: row.accountId },

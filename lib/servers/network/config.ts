@@ -6,7 +6,7 @@ import { canonicalAddress } from "./addresses";
 /** Reverse DNS through PowerDNS's HTTP API, and the forward lookups that confirm a name before it is set. */
 export type RdnsSettings = {
   /** PowerDNS's API (`http://127.0.0.1:8081`) and key; undefined: reverse DNS is not managed here. */
-  powerdns: { url: string; apiKey: string; serverId: string } | undefined;
+  powerdns: { url: string; apiKey: string; serverId: string; timeoutMs: number } | undefined;
   /** Default PTRs are `<address with dashes>.<defaultDomain>`. */
   defaultDomain: string;
   /** NS records of the reverse zones this service creates in PowerDNS. */
@@ -78,6 +78,7 @@ export const RDNS_SETTINGS = envSlice({
               url: values.PDNS_API_URL.replace(/\/+$/, ""),
               apiKey: values.PDNS_API_KEY,
               serverId: values.PDNS_SERVER_ID,
+              timeoutMs: values.PDNS_API_TIMEOUT_MS,
             }
           : undefined,
       defaultDomain,

@@ -4,7 +4,7 @@
  * timeout; failures carry the server's own words.
  */
 
-export type PowerDnsTarget = { url: string; apiKey: string; serverId: string };
+export type PowerDnsTarget = { url: string; apiKey: string; serverId: string; timeoutMs: number };
 
 export class PowerDnsError extends Error {
   constructor(
@@ -15,8 +15,6 @@ export class PowerDnsError extends Error {
     this.name = "PowerDnsError";
   }
 }
-
-const TIMEOUT_MS = 5_000;
 
 /** A name as PowerDNS writes it: absolute, with its final dot. */
 export const absolute = (name: string) => (name.endsWith(".") ? name : `${name}.`);
@@ -29,12 +27,12 @@ async function call(target: PowerDnsTarget, method: string, path: string, body?:
       method,
       headers: { "X-API-Key": target.apiKey, "Content-Type": "application/json", Accept: "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      signal: AbortSignal.timeout(target.timeoutMs),
     });
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
     const reason =
-      (error as Error).name === "TimeoutError" ? `no answer within ${TIMEOUT_MS / 1000} s` : cause;
+      (error as Error).name === "TimeoutError" ? `no answer within ${target.timeoutMs} ms` : cause;
     throw new PowerDnsError(`PowerDNS unreachable (${reason ?? (error as Error).message})`);
   }
   return response;

@@ -16,6 +16,7 @@ import { useServerChange } from "./use-server-change";
 
 /** Everything below the power buttons: its code loads once the page has hydrated (see later-panels.tsx). */
 const LaterPanels = lazy(() => import("./later-panels"));
+const NetworkPanel = lazy(() => import("./network"));
 
 const noSubscription = () => () => {};
 /** False on the server and while hydrating, true from the first render after. */
@@ -102,6 +103,7 @@ export function ServerDetail({ id }: { id: number }) {
         (hydrated ? (
           <Suspense fallback={<LaterRoom />}>
             <LaterPanels server={server} actions={actions} />
+            {live && <NetworkPanel server={server} />}
           </Suspense>
         ) : (
           <LaterRoom />

@@ -36,7 +36,23 @@ export type JobKind =
   | "delete_snapshot"
   | "rescue"
   | "leave_rescue"
-  | "revive";
+  | "revive"
+  /** Applies the server's firewall (and routes) on its host after its rules changed, or after a host restart. */
+  | "firewall";
+
+/** A PTR record's write to DNS: still to be done (retried with backoff), or done. */
+export type PtrState = "pending" | "applied";
+
+/** One rule of a server's firewall as stored (lib/servers/network/rules.ts checks and explains it). */
+export type FirewallRule = {
+  direction: "in" | "out";
+  protocol: "tcp" | "udp" | "icmp" | "any";
+  ports: string | null;
+  sources: string[];
+  destinations: string[];
+  action: "accept" | "drop";
+  description: string | null;
+};
 
 export type JobState = "pending" | "running" | "done" | "failed";
 
@@ -77,6 +93,7 @@ export const API_KEY_SCOPES = [
   "servers:rebuild",
   "servers:console",
   "servers:snapshots",
+  "servers:network",
   "servers:credentials",
   "servers:terminate",
   "billing:spend",

@@ -14,6 +14,7 @@ import { demoPaths } from "./demo";
 import { servicePaths } from "./health";
 import { keysPaths } from "./keys";
 import { serverMetricsPaths } from "./metrics";
+import { networkPaths } from "./network";
 import { notificationsPaths } from "./notifications";
 import { serverMachinePaths } from "./server-machine";
 import { serversPaths } from "./servers";
@@ -31,6 +32,7 @@ export const API_PATHS: ZodOpenApiPathsObject = {
   ...serversPaths,
   ...serverMachinePaths,
   ...snapshotsPaths,
+  ...networkPaths,
   ...serverMetricsPaths,
   ...consolePaths,
   ...notificationsPaths,

@@ -52,6 +52,9 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <a href="/docs/api" className="hover:underline">
               API reference
             </a>
+            <a href="/docs/api#guide" className="hover:underline">
+              API guide
+            </a>
           </nav>
         </footer>
       </body>

@@ -20,6 +20,14 @@ test("the start page shows every plan with its price and links to the API refere
   await page.getByRole("link", { name: "Read the API reference" }).click();
   await expect(page).toHaveURL(/\/docs\/api$/);
   await expect(page.getByRole("heading", { level: 1, name: "API reference" })).toBeVisible();
+
+  // Every page's footer leads a customer to the guide (errors, limits, keys) and to the status page.
+  await page.goto("/");
+  const footer = page.getByRole("navigation", { name: "Footer" });
+  await expect(footer.getByRole("link", { name: "Status" })).toHaveAttribute("href", "/status");
+  await footer.getByRole("link", { name: "API guide" }).click();
+  await expect(page).toHaveURL(/\/docs\/api#guide$/);
+  await expect(page.getByRole("heading", { level: 2, name: "Guide" })).toBeInViewport();
 });
 
 test("the API reference documents every v1 endpoint from the OpenAPI document, a page per tag", async ({

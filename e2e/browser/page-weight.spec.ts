@@ -12,7 +12,7 @@ import { api, fundBalance, signUp, signUpWithServer } from "../support/dashboard
  * The landing is held at 140 kB, every other page at 160 kB. React DOM and Next's router alone are about 134 kB
  * of every page; the dashboard adds its layout and its query cache, TanStack Query (about 12 kB). What only one
  * interaction or a lower panel uses loads later: the wallet, the console's terminal, the charts, and a server
- * page's panels below its power buttons (README § Measuring the pages).
+ * page's panels below its power buttons (docs/performance.md, Measuring the pages).
  */
 const LANDING_BUDGET = 140_000;
 const PAGE_BUDGET = 160_000;

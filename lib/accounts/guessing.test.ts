@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { settingDefaults } from "@/lib/boot/settings";
 import { RECOVERY_CODE_BITS, RECOVERY_CODE_COUNT } from "./credentials";
 
-/** The README's brute-force figures, from the limits in force: a change of a default that weakens them fails here. */
+/** The brute-force figures of docs/security.md, from the limits in force: a change of a default that weakens them fails here. */
 const DAY = 86_400;
 const YEAR_DAYS = 365.25;
 const perDay = ({ limit, windowSeconds }: { limit: number; windowSeconds: number }) =>

@@ -29,7 +29,7 @@ export async function dropRecoveryCodes(tx: Transaction, accountId: number): Pro
  * Wrong codes are counted per account and client address only, never per account: a per-account limit would
  * be a lock that whoever holds the login token (or a key) could close on the owner from a few addresses, the
  * very lockout these codes exist to get out of. What bounds guessing instead is each code's 60 random bits
- * (README, Security). The attempt is taken before the check, so parallel guesses cannot slip past the limit,
+ * (docs/security.md). The attempt is taken before the check, so parallel guesses cannot slip past the limit,
  * and given back when the code was right.
  */
 export async function spendRecoveryCode(accountId: number, typed: string, client: string): Promise<boolean> {

@@ -31,7 +31,9 @@ describe("the configuration reference", () => {
 
   it("names the files that hold each slice and read each script's variable", () => {
     for (const slice of Object.values(SETTINGS)) {
-      const source = readFileSync(path.join(ROOT, SLICE_TITLES[slice.name].file), "utf8");
+      const file = SLICE_TITLES[slice.name]?.file;
+      expect(file, `${slice.name} has a title and file`).toBeDefined();
+      const source = readFileSync(path.join(ROOT, file ?? ""), "utf8");
       expect(source, slice.name).toContain(`name: "${slice.name}"`);
     }
     for (const entry of SCRIPT_SETTINGS) {

@@ -74,9 +74,9 @@ function row(entry: SettingWords, defaults: Record<string, unknown>, required: r
 function table(rows: Row[]): string {
   const header: Row = ["variable", "meaning", "default (demo mode)", "production mode"];
   const all = [header, ...rows];
-  const widths = header.map((_, column) => Math.max(...all.map((cells) => cells[column].length)));
+  const widths = header.map((_, column) => Math.max(...all.map((cells) => (cells[column] ?? "").length)));
   const line = (cells: string[]) =>
-    `| ${cells.map((cell, column) => cell.padEnd(widths[column])).join(" | ")} |`;
+    `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
   return [line(header), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)].join("\n");
 }
 

@@ -145,7 +145,9 @@ export async function startBcoin(): Promise<CoreNode> {
   const child = spawn(
     process.execPath,
     [path.join(import.meta.dirname, "bcoin-regtest.mjs"), String(port), String(walletPort), apiKey],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    // bcoin's crypto and hashing packages in JavaScript: their native builds are install scripts npm does not
+    // run (package.json allowScripts), and without NODE_BACKEND=js mrmr refuses to load at all.
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_BACKEND: "js" } },
   );
   child.stdout?.on("data", (chunk) => {
     output += chunk;

@@ -19,7 +19,7 @@ export type OperatorPermission =
 
 const GRANTS: Record<OperatorRole, ReadonlySet<OperatorPermission>> = {
   "read-only": new Set(["read"]),
-  support: new Set(["read", "suspend", "review_payment"]),
+  support: new Set(["read", "suspend", "review_payment", "mail_policy"]),
   admin: new Set([
     "read",
     "suspend",

@@ -19,6 +19,7 @@ const nextConfig: NextConfig = {
       { source: "/:path*", headers: staticHeaders },
       { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: API_CSP }] },
       { source: "/bff/:path*", headers: [{ key: "Content-Security-Policy", value: API_CSP }] },
+      { source: "/mcp", headers: [{ key: "Content-Security-Policy", value: API_CSP }] },
     ];
   },
 };

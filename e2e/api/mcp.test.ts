@@ -45,7 +45,7 @@ let reader: Client;
 
 beforeAll(async () => {
   owner = (await createAccount()).apiKey;
-  await fund(owner, 20);
+  await fund(owner, 30);
   agent = await connect(await makeKey(owner, ["servers:read", "account:read", "billing:spend"]));
   reader = await connect(await makeKey(owner, ["servers:read", "account:read"]));
 });
@@ -80,9 +80,9 @@ describe("MCP at /mcp", () => {
 
   it("orders a server with a scoped key and reads it back, charged as the API charges", async () => {
     const catalog = (await call(agent, "get_catalog")).structuredContent as {
-      prices: { plan: string; location: string; monthly_usd: number }[];
+      pricing: { prices: { plan: string; location: string; monthly_usd: number }[] };
     };
-    const price = catalog.prices.find((row) => row.plan === "pup" && row.location === "nl");
+    const price = catalog.pricing.prices.find((row) => row.plan === "pup" && row.location === "nl");
     expect(price).toBeDefined();
     const before = await balanceOf(owner);
     const ordered = await call(agent, "create_server", {
@@ -160,5 +160,28 @@ describe("MCP at /mcp", () => {
     expect(bad.structuredContent).toMatchObject({ status: 400 });
     const unknown = await call(agent, "call_operation", { operation_id: "launchRocket" });
     expect(unknown.structuredContent).toMatchObject({ status: 404, error: "not_found" });
+  });
+});
+
+describe("docs an agent can read", () => {
+  const get = (path: string) => fetch(`${inject("baseUrl")}${path}`);
+
+  it("serves /llms.txt, linking the Markdown twin of every reference page, each served", async () => {
+    const llms = await get("/llms.txt");
+    expect(llms.status).toBe(200);
+    expect(llms.headers.get("content-type")).toMatch(/^text\/plain/);
+    const text = await llms.text();
+    const links = [...text.matchAll(/\]\((\/docs\/api[^)]*\.md)\)/g)].map((match) => match[1] as string);
+    expect(links).toEqual(expect.arrayContaining(["/docs/api.md", "/docs/api/servers.md"]));
+    for (const link of links) {
+      const page = await get(link);
+      expect(page.status, link).toBe(200);
+      expect(page.headers.get("content-type")).toMatch(/^text\/markdown/);
+    }
+    const servers = await (await get("/docs/api/servers.md")).text();
+    expect(servers).toContain("## POST /api/v1/servers");
+    expect((await get("/docs/api/nothing-here.md")).status).toBe(404);
+    // The HTML page beside it is still the page.
+    expect((await get("/docs/api/servers")).headers.get("content-type")).toMatch(/^text\/html/);
   });
 });

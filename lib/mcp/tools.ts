@@ -36,7 +36,7 @@ const CURATED: Record<string, Curated> = {
   renewServer: { next: "expires_at moved on by one cycle; auto_renew is set with update_server." },
   updateServer: { next: "Read it back with get_server." },
   listSnapshots: { next: "Restore one with restore_snapshot or take one with take_snapshot." },
-  takeSnapshot: { next: "Poll get_snapshot until its status is available." },
+  takeSnapshot: { next: "Poll list_snapshots until its status is available." },
   restoreSnapshot: { next: "Poll get_server until status is active again." },
 };
 

@@ -11,6 +11,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startApp } from "../e2e/support/app-server";
+import { apiCall } from "./api-call";
 import { percentile } from "./percentile";
 
 const calls = Number(process.env.BENCH_CALLS ?? 300);
@@ -21,19 +22,8 @@ const IP = "10.77.0.1";
 
 let base = "";
 
-async function call(path: string, options: { method?: string; key?: string; body?: unknown } = {}) {
-  const headers: Record<string, string> = { "x-forwarded-for": IP };
-  if (options.key) headers.authorization = `Bearer ${options.key}`;
-  if (options.body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(`${base}/api/v1${path}`, {
-    method: options.method ?? "GET",
-    headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  const body = (await response.json()) as Record<string, unknown>;
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(body)}`);
-  return body;
-}
+const call = (path: string, options: { method?: string; key?: string; body?: unknown } = {}) =>
+  apiCall(base, path, { ...options, ip: IP });
 
 async function setUp(): Promise<{ key: string; serverId: number }> {
   const { api_key: owner } = (await call("/account", { method: "POST" })) as { api_key: string };

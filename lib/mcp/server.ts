@@ -66,7 +66,7 @@ async function resultOf(response: Response, next: string | undefined): Promise<C
     const value = body && typeof body === "object" && !Array.isArray(body) ? { ...body, ...kept } : body;
     return textResult(value, false, next);
   }
-  const error = body && typeof body === "object" ? body : { error: "http_error", message: String(body) };
+  const error = body && typeof body === "object" ? body : { error: "internal_error", message: String(body) };
   return textResult({ status: response.status, ...error, ...kept }, true);
 }
 

@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { balanceOf, fund } from "./funding";
 import { api, createAccount, randomIp, until } from "./helpers";
+import { fundedWallet, signPayment } from "./x402-signing";
 
 /**
  * The MCP server at /mcp, driven by the SDK's own client over Streamable HTTP against the running app, with
@@ -160,6 +161,45 @@ describe("MCP at /mcp", () => {
     expect(bad.structuredContent).toMatchObject({ status: 400 });
     const unknown = await call(agent, "call_operation", { operation_id: "launchRocket" });
     expect(unknown.structuredContent).toMatchObject({ status: 404, error: "not_found" });
+  });
+});
+
+describe("paying with x402 through MCP", () => {
+  it("create_topup answers the x402 requirements, and the same tool with the signed payment credits once", async () => {
+    const { apiKey } = await createAccount();
+    const client = await connect(apiKey);
+    try {
+      const challenge = await call(client, "create_topup", { amount: 25, coin: "USDCBASE" });
+      expect(challenge.isError).toBe(true);
+      expect(challenge.structuredContent).toMatchObject({
+        status: 402,
+        x402Version: 1,
+        error: "payment_required",
+      });
+      const [requirement] = challenge.structuredContent.accepts as {
+        maxAmountRequired: string;
+        resource: string;
+      }[];
+      expect(requirement?.maxAmountRequired).toBe("25000000");
+      expect(requirement?.resource).toBe(`${inject("baseUrl")}/api/v1/topups`);
+      // v2 clients read the same offer from the PAYMENT-REQUIRED header, kept in the answer.
+      expect(
+        (challenge.structuredContent.headers as Record<string, string>)["payment-required"],
+      ).toBeTruthy();
+
+      const payer = await fundedWallet(25_000_000n);
+      const { header } = await signPayment(payer, 25_000_000n);
+      const paid = await call(client, "create_topup", { amount: 25, coin: "USDCBASE", x_payment: header });
+      expect(paid.isError).toBeUndefined();
+      expect((paid.structuredContent.headers as Record<string, string>)["x-payment-response"]).toBeTruthy();
+      const again = await call(client, "create_topup", { amount: 25, coin: "USDCBASE", x_payment: header });
+      const topupOf = (answer: ToolAnswer) => answer.structuredContent as { ref: string; status: string };
+      expect(topupOf(paid).status).toBe("completed");
+      expect(topupOf(again).ref).toBe(topupOf(paid).ref);
+      expect(await balanceOf(apiKey)).toBe(25);
+    } finally {
+      await client.close();
+    }
   });
 });
 

@@ -14,12 +14,21 @@ const nextConfig: NextConfig = {
   experimental: { optimizePackageImports: ["@tanstack/react-query"] },
   // `npm test` type-checks with `tsc --noEmit`; repeating it in every build cost the demo's first start 1.6 min.
   typescript: { ignoreBuildErrors: true },
+  // Each reference page's Markdown twin sits beside it (/docs/api/servers.md), served by one route.
+  async rewrites() {
+    return {
+      beforeFiles: [{ source: "/docs/api/:tag([a-z0-9-]+)\\.md", destination: "/docs/markdown/:tag" }],
+      afterFiles: [],
+      fallback: [],
+    };
+  },
   // Pages get theirs, with a nonce, from proxy.ts; JSON answers load nothing and are never framed.
   async headers() {
     return [
       { source: "/:path*", headers: staticHeaders },
       { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: API_CSP }] },
       { source: "/bff/:path*", headers: [{ key: "Content-Security-Policy", value: API_CSP }] },
+      { source: "/mcp", headers: [{ key: "Content-Security-Policy", value: API_CSP }] },
     ];
   },
 };

@@ -59,6 +59,6 @@ export async function proxy(request: NextRequest): Promise<NextResponse> {
 }
 
 export const config = {
-  // Not the API or the BFF (a proxy would make Next buffer their request bodies), nor built files.
-  matcher: ["/((?!api/|bff/|_next/static|_next/image|favicon.ico).*)"],
+  // Not the API, the BFF or the MCP server (a proxy would make Next buffer their request bodies), nor built files.
+  matcher: ["/((?!api/|bff/|mcp$|_next/static|_next/image|favicon.ico).*)"],
 };

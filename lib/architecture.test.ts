@@ -22,6 +22,7 @@ const DOMAINS = [
   "lib/health",
   "lib/http",
   "lib/idempotency",
+  "lib/mcp",
   "lib/ledger",
   "lib/notifications",
   "lib/operator",

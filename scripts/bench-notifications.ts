@@ -20,6 +20,7 @@ import pg from "pg";
 import { type RunningApp, startApp } from "../e2e/support/app-server";
 import { resetPostgres } from "../e2e/support/reset-postgres";
 import { type Receiver, startReceiver, verified } from "../e2e/support/webhook-receiver";
+import { apiCall } from "./api-call";
 import { percentile } from "./percentile";
 
 const databaseUrl =
@@ -41,23 +42,8 @@ const APP_ENV = {
 let ipCounter = 0;
 const nextIp = () => `10.8.${Math.floor(++ipCounter / 250) % 250}.${(ipCounter % 250) + 1}`;
 
-async function call(
-  base: string,
-  route: string,
-  options: { method?: string; key?: string; body?: unknown } = {},
-) {
-  const headers: Record<string, string> = { "x-forwarded-for": nextIp() };
-  if (options.key) headers.authorization = `Bearer ${options.key}`;
-  if (options.body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(`${base}/api/v1${route}`, {
-    method: options.method ?? "GET",
-    headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  const body = (await response.json()) as Record<string, unknown>;
-  if (!response.ok) throw new Error(`${route}: ${response.status} ${JSON.stringify(body)}`);
-  return body;
-}
+const call = (base: string, route: string, options: { method?: string; key?: string; body?: unknown } = {}) =>
+  apiCall(base, route, { ...options, ip: nextIp() });
 
 /** An account with a webhook to `receiver` at `route`; returns its key, webhook id and secret. */
 async function webhookAccount(base: string, receiver: Receiver, route: string) {

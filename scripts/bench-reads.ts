@@ -35,6 +35,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { startApp } from "../e2e/support/app-server";
 import { resetPostgres } from "../e2e/support/reset-postgres";
+import { apiCall } from "./api-call";
 import { percentile } from "./percentile";
 import { load, type OpenSample, openLoad, type Sample, summarize, summarizeOpen } from "./read-load";
 
@@ -63,20 +64,8 @@ let ipCounter = 0;
 /** Each caller its own client address, so per-address limits never get in the way of seeding. */
 const nextIp = () => `10.9.${Math.floor(++ipCounter / 250)}.${(ipCounter % 250) + 1}`;
 
-async function call(path: string, options: { method?: string; key?: string; body?: unknown } = {}) {
-  const headers: Record<string, string> = { "x-forwarded-for": nextIp() };
-  if (options.key) headers.authorization = `Bearer ${options.key}`;
-  if (options.body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(`${base}/api/v1${path}`, {
-    method: options.method ?? "GET",
-    headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  const body = (await response.json()) as Record<string, unknown>;
-  if (!response.ok)
-    throw new Error(`${options.method ?? "GET"} ${path}: ${response.status} ${JSON.stringify(body)}`);
-  return body;
-}
+const call = (path: string, options: { method?: string; key?: string; body?: unknown } = {}) =>
+  apiCall(base, path, { ...options, ip: nextIp() });
 
 /** Runs `task` for 0..count-1 with at most `limit` at once. */
 async function inParallel(count: number, limit: number, task: (index: number) => Promise<void>) {

@@ -1,8 +1,8 @@
 import { InlineText } from "@/components/docs/inline-text";
-import { SchemaFields, type SchemaRegistry } from "@/components/docs/schema-fields";
+import { SchemaFields } from "@/components/docs/schema-fields";
 import { TEXT_STYLES } from "@/components/ui/alert";
-import { buildOpenApiDocument } from "@/lib/api/openapi/document";
 import { ANY_KEY } from "@/lib/api/scopes";
+import type { ReferenceOperation, SchemaRegistry } from "@/lib/docs/reference";
 
 /**
  * The API reference's parts, read from the OpenAPI document: the index page lists every operation by tag, and
@@ -10,47 +10,7 @@ import { ANY_KEY } from "@/lib/api/scopes";
  * elements (1.7 MB of HTML and payload), which a phone took two seconds of script to take in.
  */
 
-type Operation = {
-  tags?: string[];
-  summary?: string;
-  description?: string;
-  operationId?: string;
-  security?: unknown[];
-  /** The key scope the operation needs (`none`: any key); absent when it takes no key. */
-  "x-scope"?: string;
-  parameters?: Array<{ name: string; in: string; description?: string }>;
-  requestBody?: { required?: boolean; content?: Record<string, { schema: object }> };
-  responses?: Record<string, { description: string; content?: Record<string, { schema: object }> }>;
-};
-
-export type ReferenceOperation = { path: string; method: string; operation: Operation };
-
-/** A tag's page address: `/docs/api/` and its name in lower case, words joined by hyphens. */
-export const tagSlug = (name: string) =>
-  name
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-|-$/g, "");
-
-/** The document, its operations in order, and its tags, each with the address of its page. */
-export function apiReference() {
-  const document = buildOpenApiDocument();
-  const registry = (document.components?.schemas ?? {}) as SchemaRegistry;
-  const operations: ReferenceOperation[] = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
-    Object.entries(item as Record<string, Operation>).map(([method, operation]) => ({
-      path,
-      method,
-      operation,
-    })),
-  );
-  const tags = (document.tags ?? []).map((tag) => ({
-    name: tag.name,
-    description: tag.description,
-    href: `/docs/api/${tagSlug(tag.name)}`,
-    operations: operations.filter(({ operation }) => operation.tags?.includes(tag.name)),
-  }));
-  return { document, registry, operations, tags };
-}
+export { apiReference, type ReferenceOperation, tagSlug } from "@/lib/docs/reference";
 
 const METHOD_STYLE: Record<string, string> = {
   get: "bg-sky-100 text-sky-900 dark:bg-sky-950 dark:text-sky-200",

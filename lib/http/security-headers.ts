@@ -64,7 +64,7 @@ export function pathDecodes(rawPath: string): boolean {
 
 /** Which part of the app a path belongs to: the API and the BFF answer JSON, everything else is a page. */
 export function areaOf(pathname: string): "api" | "bff" | "page" {
-  if (pathname === "/api" || pathname.startsWith("/api/")) return "api";
+  if (pathname === "/api" || pathname.startsWith("/api/") || pathname === "/mcp") return "api";
   if (pathname === "/bff" || pathname.startsWith("/bff/")) return "bff";
   return "page";
 }

@@ -21,8 +21,12 @@ import * as serversIdActionsRoute from "@/app/api/v1/servers/[id]/actions/route"
 import * as serversIdConsoleRoute from "@/app/api/v1/servers/[id]/console/route";
 import * as serversIdCredentialsRoute from "@/app/api/v1/servers/[id]/credentials/route";
 import * as serversIdExpiryWarningsRoute from "@/app/api/v1/servers/[id]/expiry-warnings/route";
+import * as serversIdFirewallRoute from "@/app/api/v1/servers/[id]/firewall/route";
+import * as serversIdFirewallSimulateRoute from "@/app/api/v1/servers/[id]/firewall/simulate/route";
 import * as serversIdMetricsRoute from "@/app/api/v1/servers/[id]/metrics/route";
 import * as serversIdPasswordRoute from "@/app/api/v1/servers/[id]/password/route";
+import * as serversIdRdnsAddressRoute from "@/app/api/v1/servers/[id]/rdns/[address]/route";
+import * as serversIdRdnsRoute from "@/app/api/v1/servers/[id]/rdns/route";
 import * as serversIdReinstallRoute from "@/app/api/v1/servers/[id]/reinstall/route";
 import * as serversIdRenewRoute from "@/app/api/v1/servers/[id]/renew/route";
 import * as serversIdRescueRoute from "@/app/api/v1/servers/[id]/rescue/route";
@@ -34,6 +38,7 @@ import * as serversRoute from "@/app/api/v1/servers/route";
 import * as sessionsIdRoute from "@/app/api/v1/sessions/[id]/route";
 import * as sessionsCurrentRoute from "@/app/api/v1/sessions/current/route";
 import * as sessionsRoute from "@/app/api/v1/sessions/route";
+import * as statusRoute from "@/app/api/v1/status/route";
 import * as topupsRefCancelRoute from "@/app/api/v1/topups/[ref]/cancel/route";
 import * as topupsRefRoute from "@/app/api/v1/topups/[ref]/route";
 import * as topupsRoute from "@/app/api/v1/topups/route";
@@ -64,8 +69,12 @@ export const API_ROUTES: Record<string, Record<string, unknown>> = {
   "/servers/{id}/console": serversIdConsoleRoute,
   "/servers/{id}/credentials": serversIdCredentialsRoute,
   "/servers/{id}/expiry-warnings": serversIdExpiryWarningsRoute,
+  "/servers/{id}/firewall": serversIdFirewallRoute,
+  "/servers/{id}/firewall/simulate": serversIdFirewallSimulateRoute,
   "/servers/{id}/metrics": serversIdMetricsRoute,
   "/servers/{id}/password": serversIdPasswordRoute,
+  "/servers/{id}/rdns/{address}": serversIdRdnsAddressRoute,
+  "/servers/{id}/rdns": serversIdRdnsRoute,
   "/servers/{id}/reinstall": serversIdReinstallRoute,
   "/servers/{id}/renew": serversIdRenewRoute,
   "/servers/{id}/rescue": serversIdRescueRoute,
@@ -77,6 +86,7 @@ export const API_ROUTES: Record<string, Record<string, unknown>> = {
   "/sessions/{id}": sessionsIdRoute,
   "/sessions/current": sessionsCurrentRoute,
   "/sessions": sessionsRoute,
+  "/status": statusRoute,
   "/topups/{ref}/cancel": topupsRefCancelRoute,
   "/topups/{ref}": topupsRefRoute,
   "/topups": topupsRoute,

@@ -71,14 +71,14 @@ export function ReinstallPanel({ server }: { server: Server }) {
         <>
           {started && server.status === "active" && (
             <p role="status" data-testid="reinstall-status" className="text-sm">
-              Reinstalled with {server.os}. Reveal the new root password under Root login; the SSH host key is
-              new too.
+              Reinstalled with {server.os}. Reveal the new root password on the Overview, under Root login;
+              the SSH host key is new too.
             </p>
           )}
           <p className="text-sm">
             Wipes the disk and installs the chosen system with a new root password and a new SSH host key. The
             address, plan and paid period stay. With a snapshot first, the old disk can be restored under
-            Snapshots. Type <code className="font-semibold">{server.hostname}</code> to confirm.
+            Snapshots &amp; rescue. Type <code className="font-semibold">{server.hostname}</code> to confirm.
           </p>
           <form
             className="flex flex-wrap items-end gap-2"

@@ -11,7 +11,15 @@ test("snapshots from the server page: take, list, restore after typing the host 
 
   await page.goto(`/dashboard/servers/${id}`);
   await expect(page.getByTestId("server-status")).toHaveText("active", { timeout: 20_000 });
-  const panel = page.getByRole("region", { name: "Snapshots" });
+  // The server page's sections are pages of their own: snapshots are under theirs.
+  const sections = page.getByRole("navigation", { name: "Server sections" });
+  await sections.getByRole("link", { name: "Snapshots & rescue" }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/servers/${id}/snapshots$`));
+  await expect(sections.getByRole("link", { name: "Snapshots & rescue" })).toHaveAttribute(
+    "aria-current",
+    "page",
+  );
+  const panel = page.getByRole("region", { name: "Snapshots", exact: true });
   await expect(panel.getByTestId("no-snapshots")).toBeVisible();
   const catalog = (await api(request, apiKey, "/catalog")).body;
   await expect(panel).toContainText(`a server keeps up to ${catalog.snapshots.per_server}`);
@@ -59,11 +67,13 @@ test("snapshots from the server page: take, list, restore after typing the host 
   await expect(panel.getByTestId("no-snapshots")).toBeVisible({ timeout: 20_000 });
   expect((await listed()).snapshots).toEqual([]);
 
-  // A reinstall with "Take a snapshot first" (the default) leaves the old disk listed.
+  // A reinstall (under Settings) with "Take a snapshot first" (the default) leaves the old disk listed.
+  await sections.getByRole("link", { name: "Settings" }).click();
   await expect(page.getByLabel("Take a snapshot first")).toBeChecked();
   await page.getByLabel("Host name to confirm reinstall").fill(hostname);
   await page.getByRole("button", { name: "Reinstall server" }).click();
   await expect(page.getByTestId("server-status")).toHaveText("active", { timeout: 30_000 });
+  await sections.getByRole("link", { name: "Snapshots & rescue" }).click();
   await expect(panel.getByTestId("snapshot").filter({ hasText: "Before reinstall" })).toBeVisible({
     timeout: 20_000,
   });
@@ -77,7 +87,8 @@ test("rescue mode from the server page: boot it, reveal its password, leave it",
   test.setTimeout(90_000);
   const { apiKey, id } = await signUpWithServer(page, request);
 
-  await page.goto(`/dashboard/servers/${id}`);
+  // A section's own address opens it directly.
+  await page.goto(`/dashboard/servers/${id}/snapshots`);
   await expect(page.getByTestId("server-status")).toHaveText("active", { timeout: 20_000 });
   const panel = page.getByRole("region", { name: "Rescue mode" });
   await panel.getByRole("button", { name: "Boot rescue system" }).click();

@@ -11,6 +11,7 @@ import { serverQuery, snapshotsQuery } from "@/lib/dashboard/queries/servers";
 import type { Server, Snapshot } from "@/lib/dashboard/queries/types";
 import { Alert, TEXT_STYLES } from "../ui/alert";
 import { HostnameConfirmField } from "./hostname-confirm";
+import { SnapshotScheduleForm } from "./snapshot-schedule";
 import { formatUtc } from "./status-badge";
 
 const UNITS = ["B", "KB", "MB", "GB", "TB"] as const;
@@ -141,6 +142,15 @@ export function SnapshotsPanel({ server }: { server: Server }) {
             {take.isPending ? "Taking snapshot…" : "Take snapshot"}
           </button>
         </form>
+      )}
+
+      {list.data && server.status !== "terminated" && (
+        // Keyed by the schedule as saved, so the form shows it again after a save or a refresh.
+        <SnapshotScheduleForm
+          key={JSON.stringify(list.data.schedule)}
+          serverId={server.id}
+          schedule={list.data.schedule}
+        />
       )}
 
       {list.isPending ? (

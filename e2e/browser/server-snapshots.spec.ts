@@ -62,6 +62,23 @@ test("snapshots from the server page: take, list, restore after typing the host 
   expect(after).toMatchObject({ status: "active", ip: before.ip, expires_at: before.expires_at });
   expect((await listed()).snapshots).toHaveLength(1);
 
+  // Automatic snapshots: daily at 03:00 UTC, which the API then has, with its next run; then off again.
+  await panel.getByLabel("Take one").selectOption("daily");
+  await panel.getByLabel("At (UTC)").selectOption("3");
+  await panel.getByRole("button", { name: "Save schedule" }).click();
+  await expect(panel.getByTestId("snapshot-schedule")).toContainText(
+    /^Daily at 03:00 UTC; next \d{4}-\d\d-\d\d 03:00 UTC\./,
+  );
+  expect((await listed()).schedule).toMatchObject({ frequency: "daily", hour: 3, weekday: null });
+  await panel.getByLabel("Take one").selectOption("weekly");
+  await panel.getByLabel("On").selectOption("sunday");
+  await panel.getByRole("button", { name: "Save schedule" }).click();
+  await expect(panel.getByTestId("snapshot-schedule")).toContainText(/^Every Sunday at 03:00 UTC/);
+  await panel.getByLabel("Take one").selectOption("off");
+  await panel.getByRole("button", { name: "Save schedule" }).click();
+  await expect(panel.getByTestId("snapshot-schedule")).toContainText(/^Off\./);
+  expect((await listed()).schedule).toBeNull();
+
   // Delete: gone from the page and from the API.
   await panel.getByRole("button", { name: "Delete Before the upgrade" }).click();
   await expect(panel.getByTestId("no-snapshots")).toBeVisible({ timeout: 20_000 });

@@ -13,6 +13,7 @@ import { enforceHolds, periodRuns } from "./holds";
 import { enqueueJob, runDueJobs, unfinishedJobServers } from "./jobs";
 import type { ServerRow } from "./present";
 import { type PowerState, provisioner } from "./provisioner";
+import { runSnapshotSchedules } from "./snapshots/schedule";
 
 const BATCH = 100;
 const MISSING = "The machine was missing from host";
@@ -258,6 +259,11 @@ export async function runServerLifecycle(database?: Database, clock: () => Date 
   await handleRetentionEnds(database ?? (await db()), clock, rest);
   await enforceHolds(database);
   if (database !== undefined) return;
+  try {
+    await runSnapshotSchedules(clock);
+  } catch (error) {
+    console.error(`snapshot schedules: ${firstLine(error)}`);
+  }
   await runDueJobs();
   try {
     await reconcileWithHosts();

@@ -13,6 +13,7 @@ import { API_VERSION_INFO } from "./info";
 import { keysPaths, keysTag } from "./keys";
 import { serverMetricsPaths } from "./metrics";
 import { notificationEvents, notificationsPaths, notificationsTag } from "./notifications";
+import { resizePaths } from "./resize";
 import { serverMachinePaths } from "./server-machine";
 import { serversPaths, serversTag } from "./servers";
 import { sessionsPaths, sessionsTag } from "./sessions";
@@ -54,6 +55,7 @@ export function buildOpenApiDocument() {
       ...topupsPaths,
       ...serversPaths,
       ...serverMachinePaths,
+      ...resizePaths,
       ...snapshotsPaths,
       ...serverMetricsPaths,
       ...consolePaths,

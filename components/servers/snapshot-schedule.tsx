@@ -30,7 +30,7 @@ function scheduleText(schedule: SnapshotSchedule) {
  * Automatic snapshots: off, daily or weekly at an hour (UTC). Each run takes one; when the server keeps as many
  * as it may, the oldest automatic one goes to make room (never one taken by hand).
  */
-export function SnapshotScheduleForm({
+export default function SnapshotScheduleForm({
   serverId,
   schedule,
 }: {

@@ -1,14 +1,15 @@
 "use client";
 
+import { lazy } from "react";
 import { ActionNotice } from "../action-notice";
-import { ReinstallPanel } from "../reinstall-panel";
-import { ResizePanel } from "../resize-panel";
-import { TerminatePanel } from "../terminate-panel";
 import { useServerChange } from "../use-server-change";
+import { AfterHydration } from "./after-hydration";
 import { SectionUnavailable } from "./section-unavailable";
 import { lifeOf, useServer } from "./use-server";
 
-/** What changes the server as a whole: its size, a reinstall, and its end. */
+const SettingsPanels = lazy(() => import("./settings-panels"));
+
+/** What changes the server as a whole: its size, a reinstall, and its end (their code loads after the page). */
 export function SettingsSection({ id }: { id: number }) {
   const server = useServer(id);
   const actions = useServerChange(id);
@@ -16,12 +17,13 @@ export function SettingsSection({ id }: { id: number }) {
   return (
     <>
       <ActionNotice actions={actions} />
-      {!live && (
+      {live ? (
+        <AfterHydration>
+          <SettingsPanels server={server} actions={actions} />
+        </AfterHydration>
+      ) : (
         <SectionUnavailable>This server is terminated: nothing is left to change.</SectionUnavailable>
       )}
-      {server.status === "active" && <ResizePanel server={server} />}
-      {live && server.status !== "suspended" && <ReinstallPanel server={server} />}
-      {live && <TerminatePanel hostname={server.hostname} actions={actions} />}
     </>
   );
 }

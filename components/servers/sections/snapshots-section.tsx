@@ -1,9 +1,13 @@
 "use client";
 
-import { RescuePanel } from "../rescue-panel";
+import { lazy } from "react";
 import { SnapshotsPanel } from "../snapshots-panel";
+import { AfterHydration } from "./after-hydration";
 import { SectionUnavailable } from "./section-unavailable";
 import { lifeOf, useServer } from "./use-server";
+
+/** Rescue mode is used now and then: its code loads once the page has hydrated. */
+const RescuePanel = lazy(() => import("../rescue-panel").then((module) => ({ default: module.RescuePanel })));
 
 /** Copies of the disk (taken, restored, deleted) and rescue mode: the ways back when something went wrong. */
 export function SnapshotsSection({ id }: { id: number }) {
@@ -15,7 +19,11 @@ export function SnapshotsSection({ id }: { id: number }) {
   return (
     <>
       <SnapshotsPanel server={server} />
-      {server.status === "active" && <RescuePanel server={server} />}
+      {server.status === "active" && (
+        <AfterHydration>
+          <RescuePanel server={server} />
+        </AfterHydration>
+      )}
     </>
   );
 }

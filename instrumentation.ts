@@ -27,6 +27,9 @@ export async function register() {
   // The console's WebSocket endpoint, which the custom server (scripts/server.mjs) hands upgrades to.
   const { installConsoleGateway } = await import("@/lib/servers/console/gateway");
   installConsoleGateway();
+  // The operator pages' request limit, which the request proxy (proxy.ts) applies before each page.
+  const { installOperatorPageGate } = await import("@/lib/operator/page-gate");
+  installOperatorPageGate();
   console.log(`vps: ready in ${Date.now() - started} ms`);
 }
 

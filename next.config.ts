@@ -4,8 +4,9 @@ import { API_CSP, STATIC_SECURITY_HEADERS } from "./lib/http/security-headers";
 const staticHeaders = Object.entries(STATIC_SECURITY_HEADERS).map(([key, value]) => ({ key, value }));
 
 const nextConfig: NextConfig = {
-  // PGlite ships WASM and data files, pg, ssh2 and ws have optional native parts: the bundler must leave them alone.
-  serverExternalPackages: ["@electric-sql/pglite", "pg", "ssh2", "ws"],
+  // PGlite ships WASM and data files, pg, ssh2, ws and zeromq have native parts, bclient vendors its socket
+  // library: the bundler must leave them alone.
+  serverExternalPackages: ["@electric-sql/pglite", "pg", "ssh2", "ws", "zeromq", "bclient"],
   poweredByHeader: false,
   reactStrictMode: true,
   typedRoutes: false,

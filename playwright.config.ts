@@ -47,6 +47,8 @@ export default defineConfig({
       RATE_LIMIT_ACCOUNT_CREATE: "100/1h",
       // Notifications go to receivers the specs run on loopback.
       NOTIFY_TEST_ALLOW_LOOPBACK: "1",
+      // The status page follows the specs' orders within a second (status.spec.ts).
+      STATUS_REFRESH_SECONDS: "1",
     },
   },
 });

@@ -1,6 +1,7 @@
 import type { Metadata, Viewport } from "next";
 import type { ReactNode } from "react";
 import { SignInLink } from "@/components/landing/sign-in-link";
+import { statusSettings } from "@/lib/status/config";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -41,6 +42,18 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         <main id="main" className="mx-auto max-w-6xl px-4 py-8">
           {children}
         </main>
+        <footer className="border-t border-zinc-200 dark:border-zinc-800">
+          <nav aria-label="Footer" className="mx-auto flex max-w-6xl gap-6 px-4 py-4 text-sm">
+            {statusSettings().enabled && (
+              <a href="/status" className="hover:underline">
+                Status
+              </a>
+            )}
+            <a href="/docs/api" className="hover:underline">
+              API reference
+            </a>
+          </nav>
+        </footer>
       </body>
     </html>
   );

@@ -28,6 +28,7 @@ const DOMAINS = [
   "lib/rails",
   "lib/rate-limit",
   "lib/servers",
+  "lib/status",
   "lib/testing",
   "lib/topups",
 ];
@@ -52,6 +53,7 @@ const RULES: Rule[] = [
       "lib/api",
       "lib/health",
       "lib/operator",
+      "lib/status",
     ],
   },
   // The watcher machinery every family builds on knows no family and nothing that lists them.
@@ -95,15 +97,29 @@ const RULES: Rule[] = [
   // console acts on them; none of these is theirs.
   {
     files: "lib/topups",
-    mayNotImport: ["lib/dashboard", "lib/background", "lib/boot", "lib/servers", "lib/operator"],
+    mayNotImport: [
+      "lib/dashboard",
+      "lib/background",
+      "lib/boot",
+      "lib/servers",
+      "lib/operator",
+      "lib/status",
+    ],
   },
   {
     files: "lib/servers",
-    mayNotImport: ["lib/dashboard", "lib/background", "lib/boot", "lib/topups", "lib/operator"],
+    mayNotImport: ["lib/dashboard", "lib/background", "lib/boot", "lib/topups", "lib/operator", "lib/status"],
   },
   {
     files: "lib/accounts",
-    mayNotImport: ["lib/dashboard", "lib/background", "lib/boot", "lib/servers", "lib/operator"],
+    mayNotImport: [
+      "lib/dashboard",
+      "lib/background",
+      "lib/boot",
+      "lib/servers",
+      "lib/operator",
+      "lib/status",
+    ],
   },
   { files: "lib/ledger", mayNotImport: DOMAINS.filter((domain) => domain !== "lib/ledger") },
   // Notifications record the facts the domains and the rails commit, in their transactions: they sit below
@@ -111,6 +127,7 @@ const RULES: Rule[] = [
   {
     files: "lib/notifications",
     mayNotImport: [
+      "lib/status",
       "lib/servers",
       "lib/topups",
       "lib/accounts",
@@ -125,6 +142,9 @@ const RULES: Rule[] = [
   },
   // The operator's console stands over the domains it acts on; only the background and the boot are above it.
   { files: "lib/operator", mayNotImport: ["lib/dashboard", "lib/background", "lib/boot"] },
+  // The status page reads what the domains record; nothing records through it, and nothing below reads it.
+  { files: "lib/status", mayNotImport: ["lib/dashboard", "lib/background", "lib/boot", "lib/operator"] },
+  { files: "lib/health", mayNotImport: ["lib/status"] },
 ];
 
 /** Browser code: what it imports, however indirectly, must run in a browser. */

@@ -16,14 +16,20 @@
  *     warm-up, 3 windows of 3 s per route, the routes alternating; an account with 20 servers, like its
  *     measured one) with no console open and with all of them open, and the memory each open console costs
  *     (the app's growth, socat and virsh).
+ *  4. BENCH_STALL_CONSOLES consoles (default 4) whose clients read nothing for BENCH_STALL_SECONDS (60): each
+ *     guest floods its serial line (`yes`) and each client sends input as fast as its socket takes it, with
+ *     its own socket paused; every second the app's, virsh's and socat's memory, and how each session ended.
+ *     What must hold: memory per console flat (bounded), not growing with the time the client stays behind.
  *
  * Its domains are `vpsq-<id>` (256 MB tiny guests) with a pool of their own, all removed at the end.
  *
  *   flock /work/vm.lock npm run bench:console
+ *   BENCH_CONSOLE_STEPS=stall flock /work/vm.lock npm run bench:console    # step 4 alone, on BENCH_STALL_CONSOLES guests
+ *   BENCH_CONSOLE_STEPS=stall-demo npm run bench:console                  # step 4 on the simulated provisioner (no VM)
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { chromium } from "@playwright/test";
+import { startApp } from "../e2e/support/app-server";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../e2e/support/chromium";
 import {
   type ConsoleConnection,
@@ -33,7 +39,16 @@ import {
 } from "../e2e/support/console-client";
 import { startLocalSshd } from "../e2e/vm/sshd";
 import { openSerialConsole } from "../lib/servers/libvirt/console";
-import { apiCaller, fundedAccount, removeMachines, rssMb, startBenchApp, virsh } from "./bench-host";
+import {
+  apiCaller,
+  appPidOf,
+  fundedAccount,
+  processes,
+  removeMachines,
+  rssMb,
+  startBenchApp,
+  virsh,
+} from "./bench-host";
 import { percentile } from "./percentile";
 import { load, type RouteSummary, type Sample, summarize } from "./read-load";
 
@@ -50,15 +65,11 @@ const SSH_PORT_BASE = Number(process.env.VM_TEST_SSH_PORT_BASE ?? 23600) + 1200;
 /** The second host's sshd, just below the forwarded ports. */
 const SSHD_PORT = SSH_PORT_BASE - 1;
 const MEMORY_MB = 256;
+const STEPS = process.env.BENCH_CONSOLE_STEPS ?? "all";
+const STALL_CONSOLES = Number(process.env.BENCH_STALL_CONSOLES ?? 4);
+const STALL_SECONDS = Number(process.env.BENCH_STALL_SECONDS ?? 60);
 
 type Guest = { id: number; hostname: string; password: string };
-
-/** pid and arguments of every process on the machine. */
-const processes = () =>
-  execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
-    .split("\n")
-    .map((line) => /^\s*(\d+)\s+(.*)$/.exec(line))
-    .flatMap((match) => (match ? [{ pid: Number(match[1]), args: match[2] ?? "" }] : []));
 
 const ms = (value: number) => `${Math.round(value)} ms`;
 
@@ -202,10 +213,156 @@ async function directEchoes(uri: string, guest: Guest): Promise<number[]> {
   }
 }
 
+/** Resident memory in MB of `pid`, or 0 once it is gone. */
+const rssOrZero = (pid: number) => {
+  try {
+    return rssMb(pid);
+  } catch {
+    return 0;
+  }
+};
+
+/**
+ * 4. Consoles whose clients read nothing: on real guests each floods its serial line with `yes`; on the demo
+ * console the client's own input is what echoes (`help` answers 36 times its length). Each client sends as
+ * fast as its socket takes it (at most 1 MiB waiting in the client) and never reads. Prints a line every 5 s
+ * and a summary: the memory of the app, of virsh and of socat at the start, at their peak and at the end, per
+ * console, and how each session ended (from the app's log).
+ */
+async function stalled(
+  app: { url: string; logs: () => string },
+  appPid: number | undefined,
+  key: string,
+  guests: Guest[],
+  real: boolean,
+): Promise<void> {
+  const sessions: { session: ConsoleConnection; id: number; server: number }[] = [];
+  for (const guest of guests) {
+    const ticket = await requestTicket(app.url, key, guest.id);
+    const session = await openConsole(ticket.body.websocket_url, ticket.body.ticket);
+    if (real) {
+      await logInOnConsole(session, guest.hostname, guest.password);
+      session.type("yes 0123456789abcdefghijklmnopqrstuvwxyz\r");
+      await session.waitFor("0123456789abcdefghijklmnopqrstuvwxyz\r\n0123456789", 20_000);
+    } else {
+      await session.waitFor("# ");
+    }
+    sessions.push({ session, id: ticket.body.session_id, server: guest.id });
+  }
+  const helpers = () =>
+    processes().filter(
+      (p) =>
+        guests.some((guest) => new RegExp(`^virsh .* console ${PREFIX}${guest.id} `).test(`${p.args} `)) ||
+        p.args.startsWith("socat -d -d STDIO PTY"),
+    );
+  const sample = () => {
+    const list = helpers();
+    const sum = (filter: (args: string) => boolean) =>
+      list.filter((p) => filter(p.args)).reduce((total, p) => total + rssOrZero(p.pid), 0);
+    return {
+      app: appPid ? rssOrZero(appPid) : Number.NaN,
+      virsh: sum((args) => args.startsWith("virsh")),
+      socat: sum((args) => args.startsWith("socat")),
+    };
+  };
+  const input = Buffer.from(real ? "a".repeat(16 * 1024) : "help\r".repeat(3_000));
+  for (const { session } of sessions) {
+    (session.ws as unknown as { _socket: { pause: () => void } })._socket.pause();
+  }
+  const flood = setInterval(() => {
+    for (const { session } of sessions) {
+      if (session.ws.readyState === session.ws.OPEN && session.ws.bufferedAmount < 1024 * 1024) {
+        session.ws.send(input);
+      }
+    }
+  }, 20);
+  const closedLine = (id: number, server: number) =>
+    new RegExp(`console session ${id} \\(server ${server}\\) closed: (\\w+)`).exec(app.logs())?.[1];
+  const first = sample();
+  const peak = { ...first };
+  const endedAt = new Map<number, number>();
+  const started = Date.now();
+  console.log(
+    `\n${sessions.length} consoles whose clients read nothing (${real ? "guests flooding ttyS0 with yes" : "demo shell, input echoed 36x"}), ` +
+      `${STALL_SECONDS} s; MB:\n second | app | virsh (all) | socat (all) | open`,
+  );
+  try {
+    for (let second = 1; second <= STALL_SECONDS; second++) {
+      await new Promise((r) => setTimeout(r, 1_000));
+      const now = sample();
+      peak.app = Math.max(peak.app, now.app);
+      peak.virsh = Math.max(peak.virsh, now.virsh);
+      peak.socat = Math.max(peak.socat, now.socat);
+      for (const { id, server } of sessions) {
+        if (!endedAt.has(id) && closedLine(id, server)) endedAt.set(id, (Date.now() - started) / 1000);
+      }
+      if (second % 5 === 0) {
+        console.log(
+          ` ${String(second).padStart(6)} | ${now.app.toFixed(0)} | ${now.virsh.toFixed(1)} | ${now.socat.toFixed(1)} | ${sessions.length - endedAt.size}`,
+        );
+      }
+    }
+  } finally {
+    clearInterval(flood);
+    for (const { session } of sessions) session.ws.terminate();
+  }
+  const last = sample();
+  const perConsole = (value: number) => (value / sessions.length).toFixed(1);
+  console.log(
+    `app RSS ${first.app.toFixed(0)} MB at the start, ${peak.app.toFixed(0)} MB at the peak, ${last.app.toFixed(0)} MB at the end ` +
+      `(peak growth ${perConsole(peak.app - first.app)} MB a console)`,
+  );
+  if (real) {
+    console.log(
+      `virsh ${perConsole(first.virsh)} MB a console at the start, ${perConsole(peak.virsh)} MB at the peak; ` +
+        `socat ${perConsole(first.socat)} -> ${perConsole(peak.socat)} MB`,
+    );
+  }
+  console.log(
+    `sessions: ${sessions
+      .map(({ id, server }) => {
+        const reason = closedLine(id, server);
+        return reason ? `${id} ${reason} after ${endedAt.get(id)?.toFixed(0) ?? "?"} s` : `${id} open`;
+      })
+      .join(", ")}`,
+  );
+}
+
+/** Step 4 alone on the simulated provisioner: no VM, no lock. */
+async function stalledOnDemo(): Promise<void> {
+  const app = await startApp({
+    PROVISION_DELAY_SECONDS: "1",
+    CONSOLE_MAX_PER_ACCOUNT: String(STALL_CONSOLES),
+    RATE_LIMIT_ACCOUNT_CREATE: "100/1h",
+  });
+  try {
+    const appPid = processes().find((p) =>
+      p.args.includes(`scripts/server.mjs -H 127.0.0.1 -p ${new URL(app.url).port}`),
+    )?.pid;
+    const call = apiCaller(app.url);
+    const { key } = await fundedAccount(call, 5 * STALL_CONSOLES + 25, "BTC");
+    const guests: Guest[] = [];
+    for (let i = 0; i < STALL_CONSOLES; i++) {
+      const server = await call("/servers", key, "POST", { plan: "pup", location: "nl", os: "debian-12" });
+      guests.push({ id: server.id as number, hostname: server.hostname as string, password: "" });
+    }
+    for (const guest of guests) {
+      while ((await call(`/servers/${guest.id}`, key)).status !== "active")
+        await new Promise((r) => setTimeout(r, 500));
+    }
+    await stalled(app, appPid, key, guests, false);
+  } finally {
+    await app.stop();
+  }
+}
+
 const echoLine = (label: string, times: number[]) =>
   `${label.padEnd(40)} p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms`;
 
 async function main() {
+  if (STEPS === "stall-demo") return stalledOnDemo();
+  const stallOnly = STEPS === "stall";
+  const machines = stallOnly ? STALL_CONSOLES : CONSOLES;
   if (!existsSync(`${TINY_IMAGES}/debian-12.qcow2`)) {
     throw new Error(`no tiny test guest in ${TINY_IMAGES}: run \`npm run guest:build-tiny\` first`);
   }
@@ -214,7 +371,7 @@ async function main() {
   const sshd = await startLocalSshd(SSHD_PORT);
   const app = await startBenchApp(
     {
-      machines: CONSOLES + 1,
+      machines: machines + 1,
       memoryMb: MEMORY_MB,
       vcpus: 1,
       diskGb: 1,
@@ -229,26 +386,24 @@ async function main() {
           name: "bench-1",
           location: "nl",
           uri: "qemu:///system",
-          memory_mb: MEMORY_MB * CONSOLES,
-          vcpus: CONSOLES,
-          disk_gb: CONSOLES,
+          memory_mb: MEMORY_MB * machines,
+          vcpus: machines,
+          disk_gb: machines,
         },
         { name: "bench-remote", location: "se", uri: sshd.uri, memory_mb: MEMORY_MB, vcpus: 1, disk_gb: 1 },
       ]),
       SERVER_BOOT_TIMEOUT_SECONDS: "600",
-      CONSOLE_MAX_PER_ACCOUNT: String(CONSOLES + 1),
+      CONSOLE_MAX_PER_ACCOUNT: String(machines + 1),
       WATCHER_INTERVAL_MS: "1000",
       RATE_LIMIT_ACCOUNT_CREATE: "100/1h",
     },
   );
-  const appPid = processes().find((p) =>
-    p.args.includes(`scripts/server.mjs -H 127.0.0.1 -p ${new URL(app.url).port}`),
-  )?.pid;
+  const appPid = appPidOf(app.url);
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS });
   const open: ConsoleConnection[] = [];
   try {
     const call = apiCaller(app.url);
-    const { key, loginToken } = await fundedAccount(call, 5 * (CONSOLES + 1) + 25, "BTC");
+    const { key, loginToken } = await fundedAccount(call, 5 * (machines + 1) + 25, "BTC");
 
     const started = Date.now();
     const order = async (location: string, hostname: string): Promise<Guest> => {
@@ -262,9 +417,9 @@ async function main() {
       return { id: server.id, hostname, password: server.root_password as string };
     };
     const servers: Guest[] = [];
-    for (let i = 0; i < CONSOLES; i++) servers.push(await order("nl", `bench-${i}`));
-    const remote = await order("se", "bench-far");
-    for (const server of [...servers, remote]) {
+    for (let i = 0; i < machines; i++) servers.push(await order("nl", `bench-${i}`));
+    const remote = stallOnly ? undefined : await order("se", "bench-far");
+    for (const server of remote ? [...servers, remote] : servers) {
       for (;;) {
         const status = (await call(`/servers/${server.id}`, key)).status;
         if (status === "active") break;
@@ -273,9 +428,13 @@ async function main() {
       }
     }
     console.log(
-      `${CONSOLES} tiny guests (${MEMORY_MB} MB) here and one on the qemu+libssh host up in ` +
+      `${machines} tiny guests (${MEMORY_MB} MB) here${remote ? " and one on the qemu+libssh host" : ""} up in ` +
         `${Math.round((Date.now() - started) / 1000)} s; load ${loadAverage()}`,
     );
+    if (!remote) {
+      await stalled(app, appPid, key, servers, true);
+      return;
+    }
     const first = servers[0] as Guest;
 
     // 1. Ticket -> first byte, in the browser, through the BFF.
@@ -389,6 +548,11 @@ async function main() {
         `of ${READ_SECONDS} s per route), load ${loadAverage()}:`,
     );
     console.log(readsTable(before, during));
+    for (const session of open.splice(0)) session.ws.close();
+    await new Promise((r) => setTimeout(r, 2_000));
+
+    // 4. Consoles whose clients read nothing.
+    await stalled(app, appPid, key, servers.slice(0, STALL_CONSOLES), true);
   } catch (error) {
     console.error(`the app's last words:\n${app.logs().split("\n").slice(-30).join("\n")}`);
     throw error;

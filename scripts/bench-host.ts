@@ -1,6 +1,6 @@
 /**
- * What the real-VM benchmarks share: the app on one libvirt host of this machine, its API, a funded account,
- * virsh, removing their machines, a process's memory.
+ * What the benchmarks share: the app on one libvirt host of this machine, its API, a funded account, virsh,
+ * removing their machines, the machine's processes, a process's memory and CPU time.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -29,6 +29,25 @@ export function removeMachines(prefix: string): void {
     const volume = line.trim().split(/\s+/)[0] ?? "";
     if (volume.startsWith(prefix)) virsh("vol-delete", "--pool", `${prefix}disks`, volume);
   }
+}
+
+/** pid and arguments of every process on the machine. */
+export const processes = () =>
+  execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
+    .split("\n")
+    .map((line) => /^\s*(\d+)\s+(.*)$/.exec(line))
+    .flatMap((match) => (match ? [{ pid: Number(match[1]), args: match[2] ?? "" }] : []));
+
+/** The pid of an app started by startApp, found by the port it listens on. */
+export const appPidOf = (appUrl: string) =>
+  processes().find((p) => p.args.includes(`scripts/server.mjs -H 127.0.0.1 -p ${new URL(appUrl).port}`))?.pid;
+
+/** The CPU time a process has used so far (user and system, all its threads), in ms. */
+export function cpuMs(pid: number): number {
+  // The fields after the command (which may hold spaces) in /proc/<pid>/stat: utime and stime are 14 and 15.
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
 }
 
 /** A process's resident memory in MB. */

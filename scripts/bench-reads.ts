@@ -19,6 +19,11 @@
  *   BENCH_DB=postgres npm run bench:reads                 # PostgreSQL at BENCH_DATABASE_URL (wiped first)
  *   BENCH_MODE=open BENCH_RATE=400 npm run bench:reads    # the open loop
  *   BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_WARMUP=3 BENCH_CONNECTIONS=32 BENCH_PORT=3650 npm run bench:reads
+ *   BENCH_KEY=scoped npm run bench:reads                  # the routes read with a scoped key (below)
+ *
+ * BENCH_KEY=scoped reads every route with a key holding only the scopes they need, limited to this machine's
+ * addresses and the 20 measured servers, with an expiry and a spend cap: every check such a key adds is in
+ * the figures (compare with the default, the account's key with every right).
  *
  * How the load is made: servers are ordered with a provision delay of PROVISION_DELAY seconds, then the
  * test clock is moved forward by that much, so all 520 builds fall due at once, right before measuring.
@@ -43,6 +48,7 @@ const databaseUrl =
 const port = process.env.BENCH_PORT ?? "3650";
 const mode = process.env.BENCH_MODE === "open" ? "open" : "closed";
 const rate = Number(process.env.BENCH_RATE ?? 400);
+const keyMode = process.env.BENCH_KEY === "scoped" ? "scoped" : "full";
 const OPEN_P99_TARGET_MS = 50;
 const BACKGROUND_ACCOUNTS = 50;
 const SERVERS_PER_BACKGROUND_ACCOUNT = 10;
@@ -126,6 +132,30 @@ async function orderServers(key: string, count: number): Promise<number[]> {
   return ids;
 }
 
+/** A key that reads what the measured routes show and nothing more, from this machine, for these servers. */
+async function scopedReader(key: string, serverIds: number[]): Promise<string> {
+  const created = await call("/keys", {
+    method: "POST",
+    key,
+    body: {
+      name: "bench reader",
+      scopes: [
+        "servers:read",
+        "servers:credentials",
+        "topups:read",
+        "account:read",
+        "keys:read",
+        "webhooks:read",
+      ],
+      expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+      allowed_networks: ["127.0.0.0/8", "::1/128", "10.9.0.0/16"],
+      server_ids: serverIds,
+      spend_cap: { amount_usd: 10, period: "month" },
+    },
+  });
+  return created.api_key as string;
+}
+
 /** One window of `path` at the run's connections (scripts/read-load.ts). */
 const loadRoute = (path: string, key: string | undefined, duration: number) =>
   load(`${base}${path}`, key, duration, connections);
@@ -195,25 +225,26 @@ async function main() {
         `${5 + BACKGROUND_ACCOUNTS * PENDING_PER_ACCOUNT} pending top-ups with a partial payment`,
     );
 
+    const reader = keyMode === "scoped" ? await scopedReader(measured, serverIds) : measured;
     const serverId = serverIds[serverIds.length - 1];
     const routes: Record<string, { path: string; key?: string }> = {
       "/health": { path: "/api/v1/health" },
       "/catalog": { path: "/api/v1/catalog" },
-      "/account": { path: "/api/v1/account", key: measured },
-      "/servers": { path: "/api/v1/servers", key: measured },
-      "/servers/{id}": { path: `/api/v1/servers/${serverId}`, key: measured },
-      "/servers/{id}/credentials": { path: `/api/v1/servers/${serverId}/credentials`, key: measured },
-      "/topups": { path: "/api/v1/topups", key: measured },
-      "/topups/{ref}": { path: `/api/v1/topups/${measuredRefs[0]}`, key: measured },
-      "/keys": { path: "/api/v1/keys", key: measured },
-      "/sessions": { path: "/api/v1/sessions", key: measured },
-      "/account/recovery-codes": { path: "/api/v1/account/recovery-codes", key: measured },
-      "/servers/{id}/metrics": { path: `/api/v1/servers/${serverId}/metrics`, key: measured },
-      "/servers/{id}/expiry-warnings": { path: `/api/v1/servers/${serverId}/expiry-warnings`, key: measured },
-      "/servers/{id}/snapshots": { path: `/api/v1/servers/${serverId}/snapshots`, key: measured },
-      "/webhooks": { path: "/api/v1/webhooks", key: measured },
-      "/webhooks/{id}": { path: `/api/v1/webhooks/${webhook.id}`, key: measured },
-      "/webhooks/{id}/deliveries": { path: `/api/v1/webhooks/${webhook.id}/deliveries`, key: measured },
+      "/account": { path: "/api/v1/account", key: reader },
+      "/servers": { path: "/api/v1/servers", key: reader },
+      "/servers/{id}": { path: `/api/v1/servers/${serverId}`, key: reader },
+      "/servers/{id}/credentials": { path: `/api/v1/servers/${serverId}/credentials`, key: reader },
+      "/topups": { path: "/api/v1/topups", key: reader },
+      "/topups/{ref}": { path: `/api/v1/topups/${measuredRefs[0]}`, key: reader },
+      "/keys": { path: "/api/v1/keys", key: reader },
+      "/sessions": { path: "/api/v1/sessions", key: reader },
+      "/account/recovery-codes": { path: "/api/v1/account/recovery-codes", key: reader },
+      "/servers/{id}/metrics": { path: `/api/v1/servers/${serverId}/metrics`, key: reader },
+      "/servers/{id}/expiry-warnings": { path: `/api/v1/servers/${serverId}/expiry-warnings`, key: reader },
+      "/servers/{id}/snapshots": { path: `/api/v1/servers/${serverId}/snapshots`, key: reader },
+      "/webhooks": { path: "/api/v1/webhooks", key: reader },
+      "/webhooks/{id}": { path: `/api/v1/webhooks/${webhook.id}`, key: reader },
+      "/webhooks/{id}/deliveries": { path: `/api/v1/webhooks/${webhook.id}/deliveries`, key: reader },
       "/openapi.json": { path: "/api/v1/openapi.json" },
     };
     if (mode === "open") {
@@ -247,7 +278,7 @@ async function main() {
     const summary = [...samples].map(([name, list]) => summarize(name, list));
     const health = summary.find((s) => s.name === "/health")?.rps ?? 1;
     console.log(
-      `\n${target === "postgres" ? "PostgreSQL" : "PGlite"}, ${connections} connections, ${rounds} x ${seconds} s per route, ` +
+      `\n${target === "postgres" ? "PostgreSQL" : "PGlite"}, ${keyMode} key, ${connections} connections, ${rounds} x ${seconds} s per route, ` +
         `production build; ${measureSeconds.toFixed(0)} s of measuring, ${left} of 520 servers still provisioning at the end`,
     );
     console.log(
@@ -345,7 +376,7 @@ async function measureOpen(
   const loop = loopDelay(dataDir, measureStarted, Date.now());
   const summary = [...samples].map(([name, list]) => summarizeOpen(name, list));
   console.log(
-    `\n${target === "postgres" ? "PostgreSQL" : "PGlite"}, open loop at ${rate} requests/s, ${rounds} x ${seconds} s per route, ` +
+    `\n${target === "postgres" ? "PostgreSQL" : "PGlite"}, ${keyMode} key, open loop at ${rate} requests/s, ${rounds} x ${seconds} s per route, ` +
       `production build; ${measureSeconds.toFixed(0)} s of measuring, ${left} of 520 servers still provisioning at the end; ` +
       `event-loop delay: p99 ${loop.p99} ms in the median second, ${loop.worstP99} ms in the worst, max ${loop.max} ms`,
   );

@@ -41,6 +41,7 @@ const DEFAULT_PAGES = [
   "/signup",
   "/docs/api",
   "/docs/api/servers",
+  "/status",
   "/dashboard",
   "/dashboard/order",
   "/dashboard/topups",

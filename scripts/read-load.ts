@@ -98,7 +98,7 @@ export type OpenSample = {
 };
 
 /**
- * An open loop: `rate` requests a second on a fixed schedule for `duration` seconds, whatever the server's
+ * An open loop: `rate` requests a second (with `extraHeaders`) on a fixed schedule for `duration` seconds, whatever the server's
  * pace. Each request's latency runs from the moment it was due to go, not from when it went, so time spent
  * waiting (for a connection, for this process's turn, for the server to take it) is counted as the
  * customer would feel it. Connections are opened as needed and kept; none is ever waited for.
@@ -109,9 +109,13 @@ export async function openLoad(
   duration: number,
   rate: number,
   timeoutMs = 10_000,
+  extraHeaders: Record<string, string> = {},
 ): Promise<OpenSample> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
-  const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
+  const headers: Record<string, string> = {
+    ...(key ? { authorization: `Bearer ${key}` } : {}),
+    ...extraHeaders,
+  };
   const total = Math.round(duration * rate);
   const interval = 1000 / rate;
   const latencies: number[] = [];
@@ -122,7 +126,10 @@ export async function openLoad(
       const request = http.get(url, { agent, headers, timeout: timeoutMs }, (response) => {
         response.resume();
         response.on("end", () => {
-          if (response.statusCode && response.statusCode < 300) latencies.push(performance.now() - due);
+          // A 304 answers a revalidation (If-None-Match) as it should.
+          const ok =
+            response.statusCode !== undefined && (response.statusCode < 300 || response.statusCode === 304);
+          if (ok) latencies.push(performance.now() - due);
           else errors++;
           resolve();
         });

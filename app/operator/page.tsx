@@ -97,7 +97,7 @@ export default async function OperatorPage() {
             {data.hosts.map((host) => (
               <li key={host.name} className="space-y-1">
                 <p className="text-sm">
-                  <Link href="/operator/hosts" className="font-medium underline">
+                  <Link prefetch={false} href="/operator/hosts" className="font-medium underline">
                     {host.name}
                   </Link>{" "}
                   ({host.location}) · libvirt {host.libvirt}
@@ -121,7 +121,7 @@ function Figure(props: { label: string; value: string; testId: string; href?: st
       <dt className={`text-sm ${TEXT_STYLES.muted}`}>{props.label}</dt>
       <dd data-testid={props.testId} className="text-2xl font-semibold">
         {props.href ? (
-          <Link href={props.href} className="underline">
+          <Link prefetch={false} href={props.href} className="underline">
             {props.value}
           </Link>
         ) : (

@@ -2,6 +2,7 @@ import { InlineText } from "@/components/docs/inline-text";
 import { SchemaFields, type SchemaRegistry } from "@/components/docs/schema-fields";
 import { TEXT_STYLES } from "@/components/ui/alert";
 import { buildOpenApiDocument } from "@/lib/api/openapi/document";
+import { ANY_KEY } from "@/lib/api/scopes";
 
 /**
  * The API reference's parts, read from the OpenAPI document: the index page lists every operation by tag, and
@@ -15,6 +16,8 @@ type Operation = {
   description?: string;
   operationId?: string;
   security?: unknown[];
+  /** The key scope the operation needs (`none`: any key); absent when it takes no key. */
+  "x-scope"?: string;
   parameters?: Array<{ name: string; in: string; description?: string }>;
   requestBody?: { required?: boolean; content?: Record<string, { schema: object }> };
   responses?: Record<string, { description: string; content?: Record<string, { schema: object }> }>;
@@ -85,6 +88,21 @@ export function MethodLabel({ method }: { method: string }) {
   );
 }
 
+/** Who may call an operation: no one needs a key, any key, or a key holding its scope (linked to the list). */
+function KeyNeeded({ scope }: { scope: string | undefined }) {
+  if (scope === undefined) return <>Public: no key needed</>;
+  if (scope === ANY_KEY)
+    return <>Requires Authorization: Bearer &lt;API key&gt;, any key whatever its scopes</>;
+  return (
+    <>
+      Requires Authorization: Bearer &lt;API key&gt; holding the scope{" "}
+      <a className="underline" href="/docs/api#scopes">
+        <code className="font-mono">{scope}</code>
+      </a>
+    </>
+  );
+}
+
 /** One operation in full: what it does, who may call it, its parameters, body and answers. */
 export function OperationSection({
   entry: { path, method, operation },
@@ -104,7 +122,7 @@ export function OperationSection({
         <span className={`text-base font-normal ${TEXT_STYLES.muted}`}>{operation.summary}</span>
       </h2>
       <p className="mt-1 text-xs text-zinc-500">
-        {operation.security ? "Requires Authorization: Bearer <API key>" : "Public: no key needed"}
+        <KeyNeeded scope={operation["x-scope"]} />
       </p>
       {operation.description ? <Prose text={operation.description} /> : null}
       {operation.parameters?.length ? (

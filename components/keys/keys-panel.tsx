@@ -1,8 +1,8 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
-import { SecondFactorField, secondFactorOf } from "@/components/security/second-factor-field";
+import { useState } from "react";
+import { KeyForm, type NewKeyRequest } from "@/components/keys/key-form";
 import { Alert } from "@/components/ui/alert";
 import { BffError, bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { keysQuery } from "@/lib/dashboard/queries/keys";
@@ -10,9 +10,24 @@ import type { Schemas } from "@/lib/dashboard/queries/types";
 
 type ApiKey = Schemas["ApiKey"];
 
+/** "$12.50 of $50.00 a month", or a dash for a key without a cap of its own. */
+function capText(cap: ApiKey["spend_cap"]): string {
+  if (!cap) return "—";
+  const usd = (amount: number) => `$${amount.toFixed(2)}`;
+  const period = cap.period === "total" ? "in total" : `a ${cap.period}`;
+  return `${usd(cap.spent_usd)} of ${usd(cap.amount_usd)} ${period}`;
+}
+
+/** The expiry's day, "expired" once past, or "never". */
+function expiryText(expiresAt: string | null): string {
+  if (!expiresAt) return "never";
+  return Date.parse(expiresAt) <= Date.now() ? `expired ${expiresAt.slice(0, 10)}` : expiresAt.slice(0, 10);
+}
+
 /**
- * API keys: listed by prefix, created (shown once), revoked. Sessions of the dashboard are not listed. With
- * two-factor sign-in on, creating a key here takes a code: the dashboard's session alone mints none.
+ * API keys: listed by prefix with what each may do, its cap and expiry; created (shown once); revoked.
+ * Sessions of the dashboard are not listed. With two-factor sign-in on, creating a key here takes a code: the
+ * dashboard's session alone mints none.
  */
 export function KeysPanel({ totpEnabled }: { totpEnabled: boolean }) {
   const queryClient = useQueryClient();
@@ -24,7 +39,7 @@ export function KeysPanel({ totpEnabled }: { totpEnabled: boolean }) {
 
   const [needsCode, setNeedsCode] = useState(totpEnabled);
   const createKey = useMutation({
-    mutationFn: (body: { name?: string; totp_code?: string; recovery_code?: string }) =>
+    mutationFn: (body: NewKeyRequest) =>
       bffFetch<Schemas["ApiKeyCreated"]>("/bff/keys", { method: "POST", body }),
     // Not kept in the mutation cache either: once shown here, the key is gone from the page's memory.
     gcTime: 0,
@@ -42,40 +57,17 @@ export function KeysPanel({ totpEnabled }: { totpEnabled: boolean }) {
     onSettled: refresh,
   });
 
-  function create(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const name = String(form.get("name") ?? "").trim();
-    createKey.mutate({ ...(name ? { name } : {}), ...(needsCode ? secondFactorOf(form) : {}) });
-  }
-
   const failure = createKey.error ?? revokeKey.error ?? loadError;
   const error = failure ? errorMessage(failure) : "";
   const revoke = (key: ApiKey) => revokeKey.mutate(key);
 
   return (
     <div className="space-y-6">
-      <form onSubmit={create} className="flex flex-wrap items-end gap-3">
-        <div className="space-y-1">
-          <label htmlFor="key-name" className="block text-sm font-medium">
-            Name (optional)
-          </label>
-          <input
-            id="key-name"
-            name="name"
-            maxLength={64}
-            className="rounded border border-zinc-300 px-3 py-2 dark:border-zinc-700 dark:bg-zinc-900"
-          />
-        </div>
-        {needsCode && <SecondFactorField id="key-code" />}
-        <button
-          type="submit"
-          disabled={createKey.isPending}
-          className="rounded bg-zinc-900 px-4 py-2 text-white disabled:opacity-60 dark:bg-zinc-100 dark:text-zinc-900"
-        >
-          Create key
-        </button>
-      </form>
+      <KeyForm
+        needsCode={needsCode}
+        pending={createKey.isPending}
+        onSubmit={(body) => createKey.mutate(body)}
+      />
       {created && (
         <div className="rounded border border-amber-400 bg-amber-50 p-3 text-amber-900 dark:bg-amber-950 dark:text-amber-100">
           <p>Copy this key now: it cannot be shown again.</p>
@@ -95,7 +87,9 @@ export function KeysPanel({ totpEnabled }: { totpEnabled: boolean }) {
             <tr>
               <th className="py-2">Name</th>
               <th>Prefix</th>
-              <th>Created</th>
+              <th>Scopes</th>
+              <th>Spend cap</th>
+              <th>Expires</th>
               <th>Last used</th>
               <th>
                 <span className="sr-only">Actions</span>
@@ -104,13 +98,24 @@ export function KeysPanel({ totpEnabled }: { totpEnabled: boolean }) {
           </thead>
           <tbody>
             {keys.map((key) => (
-              <tr key={key.id} className="border-t border-zinc-200 dark:border-zinc-800">
+              <tr key={key.id} className="border-t border-zinc-200 align-top dark:border-zinc-800">
                 <td className="py-2">{key.name ?? "—"}</td>
                 <td>
                   <code>{key.prefix}…</code>
                 </td>
-                <td>{key.created_at.slice(0, 10)}</td>
-                <td>{key.last_used_at?.slice(0, 16).replace("T", " ") ?? "never"}</td>
+                <td className="max-w-xs font-mono text-xs">
+                  {key.full_access ? "every scope" : key.scopes.join(" ")}
+                  {key.server_ids && <span className="block">servers {key.server_ids.join(", ")}</span>}
+                  {key.allowed_networks && (
+                    <span className="block">from {key.allowed_networks.join(" ")}</span>
+                  )}
+                </td>
+                <td>{capText(key.spend_cap)}</td>
+                <td>{expiryText(key.expires_at)}</td>
+                <td>
+                  {key.last_used_at?.slice(0, 16).replace("T", " ") ?? "never"}
+                  {key.last_used_from && <span className="block text-xs">{key.last_used_from}</span>}
+                </td>
                 <td className="text-right">
                   <button type="button" className="underline" onClick={() => revoke(key)}>
                     Revoke <span className="sr-only">{key.prefix}</span>

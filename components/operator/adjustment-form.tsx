@@ -32,7 +32,11 @@ export function AdjustmentForm(props: { csrfToken: string; accountId: number; pa
         },
         headers: { "idempotency-key": key.current },
       },
-      "Posted to the ledger.",
+      // Past the operator's daily cap nothing is posted: it waits for another admin.
+      (answer) =>
+        (answer as { state?: string }).state === "pending"
+          ? "Past your daily cap: it waits for another admin's approval (Operators)."
+          : "Posted to the ledger.",
       () => {
         element.reset();
         key.current = crypto.randomUUID();

@@ -11,6 +11,7 @@ const SECTIONS = [
   { href: "/operator/payments", label: "Payments" },
   { href: "/operator/accounts", label: "Accounts" },
   { href: "/operator/audit", label: "Audit log", admin: true },
+  { href: "/operator/operators", label: "Operators", admin: true },
 ];
 
 /** The console's sections, who is signed in, and signing out. */
@@ -34,6 +35,7 @@ export function OperatorNav(props: { name: string; role: string; csrfToken: stri
     >
       {SECTIONS.filter((section) => !section.admin || props.role === "admin").map((section) => (
         <Link
+          prefetch={false}
           key={section.href}
           href={section.href}
           aria-current={current(section.href) ? "page" : undefined}

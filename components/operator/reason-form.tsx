@@ -7,7 +7,8 @@ import { INPUT_STYLE } from "../ui/field";
 import { useOperatorAction } from "./use-operator-action";
 
 /**
- * An operator action that needs a reason: suspend or lift, drain or take back, mark reviewed. With
+ * An operator action that needs a reason: suspend or lift, drain or take back, mark reviewed, deactivate an
+ * operator, decide an adjustment waiting for approval. With
  * `pauseChoice` (suspensions) it also asks whether the paid period keeps running.
  */
 export function ReasonForm(props: {
@@ -21,6 +22,8 @@ export function ReasonForm(props: {
   success: string;
   danger?: boolean;
   pauseChoice?: boolean;
+  /** Fixed fields sent with the text (e.g. an approval's decision). */
+  extra?: Record<string, unknown>;
 }) {
   const id = useId();
   const action = useOperatorAction(props.csrfToken);
@@ -28,7 +31,10 @@ export function ReasonForm(props: {
     event.preventDefault();
     const element = event.currentTarget;
     const form = new FormData(element);
-    const body: Record<string, unknown> = { [props.field ?? "reason"]: String(form.get("text") ?? "") };
+    const body: Record<string, unknown> = {
+      ...props.extra,
+      [props.field ?? "reason"]: String(form.get("text") ?? ""),
+    };
     if (props.pauseChoice) body.pause_period = form.get("keep_running") !== "on";
     action.run({ method: props.method, path: props.path, body }, props.success, () => element.reset());
   }

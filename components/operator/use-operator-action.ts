@@ -51,15 +51,15 @@ export function useOperatorAction(csrfToken: string) {
   const [done, setDone] = useState<string | null>(null);
   function run(
     call: { method: "POST" | "DELETE"; path: string; body?: unknown; headers?: Record<string, string> },
-    success: string,
+    success: string | ((answer: unknown) => string),
     after?: () => void,
   ) {
     setError(null);
     setDone(null);
     startTransition(async () => {
       try {
-        await callOperatorApi(csrfToken, call.method, call.path, call.body, call.headers);
-        setDone(success);
+        const answer = await callOperatorApi(csrfToken, call.method, call.path, call.body, call.headers);
+        setDone(typeof success === "string" ? success : success(answer));
         after?.();
         router.refresh();
       } catch (failure) {

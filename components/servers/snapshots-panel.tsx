@@ -123,6 +123,12 @@ export function SnapshotsPanel({ server }: { server: Server }) {
         the moment of the copy when the guest agent answers). Snapshots are free
         {limit ? `; a server keeps up to ${limit}` : ""}, and they are deleted with the server.
       </p>
+      {server.hold && (
+        <p className="text-sm text-amber-800 dark:text-amber-300" data-testid="snapshots-held">
+          While the operator&apos;s suspension lasts ({server.hold.reason}) no snapshot is taken or deleted:
+          they are kept as they are until it is lifted.
+        </p>
+      )}
       {active && (
         <form
           className="flex flex-wrap items-end gap-2"
@@ -193,7 +199,7 @@ export function SnapshotsPanel({ server }: { server: Server }) {
                   Restore
                 </Button>
               )}
-              {snapshot.state !== "deleting" && snapshot.state !== "creating" && (
+              {snapshot.state !== "deleting" && snapshot.state !== "creating" && !server.hold && (
                 <Button
                   onClick={() => remove.mutate(snapshot)}
                   disabled={remove.isPending}

@@ -1,72 +1,17 @@
 "use client";
 
-import { useEffect, useMemo, useRef } from "react";
-import uPlot from "uplot";
-import "uplot/dist/uPlot.min.css";
+import { useMemo } from "react";
 import type { ServerMetrics } from "@/lib/dashboard/queries/types";
+import { type ChartLine, LineChart, type LineChartProps } from "../ui/line-chart";
 import { formatBitRate, formatBytes, formatPercent, latestAndPeak } from "./usage-format";
 
-type Line = { label: string; values: (number | null)[]; color: string };
-type ChartProps = {
-  id: string;
-  title: string;
-  timestamps: number[];
-  lines: Line[];
-  format: (value: number) => string;
+type ChartProps = Omit<LineChartProps, "testId" | "timestamps" | "summarize"> & { id: string };
+
+/** The latest and the peak value in words: "12.3 % now, peak 40.1 %". */
+const nowAndPeak = (format: (value: number) => string) => (line: ChartLine) => {
+  const figures = latestAndPeak(line.values);
+  return figures ? `${format(figures.latest)} now, peak ${format(figures.peak)}` : "—";
 };
-
-const HEIGHT = 160;
-/** Readable on light and dark backgrounds alike. */
-const AXIS = "#71717a";
-
-/** One graph: uPlot on a canvas, with a caption that says the latest and peak values in words. */
-function Chart({ id, title, timestamps, lines, format }: ChartProps) {
-  const container = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const element = container.current;
-    if (!element) return;
-    const axis = { stroke: AXIS, grid: { stroke: "rgba(113,113,122,0.2)" }, ticks: { stroke: AXIS } };
-    const plot = new uPlot(
-      {
-        width: element.clientWidth || 600,
-        height: HEIGHT,
-        legend: { show: false },
-        cursor: { drag: { x: false, y: false } },
-        scales: { y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
-        axes: [axis, { ...axis, size: 84, values: (_u, ticks) => ticks.map(format) }],
-        series: [{}, ...lines.map((line) => ({ label: line.label, stroke: line.color, width: 1.5 }))],
-      },
-      [timestamps, ...lines.map((line) => line.values)] as uPlot.AlignedData,
-      element,
-    );
-    const observer = new ResizeObserver(() => plot.setSize({ width: element.clientWidth, height: HEIGHT }));
-    observer.observe(element);
-    return () => {
-      observer.disconnect();
-      plot.destroy();
-    };
-  }, [timestamps, lines, format]);
-  const points = lines[0]?.values.filter((value) => value !== null).length ?? 0;
-  return (
-    <figure className="space-y-1" data-testid={`usage-chart-${id}`} data-points={points}>
-      <figcaption className="text-sm">
-        <span className="font-medium">{title}</span>
-        {lines.map((line) => {
-          const figures = latestAndPeak(line.values);
-          return (
-            <span key={line.label} className="ml-3">
-              <span aria-hidden="true" style={{ color: line.color }}>
-                ■{" "}
-              </span>
-              {line.label}: {figures ? `${format(figures.latest)} now, peak ${format(figures.peak)}` : "—"}
-            </span>
-          );
-        })}
-      </figcaption>
-      <div ref={container} role="img" aria-label={`${title} graph`} className="w-full" />
-    </figure>
-  );
-}
 
 const bytesPerSecond = (value: number) => `${formatBytes(value)}/s`;
 
@@ -76,7 +21,7 @@ export default function UsageCharts({ metrics }: { metrics: ServerMetrics }) {
   const charts = useMemo(() => {
     const { series } = metrics;
     const memory = series.memory_used_bytes.some((value) => value !== null);
-    const all: Omit<ChartProps, "timestamps">[] = [
+    const all: ChartProps[] = [
       {
         id: "cpu",
         title: "CPU",
@@ -114,7 +59,13 @@ export default function UsageCharts({ metrics }: { metrics: ServerMetrics }) {
   return (
     <div className="space-y-6">
       {charts.map((chart) => (
-        <Chart key={chart.id} timestamps={metrics.timestamps} {...chart} />
+        <LineChart
+          key={chart.id}
+          testId={`usage-chart-${chart.id}`}
+          timestamps={metrics.timestamps}
+          summarize={nowAndPeak(chart.format)}
+          {...chart}
+        />
       ))}
     </div>
   );

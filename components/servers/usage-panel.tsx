@@ -1,13 +1,14 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { lazy, type RefObject, Suspense, useEffect, useRef, useState } from "react";
+import { lazy, Suspense, useRef, useState } from "react";
 import { errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { METRIC_PERIODS, type MetricPeriod, serverMetricsQuery } from "@/lib/dashboard/queries/servers";
 import type { Server } from "@/lib/dashboard/queries/types";
 import { Alert, TEXT_STYLES } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Panel } from "../ui/panel";
+import { useNearScreen, usePageLoaded } from "../ui/use-visible";
 import { TrafficBar } from "./traffic-panel";
 
 /**
@@ -24,42 +25,6 @@ const PERIOD_NAMES: Record<MetricPeriod, string> = {
   "7d": "7 days",
   "30d": "30 days",
 };
-
-/** True once the window's load event has passed. */
-function usePageLoaded(): boolean {
-  const [loaded, setLoaded] = useState(false);
-  useEffect(() => {
-    if (document.readyState === "complete") {
-      setLoaded(true);
-      return;
-    }
-    const done = () => setLoaded(true);
-    window.addEventListener("load", done, { once: true });
-    return () => window.removeEventListener("load", done);
-  }, []);
-  return loaded;
-}
-
-/**
- * True once the element is within a screen's height of being seen. Below a phone's first screen the metrics and
- * the chart library wait until the reader scrolls towards them, instead of running as the page settles.
- */
-function useNearScreen(element: RefObject<HTMLElement | null>): boolean {
-  const [near, setNear] = useState(false);
-  useEffect(() => {
-    const target = element.current;
-    if (!target || near) return;
-    const observer = new IntersectionObserver(
-      (entries) => {
-        if (entries.some((entry) => entry.isIntersecting)) setNear(true);
-      },
-      { rootMargin: "100% 0px" },
-    );
-    observer.observe(target);
-    return () => observer.disconnect();
-  }, [element, near]);
-  return near;
-}
 
 /** This period's traffic against the allowance, and graphs of CPU, memory, network and disk over a chosen period. */
 export function UsagePanel({ server }: { server: Server }) {

@@ -142,7 +142,11 @@ describe("GET /health with a node down", () => {
 
   beforeAll(async () => {
     nodePort = await freePort();
-    app = await startApp({ BTC_RPC_URL: `http://127.0.0.1:${nodePort}/`, WATCHER_INTERVAL_MS: "300" });
+    app = await startApp({
+      BTC_RPC_URL: `http://127.0.0.1:${nodePort}/`,
+      WATCHER_INTERVAL_MS: "300",
+      STATUS_REFRESH_SECONDS: "1",
+    });
   }, 90_000);
   afterAll(async () => {
     await app?.stop();
@@ -158,6 +162,13 @@ describe("GET /health with a node down", () => {
     expect(health.text).not.toContain("127.0.0.1");
     expect(health.text).not.toContain(String(nodePort));
     expect(health.text).not.toMatch(/ECONNREFUSED|fetch failed/);
+    // The public status page says the BTC deposits are down, and nothing of the node.
+    const status = await call("/status");
+    expect(status.status).toBe(200);
+    expect(status.body.watchers).toContainEqual({ coins: ["BTC"], simulated: false, state: "down" });
+    expect(status.body.state).toBe("degraded");
+    expect(status.text).not.toMatch(/127\.0\.0\.1|utxo:bitcoin|ECONNREFUSED|fetch failed/);
+    expect(status.text).not.toContain(String(nodePort));
 
     // The customer hears that the coin is paused, and nothing about the node.
     const { api_key: key } = (await call("/account", { method: "POST" })).body as { api_key: string };

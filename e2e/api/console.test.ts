@@ -13,9 +13,10 @@ import {
   type Refusal,
   requestTicket,
 } from "../support/console-client";
+import { startReceiver } from "../support/webhook-receiver";
 import { fund } from "./funding";
 import { TEST_LIMITS } from "./global-setup";
-import { api, createAccount, errorCode, randomIp, waitForServer } from "./helpers";
+import { api, createAccount, errorCode, randomIp, until, waitForServer } from "./helpers";
 
 const appUrl = () => inject("baseUrl");
 
@@ -316,4 +317,214 @@ describe("the console (simulated provisioner)", () => {
     }
     expect(output).not.toMatch(/vpsct_/);
   });
+
+  it("counts tickets per server and per account; a refused one costs nothing", async () => {
+    const { apiKey, ids } = await accountWithServers(2);
+    const [first, second] = ids as [number, number];
+    for (let i = 0; i < TEST_LIMITS.consoleTicketsServer; i++) {
+      expect((await requestTicket(appUrl(), apiKey, first)).status).toBe(201);
+    }
+    const perServer = await requestTicket(appUrl(), apiKey, first);
+    expect([perServer.status, perServer.body.error]).toEqual([429, "rate_limited"]);
+    expect(Number(perServer.headers.get("retry-after"))).toBeGreaterThan(0);
+    // The account's own limit covers its other servers too; the refusal above was not counted against it.
+    for (let i = TEST_LIMITS.consoleTicketsServer; i < TEST_LIMITS.consoleTickets; i++) {
+      expect((await requestTicket(appUrl(), apiKey, second)).status).toBe(201);
+    }
+    const perAccount = await requestTicket(appUrl(), apiKey, second);
+    expect([perAccount.status, perAccount.body.error]).toEqual([429, "rate_limited"]);
+    // Another account's server is not found, and counts against neither.
+    const other = await createAccount();
+    expect((await requestTicket(appUrl(), other.apiKey, second)).status).toBe(404);
+  });
+
+  it("announces console.opened at most once per server in a window", async () => {
+    const receiver = await startReceiver();
+    try {
+      const { apiKey, ids } = await accountWithServers(1);
+      const id = ids[0] as number;
+      const hook = await api("/webhooks", {
+        method: "POST",
+        key: apiKey,
+        body: { url: `${receiver.url}/opened`, events: ["console.opened"] },
+      });
+      expect(hook.status).toBe(201);
+      const openAndClose = async () => {
+        const ticket = await requestTicket(appUrl(), apiKey, id);
+        const session = await openConsole(ticket.body.websocket_url, ticket.body.ticket);
+        await session.waitFor("# ");
+        session.ws.close();
+        await session.closed;
+        return ticket.body.session_id;
+      };
+      const firstSession = await openAndClose();
+      await openAndClose();
+      await openAndClose();
+      await until(
+        async () => receiver.received.length,
+        (n) => n >= 1,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(receiver.received).toHaveLength(1);
+      expect(JSON.parse(receiver.received[0]?.body ?? "{}")).toMatchObject({
+        type: "console.opened",
+        data: { session_id: firstSession, server: { id } },
+      });
+      // A window later (the service's clock), the next console is announced again.
+      const window = TEST_LIMITS.consoleOpenedEventMinutes * 60 + 1;
+      expect((await api("/demo/clock", { method: "POST", body: { advance_seconds: window } })).status).toBe(
+        200,
+      );
+      await openAndClose();
+      await until(
+        async () => receiver.received.length,
+        (n) => n >= 2,
+      );
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("counts made-up tickets against the address's limit of bad API keys, and past it refuses before looking", async () => {
+    const { apiKey, ids } = await accountWithServers(1);
+    const id = ids[0] as number;
+    const address = randomIp();
+    const from = { headers: { "x-forwarded-for": address } };
+    for (let i = 0; i < TEST_LIMITS.authFailures; i++) {
+      const made = await connectConsole(socketUrl(id), `vpsct_${"B".repeat(40)}${i}`, from);
+      expect(isRefusal(made) && [made.status, made.body.error]).toEqual([401, "invalid_ticket"]);
+    }
+    const over = await connectConsole(socketUrl(id), `vpsct_${"C".repeat(43)}`, from);
+    expect(isRefusal(over) && [over.status, over.body.error]).toEqual([429, "rate_limited"]);
+    expect(Number((over as Refusal).headers["retry-after"])).toBeGreaterThan(0);
+    // The same counter as bad API keys: that address's next bad key is refused too.
+    const badKey = await api("/account", { key: `vpsk_${"x".repeat(40)}`, ip: address });
+    expect(badKey.status).toBe(429);
+    // A good ticket from that address waits for the window too (it is not looked up); from elsewhere it opens.
+    const ticket = (await requestTicket(appUrl(), apiKey, id)).body;
+    const refused = await connectConsole(ticket.websocket_url, ticket.ticket, from);
+    expect(isRefusal(refused) && refused.status).toBe(429);
+    const opened = await openConsole(ticket.websocket_url, ticket.ticket);
+    await opened.waitFor("# ");
+    opened.ws.close();
+    await opened.closed;
+  });
+
+  it("closes a console when the key that opened it is revoked, or the owner closes the server's consoles", async () => {
+    const { apiKey, ids } = await accountWithServers(2);
+    const [first, second] = ids as [number, number];
+    const made = await api("/keys", { method: "POST", key: apiKey, body: { name: "laptop" } });
+    expect(made.status).toBe(201);
+    const laptop = made.body.api_key as string;
+    const ticket = (await requestTicket(appUrl(), laptop, first)).body;
+    const byLaptop = await openConsole(ticket.websocket_url, ticket.ticket);
+    await byLaptop.waitFor("# ");
+    expect((await api(`/keys/${made.body.id}`, { method: "DELETE", key: apiKey })).status).toBe(200);
+    expect(await byLaptop.closed).toEqual({ code: 4010, reason: "revoked" });
+    expect(byLaptop.messages.at(-1)).toMatchObject({ type: "closed", reason: "revoked" });
+
+    // DELETE /servers/{id}/console: the account's consoles of that server close, the other server's stay.
+    const a = (await requestTicket(appUrl(), apiKey, first)).body;
+    const b = (await requestTicket(appUrl(), apiKey, second)).body;
+    const onFirst = await openConsole(a.websocket_url, a.ticket);
+    const onSecond = await openConsole(b.websocket_url, b.ticket);
+    await onFirst.waitFor("# ");
+    const closed = await api(`/servers/${first}/console`, { method: "DELETE", key: apiKey });
+    expect(closed.status).toBe(200);
+    expect(closed.body).toEqual({ server_id: first, closed: 1 });
+    expect(await onFirst.closed).toEqual({ code: 4011, reason: "closed_by_owner" });
+    onSecond.type("whoami\r");
+    await onSecond.waitFor("whoami\r\nroot");
+    const other = await createAccount();
+    expect((await api(`/servers/${first}/console`, { method: "DELETE", key: other.apiKey })).status).toBe(
+      404,
+    );
+    onSecond.ws.close();
+    await onSecond.closed;
+  });
+
+  it("closes a dashboard session's console when the login token is replaced", async () => {
+    const ip = randomIp();
+    const bff = (path: string, cookie: string) =>
+      fetch(`${appUrl()}/bff${path}`, {
+        method: "POST",
+        headers: { cookie, origin: appUrl(), "content-type": "application/json", "x-forwarded-for": ip },
+        body: "{}",
+      });
+    const signUp = await bff("/sign-up", "");
+    const cookie = (signUp.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const { api_key: apiKey } = (await signUp.json()) as { api_key: string };
+    await fund(apiKey, 25);
+    const ordered = await api("/servers", {
+      method: "POST",
+      key: apiKey,
+      body: { plan: "pup", location: "nl", os: "debian-12" },
+    });
+    const id = ordered.body.id as number;
+    await waitForServer(apiKey, id, (s) => s.status === "active");
+    const ticket = (await (await bff(`/servers/${id}/console`, cookie)).json()) as {
+      ticket: string;
+      websocket_url: string;
+    };
+    const session = await openConsole(ticket.websocket_url, ticket.ticket, appUrl());
+    await session.waitFor("# ");
+    const rotated = await api("/account/login-token", { method: "POST", key: apiKey, body: {} });
+    expect(rotated.status).toBe(200);
+    expect(await session.closed).toEqual({ code: 4010, reason: "revoked" });
+  });
+
+  it("takes input no faster than a serial line does: the rest waits in the client's socket, not in the service", async () => {
+    const { apiKey, ids } = await accountWithServers(1);
+    const ticket = (await requestTicket(appUrl(), apiKey, ids[0] as number)).body;
+    const session = await openConsole(ticket.websocket_url, ticket.ticket);
+    await session.waitFor("# ");
+    // 512 KiB of short command lines at once; the demo shell echoes every one with an answer and a prompt.
+    const line = Buffer.from(`${"x".repeat(60)}\r`);
+    const frame = Buffer.concat(Array.from({ length: 256 }, () => line)).subarray(0, 16 * 1024);
+    const started = Date.now();
+    for (let i = 0; i < 32; i++) session.ws.send(frame);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const seconds = (Date.now() - started) / 1000;
+    // What came back is the echo of what was taken: the first burst, then the per-second rate.
+    const taken = session.output().split("command not found").length - 1;
+    const budget = TEST_LIMITS.consoleInputBurst + seconds * TEST_LIMITS.consoleInputPerSecond;
+    expect(taken * line.length).toBeLessThanOrEqual(budget + 16 * 1024);
+    expect(taken).toBeGreaterThan(0);
+    // Still open, and still answering once the backlog is through.
+    expect(session.ws.readyState).toBe(session.ws.OPEN);
+    session.ws.close();
+    await session.closed;
+  });
+
+  it("ends a session whose client stays behind the output", async () => {
+    const { apiKey, ids } = await accountWithServers(1);
+    const id = ids[0] as number;
+    const ticket = (await requestTicket(appUrl(), apiKey, id)).body;
+    const session = await openConsole(ticket.websocket_url, ticket.ticket);
+    await session.waitFor("# ");
+    // `help` answers 36 times its length: a client that reads nothing falls behind.
+    const frame = Buffer.from("help\r".repeat(3_000));
+    const socket = (session.ws as unknown as { _socket: { pause: () => void; destroyed: boolean } })._socket;
+    socket.pause();
+    const started = Date.now();
+    const typing = setInterval(() => session.ws.send(frame), 200);
+    try {
+      // Cut off: the close frame waits behind what the client did not read, so the socket just ends.
+      await until(
+        async () => readFileSync(inject("appOutputFile"), "utf8"),
+        (output) =>
+          output.includes(`console session ${ticket.session_id} (server ${id}) closed: client_behind`),
+        60_000,
+      );
+      expect(Date.now() - started).toBeGreaterThanOrEqual(TEST_LIMITS.consoleBehindSeconds * 1000);
+      await until(
+        async () => socket.destroyed || session.ws.readyState === session.ws.CLOSED,
+        (gone) => gone,
+        15_000,
+      );
+    } finally {
+      clearInterval(typing);
+      session.ws.terminate();
+    }
+  }, 90_000);
 });

@@ -6,6 +6,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
+import { startDnsServer, type TestDnsServer } from "@/lib/testing/dns-server";
 import { type RunningApp, startApp } from "../support/app-server";
 import { checkLedger, type LedgerReport } from "../support/ledger-check";
 import { resetPostgres } from "../support/reset-postgres";
@@ -31,10 +32,37 @@ export const TEST_LIMITS = {
   hostOperations: 8,
   /** Test sends and redeliveries of notifications per account (the two-instance test sends a hundred). */
   notificationSends: 150,
+  /** What one operator's adjustments may move in 24 hours before a second admin must approve (USD). */
+  adjustmentDailyCapUsd: 100,
+  /** Operator API requests and pages per operator: few enough for a test to spend them. */
+  operatorRequests: 120,
+  /** New or changed endpoint URLs per account (one account adds ten endpoints). */
+  webhookUrls: 12,
+  /** Console tickets per account and per server (a test opens a dozen on one server). */
+  consoleTickets: 20,
+  consoleTicketsServer: 12,
+  /** console.opened is announced once per server in this many minutes. */
+  consoleOpenedEventMinutes: 10,
+  /** Console input: a burst, then bytes a second; a client that stays behind the output this long is cut. */
+  consoleInputBurst: 64 * 1024,
+  consoleInputPerSecond: 16 * 1024,
+  consoleBehindSeconds: 5,
+};
+
+/**
+ * The name server the app resolves endpoints' names with (NOTIFY_DNS_SERVERS): `*.hooks.test` is loopback
+ * (where the suite's receivers listen), `*.internal.test` a private address, and names under `silent.test`
+ * are never answered.
+ */
+export const TEST_ZONES = {
+  "*.hooks.test": ["127.0.0.1"],
+  "*.internal.test": ["10.0.3.7"],
+  "public.hooks-far.test": ["93.184.216.34"],
 };
 
 let app: RunningApp | undefined;
 let chains: TestChains | undefined;
+let dns: TestDnsServer | undefined;
 let databaseUrl: string | undefined;
 
 export async function setup(project: TestProject) {
@@ -60,6 +88,16 @@ export async function setup(project: TestProject) {
     NOTIFY_TEST_ALLOW_LOOPBACK: "1",
     NOTIFY_TEST_RETRY_MS: "300",
     RATE_LIMIT_NOTIFICATION_SENDS: `${TEST_LIMITS.notificationSends}/10m`,
+    OPERATOR_ADJUSTMENT_DAILY_CAP_USD: String(TEST_LIMITS.adjustmentDailyCapUsd),
+    RATE_LIMIT_OPERATOR_REQUESTS: `${TEST_LIMITS.operatorRequests}/10m`,
+    RATE_LIMIT_WEBHOOK_URLS: `${TEST_LIMITS.webhookUrls}/10m`,
+    RATE_LIMIT_CONSOLE_TICKETS: `${TEST_LIMITS.consoleTickets}/10m`,
+    RATE_LIMIT_CONSOLE_TICKETS_SERVER: `${TEST_LIMITS.consoleTicketsServer}/1m`,
+    CONSOLE_OPENED_EVENT_MINUTES: String(TEST_LIMITS.consoleOpenedEventMinutes),
+    CONSOLE_INPUT_BYTES_PER_SECOND: String(TEST_LIMITS.consoleInputPerSecond),
+    CONSOLE_BEHIND_SECONDS: String(TEST_LIMITS.consoleBehindSeconds),
+    // The status page's figures follow the tests within a second (status.test.ts).
+    STATUS_REFRESH_SECONDS: "1",
     // A host per location, as a deployment has them (the simulated provisioner never calls them): room for
     // everything, but in Kuala Lumpur only 3 GiB of memory, so a resize meets a host's limit there
     // (resize.test.ts); nothing else orders in that location.
@@ -82,7 +120,14 @@ export async function setup(project: TestProject) {
     databaseUrl = url;
   }
   chains = await startTestChains();
-  const appEnv = { ...env, ...chains.appEnv };
+  dns = await startDnsServer(TEST_ZONES);
+  env.NOTIFY_DNS_SERVERS = dns.address;
+  // The settlement node by name, as deployments often give it: its lookups are the process's getaddrinfo.
+  const appEnv = {
+    ...env,
+    ...chains.appEnv,
+    X402_RPC_URL: chains.appEnv.X402_RPC_URL?.replace("127.0.0.1", "localhost") ?? "",
+  };
   app = await startApp(appEnv);
   project.provide("appEnv", appEnv);
   project.provide("appDataDir", app.dataDir);
@@ -98,6 +143,8 @@ export async function setup(project: TestProject) {
     relayer: chains.relayer,
     ethereumRpc: chains.ethereum.rpcUrl,
     ethereumWatcherRpc: chains.ethereumProxy.url,
+    ethereumWs: chains.ethereum.rpcUrl.replace(/^http/, "ws"),
+    ethereumWsProxyControl: chains.ethereumWsProxy.controlUrl,
     usdt: chains.usdt,
   });
 }
@@ -136,6 +183,7 @@ async function ledgerCheck(running: RunningApp, databaseUrl: string | undefined)
 export async function teardown() {
   await app?.stop();
   await chains?.stop();
+  await dns?.close();
   if (app) await ledgerCheck(app, databaseUrl);
 }
 
@@ -159,6 +207,9 @@ declare module "vitest" {
       ethereumRpc: string;
       /** The Ethereum chain as the app's watcher reads it: behind geth's `eth_getLogs` limits. */
       ethereumWatcherRpc: string;
+      /** The Ethereum chain's WebSocket, and the control of the proxy the app's push reads it through. */
+      ethereumWs: string;
+      ethereumWsProxyControl: string;
       usdt: `0x${string}`;
     };
   }

@@ -14,6 +14,15 @@ describe("API keys", () => {
       prefix: account.apiKey.slice(0, 13),
       created_at: expect.any(String),
       last_used_at: expect.any(String),
+      last_used_from: expect.any(String),
+      // Made with the account, before anything limited it: every scope, no condition, no cap.
+      scopes: expect.arrayContaining(["servers:read", "billing:spend", "keys:write"]),
+      full_access: true,
+      expires_at: null,
+      allowed_networks: null,
+      server_ids: null,
+      spend_cap: null,
+      created_by_key_id: null,
     });
     expect(JSON.stringify(result.body)).not.toContain(account.apiKey.slice(13));
   });
@@ -51,7 +60,14 @@ describe("API keys", () => {
     [{ name: "x".repeat(65) }, "invalid_name"],
     [{ name: 42 }, "invalid_name"],
     [{ name: "<script>" }, "invalid_name"],
-    [{ scopes: ["all"] }, "unknown_field"],
+    [{ scopes: ["all"] }, "invalid_scopes"],
+    [{ scopes: [] }, "invalid_scopes"],
+    [{ expires_at: "tomorrow" }, "invalid_expires_at"],
+    [{ allowed_networks: ["10.0.0.0/33"] }, "invalid_networks"],
+    [{ server_ids: [0] }, "invalid_server_ids"],
+    [{ spend_cap: { amount_usd: 1.005, period: "day" } }, "invalid_spend_cap"],
+    [{ spend_cap: { amount_usd: 10, period: "year" } }, "invalid_spend_cap"],
+    [{ permissions: ["all"] }, "unknown_field"],
   ])("refuses the body %j with 400 %s and creates nothing", async (body, code) => {
     const account = await createAccount();
     const result = await api("/keys", { method: "POST", key: account.apiKey, body });
@@ -79,7 +95,7 @@ describe("API keys", () => {
 
     const revoked = await api(`/keys/${id}`, { method: "DELETE", key: account.apiKey });
     expect(revoked.status).toBe(200);
-    expect(revoked.body).toEqual({ id, revoked: true, revoked_at: expect.any(String) });
+    expect(revoked.body).toEqual({ id, revoked: true, revoked_at: expect.any(String), also_revoked: [] });
 
     expect((await api("/account", { key: secondKey })).status).toBe(401);
     const listed = await api("/keys", { key: account.apiKey });

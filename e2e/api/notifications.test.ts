@@ -1,12 +1,15 @@
 import { mkdtempSync } from "node:fs";
+import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { SILENT_ZONE } from "@/lib/testing/dns-server";
 import { type RunningApp, startApp } from "../support/app-server";
 import { type Receiver, startReceiver, verified } from "../support/webhook-receiver";
 import { fund } from "./funding";
-import { api, createAccount, errorCode, until, waitForServer } from "./helpers";
+import { TEST_LIMITS } from "./global-setup";
+import { api, createAccount, errorCode, randomIp, until, waitForServer } from "./helpers";
 
 type Delivery = {
   id: number;
@@ -341,6 +344,236 @@ describe("the webhooks API", () => {
   });
 });
 
+describe("fair delivery", () => {
+  it("five accounts whose endpoints hang cannot delay a sixth account's server.expiring", async () => {
+    // Endpoints that take the connection and never answer: each attempt holds its slot until the send timeout.
+    const held = new Set<Socket>();
+    const tarpit = createNetServer((socket) => {
+      held.add(socket);
+      socket.on("error", () => {});
+      socket.on("close", () => held.delete(socket));
+    });
+    await new Promise<void>((resolve) => tarpit.listen(0, "127.0.0.1", resolve));
+    const tarpitUrl = `http://127.0.0.1:${(tarpit.address() as AddressInfo).port}`;
+    const victim = await createAccount();
+    await addWebhook(victim.apiKey, "/expiring", { events: ["server.expiring"] });
+    await fund(victim.apiKey, 25);
+    const ordered = await api("/servers", {
+      method: "POST",
+      key: victim.apiKey,
+      body: { plan: "pup", location: "nl", os: "debian-12" },
+    });
+    const server = await waitForServer<{ status: string; expires_at: string }>(
+      victim.apiKey,
+      ordered.body.id as number,
+      (s) => s.status === "active",
+    );
+    const attackers = await Promise.all(Array.from({ length: 5 }, () => createAccount()));
+    const hooks: { key: string; id: number }[] = [];
+    try {
+      for (const [a, attacker] of attackers.entries()) {
+        for (let i = 0; i < 5; i++) {
+          const made = await api("/webhooks", {
+            method: "POST",
+            key: attacker.apiKey,
+            body: { url: `${tarpitUrl}/hang-${a}-${i}` },
+          });
+          expect(made.status).toBe(201);
+          hooks.push({ key: attacker.apiKey, id: made.body.id as number });
+        }
+      }
+      // Two test sends per endpoint: fifty attempts of five seconds each, retried 300 ms after each.
+      await Promise.all(
+        hooks.flatMap((hook) =>
+          [0, 1].map(() => api(`/webhooks/${hook.id}/test`, { method: "POST", key: hook.key })),
+        ),
+      );
+      await until(
+        async () => held.size,
+        (size) => size >= 8,
+        10_000,
+      );
+      // Seventy hours before the victim's expiry: its 72-hour warning is due at the next background pass.
+      await advanceClock((Date.parse(server.expires_at) - (await serviceNow())) / 1000 - 70 * 3600);
+      const started = Date.now();
+      await waitForArrivals("/expiring", 1, 8_000);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(JSON.parse(arrivedAt("/expiring")[0]?.body ?? "{}")).toMatchObject({ type: "server.expiring" });
+    } finally {
+      await Promise.all(
+        hooks.map((hook) => api(`/webhooks/${hook.id}`, { method: "DELETE", key: hook.key })),
+      );
+      const closed = new Promise((resolve) => tarpit.close(resolve));
+      for (const socket of held) socket.destroy();
+      await closed;
+    }
+  }, 120_000);
+});
+
+describe("names the account chose, resolved by a name server that never answers", () => {
+  /** The receiver by a name the suite's name server resolves to loopback. */
+  const byName = (path: string) => `http://calm.hooks.test:${new URL(receiver.url).port}${path}`;
+
+  it("cost other accounts' deliveries and a node RPC by name nothing while 100 checks wait, and say nothing of them", async () => {
+    // Another account's webhook, by name: resolved by the same resolver as the checks below.
+    const calm = await createAccount();
+    const created = await api("/webhooks", {
+      method: "POST",
+      key: calm.apiKey,
+      body: { url: byName("/calm") },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const calmId = created.body.id as number;
+    // A dashboard session for the wallet's RPC, which the app sends to the settlement node by host name.
+    const signUp = await fetch(`${inject("baseUrl")}/bff/sign-up`, {
+      method: "POST",
+      headers: { origin: inject("baseUrl"), "x-forwarded-for": randomIp() },
+    });
+    const cookie = (signUp.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const rpc = async () => {
+      const started = performance.now();
+      const response = await fetch(`${inject("baseUrl")}/bff/wallet/rpc`, {
+        method: "POST",
+        headers: {
+          origin: inject("baseUrl"),
+          cookie,
+          "content-type": "application/json",
+          "x-forwarded-for": randomIp(),
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+      });
+      expect(response.status).toBe(200);
+      return performance.now() - started;
+    };
+    /**
+     * One test send of the calm account: from its event's commit (the 202) to its arrival at the receiver,
+     * the worker's part, which a pool of threads held by the checks would delay.
+     */
+    const delivery = async () => {
+      const before = arrivedAt("/calm").length;
+      expect((await api(`/webhooks/${calmId}/test`, { method: "POST", key: calm.apiKey })).status).toBe(202);
+      const committed = performance.now();
+      await waitForArrivals("/calm", before + 1, 10_000);
+      return performance.now() - committed;
+    };
+    const quiet = { delivery: await delivery(), rpc: await rpc() };
+
+    // Ten accounts, ten names each under a zone whose server never answers, all at once.
+    const attackers = await Promise.all(Array.from({ length: 10 }, () => createAccount()));
+    const checks = attackers.flatMap((attacker, a) =>
+      Array.from({ length: 10 }, async (_, i) => {
+        const result = await api("/webhooks", {
+          method: "POST",
+          key: attacker.apiKey,
+          body: { url: `https://r${a}x${i}x${Date.now()}.${SILENT_ZONE}/` },
+        });
+        return result;
+      }),
+    );
+    const during: { delivery: number[]; rpc: number[] } = { delivery: [], rpc: [] };
+    let settled = false;
+    const all = Promise.all(checks).finally(() => {
+      settled = true;
+    });
+    while (!settled) {
+      during.delivery.push(await delivery());
+      during.rpc.push(await rpc());
+    }
+    const results = await all;
+    for (const result of results) {
+      expect(result.status).toBe(400);
+      expect(errorCode(result)).toBe("webhook_url_refused");
+      // Given up at the resolver's own bound: c-ares' timeout, not libc's (which says EAI_AGAIN, much later).
+      expect(result.body.message).toMatch(/could not be resolved in time/);
+    }
+    const worst = (list: number[]) => Math.max(...list);
+    expect(during.delivery.length).toBeGreaterThan(0);
+    expect(worst(during.delivery), JSON.stringify({ quiet, during })).toBeLessThan(quiet.delivery + 1_000);
+    expect(worst(during.rpc), JSON.stringify({ quiet, during })).toBeLessThan(quiet.rpc + 1_000);
+  }, 60_000);
+
+  it("checks ownership and the endpoint limit before resolving, and counts URL changes per account", async () => {
+    const { apiKey } = await createAccount();
+    const other = await createAccount();
+    const { id: theirs } = await addWebhook(other.apiKey, "/theirs");
+    const silent = (label: string) => `https://${label}-${Date.now()}.${SILENT_ZONE}/`;
+    // Another account's webhook, or none: 404 at once, nothing resolved.
+    for (const id of [theirs, 999_999]) {
+      const started = performance.now();
+      const result = await api(`/webhooks/${id}`, {
+        method: "PATCH",
+        key: apiKey,
+        body: { url: silent("p") },
+      });
+      expect(result.status).toBe(404);
+      expect(performance.now() - started).toBeLessThan(1_000);
+    }
+    // A name resolving to a private address is refused without saying which.
+    const internal = await api("/webhooks", {
+      method: "POST",
+      key: apiKey,
+      body: { url: "http://db.internal.test/" },
+    });
+    expect(errorCode(internal)).toBe("webhook_url_refused");
+    expect(internal.body.message).toBe(
+      "Not sent to: db.internal.test resolves to a non-public address. Use a public address.",
+    );
+    expect(JSON.stringify(internal.body)).not.toContain("10.0.3.7");
+    // A port other than 443 and 80 is refused (a loopback receiver, in tests, may use any).
+    const port = await api("/webhooks", {
+      method: "POST",
+      key: apiKey,
+      body: { url: "https://93.184.216.34:22/hook" },
+    });
+    expect([port.status, errorCode(port)]).toEqual([400, "webhook_url_refused"]);
+    expect(port.body.message).toMatch(/Port 22 is not accepted/);
+    const compatible = await api("/webhooks", {
+      method: "POST",
+      key: apiKey,
+      body: { url: "https://[::10.0.0.1]/hook" },
+    });
+    // An IPv4-compatible IPv6 address is the IPv4 address it carries: here a private one.
+    expect([compatible.status, errorCode(compatible)]).toEqual([400, "webhook_url_refused"]);
+    expect(compatible.body.message).toMatch(/10\.0\.0\.1 is a private address/);
+    // URL checks so far: 3 (the refusals above that got as far as resolving). Up to the limit, then 429.
+    let made = 0;
+    for (let i = 3; i < TEST_LIMITS.webhookUrls; i++) {
+      await addWebhook(apiKey, `/counted-${i}`);
+      made += 1;
+    }
+    const over = await api("/webhooks", { method: "POST", key: apiKey, body: { url: byName("/over") } });
+    expect(over.status).toBe(429);
+    expect(errorCode(over)).toBe("rate_limited");
+    const listed = (await api("/webhooks", { key: apiKey })).body.webhooks as { id: number }[];
+    expect(listed).toHaveLength(made);
+    // A change that keeps the URL is not counted.
+    const [first] = listed;
+    expect(
+      (await api(`/webhooks/${first?.id}`, { method: "PATCH", key: apiKey, body: { description: "x" } }))
+        .status,
+    ).toBe(200);
+    const moved = await api(`/webhooks/${first?.id}`, {
+      method: "PATCH",
+      key: apiKey,
+      body: { url: byName("/moved") },
+    });
+    expect(moved.status).toBe(429);
+  });
+
+  it("refuses an eleventh endpoint before resolving its name", async () => {
+    const { apiKey } = await createAccount();
+    for (let i = 0; i < 10; i++) await addWebhook(apiKey, `/full-${i}`);
+    const started = performance.now();
+    const refused = await api("/webhooks", {
+      method: "POST",
+      key: apiKey,
+      body: { url: `https://eleven-${Date.now()}.${SILENT_ZONE}/` },
+    });
+    expect([refused.status, errorCode(refused)]).toEqual([409, "webhook_limit_reached"]);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});
+
 // The embedded database belongs to one process: this runs its own app on its own DATA_DIR.
 describe.runIf(inject("dbTarget") === "pglite")("a restart in the middle of retries", () => {
   it("loses nothing and sends nothing twice", async () => {
@@ -456,14 +689,25 @@ describe("in production mode", () => {
   }, 90_000);
   afterAll(() => app?.stop());
 
-  it("refuses loopback, private, link-local, metadata and plain-http URLs", async () => {
+  it("refuses loopback, private, link-local, metadata, non-global IPv6, other ports and plain-http URLs", async () => {
     const { apiKey } = await createAccount(undefined, app.url);
     const cases: [string, string, RegExp][] = [
       ["https://127.0.0.1/hook", "webhook_url_refused", /127\.0\.0\.1 is a loopback address/],
       ["https://10.20.30.40/hook", "webhook_url_refused", /10\.20\.30\.40 is a private address/],
       ["https://169.254.169.254/latest/meta-data/", "webhook_url_refused", /cloud metadata address/],
-      ["https://[::1]:8443/hook", "webhook_url_refused", /::1 is a loopback address/],
-      ["https://localhost/hook", "webhook_url_refused", /localhost resolves to .*a loopback address/],
+      ["https://[::1]/hook", "webhook_url_refused", /::1 is a loopback address/],
+      ["https://[::127.0.0.1]/hook", "webhook_url_refused", /127\.0\.0\.1 is a loopback address/],
+      ["https://[::ffff:7f00:1]/hook", "webhook_url_refused", /127\.0\.0\.1 is a loopback address/],
+      ["https://[4000::1]/hook", "webhook_url_refused", /not a global unicast address/],
+      ["https://localhost/hook", "webhook_url_refused", /localhost is a loopback name/],
+      [
+        "https://loop.hooks.test/hook",
+        "webhook_url_refused",
+        /^Not sent to: loop\.hooks\.test resolves to a non-public address\./,
+      ],
+      ["https://93.184.216.34:22/hook", "webhook_url_refused", /^Port 22 is not accepted/],
+      ["https://public.hooks-far.test:8443/hook", "webhook_url_refused", /^Port 8443 is not accepted/],
+      ["https://public.hooks-far.test:80/hook", "webhook_url_refused", /^Port 80 is not accepted/],
       ["http://hooks.example.com/hook", "invalid_webhook_url", /Only https URLs/],
     ];
     for (const [url, code, message] of cases) {

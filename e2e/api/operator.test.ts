@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { openConsole, requestTicket } from "../support/console-client";
 import {
   addOperator,
+  disableOperatorOnMachine,
   freshCode,
   type NewOperator,
   type OperatorSession,
@@ -8,6 +10,7 @@ import {
   signInOperator,
 } from "../support/operator";
 import { balanceOf, fund } from "./funding";
+import { TEST_LIMITS } from "./global-setup";
 import { api, createAccount, randomIp, type TestAccount, waitForServer } from "./helpers";
 
 /**
@@ -25,6 +28,8 @@ type Server = { id: number; status: string; status_reason: string | null; power_
 describe("the operator API", () => {
   let admin: NewOperator;
   let reader: NewOperator;
+  /** Made on the machine at once, for the tests that need an operator of their own. */
+  let others: Record<"second" | "sweeper" | "leaver" | "leaver2", NewOperator>;
   let adminSession: OperatorSession;
   let readerSession: OperatorSession;
   let customer: TestAccount;
@@ -32,10 +37,19 @@ describe("the operator API", () => {
   let serverIp: string;
 
   beforeAll(async () => {
-    [admin, reader] = await Promise.all([
+    let second: NewOperator;
+    let sweeper: NewOperator;
+    let leaver: NewOperator;
+    let leaver2: NewOperator;
+    [admin, reader, second, sweeper, leaver, leaver2] = await Promise.all([
       addOperator(env(), "api-admin", "admin"),
       addOperator(env(), "api-reader", "read-only"),
+      addOperator(env(), "api-admin-2", "admin"),
+      addOperator(env(), "api-sweeper", "read-only"),
+      addOperator(env(), "api-leaver", "support"),
+      addOperator(env(), "api-leaver-2", "read-only"),
     ]);
+    others = { second, sweeper, leaver, leaver2 };
     adminSession = await signInOperator(base(), admin);
     readerSession = await signInOperator(base(), reader);
     customer = await createAccount();
@@ -71,7 +85,12 @@ describe("the operator API", () => {
     ["POST", `/accounts/${customer.userId}/adjustments`, { amount_usd: 100, reason: "probe" }],
     ["POST", `/servers/${serverId}/suspension`, { reason: "probe" }],
     ["DELETE", `/servers/${serverId}/suspension`, { reason: "probe" }],
+    ["DELETE", "/consoles/1", { reason: "probe" }],
     ["GET", "/audit"],
+    ["GET", "/operators"],
+    ["POST", "/operators/api-admin/deactivation", { reason: "probe" }],
+    ["GET", "/adjustment-approvals"],
+    ["POST", "/adjustment-approvals/1", { decision: "approve", note: "probe" }],
     ["PUT", "/overview"],
     ["GET", "/no-such-thing"],
   ];
@@ -114,7 +133,7 @@ describe("the operator API", () => {
     const server = (await api(`/servers/${serverId}`, { key: customer.apiKey })).body as unknown as Server;
     expect(server).toMatchObject({ status: "active", status_reason: null });
     expect(await balanceOf(customer.apiKey)).toBe(balance);
-  });
+  }, 60_000);
 
   it("gives an operator session no customer's rights: the API and the dashboard see nobody", async () => {
     const token = adminSession.cookie.split("=")[1] ?? "";
@@ -236,6 +255,53 @@ describe("the operator API", () => {
     ]);
   });
 
+  it("closes any customer's console, with the reason in the audit log", async () => {
+    const ticket = (await requestTicket(base(), customer.apiKey, serverId)).body;
+    const session = await openConsole(ticket.websocket_url, ticket.ticket);
+    await session.waitFor("# ");
+    const listed = (await call(readerSession, `/accounts/${customer.userId}`)).body.consoles as {
+      id: number;
+      opened_at: string | null;
+      closed_at: string | null;
+    }[];
+    expect(listed.find((console) => console.id === ticket.session_id)).toMatchObject({ closed_at: null });
+    const reason = "Console used to attack other hosts";
+    const closed = await call(adminSession, `/consoles/${ticket.session_id}`, {
+      method: "DELETE",
+      body: { reason },
+    });
+    expect(closed.status).toBe(200);
+    expect(closed.body).toEqual({
+      id: ticket.session_id,
+      account_id: customer.userId,
+      server_id: serverId,
+      closed: true,
+    });
+    expect(await session.closed).toEqual({ code: 4012, reason: "closed_by_operator" });
+    const again = await call(adminSession, `/consoles/${ticket.session_id}`, {
+      method: "DELETE",
+      body: { reason },
+    });
+    expect([again.status, again.body.error]).toEqual([409, "console_closed"]);
+    expect(
+      (await call(adminSession, "/consoles/999999", { method: "DELETE", body: { reason } })).status,
+    ).toBe(404);
+    const audit = (await call(adminSession, `/audit?target=console:${ticket.session_id}`)).body.entries as {
+      action: string;
+      operator: string;
+      reason: string;
+      detail: Record<string, unknown>;
+    }[];
+    expect(audit).toMatchObject([
+      {
+        action: "close_console",
+        operator: "api-admin",
+        reason,
+        detail: { account_id: customer.userId, server_id: serverId, was_open: true },
+      },
+    ]);
+  });
+
   it("suspends a whole account: GET /account says why and orders are refused, charging nothing", async () => {
     const reason = "Phishing site on every server";
     expect(
@@ -302,6 +368,178 @@ describe("the operator API", () => {
       reason: "Credit for the outage of 3 May (api-admin)",
     });
   });
+
+  it("holds an adjustment past the operator's daily cap until another admin approves it; the asker cannot", async () => {
+    const cap = TEST_LIMITS.adjustmentDailyCapUsd;
+    const second = await signInOperator(base(), others.second);
+    const listed = (await call(adminSession, "/operators")).body as {
+      operators: { name: string; adjusted_24h_usd: number }[];
+      daily_cap_usd: number;
+    };
+    expect(listed.daily_cap_usd).toBe(cap);
+    const used = listed.operators.find((o) => o.name === "api-admin")?.adjusted_24h_usd ?? 0;
+    const before = await balanceOf(customer.apiKey);
+    const amount = cap - used + 1;
+    const ask = () =>
+      call(adminSession, `/accounts/${customer.userId}/adjustments`, {
+        method: "POST",
+        body: { amount_usd: amount, reason: "Refund of a double order" },
+        headers: { "idempotency-key": "over-cap-1" },
+      });
+    const waiting = await ask();
+    expect(waiting.status).toBe(202);
+    expect(waiting.body).toMatchObject({ state: "pending", requested_by: "api-admin", amount_usd: amount });
+    expect(await balanceOf(customer.apiKey)).toBe(before);
+    expect((await ask()).status).toBe(202);
+    const id = waiting.body.id as number;
+    expect(
+      ((await call(second, "/adjustment-approvals")).body.approvals as { id: number }[]).map((a) => a.id),
+    ).toContain(id);
+
+    const own = await call(adminSession, `/adjustment-approvals/${id}`, {
+      method: "POST",
+      body: { decision: "approve", note: "my own" },
+    });
+    expect(own.status).toBe(403);
+    expect(own.body.error).toBe("approval_needs_another_admin");
+    expect(await balanceOf(customer.apiKey)).toBe(before);
+
+    const approved = await call(second, `/adjustment-approvals/${id}`, {
+      method: "POST",
+      body: { decision: "approve", note: "Checked the double order" },
+    });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ state: "approved", decided_by: "api-admin-2" });
+    expect(await balanceOf(customer.apiKey)).toBe(before + amount);
+    // The asker's retry now answers the posted adjustment; nothing is posted twice.
+    const replay = await ask();
+    expect(replay.status).toBe(200);
+    expect(replay.body).toMatchObject({ operator: "api-admin", approved_by: "api-admin-2" });
+    expect(await balanceOf(customer.apiKey)).toBe(before + amount);
+    expect(
+      (
+        await call(second, `/adjustment-approvals/${id}`, {
+          method: "POST",
+          body: { decision: "refuse", note: "late" },
+        })
+      ).body.error,
+    ).toBe("approval_decided");
+    const actions = (
+      (await call(second, `/audit?target=account:${customer.userId}`)).body.entries as {
+        action: string;
+        operator: string;
+      }[]
+    ).slice(0, 2);
+    expect(actions).toEqual([
+      expect.objectContaining({ action: "approve_adjustment", operator: "api-admin-2" }),
+      expect.objectContaining({ action: "request_adjustment", operator: "api-admin" }),
+    ]);
+  });
+
+  it("counts the console's pages against the operator's request limit, as its API, and refuses pages past it", async () => {
+    const remaining = (response: Response) =>
+      Number(/;r=(\d+)/.exec(response.headers.get("ratelimit") ?? "")?.[1] ?? Number.NaN);
+    const sweeper = await signInOperator(base(), others.sweeper);
+    const asSweeper = (path: string) => fetch(`${base()}${path}`, { headers: { cookie: sweeper.cookie } });
+    const first = await asSweeper("/api/operator/v1/session");
+    const page = await asSweeper(`/operator/accounts/${customer.userId}`);
+    expect(page.status).toBe(200);
+    const after = await asSweeper("/api/operator/v1/session");
+    expect(remaining(page)).toBe(remaining(first) - 1);
+    expect(remaining(after)).toBe(remaining(first) - 2);
+
+    // Spent: the API and the pages alike answer 429, and a page shows none of the account.
+    let left = remaining(after);
+    while (left > 0) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(left, 25) }, () => asSweeper("/api/operator/v1/session")),
+      );
+      left = Math.min(...batch.map(remaining));
+    }
+    const refused = await asSweeper(`/operator/accounts/${customer.userId}`);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(await refused.text()).not.toContain("Balance");
+    expect((await asSweeper("/api/operator/v1/session")).status).toBe(429);
+    // Another operator is not affected.
+    expect(
+      (
+        await fetch(`${base()}/operator/accounts/${customer.userId}`, {
+          headers: { cookie: readerSession.cookie },
+        })
+      ).status,
+    ).toBe(200);
+  }, 60_000);
+
+  it("lets an admin deactivate an operator: their sessions end at once, they cannot sign in again, and it is audited", async () => {
+    const { leaver } = others;
+    const session = await signInOperator(base(), leaver);
+    expect((await call(session, "/session")).status).toBe(200);
+    const self = await call(adminSession, "/operators/api-admin/deactivation", {
+      method: "POST",
+      body: { reason: "Trying myself" },
+    });
+    expect(self.body.error).toBe("cannot_disable_self");
+
+    const done = await call(adminSession, "/operators/api-leaver/deactivation", {
+      method: "POST",
+      body: { reason: "Left the support team" },
+    });
+    expect(done.status).toBe(200);
+    expect(done.body).toEqual({ sessions_ended: 1 });
+    expect((await call(session, "/session")).status).toBe(404);
+    expect((await fetch(`${base()}/operator/payments`, { headers: { cookie: session.cookie } })).status).toBe(
+      404,
+    );
+    await expect(signInOperator(base(), leaver)).rejects.toThrow(/401/);
+    expect(
+      (
+        await call(adminSession, "/operators/api-leaver/deactivation", {
+          method: "POST",
+          body: { reason: "again" },
+        })
+      ).body.error,
+    ).toBe("operator_disabled_already");
+    const listed = (await call(adminSession, "/operators")).body.operators as {
+      name: string;
+      disabled_at: string | null;
+      live_sessions: number;
+    }[];
+    expect(listed.find((o) => o.name === "api-leaver")).toMatchObject({
+      disabled_at: expect.any(String),
+      live_sessions: 0,
+    });
+    const [entry] = (await call(adminSession, "/audit?target=operator:api-leaver")).body.entries as {
+      action: string;
+      operator: string;
+      reason: string;
+    }[];
+    expect(entry).toMatchObject({
+      action: "disable_operator",
+      operator: "api-admin",
+      reason: "Left the support team",
+    });
+  }, 90_000);
+
+  it("deactivates an operator from the machine with npm run operator:disable", async () => {
+    const leaver = others.leaver2;
+    const session = await signInOperator(base(), leaver);
+    expect((await call(session, "/session")).status).toBe(200);
+    const printed = await disableOperatorOnMachine(env(), "api-leaver-2", "Laptop stolen");
+    expect(printed).toMatch(/api-leaver-2/);
+    // On PostgreSQL at once; on the embedded database at the app's next operator request, before it counts.
+    expect((await call(session, "/session")).status).toBe(404);
+    const [entry] = (await call(adminSession, "/audit?target=operator:api-leaver-2")).body.entries as {
+      action: string;
+      operator: string;
+      client: string;
+    }[];
+    expect(entry).toMatchObject({
+      action: "disable_operator",
+      operator: expect.stringMatching(/^machine \(/),
+      client: "machine",
+    });
+  }, 90_000);
 
   it("signs in only with the secret and an unused current code, limits failures per address, and signs out everywhere", async () => {
     const ip = randomIp();

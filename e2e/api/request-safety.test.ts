@@ -282,7 +282,8 @@ describe("the dashboard's routes refuse a body that is not JSON (400) and change
   });
 });
 
-// Its own production-mode instance: HSTS is a production header, and the log is read from this process.
+// Its own production-mode instance: HSTS is a production header, and the log is read from this process. Its
+// operator has switched the public status page off.
 describe("a production instance", () => {
   let app: RunningApp;
   beforeAll(async () => {
@@ -300,9 +301,18 @@ describe("a production instance", () => {
       APP_MODE: "production",
       SESSION_SECRET: "a-production-session-secret-of-enough-length",
       ENCRYPTION_KEY: "ab".repeat(32),
+      STATUS_PAGE: "0",
     });
   }, 90_000);
   afterAll(() => app?.stop());
+
+  it("with the status page switched off, answers 404 for the page and its JSON, and no link names it", async () => {
+    const json = await raw("/api/v1/status", { base: app.url });
+    expect(json.status).toBe(404);
+    expect(json.json).toMatchObject({ error: "not_found" });
+    expect((await raw("/status", { base: app.url })).status).toBe(404);
+    expect((await raw("/", { base: app.url })).text).not.toContain('href="/status"');
+  });
 
   it("sends HSTS and upgrades insecure requests", async () => {
     const page = await raw("/", { base: app.url });

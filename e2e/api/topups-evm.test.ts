@@ -231,3 +231,105 @@ describe("the EVM watcher with more watched addresses than geth accepts in one l
     }
   });
 });
+
+describe("the EVM watcher woken by its node's new heads (eth_subscribe over WebSocket)", () => {
+  type Push = { status: string; missed: number };
+  const watcherPush = async (call: (route: string) => Promise<Record<string, unknown>>) =>
+    ((await call("/health")).watchers as { name: string; push: Push | null }[]).find(
+      (watcher) => watcher.name === "evm:ethereum",
+    )?.push;
+  const sharedPush = () => watcherPush(async (route) => (await api(route)).body);
+  async function until<T>(
+    read: () => Promise<T>,
+    done: (value: T) => boolean,
+    what: string,
+    timeoutMs = 30_000,
+  ) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await read();
+      if (done(value)) return value;
+      if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+
+  it("heads lost without a word: the poll credits the payment, counts them lost, and subscribes again", async () => {
+    const proxy = async (command: Record<string, unknown>) =>
+      (await fetch(chains.ethereumWsProxyControl, { method: "POST", body: JSON.stringify(command) }).then(
+        (r) => r.json(),
+      )) as { connections: number };
+    const before = await until(sharedPush, (push) => push?.status === "ok", "the push ok");
+    const { apiKey } = await createAccount();
+    const topup = (await api("/topups", { method: "POST", key: apiKey, body: { amount: 32, coin: "ETH" } }))
+      .body as unknown as Topup;
+    // The subscription dies silently, as a provider's does: the socket stays open, no head comes.
+    const { connections } = await proxy({ silence: true });
+    await wallet.sendTransaction({
+      chain: null,
+      to: topup.deposit_address,
+      value: parseEther(topup.deposit_amount),
+    });
+    const done = await waitForTopup(apiKey, topup.ref, (t) => t.status === "completed");
+    expect(done.credited_usd).toBe(32);
+    const after = await until(
+      sharedPush,
+      (push) => (push?.missed ?? 0) > (before?.missed ?? 0) && push?.status === "ok",
+      "lost heads counted, then the push ok again",
+    );
+    expect(after?.missed).toBeGreaterThan(before?.missed ?? 0);
+    // It was ok again on a new subscription: the watcher dropped the silent one and subscribed anew.
+    expect((await proxy({})).connections).toBeGreaterThan(connections);
+  });
+
+  // An app of its own on PGlite: the same test whichever database the suite runs on, so it runs once.
+  it.runIf(inject("dbTarget") === "pglite")(
+    "with its poll once a minute, a payment is credited within seconds of its blocks",
+    {
+      timeout: 120_000,
+    },
+    async () => {
+      const app = await startApp({
+        ...inject("appEnv"),
+        DATABASE_URL: "",
+        DATA_DIR: mkdtempSync(path.join(tmpdir(), "vps-evm-push-")),
+        WATCHER_INTERVAL_MS: "60000",
+        EVM_WS_URL: chains.ethereumWs,
+      });
+      try {
+        const call = (route: string, init?: Parameters<typeof callApp>[2]) => callApp(app, route, init);
+        await until(
+          () => watcherPush(call),
+          (push) => push?.status === "ok",
+          "the push ok",
+        );
+        const { api_key: key } = (await call("/account", { method: "POST" })) as { api_key: string };
+        const topup = (await call("/topups", {
+          method: "POST",
+          key,
+          body: { amount: 32, coin: "ETH" },
+        })) as Topup;
+        const sent = Date.now();
+        const hash = await wallet.sendTransaction({
+          chain: null,
+          to: topup.deposit_address,
+          value: parseEther(topup.deposit_amount),
+        });
+        const done = await until(
+          async () => (await call(`/topups/${topup.ref}`, { key })) as Topup,
+          (t) => t.status === "completed",
+          "credited",
+          20_000,
+        );
+        // Three confirmations on a chain of one block a second, well inside the minute between polls.
+        const elapsed = Date.now() - sent;
+        console.log(`ETH: sent -> credited (3 confirmations, 1 s blocks) in ${elapsed} ms; poll: 60 s`);
+        expect(done.payments.map((payment) => payment.tx_hash)).toEqual([hash]);
+        expect(elapsed).toBeLessThan(15_000);
+        expect((await watcherPush(call))?.status).toBe("ok");
+      } finally {
+        await app.stop();
+      }
+    },
+  );
+});

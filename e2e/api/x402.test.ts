@@ -5,7 +5,8 @@ import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
 import { getAddress, type PrivateKeyAccount, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { api, baseUrl, createAccount, errorCode, randomIp } from "./helpers";
+import { addOperator, operatorApi, signInOperator } from "../support/operator";
+import { api, baseUrl, createAccount, errorCode, randomIp, type TestAccount, until } from "./helpers";
 import {
   type AuthorizationOverrides,
   balanceOf,
@@ -195,50 +196,6 @@ describe("paid x402 top-ups on the local Base chain", () => {
     expect(await balanceOf(apiKey)).toBe(40);
   });
 
-  it(
-    "a settlement whose answer was lost is credited to its owner's retry once the claim's lease lapses",
-    async () => {
-      const owner = await createAccount();
-      const other = await createAccount();
-      const payer = await fundedWallet(45_000_000n);
-      const { header } = await signPayment(payer, 45_000_000n);
-      const nonceBefore = await relayerNonce();
-      // Our transaction reaches the node, but its answer is lost and the node then stops answering us.
-      await settlementNode({ hold: { method: "eth_sendRawTransaction" } });
-      let lost: Awaited<ReturnType<typeof payTopup>>;
-      try {
-        const paying = payTopup(owner.apiKey, 45, header);
-        await untilHeld(1);
-        await setChain("down");
-        await settlementNode({ release: { lose: true } });
-        lost = await paying;
-      } finally {
-        await settlementNode({ release: {} });
-        await setChain("up");
-      }
-      expect(lost.status).toBe(503);
-      await expect.poll(() => usdcBalance(payer.address), { timeout: 10_000 }).toBe(0n);
-      expect(await relayerNonce()).toBe(nonceBefore + 1);
-      expect(await balanceOf(owner.apiKey)).toBe(0);
-      // While the claim's lease runs, nobody settles or credits it; afterwards only its owner is credited.
-      for (const account of [owner, other]) {
-        const early = await payTopup(account.apiKey, 45, header);
-        expect(early.status).toBe(409);
-        expect(errorCode(early)).toBe("payment_in_progress");
-      }
-      await new Promise((resolve) => setTimeout(resolve, CLAIM_LEASE_SECONDS * 1000 + 1000));
-      const stranger = await payTopup(other.apiKey, 45, header);
-      expect(stranger.status).toBe(409);
-      const retried = await payTopup(owner.apiKey, 45, header);
-      expect(retried.status).toBe(201);
-      expect(retried.body).toMatchObject({ status: "completed", credited_usd: 45 });
-      expect(await balanceOf(owner.apiKey)).toBe(45);
-      expect(await balanceOf(other.apiKey)).toBe(0);
-      expect(await relayerNonce()).toBe(nonceBefore + 1);
-    },
-    (CLAIM_LEASE_SECONDS + 40) * 1000,
-  );
-
   it("an Idempotency-Key returns the settled top-up for a retried request", async () => {
     const { apiKey } = await createAccount();
     const payer = await fundedWallet(60_000_000n);
@@ -254,6 +211,129 @@ describe("paid x402 top-ups on the local Base chain", () => {
     expect(retried.headers.get("idempotent-replayed")).toBe("true");
     expect(await balanceOf(apiKey)).toBe(25);
     expect(await usdcBalance(payer.address)).toBe(35_000_000n);
+  });
+});
+
+describe("settlements whose answer was lost", () => {
+  type Lost = { owner: TestAccount; header: string; payer: PrivateKeyAccount };
+  let lost: Lost[] = [];
+  let nonceBefore: number;
+  const env = () => ({ ...inject("appEnv"), DATA_DIR: inject("appDataDir") });
+
+  /** Pays with the transaction reaching the node while its answer is lost and the node stops answering us. */
+  async function loseSettlement(owner: TestAccount, header: string) {
+    await settlementNode({ hold: { method: "eth_sendRawTransaction" } });
+    try {
+      const paying = payTopup(owner.apiKey, 45, header);
+      await untilHeld(1);
+      await setChain("down");
+      await settlementNode({ release: { lose: true } });
+      return await paying;
+    } finally {
+      await settlementNode({ release: {} });
+      await setChain("up");
+    }
+  }
+
+  // Two payments lost so (each 503), one after the other (the relayer sends one transaction at a time): one
+  // for its owner's retry, one settled by the operator meanwhile. One wait for both claims' leases to lapse.
+  beforeAll(
+    async () => {
+      const owners = [await createAccount(), await createAccount()];
+      const payers = [await fundedWallet(45_000_000n), await fundedWallet(45_000_000n)];
+      const headers = await Promise.all(
+        payers.map(async (payer) => (await signPayment(payer, 45_000_000n)).header),
+      );
+      nonceBefore = await relayerNonce();
+      for (const [i, owner] of owners.entries()) {
+        expect((await loseSettlement(owner, headers[i] ?? "")).status).toBe(503);
+      }
+      for (const payer of payers) {
+        await until(
+          () => usdcBalance(payer.address),
+          (left) => left === 0n,
+          10_000,
+        );
+      }
+      expect(await relayerNonce()).toBe(nonceBefore + 2);
+      lost = owners.map((owner, i) => ({
+        owner,
+        header: headers[i] ?? "",
+        payer: payers[i] as PrivateKeyAccount,
+      }));
+      // While the claims' leases run, nobody settles or credits them.
+      const other = await createAccount();
+      for (const account of [owners[0] as TestAccount, other]) {
+        const early = await payTopup(account.apiKey, 45, headers[0] ?? "");
+        expect(early.status).toBe(409);
+        expect(errorCode(early)).toBe("payment_in_progress");
+      }
+      for (const owner of owners) expect(await balanceOf(owner.apiKey)).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, CLAIM_LEASE_SECONDS * 1000 + 1000));
+    },
+    (CLAIM_LEASE_SECONDS + 90) * 1000,
+  );
+
+  it("one is credited to its owner's retry once the claim's lease lapses, and to nobody else", async () => {
+    const [{ owner, header }] = lost as [Lost];
+    const other = await createAccount();
+    const stranger = await payTopup(other.apiKey, 45, header);
+    expect(stranger.status).toBe(409);
+    const retried = await payTopup(owner.apiKey, 45, header);
+    expect(retried.status).toBe(201);
+    expect(retried.body).toMatchObject({ status: "completed", credited_usd: 45 });
+    expect(await balanceOf(owner.apiKey)).toBe(45);
+    expect(await balanceOf(other.apiKey)).toBe(0);
+    expect(await relayerNonce()).toBe(nonceBefore + 2);
+  });
+
+  it("one settled by an operator's adjustment is closed on its rail: the retry credits nothing, a second adjustment is refused", async () => {
+    const { owner, header } = lost[1] as Lost;
+    const admin = await addOperator(env(), "x402-admin", "admin");
+    const session = await signInOperator(inject("baseUrl"), admin);
+    const operator = (route: string, call: Parameters<typeof operatorApi>[3] = {}) =>
+      operatorApi(inject("baseUrl"), session, route, call);
+    // The operator finds it under "needs attention" and, the chain showing the transfer, credits it.
+    const flagged = (await operator("/payments")).body.payments as {
+      id: string;
+      flags: string[];
+      account_id: number;
+    }[];
+    const payment = flagged.find((p) => p.account_id === owner.userId);
+    expect(payment?.flags).toEqual(["settlement_unknown"]);
+    const adjust = (key: string) =>
+      operator(`/accounts/${owner.userId}/adjustments`, {
+        method: "POST",
+        body: {
+          amount_usd: 45,
+          reason: "x402 transfer landed on chain, checked by hand",
+          payment: payment?.id,
+        },
+        headers: { "idempotency-key": key },
+      });
+    const adjusted = await adjust("x402-lost-1");
+    expect(adjusted.status).toBe(201);
+    expect(await balanceOf(owner.apiKey)).toBe(45);
+
+    // The customer retries as the 503 told them to: the same payment is not credited again.
+    const retried = await payTopup(owner.apiKey, 45, header);
+    expect(retried.status).toBe(409);
+    expect(errorCode(retried)).toBe("payment_settled_by_operator");
+    expect(await balanceOf(owner.apiKey)).toBe(45);
+    expect((await api("/topups", { key: owner.apiKey })).body.topups).toEqual([]);
+    // Nor for anyone else.
+    const other = await createAccount();
+    expect(errorCode(await payTopup(other.apiKey, 45, header))).toBe("payment_already_used");
+
+    // One adjustment settles a payment: a second one for it (another key, another admin's slip) is refused.
+    const again = await adjust("x402-lost-2");
+    expect(again.status).toBe(409);
+    expect(again.body.error).toBe("payment_already_settled");
+    expect(await balanceOf(owner.apiKey)).toBe(45);
+    // It stays listed as reviewed, settled by the adjustment.
+    const reviewed = (await operator("/payments?state=reviewed")).body.payments as { id: string }[];
+    expect(reviewed.map((p) => p.id)).toContain(payment?.id);
+    expect(await relayerNonce()).toBe(nonceBefore + 2);
   });
 });
 

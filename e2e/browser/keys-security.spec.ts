@@ -17,6 +17,48 @@ test("API keys are created, shown once, and revoked", async ({ page }) => {
   await expect(table.getByRole("row", { name: /default/ })).toBeVisible();
 });
 
+test("a read-only key made in the dashboard reads through the API, and a write is refused naming its scope", async ({
+  page,
+  request,
+}) => {
+  await signUp(page);
+  await page.getByRole("link", { name: "API keys" }).click();
+  await page.getByLabel("Name (optional)").fill("monitoring");
+  await expect(page.getByRole("radio", { name: "Read-only" })).toBeChecked();
+  await expect(page.getByRole("checkbox", { name: "servers:read" })).toBeChecked();
+  await expect(page.getByRole("checkbox", { name: "billing:spend" })).not.toBeChecked();
+  await expect(page.getByLabel("Expires")).toHaveValue("90");
+  await page.getByRole("button", { name: "Create key" }).click();
+  const key = ((await page.getByTestId("new-key").textContent()) ?? "").trim();
+  expect(key).toMatch(/^vpsk_/);
+  const table = page.getByRole("table", { name: "API keys" });
+  const row = table.getByRole("row", { name: /monitoring/ });
+  await expect(row).toContainText("servers:read topups:read account:read keys:read webhooks:read");
+  await expect(row).toContainText(new Date(Date.now() + 90 * 86_400_000).toISOString().slice(0, 10));
+  await expect(table.getByRole("row", { name: /default/ })).toContainText("every scope");
+
+  const auth = { authorization: `Bearer ${key}` };
+  expect((await request.get("/api/v1/servers", { headers: auth })).status()).toBe(200);
+  const write = await request.post("/api/v1/servers", {
+    headers: auth,
+    data: { plan: "pup", location: "nl", os: "debian-13" },
+  });
+  expect(write.status()).toBe(403);
+  expect(await write.json()).toMatchObject({
+    error: "missing_scope",
+    required_scopes: ["billing:spend"],
+    key_scopes: ["servers:read", "topups:read", "account:read", "keys:read", "webhooks:read"],
+  });
+
+  // The agent preset: spending with its needs, and a budget the service holds.
+  await page.getByLabel("Name (optional)").fill("agent");
+  await page.getByRole("radio", { name: "Agent with a budget" }).click();
+  await expect(page.getByRole("checkbox", { name: "billing:spend" })).toBeChecked();
+  await expect(page.getByLabel("USD")).toHaveValue("50");
+  await page.getByRole("button", { name: "Create key" }).click();
+  await expect(table.getByRole("row", { name: /agent/ })).toContainText("$0.00 of $50.00 a month");
+});
+
 test("two-factor sign-in, once turned on, is required at sign-in", async ({ page }) => {
   const { loginToken: token } = await signUp(page);
   await page.getByRole("link", { name: "Security" }).click();

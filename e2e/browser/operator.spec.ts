@@ -7,7 +7,8 @@ import { addOperator, freshCode, type NewOperator } from "../support/operator";
  * The operator's journey, in Chromium against an app of its own with one host in Reykjavik: an operator made
  * on the command line signs in with TOTP, watches a host's free memory drop when a customer orders, finds the
  * account by the server's address, suspends the server for abuse (the customer's dashboard and API show the
- * reason, power is refused), lifts it, credits the account, and finds it all in the audit log.
+ * reason, power and termination are refused, the dashboard saying why), lifts it, credits the account, and
+ * finds it all in the audit log.
  */
 const HOST = {
   name: "is-op-1",
@@ -122,6 +123,10 @@ test.describe("the operator's console", () => {
       `Suspended by the operator: ${reason}`,
     );
     await expect(customer.getByRole("button", { name: "Start" })).toHaveCount(0);
+    // Why it cannot be terminated, nor its snapshots deleted, where the owner would try.
+    await expect(customer.getByTestId("terminate-held")).toContainText(reason);
+    await expect(customer.getByRole("button", { name: "Terminate server" })).toHaveCount(0);
+    await expect(customer.getByTestId("snapshots-held")).toContainText(reason);
     const viaApi = await customerApi(apiKey, `/servers/${serverId}`);
     expect(viaApi.body).toMatchObject({
       status: "suspended",
@@ -130,6 +135,8 @@ test.describe("the operator's console", () => {
     const refused = await customerApi(apiKey, `/servers/${serverId}/actions`, "POST", { action: "start" });
     expect(refused.status).toBe(409);
     expect(refused.body.error).toBe("server_not_active");
+    const terminate = await customerApi(apiKey, `/servers/${serverId}`, "DELETE");
+    expect(terminate.body.error).toBe("server_held");
 
     // Lifted: back as it was.
     await card.getByLabel("Why it is lifted (audit log)").fill("Scanner removed by the customer");
@@ -139,6 +146,7 @@ test.describe("the operator's console", () => {
     await expect(customer.getByTestId("server-status")).toHaveText("active");
     await expect(customer.getByTestId("server-status-reason")).toHaveCount(0);
     await expect(customer.getByRole("button", { name: "Stop" })).toBeVisible();
+    await expect(customer.getByRole("button", { name: "Terminate server" })).toBeVisible();
 
     // A credit through the ledger, with its reason.
     const before = (await customerApi(apiKey, "/account")).body.balance_usd as number;

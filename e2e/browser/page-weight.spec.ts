@@ -62,6 +62,7 @@ test("every page's first-load JavaScript stays within its budget", async ({ page
     "/signup",
     "/docs/api",
     "/docs/api/servers",
+    "/status",
     "/operator",
     "/dashboard",
     "/dashboard/order",

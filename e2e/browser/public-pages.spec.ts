@@ -29,7 +29,7 @@ test("the API reference documents every v1 endpoint from the OpenAPI document, a
   test.setTimeout(90_000);
   const document = (await (await request.get("/api/v1/openapi.json")).json()) as {
     tags: { name: string }[];
-    paths: Record<string, Record<string, { operationId: string; tags: string[] }>>;
+    paths: Record<string, Record<string, { operationId: string; tags: string[]; "x-scope"?: string }>>;
   };
   const operations = Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, operation]) => ({ path, method, ...operation })),
@@ -66,6 +66,16 @@ test("the API reference documents every v1 endpoint from the OpenAPI document, a
   await expect(page.locator("section#createAccount")).toContainText("login_token");
   await page.goto("/docs/api/keys#listKeys");
   await expect(page.locator("section#listKeys")).toContainText("Requires Authorization: Bearer");
+  await expect(page.locator("section#listKeys")).toContainText("holding the scope keys:read");
+  // Every scope with the operations that need it, read from the document's x-scope.
+  await page.goto("/docs/api#scopes");
+  const scopes = page.getByRole("table", { name: "Key scopes" });
+  const spend = scopes.getByRole("row", { name: /^billing:spend/ });
+  await expect(spend).toContainText("Brings along servers:read, account:read");
+  await expect(spend).toContainText("/servers/{id}/renew");
+  const scoped = operations.filter((o) => o["x-scope"] !== undefined && o["x-scope"] !== "none");
+  expect(scoped.length).toBeGreaterThan(40);
+  await expect(scopes.locator("a")).toHaveCount(scoped.length);
   expect((await page.goto("/docs/api/no-such-tag"))?.status()).toBe(404);
 });
 

@@ -2,7 +2,9 @@
  * The node suite: the app against real coin nodes in regtest (litecoind; bcoin with Bitcoin Core's
  * regtest formats; monerod with a payer wallet and
  * the service's view-only wallet), on the database named by
- * API_TEST_DB like the API suite. Ends with the same ledger check.
+ * API_TEST_DB like the API suite. Each node pushes its blocks to the app as an operator sets it up
+ * (litecoind's -blocknotify, bcoin's socket, monerod's ZMQ publisher), while the app still polls every
+ * 500 ms. Ends with the same ledger check.
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -10,7 +12,8 @@ import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { generateDemoWatchOnlyKeys, watchOnlyKeyEnv } from "../../lib/rails/addresses";
 import { moneroPrimaryAddress } from "../../lib/rails/monero/address";
-import { type RunningApp, startApp } from "../support/app-server";
+import { freePort, type RunningApp, startApp } from "../support/app-server";
+import { type BlockNotifyFixture, blockNotifyControls, startBlockNotify } from "../support/block-notify";
 import {
   type CoreNode,
   type MoneroNodes,
@@ -28,11 +31,14 @@ let bitcoin: CoreNode | undefined;
 let monero: MoneroNodes | undefined;
 let walletProxy: RpcProxy | undefined;
 let databaseUrl: string | undefined;
+let blockNotify: BlockNotifyFixture | undefined;
 
 export async function setup(project: TestProject) {
   const env: Record<string, string> = {
     ENABLE_TEST_CLOCK: "1",
     WATCHER_INTERVAL_MS: "500",
+    // Polls as often with a healthy push as without: the scenarios here read the mempool between blocks.
+    WATCHER_PUSH_INTERVAL_MS: "500",
     // The Monero test hands out 200 subaddresses from one account, past the per-account top-up limit.
     RATE_LIMIT_DEPOSIT_TOPUPS: "1000/1h",
   };
@@ -52,7 +58,8 @@ export async function setup(project: TestProject) {
   const moneroAddress = moneroPrimaryAddress(keys);
   const moneroStarting = startMonero({ address: moneroAddress, viewKey: keys.monero.viewKey });
   moneroStarting.catch(() => undefined);
-  const fundedLitecoin = await startFundedLitecoind();
+  blockNotify = startBlockNotify("litecoin");
+  const fundedLitecoin = await startFundedLitecoind(blockNotify.command);
   litecoin = fundedLitecoin;
   const miner = fundedLitecoin.miner;
   const fundedBitcoin = await startFundedBcoin();
@@ -61,9 +68,15 @@ export async function setup(project: TestProject) {
   monero = await moneroStarting;
   // The app reaches the service's wallet through a recording proxy, so a test can see what it asks of it.
   walletProxy = await startRpcProxy(`${monero.serviceWalletUrl}/json_rpc`);
+  const notifyPort = await freePort();
   Object.assign(env, {
     ...watchOnlyKeyEnv(keys),
     XMR_WALLET_RPC_URL: walletProxy.url,
+    XMR_ZMQ_URL: monero.zmqUrl,
+    LTC_PUSH: "notify",
+    DEPOSIT_NOTIFY_LISTEN: `127.0.0.1:${notifyPort}`,
+    DEPOSIT_NOTIFY_SECRET: blockNotify.secret,
+    BTC_PUSH: "bcoin",
     LTC_RPC_URL: litecoin.rpcUrl,
     LTC_RPC_COOKIE_FILE: litecoin.cookieFile,
     LTC_CHAIN: "regtest",
@@ -73,7 +86,9 @@ export async function setup(project: TestProject) {
     EXPLORER_TX_URLS: "LTC=https://explorer.example/ltc/tx/{tx},BTC=https://explorer.example/btc/tx/{tx}",
   });
   app = await startApp(env);
+  blockNotifyControls(blockNotify.dir).add(`http://127.0.0.1:${notifyPort}`);
   project.provide("baseUrl", app.url);
+  project.provide("blockNotify", { dir: blockNotify.dir, secret: blockNotify.secret });
   project.provide("appEnv", { ...env, DATA_DIR: app.dataDir });
   project.provide("testDatabaseUrl", databaseUrl ?? "");
   project.provide("nodes", {
@@ -82,6 +97,7 @@ export async function setup(project: TestProject) {
   });
   project.provide("monero", {
     daemonUrl: monero.daemonUrl,
+    zmqUrl: monero.zmqUrl,
     payerUrl: monero.payerUrl,
     payerAddress: monero.payerAddress,
     serviceWalletUrl: monero.serviceWalletUrl,
@@ -108,6 +124,7 @@ export async function teardown() {
   await bitcoin?.stop();
   await walletProxy?.stop();
   await monero?.stop();
+  blockNotify?.remove();
   if (!report) return;
   console.log(
     `ledger check: ${report.accounts} accounts, ${report.entries} entries, ${report.problems.length} problems`,
@@ -122,8 +139,11 @@ export async function teardown() {
 declare module "vitest" {
   export interface ProvidedContext {
     nodes: { litecoin: UtxoScenarioNode; bitcoin: UtxoScenarioNode };
+    /** litecoind's -blocknotify (e2e/support/block-notify.ts): its folder, and the secret apps must share. */
+    blockNotify: { dir: string; secret: string };
     monero: {
       daemonUrl: string;
+      zmqUrl: string;
       payerUrl: string;
       payerAddress: string;
       serviceWalletUrl: string;

@@ -77,8 +77,11 @@ export async function stopChild(child: ChildProcess, timeoutMs = 10_000): Promis
   clearTimeout(timer);
 }
 
-/** Starts litecoind in regtest with cookie authentication; resolves once its RPC answers. */
-export async function startLitecoind(): Promise<CoreNode & { cookieFile: string }> {
+/**
+ * Starts litecoind in regtest with cookie authentication; resolves once its RPC answers. `blocknotify`: the
+ * command it runs for each new block (`-blocknotify`), as an operator would set it.
+ */
+export async function startLitecoind(blocknotify?: string): Promise<CoreNode & { cookieFile: string }> {
   if (!existsSync(LITECOIND)) throw new Error(`${LITECOIND} not found: apt-get install litecoind`);
   const dataDir = mkdtempSync(path.join(tmpdir(), "vps-ltc-"));
   const port = await freeLoopbackPort();
@@ -96,6 +99,7 @@ export async function startLitecoind(): Promise<CoreNode & { cookieFile: string 
       "-fallbackfee=0.0001",
       "-printtoconsole=0",
       "-txindex=0",
+      ...(blocknotify ? [`-blocknotify=${blocknotify}`] : []),
     ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
@@ -177,8 +181,10 @@ export async function startBcoin(): Promise<CoreNode> {
  * litecoind whose wallet "payer" holds mature coins: 150 blocks mined to `miner` (regtest halves the subsidy
  * every 150 blocks, which leaves 50 mature coinbases of 50 LTC).
  */
-export async function startFundedLitecoind(): Promise<CoreNode & { cookieFile: string; miner: string }> {
-  const node = await startLitecoind();
+export async function startFundedLitecoind(
+  blocknotify?: string,
+): Promise<CoreNode & { cookieFile: string; miner: string }> {
+  const node = await startLitecoind(blocknotify);
   try {
     await node.rpc("createwallet", ["payer"]);
     const miner = await node.rpc<string>("getnewaddress", ["", "bech32"], "payer");
@@ -210,6 +216,8 @@ export async function startFundedBcoin(): Promise<CoreNode & { miner: string }> 
 
 export type MoneroNodes = {
   daemonUrl: string;
+  /** monerod's ZMQ publisher (`--zmq-pub`), on loopback: what XMR_ZMQ_URL names. */
+  zmqUrl: string;
   payerUrl: string;
   payerAddress: string;
   /** The payer's wallet RPC (a normal wallet that mines and sends). */
@@ -224,7 +232,8 @@ export type MoneroNodes = {
   stop: () => Promise<void>;
 };
 
-async function moneroCall(url: string, method: string, params: Record<string, unknown> = {}) {
+/** Calls a monerod or monero-wallet-rpc JSON-RPC method at `url` (without `/json_rpc`). */
+export async function moneroCall(url: string, method: string, params: Record<string, unknown> = {}) {
   const response = await fetch(`${url}/json_rpc`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -271,12 +280,15 @@ export async function startMonero(
   const reuse = keep !== undefined && existsSync(path.join(keep, "service"));
   if (keep !== undefined) mkdirSync(keep, { recursive: true });
   const dir = keep ?? mkdtempSync(path.join(tmpdir(), "vps-xmr-"));
-  const [rpcPort, p2pPort, payerPort, servicePort] = [
+  const [rpcPort, p2pPort, payerPort, servicePort, zmqRpcPort, zmqPubPort] = [
+    await freeLoopbackPort(),
+    await freeLoopbackPort(),
     await freeLoopbackPort(),
     await freeLoopbackPort(),
     await freeLoopbackPort(),
     await freeLoopbackPort(),
   ];
+  const zmqUrl = `tcp://127.0.0.1:${zmqPubPort}`;
   const children: ChildProcess[] = [];
   let storeWallets = async () => {};
   const stop = async () => {
@@ -298,7 +310,10 @@ export async function startMonero(
         `--rpc-bind-port=${rpcPort}`,
         "--p2p-bind-ip=127.0.0.1",
         `--p2p-bind-port=${p2pPort}`,
-        "--no-zmq",
+        // The publisher needs monerod's ZMQ RPC server on; both on loopback.
+        "--zmq-rpc-bind-ip=127.0.0.1",
+        `--zmq-rpc-bind-port=${zmqRpcPort}`,
+        `--zmq-pub=${zmqUrl}`,
         "--no-igd",
         "--non-interactive",
         "--disable-dns-checkpoints",
@@ -365,7 +380,18 @@ export async function startMonero(
       await service("store");
     };
     const serviceWallet = { pid: serviceChild.pid ?? 0, args: walletArgs(servicePort, "service") };
-    return { daemonUrl, payerUrl, payerAddress, payer, serviceWalletUrl, serviceWallet, service, mine, stop };
+    return {
+      daemonUrl,
+      zmqUrl,
+      payerUrl,
+      payerAddress,
+      payer,
+      serviceWalletUrl,
+      serviceWallet,
+      service,
+      mine,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
@@ -380,4 +406,46 @@ export function spawnWalletRpc(args: string[]): ChildProcess {
 /** Resolves once the monero-wallet-rpc at `url` answers, or throws after `timeoutMs`. */
 export async function waitForWalletRpc(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
   await waitForRpc(url, "get_version", child, "wallet-rpc", timeoutMs);
+}
+
+/**
+ * Another view-only wallet on the monerod at `daemonUrl`, made from `keys` and starting at the chain's height
+ * now (nothing to sync): a second service with keys of its own. Stopped (and its folder removed) by `stop`.
+ */
+export async function startViewOnlyWallet(
+  daemonUrl: string,
+  keys: { address: string; viewKey: string },
+): Promise<{ url: string; stop: () => Promise<void> }> {
+  const dir = mkdtempSync(path.join(tmpdir(), "vps-xmr-wallet-"));
+  const port = await freeLoopbackPort();
+  const child = spawnWalletRpc([
+    `--daemon-address=${new URL(daemonUrl).host}`,
+    "--trusted-daemon",
+    `--wallet-dir=${dir}`,
+    `--rpc-bind-port=${port}`,
+    "--disable-rpc-login",
+    "--non-interactive",
+    `--log-file=${path.join(dir, "wallet.log")}`,
+    "--max-concurrency=1",
+  ]);
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    await stopChild(child, 20_000);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitForWalletRpc(url, child);
+    const { height } = (await moneroCall(daemonUrl, "get_info")) as { height: number };
+    await moneroCall(url, "generate_from_keys", {
+      filename: "service",
+      address: keys.address,
+      viewkey: keys.viewKey,
+      password: "",
+      restore_height: height - 1,
+    });
+    return { url, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }

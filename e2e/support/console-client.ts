@@ -23,17 +23,18 @@ export type ConsoleConnection = {
   closed: Promise<{ code: number; reason: string }>;
 };
 
-export type Refusal = { status: number; body: Record<string, unknown> };
+export type Refusal = { status: number; body: Record<string, unknown>; headers: Record<string, unknown> };
 
 /** Requests a ticket with an API key (the dashboard does the same through its BFF). */
 export async function requestTicket(
   baseUrl: string,
   key: string,
   serverId: number,
+  headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: Headers; body: ConsoleTicketBody & { error?: string } }> {
   const response = await fetch(`${baseUrl}/api/v1/servers/${serverId}/console`, {
     method: "POST",
-    headers: { authorization: `Bearer ${key}` },
+    headers: { authorization: `Bearer ${key}`, ...headers },
   });
   return { status: response.status, headers: response.headers, body: await response.json() };
 }
@@ -45,13 +46,16 @@ export async function requestTicket(
 export function connectConsole(
   url: string,
   ticket: string | undefined,
-  options: { origin?: string; protocols?: string[] } = {},
+  options: { origin?: string; protocols?: string[]; headers?: Record<string, string> } = {},
 ): Promise<ConsoleConnection | Refusal> {
   const protocols = options.protocols ?? [
     CONSOLE_PROTOCOL,
     ...(ticket ? [`${TICKET_PROTOCOL_PREFIX}${ticket}`] : []),
   ];
-  const ws = new WebSocket(url, protocols, options.origin ? { origin: options.origin } : {});
+  const ws = new WebSocket(url, protocols, {
+    ...(options.origin ? { origin: options.origin } : {}),
+    ...(options.headers ? { headers: options.headers } : {}),
+  });
   // After a refusal the half-open client is dropped; its late errors are of no interest.
   ws.on("error", () => {});
   let output = "";
@@ -112,7 +116,7 @@ export function connectConsole(
         } catch {
           parsed = { unparsed: body };
         }
-        resolve({ status: response.statusCode ?? 0, body: parsed });
+        resolve({ status: response.statusCode ?? 0, body: parsed, headers: response.headers });
         ws.terminate();
       });
     });

@@ -1,9 +1,11 @@
 /**
  * The money invariants, checked on the database after a test run: every balance equals the sum of its
  * ledger rows, nothing is below zero, every top-up's credit is in the ledger exactly and is what its payments
- * recorded crediting, every settled x402 authorization credited exactly one top-up, and every resize moved
- * exactly its pro-rated amount (an upgrade charged until it failed and was refunded, a downgrade credited once
- * done).
+ * recorded crediting, every settled x402 authorization credited exactly one top-up, no payment is credited
+ * twice (one adjustment at most settles a flagged payment, and a payment an adjustment settled is never also
+ * credited by its rail: an x402 authorization's top-up, a deposit payment counted after the adjustment), and
+ * every resize moved exactly its pro-rated amount (an upgrade charged until it failed and was refunded, a
+ * downgrade credited once done).
  */
 type Query = (sql: string) => Promise<Record<string, unknown>[]>;
 
@@ -71,6 +73,30 @@ export async function checkLedger(query: Query): Promise<LedgerReport> {
       AND NOT EXISTS (SELECT 1 FROM x402_authorizations x
         WHERE l.reference = 'x402:' || x.network || ':' || x.asset || ':' || x.payer || ':' || x.nonce)`);
   for (const row of orphans) problems.push(`ledger entry ${row.id}: credit without its top-up`);
+  for (const row of await query(`
+    SELECT payment, count(*) AS n FROM ledger_adjustments WHERE payment IS NOT NULL
+    GROUP BY payment HAVING count(*) > 1`)) {
+    problems.push(`payment ${row.payment}: settled by ${row.n} adjustments`);
+  }
+  const x402Twice = await query(`
+    SELECT a.payment, a.reference, x.topup_id FROM ledger_adjustments a
+      JOIN x402_authorizations x ON a.payment = 'x402:' || x.id
+    WHERE x.topup_id IS NOT NULL OR x.state = 'settled'`);
+  for (const row of x402Twice) {
+    problems.push(
+      `${row.payment}: credited by its top-up ${row.topup_id} and by the adjustment ${row.reference}`,
+    );
+  }
+  // A deposit payment that had not counted when an adjustment settled it must never count (credit) later.
+  const depositTwice = await query(`
+    SELECT a.payment, a.reference FROM ledger_adjustments a
+      JOIN deposit_payments p ON a.payment = 'deposit:' || p.id
+    WHERE p.quote_cents IS NOT NULL AND p.confirmed_at > a.created_at`);
+  for (const row of depositTwice) {
+    problems.push(
+      `${row.payment}: credited through its top-up after the adjustment ${row.reference} settled it`,
+    );
+  }
   const [counts] = await query(
     "SELECT (SELECT count(*) FROM accounts) AS accounts, (SELECT count(*) FROM ledger_entries) AS entries",
   );

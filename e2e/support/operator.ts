@@ -13,21 +13,27 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 
 export type NewOperator = { name: string; secret: string; totpSecret: string; output: string };
 
-/** Runs `operator:add NAME --role ROLE` with the app's environment (DATA_DIR, DATABASE_URL, secrets). */
+/** Runs one of the operator scripts as on the machine, with the app's environment (DATA_DIR, DATABASE_URL, secrets). */
+async function runOperatorScript(
+  env: Record<string, string>,
+  script: string,
+  args: string[],
+): Promise<string> {
+  const { stdout } = await run(path.join(ROOT, "node_modules/.bin/tsx"), [path.join(ROOT, script), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_OPTIONS: "--conditions=react-server", ...env },
+    timeout: 120_000,
+  });
+  return stdout;
+}
+
+/** Runs `operator:add NAME --role ROLE` with the app's environment. */
 export async function addOperator(
   env: Record<string, string>,
   name: string,
   role: string,
 ): Promise<NewOperator> {
-  const { stdout } = await run(
-    path.join(ROOT, "node_modules/.bin/tsx"),
-    [path.join(ROOT, "scripts/operator-add.ts"), name, "--role", role, "--no-qr"],
-    {
-      cwd: ROOT,
-      env: { ...process.env, NODE_OPTIONS: "--conditions=react-server", ...env },
-      timeout: 120_000,
-    },
-  );
+  const stdout = await runOperatorScript(env, "scripts/operator-add.ts", [name, "--role", role, "--no-qr"]);
   const field = (label: string) => {
     const value = new RegExp(`^${label}:\\s+(\\S+)$`, "m").exec(stdout)?.[1];
     if (!value) throw new Error(`operator:add printed no ${label}:\n${stdout}`);
@@ -110,4 +116,13 @@ export async function operatorApi(
   });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : {} };
+}
+
+/** Runs `operator:disable NAME --reason REASON` with the app's environment, as on the machine. */
+export async function disableOperatorOnMachine(
+  env: Record<string, string>,
+  name: string,
+  reason: string,
+): Promise<string> {
+  return runOperatorScript(env, "scripts/operator-disable.ts", [name, "--reason", reason]);
 }

@@ -3,9 +3,12 @@
  * on the remote host (qemu+libssh, reached only through its URI) and one of another account on this machine.
  * A console answers with a login prompt and logs in; every refusal leaves the host untouched; the account's
  * limit (CONSOLE_MAX_PER_ACCOUNT=1 in this app) holds; closing the client ends the host-side processes; a
- * machine that stops ends its console with that reason.
+ * guest that floods its serial line while the client reads nothing gets that client cut off, with virsh's
+ * memory bounded meanwhile; a machine that stops ends its console with that reason.
  */
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { fund } from "../api/funding";
 import { api, createAccount, errorCode, targetApp } from "../api/helpers";
@@ -138,11 +141,58 @@ describe("the serial console of real machines (tiny test guest)", () => {
       10_000,
     );
 
-    // The place is free: the spare server's console opens, and ends with the machine when it stops.
+    // The place is free: the spare server's console opens. Its guest floods the serial line while the client
+    // reads nothing: the machine's side is paused, and the client is cut off once it has stayed behind for
+    // CONSOLE_BEHIND_SECONDS (pausing alone would move the backlog into virsh, which keeps reading).
+    const spareDomain = `${TINY_PREFIX}${spare.id}`;
     const spareTicket = await requestTicket(appUrl(), owner.apiKey, spare.id);
     expect(spareTicket.status).toBe(201);
-    const spareSession = await openConsole(spareTicket.body.websocket_url, spareTicket.body.ticket);
-    await logInOnConsole(spareSession, "con-spare", spare.root_password);
+    const flooded = await openConsole(spareTicket.body.websocket_url, spareTicket.body.ticket);
+    await logInOnConsole(flooded, "con-spare", spare.root_password);
+    flooded.type("yes 0123456789abcdefghijklmnopqrstuvwxyz\r");
+    await flooded.waitFor("0123456789abcdefghijklmnopqrstuvwxyz\r\n0123456789", 20_000);
+    (flooded.ws as unknown as { _socket: { pause: () => void } })._socket.pause();
+    const virshPid = () =>
+      execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
+        .split("\n")
+        .find((line) => new RegExp(`virsh .* console ${spareDomain} `).test(`${line} `))
+        ?.trim()
+        .split(/\s+/)[0];
+    const rssMb = (pid: string) => {
+      try {
+        return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+      } catch {
+        return 0;
+      }
+    };
+    const pid = virshPid();
+    expect(pid).toBeTruthy();
+    const firstRss = rssMb(pid as string);
+    let peakRss = firstRss;
+    const appOutput = path.join(inject("tinyAppEnv").DATA_DIR as string, "app-output.log");
+    const cutOff = `console session ${spareTicket.body.session_id} (server ${spare.id}) closed: client_behind`;
+    await waitFor(
+      async () => {
+        peakRss = Math.max(peakRss, rssMb(pid as string));
+        return readFileSync(appOutput, "utf8").includes(cutOff);
+      },
+      (cut) => cut,
+      120_000,
+    );
+    // The backlog virsh may hold is what the guest printed while the client was behind: bounded in time.
+    expect(peakRss - firstRss).toBeLessThan(64);
+    flooded.ws.terminate();
+    await waitFor(
+      async () => consoleProcesses(spareDomain),
+      (left) => left.length === 0,
+      10_000,
+    );
+
+    // A new console of the same server (the flood goes on in it), which ends with the machine when it stops.
+    const againTicket = await requestTicket(appUrl(), owner.apiKey, spare.id);
+    expect(againTicket.status).toBe(201);
+    const spareSession = await openConsole(againTicket.body.websocket_url, againTicket.body.ticket);
+    await spareSession.waitFor("0123456789abcdef", 20_000);
     const stopped = await api(`/servers/${spare.id}/actions`, {
       method: "POST",
       key: owner.apiKey,

@@ -92,6 +92,8 @@ export async function setup(project: TestProject) {
       Math.round(Number(process.env.VM_TEST_BOOT_MS ?? 420_000) / 1000) - 20,
     ),
     WATCHER_INTERVAL_MS: "1000",
+    // The status page follows the real machine's order within a second (real-vm.test.ts).
+    STATUS_REFRESH_SECONDS: "1",
   });
   project.provide("baseUrl", app.url);
 
@@ -145,6 +147,8 @@ export async function setup(project: TestProject) {
     TRAFFIC_ALLOWANCE_CAP_MB: String(TRAFFIC_CAP_MB),
     // The console test: one server's console per account, and a clock it moves past a ticket's expiry.
     CONSOLE_MAX_PER_ACCOUNT: "1",
+    // A client that reads nothing while its guest floods the line is cut off after this long behind.
+    CONSOLE_BEHIND_SECONDS: "5",
     ENABLE_TEST_CLOCK: "1",
   });
   project.provide("tinyBaseUrl", tinyApp.url);

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import ssh2 from "ssh2";
 import { describe, expect, inject, it } from "vitest";
+import type { Status } from "../../lib/api/schemas/status";
 import { balanceOf, fund } from "../api/funding";
 import { api, createAccount, errorCode } from "../api/helpers";
 import { logInOnConsole, openConsole, requestTicket } from "../support/console-client";
@@ -107,6 +108,22 @@ describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
     const port = server.ssh_port as number;
     const pinned = server.ssh_host_key_fingerprint as string;
     expect(await domstate(domain)).toBe("running");
+
+    // The public status page counts this order with the moment its SSH server first answered, and shows the
+    // hosts by location only: neither host's name nor URI.
+    const status = await waitFor(
+      async () => (await api("/status")).body as unknown as Status,
+      (body) => body.orders.some((entry) => entry.os === "debian-12" && entry.windows.last_24h.to_ssh.n > 0),
+      10_000,
+    );
+    const figures = status.orders.find((entry) => entry.location === "nl" && entry.os === "debian-12");
+    expect(figures?.windows.last_24h.to_ssh.p50_ms).toBeLessThanOrEqual(
+      figures?.windows.last_24h.to_active.p50_ms ?? 0,
+    );
+    expect(status.hosts).toContainEqual(
+      expect.objectContaining({ location: "nl", total: 1, up: 1, state: "up" }),
+    );
+    expect(JSON.stringify(status)).not.toMatch(/local-1|unreachable-1|qemu|vm-one|127\.0\.0\.1/);
 
     const { password } = (await api(`/servers/${created.id}/credentials`, { key: apiKey })).body as {
       password: string;

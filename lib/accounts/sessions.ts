@@ -24,6 +24,7 @@ import { accounts, apiKeys } from "@/lib/db/schema";
 import { firstAhead, reuseUntilWrite } from "@/lib/db/until-write";
 import { consume, limiters } from "@/lib/rate-limit/limits";
 import { now } from "@/lib/util/clock";
+import { signal } from "@/lib/util/signals";
 import { SESSION_KEY_TTL_SECONDS } from "./session-ttl";
 
 /** A dashboard session key lives this long; the dashboard's cookie lives no longer. */
@@ -118,6 +119,8 @@ export async function signIn(input: { loginToken: string; factor: SecondFactor; 
     return locked ? await createSession(tx, account.id) : undefined;
   });
   if (!session) throw await invalidLogin();
+  // Sessions beyond the cap were revoked with it.
+  signal("credentials-revoked");
   return session;
 }
 
@@ -131,6 +134,7 @@ export async function signOut(auth: AuthContext) {
     .update(apiKeys)
     .set({ revokedAt: new Date() })
     .where(and(eq(apiKeys.id, auth.keyId), isNull(apiKeys.revokedAt)));
+  signal("credentials-revoked");
   return { signed_out: true };
 }
 
@@ -172,6 +176,7 @@ export async function revokeSession(accountId: number, sessionId: number) {
     .where(and(eq(apiKeys.id, sessionId), liveSessions(accountId)))
     .returning({ id: apiKeys.id, revokedAt: apiKeys.revokedAt });
   if (!row?.revokedAt) throw notFound(`No live session with id ${sessionId}.`);
+  signal("credentials-revoked");
   return { id: row.id, revoked: true as const, revoked_at: row.revokedAt.toISOString() };
 }
 
@@ -185,13 +190,23 @@ export async function revokeSession(accountId: number, sessionId: number) {
  * `revokeApiKeys` also revokes the account's API keys, for a token that may have been used to sign in and
  * mint keys. It is off unless asked: keys run unattended scripts, and a leaked token is not a leaked key.
  * The key making the request is spared (it has just shown it is the owner's); a session is not an API key,
- * so from the dashboard every API key goes.
+ * so from the dashboard every API key goes. A key with fewer rights than the account's own is refused: the
+ * token it would get back opens the dashboard, where every right is.
  */
 export async function rotateLoginToken(
   auth: AuthContext,
   input: { factor: SecondFactor; revokeApiKeys: boolean },
   client: string,
 ) {
+  // The new token signs into the dashboard with every right and no condition: only such a caller may get one.
+  if (!auth.rights.unrestricted) {
+    throw new ApiError(
+      403,
+      "beyond_key_rights",
+      "Only a dashboard session or a key with every scope and no conditions can replace the login token: the " +
+        "new token signs into the dashboard with every right.",
+    );
+  }
   const totpOn = await requireSecondFactor(auth.accountId, input.factor, client);
   const token = generateLoginToken();
   const database = await db();
@@ -227,5 +242,6 @@ export async function rotateLoginToken(
   // The wrong codes that throttled TOTP for everyone came through the token now gone (or a key the owner
   // can now revoke): the owner's app works again at once.
   if (totpOn) await liftTotpThrottle(auth.accountId);
+  signal("credentials-revoked");
   return rotated;
 }

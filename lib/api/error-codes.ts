@@ -37,6 +37,23 @@ export const ERROR_CODES = {
   totp_not_started: { status: 409, message: "Start two-factor setup first." },
   invalid_name: { status: 400, message: "Invalid key name." },
   key_limit_reached: { status: 409, message: "The account has as many active keys as it may." },
+  // Key scopes, conditions and spend caps
+  key_expired: { status: 401, message: "The API key has expired; create a new one." },
+  missing_scope: { status: 403, message: "The API key does not hold the scope this operation needs." },
+  address_not_allowed: { status: 403, message: "The API key may not be used from this client address." },
+  beyond_key_rights: {
+    status: 403,
+    message: "A key can make keys only within its own rights, and revoke only itself and the keys it made.",
+  },
+  spend_cap_exceeded: { status: 402, message: "This would pass the API key's spend cap for the period." },
+  invalid_scopes: { status: 400, message: "Send scopes as a list of key scopes." },
+  invalid_expires_at: { status: 400, message: "Send expires_at as a future date-time with its offset." },
+  invalid_networks: { status: 400, message: "Send allowed_networks as a list of IPv4 or IPv6 CIDRs." },
+  invalid_server_ids: { status: 400, message: "Send server_ids as a list of this account's server ids." },
+  invalid_spend_cap: {
+    status: 400,
+    message: "Send spend_cap as {amount_usd, period}: whole cents, period day, week, month or total.",
+  },
   // Servers
   invalid_plan: { status: 400, message: "Choose plan from the catalog." },
   invalid_confirm: { status: 400, message: "Send confirm: the server's hostname." },
@@ -65,6 +82,11 @@ export const ERROR_CODES = {
     message: "The account is suspended by the operator: no new server can be ordered.",
   },
   server_terminated: { status: 409, message: "The server is terminated." },
+  server_held: {
+    status: 409,
+    message:
+      "The operator holds this server (see its `hold`): it cannot be terminated nor its snapshots deleted until the hold is lifted.",
+  },
   server_busy: {
     status: 409,
     message:
@@ -151,6 +173,11 @@ export const ERROR_CODES = {
     status: 409,
     message: "This authorization was used on chain, not through this service.",
   },
+  payment_settled_by_operator: {
+    status: 409,
+    message:
+      "This payment was credited to the balance by the operator's adjustment; it is not credited again.",
+  },
   payment_pending: { status: 503, message: "The payment is still settling; retry shortly." },
   payment_network_unavailable: { status: 503, message: "The payment network is unreachable; retry shortly." },
   // Idempotency, limits, demo and the service itself
@@ -223,6 +250,27 @@ export const OPERATOR_ERROR_CODES = {
   not_suspended: { status: 409, message: "It is not suspended by an operator." },
   already_reviewed: { status: 409, message: "This payment was reviewed already." },
   adjustment_exceeds_balance: { status: 409, message: "A debit cannot take the balance below zero." },
+  payment_already_settled: {
+    status: 409,
+    message: "An adjustment settled this payment already: one adjustment per flagged payment.",
+  },
+  payment_being_settled: {
+    status: 409,
+    message:
+      "The customer's retry is settling this payment from the chain right now; look again in a minute.",
+  },
+  approval_needs_another_admin: {
+    status: 403,
+    message:
+      "An adjustment past its operator's daily cap is approved by another admin, not by its requester.",
+  },
+  approval_decided: { status: 409, message: "This approval was decided already." },
+  operator_disabled_already: { status: 409, message: "This operator is deactivated already." },
+  cannot_disable_self: {
+    status: 409,
+    message: "Deactivate yourself from the machine (`npm run operator:disable`), not from your own session.",
+  },
+  console_closed: { status: 409, message: "This console session is closed already." },
 } as const satisfies Record<string, Entry>;
 
 export type OperatorErrorCode = keyof typeof OPERATOR_ERROR_CODES;

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/pglite";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { readLimited } from "./body";
-import { publicRoute } from "./route";
+import { matchesEtag, publicRoute, sharedJson } from "./route";
 
 /** Runs `body` with console.error captured; returns what was logged. */
 async function logged(body: () => Promise<void>): Promise<string> {
@@ -97,5 +97,38 @@ describe("what the API's route wrapper logs", () => {
     expect(response?.status).toBe(400);
     expect(await response?.json()).toMatchObject({ error: "request_aborted" });
     expect(log).toBe("");
+  });
+});
+
+describe("a document the same for everyone, revalidated with its ETag", () => {
+  const etag = '"abc123"';
+  const get = (ifNoneMatch?: string) =>
+    sharedJson(
+      new Request("http://127.0.0.1/api/v1/status", {
+        headers: ifNoneMatch === undefined ? {} : { "if-none-match": ifNoneMatch },
+      }),
+      '{"ok":true}',
+      etag,
+      42,
+    );
+
+  it("answers 304 without a body to a client holding it, in any form If-None-Match names it", async () => {
+    for (const header of ['"abc123"', 'W/"abc123"', '"old", "abc123"', "*"]) {
+      expect(matchesEtag(header, etag)).toBe(true);
+      const response = get(header);
+      expect(response.status).toBe(304);
+      expect(await response.text()).toBe("");
+      expect(response.headers.get("etag")).toBe(etag);
+    }
+  });
+
+  it("sends the document, its ETag and how long it may be kept otherwise", async () => {
+    for (const header of [undefined, '"old"', "", "abc123"]) {
+      const response = get(header);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ ok: true });
+      expect(response.headers.get("cache-control")).toBe("public, max-age=42");
+      expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    }
   });
 });

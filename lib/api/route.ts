@@ -1,13 +1,23 @@
 import "server-only";
 import { type AuthContext, authenticateRequest } from "@/lib/accounts/auth";
-import { clientAddress } from "@/lib/rate-limit/limits";
+import { missingScope } from "@/lib/accounts/key-rights";
+import { API_KEY_SCOPES, SPEND_SCOPE } from "@/lib/db/types";
+import { KeyCannotSpend, SpendCapExceeded } from "@/lib/ledger/spend-caps";
+import { clientIp, limitKeyForAddress } from "@/lib/rate-limit/limits";
 import { servingRequest } from "@/lib/util/activity";
+import { centsToUsd, formatUsd } from "@/lib/util/cents";
+import { authorizeDeclared } from "./authorize";
 import { ApiError } from "./errors";
+import { type DeclaredOperation, declaredOperation } from "./openapi/operations";
 
 type Params = Record<string, string | string[]>;
 type NextRouteContext = { params: Promise<Params> };
 
-export type PublicContext = { request: Request; params: Params; client: string };
+/**
+ * A request as a handler gets it: `client` is what rate limits count it by (an IPv6 client by its /64),
+ * `address` the client's own address (behind TRUST_PROXY_HOPS).
+ */
+export type PublicContext = { request: Request; params: Params; client: string; address: string };
 export type AuthedContext = PublicContext & { auth: AuthContext };
 
 const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
@@ -84,9 +94,46 @@ function stackFrames(error: unknown): string {
     .join(" ");
 }
 
+/**
+ * A debit the ledger refused for the key that caused it (lib/ledger/spend-caps.ts), as the API answers it:
+ * 403 `missing_scope` without the spending scope, 402 `spend_cap_exceeded` with the cap, what is spent and
+ * when it resets.
+ */
+function spendRefusal(error: KeyCannotSpend | SpendCapExceeded): ApiError {
+  if (error instanceof KeyCannotSpend) {
+    return missingScope(
+      [SPEND_SCOPE],
+      API_KEY_SCOPES.filter((scope) => error.scopes.includes(scope)),
+    );
+  }
+  const { cap, amountCents } = error;
+  const whose =
+    cap.depth === 0 ? "This API key's spend cap" : `The spend cap of key ${cap.keyId} (above this one)`;
+  const period = cap.period === "total" ? "in total" : `per ${cap.period}`;
+  const left = formatUsd(Math.max(0, cap.capCents - cap.spentCents));
+  const resets = cap.resetsAt ? ` It resets at ${cap.resetsAt.toISOString()}.` : " It does not reset.";
+  return new ApiError(
+    402,
+    "spend_cap_exceeded",
+    `${whose}, ${formatUsd(cap.capCents)} ${period}, has ${left} left: less than the ` +
+      `${formatUsd(amountCents)} this would debit, so nothing was charged.${resets}`,
+    {
+      cap: centsToUsd(cap.capCents),
+      period: cap.period,
+      spent: centsToUsd(cap.spentCents),
+      price: centsToUsd(amountCents),
+      resets_at: cap.resetsAt?.toISOString() ?? null,
+      cap_key_id: cap.keyId,
+    },
+  );
+}
+
 /** Any error as the API answers it: its own ApiError, 503 while the database is away, else a logged 500. */
 export function responseForError(error: unknown): Response {
   if (error instanceof ApiError) return errorResponse(error);
+  if (error instanceof KeyCannotSpend || error instanceof SpendCapExceeded) {
+    return errorResponse(spendRefusal(error));
+  }
   if (isDatabaseUnavailable(error)) {
     console.error("database unavailable:", describeError(error));
     return errorResponse(
@@ -113,17 +160,37 @@ export function publicRoute(handler: (context: PublicContext) => Promise<Respons
     servingRequest(async () => {
       try {
         const params = (await route?.params) ?? {};
-        return await handler({ request, params, client: clientAddress(request.headers) });
+        const address = clientIp(request.headers);
+        return await handler({ request, params, client: limitKeyForAddress(address), address });
       } catch (error) {
         return responseForError(error);
       }
     });
 }
 
-/** Wraps a handler that needs the Bearer key: 401/429 before the handler runs, one error shape after. */
-export function authedRoute(handler: (context: AuthedContext) => Promise<Response> | Response) {
+/** The server a request names in its path, when the operation acts on one and the id can name one. */
+function serverIdOf(operation: DeclaredOperation, params: Params): number | undefined {
+  const raw = operation.serverParam ? params[operation.serverParam] : undefined;
+  return typeof raw === "string" && /^[1-9]\d{0,9}$/.test(raw) ? Number(raw) : undefined;
+}
+
+/**
+ * Wraps the handler of the operation `operationId` (as lib/api/openapi declares it), which needs the Bearer
+ * key: 401/429 for the key, then 403 when the key lacks the scope the operation declares or is used from an
+ * address it does not allow, and 404 for a server the key may not touch, all before the handler runs; one
+ * error shape after.
+ */
+export function authedRoute(
+  operationId: string,
+  handler: (context: AuthedContext) => Promise<Response> | Response,
+) {
+  const operation = declaredOperation(operationId);
   return publicRoute(async (context) => {
-    const auth = await authenticateRequest(context.request, context.client);
+    const auth = await authenticateRequest(context.request, context);
+    authorizeDeclared(auth, operation, {
+      address: context.address,
+      serverId: serverIdOf(operation, context.params),
+    });
     return handler({ ...context, auth });
   });
 }
@@ -171,4 +238,22 @@ export function staticJsonHandler(body: unknown, indent?: number) {
     new Response(text, {
       headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "public, max-age=300" },
     });
+}
+
+/** Whether an If-None-Match header names `etag` (or is `*`): weak and strong forms compare alike for GET. */
+export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  const bare = (tag: string) => tag.trim().replace(/^W\//, "");
+  return ifNoneMatch.split(",").some((tag) => tag.trim() === "*" || bare(tag) === bare(etag));
+}
+
+/**
+ * A JSON document the same for everyone, serialised once by its owner: 304 without a body when the client
+ * already holds it (If-None-Match), else the text; either way with its ETag and how long it may be kept.
+ */
+export function sharedJson(request: Request, text: string, etag: string, maxAgeSeconds: number): Response {
+  const headers = { etag, "cache-control": `public, max-age=${maxAgeSeconds}` };
+  if (matchesEtag(request.headers.get("if-none-match"), etag))
+    return new Response(null, { status: 304, headers });
+  return new Response(text, { headers: { ...headers, "content-type": JSON_CONTENT_TYPE } });
 }

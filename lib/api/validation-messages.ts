@@ -1,6 +1,6 @@
 import { CYCLES, LOCATIONS, OS_IMAGES, PLANS } from "@/lib/catalog/catalog";
 import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/topup-limits";
-import { EVENT_TYPES } from "@/lib/db/types";
+import { API_KEY_SCOPES, EVENT_TYPES } from "@/lib/db/types";
 import { COINS } from "@/lib/rails/registry";
 import type { ErrorCode } from "./error-codes";
 
@@ -37,6 +37,11 @@ export const VALIDATION_MESSAGES = {
   invalid_ntfy_token:
     "Send ntfy_token as 1 to 200 printable ASCII characters without spaces (null removes it).",
   invalid_previous_valid_hours: "Send previous_valid_hours as a whole number of hours from 0 to 168.",
+  invalid_scopes: `Send scopes as a non-empty list of key scopes: ${list(API_KEY_SCOPES)}.`,
+  invalid_expires_at: "Send expires_at as a date-time with its offset, e.g. 2027-03-01T00:00:00Z.",
+  invalid_server_ids: "Send server_ids as a list of 1 to 100 of this account's server ids.",
+  invalid_spend_cap:
+    "Send spend_cap as {amount_usd, period}: 0 to 100000 USD in whole cents, period day, week, month or total.",
 } satisfies Partial<Record<ErrorCode, string>>;
 
 /** The plain message for a code, when it has one. */

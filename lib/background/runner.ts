@@ -6,7 +6,8 @@ import { pace } from "@/lib/db/pace";
 import { announceDueWarnings } from "@/lib/notifications/scans";
 import { startDeliveryWorker } from "@/lib/notifications/worker";
 import { depositSettings } from "@/lib/rails/deposits/config";
-import { LeaseLostError, recordWatcherError } from "@/lib/rails/deposits/cursor";
+import { LeaseLostError, recordWatcherError, savePushState } from "@/lib/rails/deposits/cursor";
+import { PushMonitor } from "@/lib/rails/deposits/push";
 import type { DepositWatcher } from "@/lib/rails/deposits/watcher";
 import { depositRails } from "@/lib/rails/setup";
 import { releaseWatcherLeasesOnShutdown, watchersStopping } from "@/lib/rails/shutdown";
@@ -75,10 +76,157 @@ export async function pollUnderLease(watcher: DepositWatcher, ttlMs: number): Pr
   }
 }
 
+/** What the runner keeps per watcher: the poll running now, and its push's state. */
+type WatcherSlot = {
+  running: Promise<void> | undefined;
+  /** A notice came while a poll ran: poll once more when it ends. */
+  again: boolean;
+  lastPolledAt: number;
+  monitor: PushMonitor | undefined;
+  /** The push state last written to the watcher's row. */
+  savedPush: string | undefined;
+  /** Polls repeated because the node had not the block its notice announced yet. */
+  catchUps: number;
+};
+
+/** A poll that read a tip below the announced height is repeated this much later, this many times at most. */
+const CATCH_UP_MS = 50;
+const CATCH_UP_TRIES = 40;
+
+function slotOf(watcher: DepositWatcher): WatcherSlot {
+  const slots = processWide("deposits.watcher-slots", () => new Map<string, WatcherSlot>());
+  let slot = slots.get(watcher.name);
+  if (!slot) {
+    slot = {
+      running: undefined,
+      again: false,
+      lastPolledAt: 0,
+      monitor: undefined,
+      savedPush: undefined,
+      catchUps: 0,
+    };
+    slots.set(watcher.name, slot);
+  }
+  return slot;
+}
+
+/** Writes the push's state on the watcher's row when it changed (only the lease holder's counts). */
+async function savePush(watcher: DepositWatcher, slot: WatcherSlot): Promise<void> {
+  if (!slot.monitor) return;
+  const state = slot.monitor.state();
+  const text = JSON.stringify(state);
+  if (text === slot.savedPush) return;
+  if (await savePushState(watcher.name, state)) slot.savedPush = text;
+}
+
+/** One poll and the settlement of what it touched. `woken`: a push notice asked for it. */
+async function pollAndSettle(watcher: DepositWatcher, slot: WatcherSlot, woken: boolean): Promise<void> {
+  slot.lastPolledAt = Date.now();
+  try {
+    let touched: number[] | undefined;
+    try {
+      touched = await pollUnderLease(watcher, leaseMs());
+    } catch (error) {
+      if (error instanceof LeaseLostError) {
+        logThrottled(watcher.name, `watcher ${watcher.name}: ${error.message}`);
+        return;
+      }
+      // Logged by recordWatcherError when the reason changes.
+      await recordWatcherError(watcher.name, describeFailure(error));
+      return;
+    }
+    if (!touched) return;
+    if (slot.monitor && watcher.lastTip !== undefined) {
+      slot.monitor.polled(watcher.lastTip, woken, Date.now());
+      if (!slot.monitor.behind(watcher.lastTip)) slot.catchUps = 0;
+      else if (slot.catchUps++ < CATCH_UP_TRIES) {
+        setTimeout(() => {
+          if (!watchersStopping()) void pollWatcher(watcher, true);
+        }, CATCH_UP_MS).unref();
+      }
+    }
+    await settleTopups(nextToSettle(touched));
+    await savePush(watcher, slot);
+  } catch (error) {
+    logThrottled(watcher.name, `watcher ${watcher.name}: ${firstLine(error)}`);
+  }
+}
+
+/**
+ * Polls `watcher` and settles what it touched, one poll at a time per watcher: asked while one runs, a
+ * notice's poll runs once more after it (however many notices came meanwhile), a timer's is not needed.
+ */
+export function pollWatcher(watcher: DepositWatcher, woken = false): Promise<void> {
+  const slot = slotOf(watcher);
+  if (slot.running) {
+    if (woken) slot.again = true;
+    return slot.running;
+  }
+  slot.running = (async () => {
+    let wake = woken;
+    do {
+      slot.again = false;
+      await pollAndSettle(watcher, slot, wake);
+      wake = true;
+    } while (slot.again && !watchersStopping());
+  })().finally(() => {
+    slot.running = undefined;
+  });
+  return slot.running;
+}
+
+/**
+ * Starts every watcher's push link (once per process): each notice polls that watcher at once, and each
+ * (re)connection too, since blocks may have come while it was down. A failing link only costs speed: the
+ * passes keep polling.
+ */
+export function startPushLinks(): void {
+  let watchers: DepositWatcher[] = [];
+  try {
+    watchers = depositRails().watchers;
+  } catch {
+    return; // runWatcherPass logs why
+  }
+  processWide("deposits.push-links", () => {
+    for (const watcher of watchers) {
+      const push = watcher.push;
+      if (!push) continue;
+      const slot = slotOf(watcher);
+      const monitor = new PushMonitor(push.kind === "notify");
+      slot.monitor = monitor;
+      const wake = () => {
+        if (!watchersStopping()) void pollWatcher(watcher, true);
+      };
+      push.start({
+        notice(block) {
+          const lost = monitor.notice(block?.height, Date.now());
+          if (lost > 0)
+            logThrottled(`${watcher.name}:push`, `watcher ${watcher.name}: ${lost} block notices were lost`);
+          wake();
+        },
+        up() {
+          monitor.up();
+          wake();
+        },
+        down(reason) {
+          monitor.down();
+          logThrottled(
+            `${watcher.name}:push`,
+            `watcher ${watcher.name}: its node's push is down (${reason}); polling`,
+          );
+        },
+      });
+    }
+    return true;
+  });
+}
+
 /**
  * The deposit side of a pass: every watcher whose lease we hold polls its chain and the top-ups it
  * touched are settled, then outstanding top-ups are swept and due ones expired, each in bounded batches.
- * Nothing one watcher does (not even failing to be built) stops the others or the rest of the pass.
+ * A watcher whose node's push works polls only every WATCHER_PUSH_INTERVAL_MS (its notices wake it between);
+ * its push's gap check runs every pass. Nothing one watcher does (not even failing to be built) stops the
+ * others or the rest of the pass.
  */
 export async function runWatcherPass(): Promise<void> {
   let watchers: DepositWatcher[] = [];
@@ -89,23 +237,18 @@ export async function runWatcherPass(): Promise<void> {
   }
   for (const watcher of watchers) {
     if (watchersStopping()) break;
-    try {
-      let touched: number[] | undefined;
-      try {
-        touched = await pollUnderLease(watcher, leaseMs());
-      } catch (error) {
-        if (error instanceof LeaseLostError) {
-          logThrottled(watcher.name, `watcher ${watcher.name}: ${error.message}`);
-          continue;
-        }
-        // Logged by recordWatcherError when the reason changes.
-        await recordWatcherError(watcher.name, describeFailure(error));
-        continue;
-      }
-      if (touched) await settleTopups(nextToSettle(touched));
-    } catch (error) {
-      logThrottled(watcher.name, `watcher ${watcher.name}: ${firstLine(error)}`);
+    const slot = slotOf(watcher);
+    const monitor = slot.monitor;
+    if (monitor?.check(Date.now())) {
+      logThrottled(
+        `${watcher.name}:push`,
+        `watcher ${watcher.name}: a block came without its notice; polling at the base interval until the next`,
+      );
+      watcher.push?.renew?.();
     }
+    const interval = monitor?.healthy() ? depositSettings().pushIntervalMs : 0;
+    if (Date.now() - slot.lastPolledAt >= interval) await pollWatcher(watcher);
+    else await savePush(watcher, slot).catch(() => undefined);
   }
   try {
     await settleOutstandingTopups();
@@ -152,12 +295,14 @@ export async function runBackgroundPass(): Promise<void> {
 }
 
 /**
- * Starts the periodic pass once per process (from instrumentation); passes never overlap. Usage sampling
+ * Starts the periodic pass once per process (from instrumentation), and the watchers' push links; passes
+ * never overlap, nor do two polls of one watcher. Usage sampling
  * and the delivery of notifications run on timers of their own, so a slow host or a slow receiver never
  * delays the deposit watchers.
  */
 export function startBackgroundWork(): void {
   releaseWatcherLeasesOnShutdown();
+  startPushLinks();
   startMetricsSampling();
   startDeliveryWorker();
   processWide("background.runner", () => {

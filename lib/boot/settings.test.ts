@@ -75,10 +75,40 @@ describe("configuration", () => {
     [{ DEPOSIT_CONFIRMATIONS: "ETH=3" }, /DEPOSIT_CONFIRMATIONS: expected COIN:COUNT/],
     [{ DEPOSIT_CONFIRMATIONS: "DOGE:3" }, /DEPOSIT_CONFIRMATIONS: unknown coin DOGE/],
     [{ APP_MODE: "production", ENABLE_TEST_CLOCK: "1" }, /ENABLE_TEST_CLOCK|required in production/],
+    [{ LTC_PUSH: "notify" }, /LTC_PUSH=notify: needs DEPOSIT_NOTIFY_LISTEN and DEPOSIT_NOTIFY_SECRET/],
+    [{ LTC_PUSH: "bcoin" }, /LTC_PUSH/],
+    [
+      { DEPOSIT_NOTIFY_LISTEN: "127.0.0.1:9735" },
+      /DEPOSIT_NOTIFY_SECRET: required with DEPOSIT_NOTIFY_LISTEN/,
+    ],
+    [{ DEPOSIT_NOTIFY_LISTEN: "localhost:9735", DEPOSIT_NOTIFY_SECRET: SECRET }, /expected IP:PORT/],
+    [{ DEPOSIT_NOTIFY_SECRET: "short" }, /DEPOSIT_NOTIFY_SECRET: must be at least 32/],
+    [{ XMR_ZMQ_URL: "http://127.0.0.1:18084" }, /XMR_ZMQ_URL: must be a tcp/],
+    [{ EVM_WS_URL: "https://node.example" }, /EVM_WS_URL: must be a ws\(s\) URL/],
   ])("refuses %j with a clear message", (env, message) => {
     const attempt = () => parseConfig({ DATA_DIR: dataDir(), ...env });
     expect(attempt).toThrow(ConfigError);
     expect(attempt).toThrow(message);
+  });
+
+  it("reads the push settings: the notify listener, each node's push, the slower poll while it works", () => {
+    const config = parseConfig({
+      DATA_DIR: dataDir(),
+      DEPOSIT_NOTIFY_LISTEN: "[::1]:9735",
+      DEPOSIT_NOTIFY_SECRET: SECRET,
+      LTC_PUSH: "notify",
+      BTC_PUSH: "bcoin",
+      WATCHER_INTERVAL_MS: "2000",
+      WATCHER_PUSH_INTERVAL_MS: "1000",
+    });
+    expect(config.deposits.notify).toEqual({ host: "::1", port: 9735, secret: SECRET });
+    expect([config.utxo.litecoin.push, config.utxo.bitcoin.push]).toEqual(["notify", "bcoin"]);
+    // Never more often than the base interval.
+    expect(config.deposits.pushIntervalMs).toBe(2000);
+    expect(parseConfig({ DATA_DIR: dataDir() }).deposits).toMatchObject({
+      notify: undefined,
+      pushIntervalMs: 15_000,
+    });
   });
 
   it("reads HYPERVISORS and the server caps; libvirt needs hosts", () => {

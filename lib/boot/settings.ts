@@ -1,7 +1,7 @@
 import "server-only";
 import { ACCOUNT_SETTINGS } from "@/lib/accounts/config";
 import { CORE_SETTINGS } from "@/lib/config/env";
-import { type ConfigSlice, type Env, parseSlices, processEnv } from "@/lib/config/slice";
+import { ConfigError, type ConfigSlice, type Env, parseSlices, processEnv } from "@/lib/config/slice";
 import { NOTIFICATION_SETTINGS } from "@/lib/notifications/config";
 import { OPERATOR_SETTINGS } from "@/lib/operator/config";
 import { DEPOSIT_KEY_SETTINGS } from "@/lib/rails/addresses";
@@ -15,6 +15,7 @@ import { X402_SETTINGS } from "@/lib/rails/x402/config";
 import { RATE_LIMIT_SETTINGS } from "@/lib/rate-limit/config";
 import { SERVER_SETTINGS } from "@/lib/servers/config";
 import { CONSOLE_SETTINGS } from "@/lib/servers/console/config";
+import { STATUS_SETTINGS } from "@/lib/status/config";
 import { TOPUP_SETTINGS } from "@/lib/topups/config";
 
 /**
@@ -38,10 +39,23 @@ export const SETTINGS = {
   console: CONSOLE_SETTINGS,
   notifications: NOTIFICATION_SETTINGS,
   operator: OPERATOR_SETTINGS,
+  status: STATUS_SETTINGS,
 } satisfies Record<string, ConfigSlice<unknown, object>>;
 
 /** Parses an environment into every slice's settings; throws ConfigError listing every bad value. */
-export const parseSettings = (env: Env) => parseSlices(SETTINGS, env);
+export function parseSettings(env: Env) {
+  const settings = parseSlices(SETTINGS, env);
+  // A node told to send block notices needs the listener they go to (another slice's).
+  const notifying = Object.entries({ BTC_PUSH: settings.utxo.bitcoin, LTC_PUSH: settings.utxo.litecoin })
+    .filter(([, node]) => node.push === "notify")
+    .map(([name]) => name);
+  if (notifying.length > 0 && !settings.deposits.notify) {
+    throw new ConfigError(
+      notifying.map((name) => `${name}=notify: needs DEPOSIT_NOTIFY_LISTEN and DEPOSIT_NOTIFY_SECRET`),
+    );
+  }
+  return settings;
+}
 
 /** Checks the process environment at start-up (from instrumentation): throws ConfigError naming each problem. */
 export function checkSettings(): void {

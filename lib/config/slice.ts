@@ -172,6 +172,11 @@ export const httpUrl = optionalText.pipe(
   z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).optional(),
 );
 
+/** A WebSocket URL (`ws://`, `wss://`). */
+export const wsUrl = optionalText.pipe(
+  z.url({ protocol: /^wss?$/, message: "must be a ws(s) URL" }).optional(),
+);
+
 /** A 0x-prefixed 20-byte address (a contract, a recipient), in any letter case. */
 export const evmAddress = optionalText.pipe(
   z

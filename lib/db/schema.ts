@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  type AnyPgColumn,
   bigint,
   boolean,
   check,
@@ -15,6 +16,7 @@ import {
 } from "drizzle-orm/pg-core";
 import type {
   ApiKeyKind,
+  ApiKeyScope,
   Cycle,
   DeliveryState,
   EndpointKind,
@@ -26,6 +28,7 @@ import type {
   PaymentMethod,
   PowerAction,
   PowerState,
+  PushStatus,
   RescueState,
   ResizeState,
   ScheduleFrequency,
@@ -33,6 +36,7 @@ import type {
   SnapshotConsistency,
   SnapshotKind,
   SnapshotState,
+  SpendCapPeriod,
   TopupStatus,
 } from "./types";
 
@@ -70,9 +74,29 @@ export const apiKeys = pgTable(
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }),
+    /** The client address of the use recorded in last_used_at. */
+    lastUsedFrom: text("last_used_from"),
     revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+    /** The scopes the key holds, closed under what each brings along; NULL: every scope (see types.ts). */
+    scopes: text("scopes").array().$type<ApiKeyScope[]>(),
+    /** CIDRs the key may be used from (IPv4 and IPv6, normalised); NULL: anywhere. */
+    allowedNetworks: text("allowed_networks").array(),
+    /** The only servers the key may see or touch; NULL: every server of the account. */
+    serverIds: integer("server_ids").array(),
+    /** At most this much may be debited by the key and the keys it made, per period; NULL: no cap. */
+    spendCapCents: bigint("spend_cap_cents", { mode: "number" }),
+    spendCapPeriod: text("spend_cap_period").$type<SpendCapPeriod>(),
+    /** The key that made this one (its rights bound this one's, and its cap counts this one's spending). */
+    parentKeyId: integer("parent_key_id").references((): AnyPgColumn => apiKeys.id, { onDelete: "cascade" }),
   },
-  (table) => [index("api_keys_account_idx").on(table.accountId)],
+  (table) => [
+    index("api_keys_account_idx").on(table.accountId),
+    index("api_keys_parent_idx").on(table.parentKeyId),
+    check(
+      "api_keys_spend_cap_check",
+      sql`(${table.spendCapCents} IS NULL) = (${table.spendCapPeriod} IS NULL) AND ${table.spendCapCents} >= 0 AND ${table.spendCapPeriod} IN ('day', 'week', 'month', 'total')`,
+    ),
+  ],
 );
 
 /**
@@ -309,6 +333,12 @@ export const hypervisors = pgTable("hypervisors", {
   /** A drained host takes no new orders; what runs on it stays. */
   drainedAt: timestamp("drained_at", { withTimezone: true, mode: "date" }),
   drainReason: text("drain_reason"),
+  /**
+   * The background's reading of the host's machines (lib/servers/host-readings.ts): when it last answered, and
+   * since when every reading has failed (null while it answers). The status page's host states come from these.
+   */
+  readAt: timestamp("read_at", { withTimezone: true, mode: "date" }),
+  failingSince: timestamp("failing_since", { withTimezone: true, mode: "date" }),
 });
 
 /**
@@ -359,6 +389,26 @@ export const serverJobs = pgTable(
   ],
 );
 
+/**
+ * One row per order whose build ended, for the status page (lib/status): where and what was ordered, when, when
+ * the build ended and whether the server became active, and when its SSH server first answered the build's
+ * probe (null for the simulated provisioner, which runs no machine). It names no account and no server: the
+ * image is kept as ordered, since a later reinstall changes the server's. Pruned after 30 days.
+ */
+export const orderOutcomes = pgTable(
+  "order_outcomes",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    location: text("location").notNull(),
+    os: text("os").notNull(),
+    orderedAt: timestamp("ordered_at", { withTimezone: true, mode: "date" }).notNull(),
+    finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }).notNull(),
+    succeeded: boolean("succeeded").notNull(),
+    sshAnsweredAt: timestamp("ssh_answered_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [index("order_outcomes_finished_idx").on(table.finishedAt)],
+);
+
 /** The next host number to hand out in each location's address pool. */
 export const ipCounters = pgTable("ip_counters", {
   location: text("location").primaryKey(),
@@ -380,10 +430,16 @@ export const ledgerEntries = pgTable(
     balanceAfterCents: bigint("balance_after_cents", { mode: "number" }).notNull(),
     kind: text("kind").$type<LedgerKind>().notNull(),
     reference: text("reference").notNull().unique(),
+    /** The API key whose request caused this movement; NULL for the account's own (background, operator). */
+    apiKeyId: integer("api_key_id").references(() => apiKeys.id, { onDelete: "set null" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (table) => [
     index("ledger_entries_account_idx").on(table.accountId),
+    // A key's spending in a period: its debits, newest last.
+    index("ledger_entries_api_key_idx")
+      .on(table.apiKeyId, table.createdAt)
+      .where(sql`${table.apiKeyId} IS NOT NULL`),
     check("ledger_entries_balance_after_non_negative", sql`${table.balanceAfterCents} >= 0`),
   ],
 );
@@ -458,6 +514,12 @@ export const depositPayments = pgTable(
     seenAt: timestamp("seen_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     /** When the payment first counted toward its top-up's credit. */
     confirmedAt: timestamp("confirmed_at", { withTimezone: true, mode: "date" }),
+    /**
+     * The chain's time of the block that gave the payment its last required confirmation (its header's,
+     * whole seconds), written before it counts; null where the watcher cannot read it. Block to credit:
+     * `confirmed_at - confirming_block_at`.
+     */
+    confirmingBlockAt: timestamp("confirming_block_at", { withTimezone: true, mode: "date" }),
     /** When a payment that had already counted lost its block to a reorg: the operator must look at it. */
     reorgedAt: timestamp("reorged_at", { withTimezone: true, mode: "date" }),
     /** When the transaction left the mempool unmined (replaced or evicted): not counted unless seen again. */
@@ -471,6 +533,11 @@ export const depositPayments = pgTable(
     quoteCents: bigint("quote_cents", { mode: "number" }),
     extraRateUsd: numeric("extra_rate_usd", { precision: 30, scale: 8 }),
     extraCents: bigint("extra_cents", { mode: "number" }),
+    /**
+     * The ledger adjustment that settled this payment before it counted (a dropped one credited by hand): it
+     * counts as settled (`confirmed_at` set, nothing credited through its top-up), whatever the chain shows later.
+     */
+    settledBy: text("settled_by"),
   },
   (table) => [
     uniqueIndex("deposit_payments_tx_idx").on(table.network, table.txHash, table.logIndex),
@@ -480,6 +547,7 @@ export const depositPayments = pgTable(
       .on(table.network)
       .where(sql`confirmed_at IS NULL OR reorged_at IS NOT NULL`),
     index("deposit_payments_block_idx").on(table.network, table.blockNumber),
+    index("deposit_payments_confirmed_at_idx").on(table.confirmedAt).where(sql`confirmed_at IS NOT NULL`),
     check("deposit_payments_credit_non_negative", sql`${table.quoteCents} >= 0 AND ${table.extraCents} >= 0`),
   ],
 );
@@ -502,6 +570,13 @@ export const chainCursors = pgTable("chain_cursors", {
   lastError: text("last_error"),
   leaseOwner: text("lease_owner"),
   leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "date" }),
+  /**
+   * The node's push as the lease holder last saw it (lib/rails/deposits/push): `ok`, `waiting`, `degraded` or
+   * `down`, null when the watcher has none; the notices it found lost, and when the last one came.
+   */
+  pushStatus: text("push_status").$type<PushStatus>(),
+  pushMissed: integer("push_missed").notNull().default(0),
+  pushNoticeAt: timestamp("push_notice_at", { withTimezone: true, mode: "date" }),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });
 
@@ -520,11 +595,16 @@ export const x402Authorizations = pgTable(
     accountId: integer("account_id")
       .notNull()
       .references(() => accounts.id, { onDelete: "cascade" }),
-    /** in_flight (being settled under a lease) | settled */
-    state: text("state").$type<"in_flight" | "settled">().notNull(),
+    /**
+     * in_flight (being settled under a lease) | settled (credited by its top-up) | adjusted (its outcome was
+     * never recorded and an operator's adjustment settled it: the rail never credits it)
+     */
+    state: text("state").$type<"in_flight" | "settled" | "adjusted">().notNull(),
     leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "date" }),
     topupId: integer("topup_id").references(() => topups.id, { onDelete: "set null" }),
     txHash: text("tx_hash"),
+    /** The ledger adjustment that settled it (state `adjusted`). */
+    adjustmentReference: text("adjustment_reference"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (table) => [
@@ -670,10 +750,16 @@ export const consoleSessions = pgTable(
     seenAt: timestamp("seen_at", { withTimezone: true, mode: "date" }),
     closedAt: timestamp("closed_at", { withTimezone: true, mode: "date" }),
     closeReason: text("close_reason"),
+    /** The key or dashboard session the ticket was requested with: revoking it closes the console. */
+    keyId: integer("key_id").references(() => apiKeys.id, { onDelete: "set null" }),
+    /** When the machine's console stream gave its first byte (on a real host, virsh saying it is connected). */
+    firstByteAt: timestamp("first_byte_at", { withTimezone: true, mode: "date" }),
   },
   (table) => [
     index("console_sessions_account_open_idx").on(table.accountId).where(sql`${table.closedAt} IS NULL`),
     index("console_sessions_server_idx").on(table.serverId),
+    index("console_sessions_closed_idx").on(table.closedAt).where(sql`${table.closedAt} IS NOT NULL`),
+    index("console_sessions_requested_idx").on(table.requestedAt),
   ],
 );
 
@@ -809,6 +895,8 @@ export const operators = pgTable(
     totpSecretEnc: text("totp_secret_enc").notNull(),
     totpLastStep: bigint("totp_last_step", { mode: "number" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    /** Deactivated (a departing operator): no sign-in, no live session; kept for the audit log. */
+    disabledAt: timestamp("disabled_at", { withTimezone: true, mode: "date" }),
   },
   (table) => [
     check("operators_role_check", sql`${table.role} IN ('read-only', 'support', 'admin')`),
@@ -844,9 +932,8 @@ export const operatorAudit = pgTable(
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
     at: timestamp("at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
-    operatorId: integer("operator_id")
-      .notNull()
-      .references(() => operators.id),
+    /** Null for an action taken on the machine (`npm run operator:disable`), not by a signed-in operator. */
+    operatorId: integer("operator_id").references(() => operators.id),
     operatorName: text("operator_name").notNull(),
     action: text("action").notNull(),
     /** What it acted on: `account:12`, `server:7`, `payment:deposit:3`, `host:nl-1`, or null (signing in). */
@@ -915,12 +1002,51 @@ export const ledgerAdjustments = pgTable(
     operatorId: integer("operator_id")
       .notNull()
       .references(() => operators.id),
-    /** The flagged payment it settles, when it was posted for one. */
+    /** The flagged payment it settles, when it was posted for one: one adjustment per payment. */
     payment: text("payment"),
+    /** The second admin who let it past its operator's daily cap (adjustment_approvals), if it needed one. */
+    approvedBy: integer("approved_by").references(() => operators.id),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (table) => [
     index("ledger_adjustments_account_idx").on(table.accountId),
+    index("ledger_adjustments_operator_idx").on(table.operatorId, table.createdAt),
+    uniqueIndex("ledger_adjustments_payment_idx").on(table.payment).where(sql`${table.payment} IS NOT NULL`),
     check("ledger_adjustments_amount_check", sql`${table.amountCents} <> 0`),
+  ],
+);
+
+/**
+ * An adjustment past its operator's daily cap (OPERATOR_ADJUSTMENT_DAILY_CAP_USD): it waits here until another
+ * admin approves it (then it is posted, under `reference`, as its requester's) or refuses it.
+ */
+export const adjustmentApprovals = pgTable(
+  "adjustment_approvals",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    /** The ledger reference it is posted under once approved (its requester's idempotency key). */
+    reference: text("reference").notNull().unique(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    amountCents: bigint("amount_cents", { mode: "number" }).notNull(),
+    reason: text("reason").notNull(),
+    payment: text("payment"),
+    requestedBy: integer("requested_by")
+      .notNull()
+      .references(() => operators.id),
+    requestedAt: timestamp("requested_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    decidedBy: integer("decided_by").references(() => operators.id),
+    decidedAt: timestamp("decided_at", { withTimezone: true, mode: "date" }),
+    decision: text("decision").$type<"approved" | "refused">(),
+    decisionNote: text("decision_note"),
+  },
+  (table) => [
+    index("adjustment_approvals_pending_idx").on(table.requestedAt).where(sql`${table.decidedAt} IS NULL`),
+    check("adjustment_approvals_amount_check", sql`${table.amountCents} <> 0`),
+    check(
+      "adjustment_approvals_decision_check",
+      sql`${table.decision} IS NULL OR ${table.decision} IN ('approved', 'refused')`,
+    ),
   ],
 );

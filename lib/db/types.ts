@@ -72,8 +72,44 @@ export type TopupStatus = "pending" | "completed" | "expired" | "cancelled";
 /** `deposit`: pay to an address; `x402`: a signed USDC authorization settled by the service. */
 export type PaymentMethod = "deposit" | "x402";
 
+/** A deposit watcher's push link to its node (lib/rails/deposits/push.ts says what each means). */
+export const PUSH_STATUSES = ["ok", "waiting", "degraded", "down"] as const;
+export type PushStatus = (typeof PUSH_STATUSES)[number];
+
 /** api (made by the user, listed) | session (made by a dashboard sign-in, expires) */
 export type ApiKeyKind = "api" | "session";
+
+/**
+ * What an API key may be allowed to do, one scope per kind of operation (lib/api/scopes.ts says what each
+ * covers and which others it brings along). A key stores the scopes it holds; one that stores none (NULL)
+ * holds every scope, those added later included: the keys made before scopes existed, and dashboard sessions.
+ */
+export const API_KEY_SCOPES = [
+  "servers:read",
+  "servers:power",
+  "servers:rebuild",
+  "servers:console",
+  "servers:snapshots",
+  "servers:credentials",
+  "servers:terminate",
+  "billing:spend",
+  "topups:read",
+  "topups:write",
+  "account:read",
+  "account:write",
+  "keys:read",
+  "keys:write",
+  "webhooks:read",
+  "webhooks:write",
+] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+/** The scope every debit a key causes needs: the ledger itself refuses a key without it. */
+export const SPEND_SCOPE = "billing:spend" satisfies ApiKeyScope;
+
+/** How a key's spend cap resets: at 00:00 UTC each day, each Monday, each first of the month, or never. */
+export const SPEND_CAP_PERIODS = ["day", "week", "month", "total"] as const;
+export type SpendCapPeriod = (typeof SPEND_CAP_PERIODS)[number];
 
 /** The events an account can be notified of (lib/notifications/types.ts says what each means). */
 export const EVENT_TYPES = [
@@ -83,6 +119,8 @@ export const EVENT_TYPES = [
   "server.build_failed",
   "server.expiring",
   "server.suspended",
+  "server.held",
+  "server.released",
   "server.terminated",
   "account.balance_low",
   "snapshot.taken",

@@ -13,11 +13,25 @@ describe("write epoch", () => {
     trackWrites(client);
   }, 60_000);
 
-  it("stays put for plain reads", async () => {
+  it("stays put for plain reads, WITH queries that only select included", async () => {
     const before = currentWriteEpoch();
     await client.query("SELECT * FROM t WHERE id = $1", [1]);
     await client.query("  select 1");
+    await client.query(
+      "WITH RECURSIVE walk(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM walk WHERE n < 3) SELECT count(*) FROM walk",
+    );
     expect(currentWriteEpoch()).toBe(before);
+  });
+
+  it("moves for a WITH query that writes or locks", async () => {
+    const t = tablesWriteEpoch(["t"]);
+    await client.query(
+      "WITH changed AS (UPDATE t SET v = v WHERE id = -1 RETURNING id) SELECT * FROM changed",
+    );
+    expect(tablesWriteEpoch(["t"])).toBeGreaterThan(t);
+    const before = currentWriteEpoch();
+    await client.query("WITH one AS (SELECT id FROM t) SELECT * FROM t FOR UPDATE");
+    expect(currentWriteEpoch()).toBeGreaterThan(before);
   });
 
   it("moves for every statement that may write, before and after it", async () => {

@@ -29,8 +29,15 @@ export function tablesWriteEpoch(tables: readonly string[]): number {
   return sum;
 }
 
+/**
+ * A statement that only reads: a SELECT, or a WITH query (a recursive walk, say) none of whose parts inserts,
+ * updates, deletes or merges; neither locking rows. A word that only looks like a write (in a string, say)
+ * makes it count as one: harmless, it only costs the caches a reload.
+ */
 const isRead = (sql: string) =>
-  /^\s*select\b/i.test(sql) && !/\bfor\s+(update|share|no key update|key share)\b/i.test(sql);
+  (/^\s*select\b/i.test(sql) ||
+    (/^\s*with\b/i.test(sql) && !/\b(insert|update|delete|merge)\b/i.test(sql))) &&
+  !/\bfor\s+(update|share|no key update|key share)\b/i.test(sql);
 
 /** Statements that change no row a read can see: locking reads, transaction control, upkeep. */
 const changesNoRows = (sql: string) =>

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { API_KEY_SCOPES } from "@/lib/db/types";
 import { apiGuide, GUIDE_FILE, inlineParts, parseGuide } from "./guide";
 
 describe("the API guide", () => {
@@ -45,5 +46,19 @@ describe("the API guide", () => {
       .replace(/^ *- /gm, "");
     const sourceWords = source.split(/\s+/).filter((word) => word !== "").length;
     expect(words(items)).toBe(sourceWords);
+  });
+
+  it("names every key scope and every refusal of a key, under Keys", () => {
+    const keys = apiGuide().find((item) => item.text.startsWith("**Keys**"));
+    const text = JSON.stringify(keys);
+    const missing = [
+      ...API_KEY_SCOPES,
+      "missing_scope",
+      "address_not_allowed",
+      "key_expired",
+      "spend_cap_exceeded",
+      "beyond_key_rights",
+    ].filter((name) => !new RegExp(`\`(\\d{3} )?${name}\``).test(text));
+    expect(missing).toEqual([]);
   });
 });

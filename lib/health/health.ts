@@ -18,10 +18,11 @@ const PROBE_INTERVAL_MS = 2_000;
 type Probe = { ok: boolean; kind: "pglite" | "postgres"; checkedAt: Date; watchers: Health["watchers"] };
 
 /**
- * Each watcher as its row in chain_cursors shows it (the instance holding its lease writes that row). Public:
- * its state and what is wrong in plain words; the node's address and raw error are for the log only.
+ * Each watcher as its row in chain_cursors shows it (the instance holding its lease writes that row), with
+ * its node's push where one is configured. Public: its state and what is wrong in plain words; the node's
+ * address and raw error are for the log only.
  */
-async function watcherHealth(): Promise<Health["watchers"]> {
+export async function watcherHealth(): Promise<Health["watchers"]> {
   const { watchers } = depositRails();
   const cursors = await readCursors(watchers.map((watcher) => watcher.name));
   const flagged = await flaggedPaymentCounts();
@@ -48,6 +49,13 @@ async function watcherHealth(): Promise<Health["watchers"]> {
       lag: polled && cursor.scannedBlock >= 0 ? Math.max(0, cursor.headBlock - cursor.scannedBlock) : null,
       checked_at: checkedAt?.toISOString() ?? null,
       flagged_payments: watcher.networks.reduce((sum, network) => sum + (flagged.get(network) ?? 0), 0),
+      push: watcher.push
+        ? {
+            status: cursor?.pushStatus ?? "waiting",
+            missed: cursor?.pushMissed ?? 0,
+            last_notice_at: cursor?.pushNoticeAt?.toISOString() ?? null,
+          }
+        : null,
     };
   });
 }

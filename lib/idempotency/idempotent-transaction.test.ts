@@ -20,6 +20,7 @@ describe("idempotent money-moving work, directly against the real schema", () =>
           amountCents: -cents,
           kind: "order",
           reference,
+          apiKeyId: null,
         });
         return { status: 201, body: { balance: posted.balanceAfterCents }, unstored: { secret: "once" } };
       },

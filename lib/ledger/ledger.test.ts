@@ -13,19 +13,37 @@ describe("the ledger, on the real schema", () => {
   it("moves the balance by each entry, keeps it equal to the sum of the ledger, and posts a reference once", async () => {
     const accountId = await createAccount(db);
     const credit = await db.transaction((tx) =>
-      postLedgerEntry(tx, { accountId, amountCents: 5000, kind: "topup", reference: "topup:a:5000" }),
+      postLedgerEntry(tx, {
+        accountId,
+        amountCents: 5000,
+        kind: "topup",
+        reference: "topup:a:5000",
+        apiKeyId: null,
+      }),
     );
     expect(credit).toEqual({ posted: true, balanceAfterCents: 5000 });
     expect(await balanceAndLedgerSum(db, accountId)).toEqual({ balance: 5000, ledgerSum: 5000 });
 
     const again = await db.transaction((tx) =>
-      postLedgerEntry(tx, { accountId, amountCents: 5000, kind: "topup", reference: "topup:a:5000" }),
+      postLedgerEntry(tx, {
+        accountId,
+        amountCents: 5000,
+        kind: "topup",
+        reference: "topup:a:5000",
+        apiKeyId: null,
+      }),
     );
     expect(again).toEqual({ posted: false });
     expect(await balanceAndLedgerSum(db, accountId)).toEqual({ balance: 5000, ledgerSum: 5000 });
 
     const debit = await db.transaction((tx) =>
-      postLedgerEntry(tx, { accountId, amountCents: -1234, kind: "order", reference: "order:server:1" }),
+      postLedgerEntry(tx, {
+        accountId,
+        amountCents: -1234,
+        kind: "order",
+        reference: "order:server:1",
+        apiKeyId: null,
+      }),
     );
     expect(debit).toEqual({ posted: true, balanceAfterCents: 3766 });
     expect(await balanceAndLedgerSum(db, accountId)).toEqual({ balance: 3766, ledgerSum: 3766 });
@@ -34,7 +52,13 @@ describe("the ledger, on the real schema", () => {
   it("refuses an overdraft in the database itself, leaving balance and ledger as they were", async () => {
     const accountId = await createAccount(db);
     await db.transaction((tx) =>
-      postLedgerEntry(tx, { accountId, amountCents: 100, kind: "topup", reference: `topup:b:${accountId}` }),
+      postLedgerEntry(tx, {
+        accountId,
+        amountCents: 100,
+        kind: "topup",
+        reference: `topup:b:${accountId}`,
+        apiKeyId: null,
+      }),
     );
     await expect(
       db.transaction((tx) =>
@@ -43,6 +67,7 @@ describe("the ledger, on the real schema", () => {
           amountCents: -101,
           kind: "order",
           reference: `order:b:${accountId}`,
+          apiKeyId: null,
         }),
       ),
     ).rejects.toThrow();
@@ -54,7 +79,13 @@ describe("the ledger, on the real schema", () => {
     for (const amountCents of [0, 1.5, Number.NaN]) {
       await expect(
         db.transaction((tx) =>
-          postLedgerEntry(tx, { accountId, amountCents, kind: "topup", reference: `bad:${amountCents}` }),
+          postLedgerEntry(tx, {
+            accountId,
+            amountCents,
+            kind: "topup",
+            reference: `bad:${amountCents}`,
+            apiKeyId: null,
+          }),
         ),
       ).rejects.toThrow(RangeError);
     }

@@ -1,4 +1,5 @@
 import "server-only";
+import { isIP } from "node:net";
 import { z } from "zod";
 import { ConfigError, envSlice } from "@/lib/config/slice";
 
@@ -12,6 +13,10 @@ export type NotificationSettings = {
   allowLoopback: boolean;
   /** Demo mode only, for tests: every retry waits this long instead of the schedule. */
   testRetryMs: number | undefined;
+  /** Name servers for endpoints' names (`address` or `address:port`); undefined: the system's. */
+  dnsServers: string[] | undefined;
+  /** Ports the operator allows besides 443 (and 80 outside production). */
+  extraPorts: number[];
 };
 
 /** `72,24`: how many hours before a server's expiry its owner is warned, at most 5 lead times, latest last. */
@@ -34,6 +39,51 @@ const expiryWarningHours = z
     return [...new Set(hours)].sort((a, b) => b - a);
   });
 
+/** `1.1.1.1,9.9.9.9:53,[2606:4700:4700::1111]:53`: at most 4 name servers, by address. */
+const dnsServers = z
+  .string()
+  .optional()
+  .transform((value, context) => {
+    const servers = (value ?? "")
+      .split(",")
+      .map((part) => part.trim())
+      .filter(Boolean);
+    if (servers.length === 0) return undefined;
+    const valid = (server: string) => {
+      const match = /^(?:\[([0-9a-f:.]+)\]|(\d+\.\d+\.\d+\.\d+))(?::(\d{1,5}))?$/i.exec(server);
+      const port = match?.[3] === undefined ? 53 : Number(match[3]);
+      return match !== null && isIP(match[1] ?? match[2] ?? "") !== 0 && port >= 1 && port <= 65_535;
+    };
+    if (servers.length > 4 || !servers.every(valid)) {
+      context.addIssue({
+        code: "custom",
+        message: `expected up to 4 name server addresses (1.1.1.1, 1.1.1.1:53, [2606:4700::1111]:53), got "${value}"`,
+      });
+      return z.NEVER;
+    }
+    return servers;
+  });
+
+/** `8443,9443`: ports besides 443 (and 80 outside production) that endpoints may use. */
+const extraPorts = z
+  .string()
+  .default("")
+  .transform((value, context) => {
+    const ports = value
+      .split(",")
+      .map((part) => part.trim())
+      .filter(Boolean)
+      .map(Number);
+    if (ports.some((port) => !Number.isInteger(port) || port < 1 || port > 65_535)) {
+      context.addIssue({
+        code: "custom",
+        message: `expected port numbers separated by commas, got "${value}"`,
+      });
+      return z.NEVER;
+    }
+    return [...new Set(ports)];
+  });
+
 export const NOTIFICATION_SETTINGS = envSlice({
   name: "notifications",
   shape: {
@@ -41,6 +91,8 @@ export const NOTIFICATION_SETTINGS = envSlice({
     NOTIFY_DISABLE_AFTER_DAYS: z.coerce.number().int().min(1).max(30).default(5),
     NOTIFY_TEST_ALLOW_LOOPBACK: z.enum(["0", "1"]).default("0"),
     NOTIFY_TEST_RETRY_MS: z.coerce.number().int().min(10).max(60_000).optional(),
+    NOTIFY_DNS_SERVERS: dnsServers,
+    NOTIFY_ALLOWED_PORTS: extraPorts,
   },
   derive(values, { mode }): NotificationSettings {
     // Test-only switches that would weaken what a production deployment promises: refused outright there.
@@ -55,6 +107,8 @@ export const NOTIFICATION_SETTINGS = envSlice({
       disableAfterDays: values.NOTIFY_DISABLE_AFTER_DAYS,
       allowLoopback: values.NOTIFY_TEST_ALLOW_LOOPBACK === "1",
       testRetryMs: values.NOTIFY_TEST_RETRY_MS,
+      dnsServers: values.NOTIFY_DNS_SERVERS,
+      extraPorts: values.NOTIFY_ALLOWED_PORTS,
     };
   },
 });

@@ -12,11 +12,17 @@ export type EndpointRow = typeof notificationEndpoints.$inferSelect;
 /** The purpose a stored secret is sealed under: it decrypts for its own endpoint only. */
 export const secretPurpose = (endpointId: number) => `notification-endpoint:${endpointId}`;
 
-/** Where this deployment may send: https only in production, loopback only where tests allow it. */
+/**
+ * Where this deployment may send: https only in production, to port 443 (and 80 outside production) and the
+ * ports NOTIFY_ALLOWED_PORTS adds; loopback only where tests allow it.
+ */
 export function urlPolicy(): UrlPolicy {
+  const production = config().mode === "production";
+  const settings = notificationSettings();
   return {
-    httpsOnly: config().mode === "production",
-    allowLoopback: notificationSettings().allowLoopback,
+    httpsOnly: production,
+    allowLoopback: settings.allowLoopback,
+    ports: [...new Set([443, ...(production ? [] : [80]), ...settings.extraPorts])],
   };
 }
 

@@ -1,4 +1,5 @@
 import "server-only";
+import { createHash } from "node:crypto";
 import { and, eq, inArray } from "drizzle-orm";
 import type { EventServer } from "@/lib/api/schemas/events";
 import { TRAFFIC_POLICY } from "@/lib/catalog/catalog";
@@ -16,7 +17,9 @@ import {
 import type { TopupStatus } from "@/lib/db/types";
 import { formatCoinAmount, unitsOf } from "@/lib/rails/amounts";
 import { centsToUsd } from "@/lib/util/cents";
+import { now } from "@/lib/util/clock";
 import { listensTo, recordEvent } from "./record";
+import { HELD_OWNER_MAY, HELD_OWNER_MAY_NOT } from "./types";
 
 type ServerRow = typeof servers.$inferSelect;
 type TopupRow = typeof topups.$inferSelect;
@@ -194,6 +197,51 @@ export async function recordServerSuspended(tx: Tx, serverId: number, terminates
   });
 }
 
+/** What an operator's hold is, as its event tells it. */
+export type HoldFact = { reason: string; pausesPeriod: boolean; scope: "server" | "account" };
+
+/**
+ * The operator put the server on hold (or changed why it is held: its own suspension lifted while its account's
+ * stays): the owner hears why, whether the paid period waits, and what they may still do.
+ */
+export async function recordServerHeld(tx: Tx, row: ServerRow, hold: HoldFact): Promise<void> {
+  const since = row.heldSince?.toISOString() ?? "";
+  const why = createHash("sha256").update(`${hold.scope}:${hold.reason}`).digest("hex").slice(0, 16);
+  await recordEvent(tx, {
+    accountId: row.accountId,
+    type: "server.held",
+    factKey: `server.held:${row.id}:${since}:${why}`,
+    data: () => ({
+      reason: hold.reason,
+      scope: hold.scope,
+      period_paused: hold.pausesPeriod,
+      owner_may: [...HELD_OWNER_MAY],
+      refused_until_lifted: [...HELD_OWNER_MAY_NOT],
+      server: eventServer(row),
+    }),
+  });
+}
+
+/** The operator's hold that began at `heldSince` ended; `row` is the server as it stands after it. */
+export async function recordServerReleased(
+  tx: Tx,
+  row: ServerRow,
+  heldSince: Date,
+  extendedMs: number,
+): Promise<void> {
+  await recordEvent(tx, {
+    accountId: row.accountId,
+    type: "server.released",
+    factKey: `server.released:${row.id}:${heldSince.toISOString()}`,
+    data: () => ({
+      held_since: heldSince.toISOString(),
+      period_extended_seconds: Math.round(extendedMs / 1000),
+      status_after: row.status,
+      server: eventServer(row),
+    }),
+  });
+}
+
 /** The server was terminated, on request or because its period lapsed. */
 export async function recordServerTerminated(tx: Tx, row: ServerRow, lapsed: boolean): Promise<void> {
   await recordEvent(tx, {
@@ -292,17 +340,23 @@ export async function recordRescueChange(
   });
 }
 
-/** A console session was opened (its ticket redeemed). */
+/**
+ * A console session was opened (its ticket redeemed): announced for the first session of the server in each
+ * window of `windowMinutes` (on the service's clock), so opening and closing it again and again cannot turn
+ * into a flood of deliveries.
+ */
 export async function recordConsoleOpened(
   tx: Tx,
   session: typeof consoleSessions.$inferSelect,
+  windowMinutes: number,
 ): Promise<void> {
   const row = await serverById(tx, session.serverId);
   if (!row) return;
+  const window = Math.floor((session.openedAt ?? now()).getTime() / (windowMinutes * 60_000));
   await recordEvent(tx, {
     accountId: session.accountId,
     type: "console.opened",
-    factKey: `console.opened:${session.id}`,
+    factKey: `console.opened:${session.serverId}:${windowMinutes}:${window}`,
     data: () => ({ session_id: session.id, opened_from: session.openedFrom ?? "", server: eventServer(row) }),
   });
 }

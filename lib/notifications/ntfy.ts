@@ -6,7 +6,7 @@
 type Push = { title: string; message: string; tags: string[]; priority: 1 | 2 | 3 | 4 | 5 };
 
 type Data = Record<string, unknown> & {
-  server?: { hostname?: string; id?: number; ip?: string | null };
+  server?: { hostname?: string; id?: number; ip?: string | null; status?: string };
   topup?: { ref?: string; amount_usd?: number; coin?: string };
 };
 
@@ -61,6 +61,27 @@ export function pushFor(type: string, data: Data): Push {
         tags: ["warning"],
         priority: 5,
       };
+    case "server.held":
+      return {
+        title: ascii(`${name} was suspended by the operator`),
+        message:
+          `${data.reason} It was stopped; ${data.period_paused ? "its paid period waits until the suspension is lifted" : "its paid period runs on"}. ` +
+          "You may still renew it and top up; it cannot be started, terminated or have its snapshots deleted until then.",
+        tags: ["warning"],
+        priority: 5,
+      };
+    case "server.released":
+      return {
+        title: ascii(`${name}: the operator lifted its suspension`),
+        message:
+          data.status_after === "active"
+            ? "It is active again."
+            : data.status_after === "suspended"
+              ? "Its period lapsed meanwhile: renew it to start it again."
+              : "It ended meanwhile.",
+        tags: ["white_check_mark"],
+        priority: 4,
+      };
     case "server.terminated":
       return {
         title: ascii(`${name} was terminated`),
@@ -109,7 +130,11 @@ export function pushFor(type: string, data: Data): Push {
     case "rescue.left":
       return {
         title: ascii(`${name} left rescue mode`),
-        message: "Its own system runs again.",
+        // A hold or a lapse ends rescue mode with the machine stopped: its own system boots at its next start.
+        message:
+          data.server?.status === "active"
+            ? "Its own system runs again."
+            : "It is stopped; its own system boots when it starts again.",
         tags: ["sos"],
         priority: 3,
       };

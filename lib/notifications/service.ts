@@ -11,7 +11,7 @@ import {
   type WebhookCreated,
 } from "@/lib/api/schemas/notifications";
 import { config } from "@/lib/config/env";
-import type { Tx } from "@/lib/db/client";
+import type { Database, Tx } from "@/lib/db/client";
 import { db } from "@/lib/db/client";
 import {
   accounts,
@@ -52,19 +52,28 @@ export function presentWebhook(row: EndpointRow): Webhook {
   };
 }
 
+/** A URL well formed for an endpoint (https in production, an allowed port): checked without resolving. */
+function wellFormedUrl(text: string): URL {
+  const checked = checkUrl(text, urlPolicy());
+  if ("problem" in checked) {
+    throw badRequest(checked.refused ? "webhook_url_refused" : "invalid_webhook_url", checked.problem);
+  }
+  return checked.url;
+}
+
 /**
- * A URL that may be sent to: well formed (https in production), and a host that resolves, right now, to
- * public addresses only. Resolved before any transaction opens; every delivery checks again.
+ * A URL that may be sent to: its host resolves, right now, to public addresses only. It comes last, after
+ * every check that costs nothing (the form of the URL, ownership, the endpoint limit), and it is counted per
+ * account (RATE_LIMIT_WEBHOOK_URLS): the name is the account's choice, and so is how slowly it answers.
+ * Resolved before any transaction opens; every delivery checks again.
  */
-async function acceptableUrl(text: string): Promise<string> {
-  const policy = urlPolicy();
-  const checked = checkUrl(text, policy);
-  if ("problem" in checked) throw badRequest("invalid_webhook_url", checked.problem);
-  const resolved = await resolveTarget(checked.url, policy);
+async function acceptableUrl(accountId: number, url: URL): Promise<string> {
+  await consume(limiters().webhookUrls, `account:${accountId}`);
+  const resolved = await resolveTarget(url, urlPolicy());
   if ("refused" in resolved) {
     throw badRequest("webhook_url_refused", `Not sent to: ${resolved.refused}. Use a public address.`);
   }
-  return checked.url.toString();
+  return url.toString();
 }
 
 async function lockAccount(tx: Tx, accountId: number) {
@@ -96,6 +105,19 @@ export async function getWebhook(accountId: number, id: number): Promise<Webhook
   return presentWebhook(await database.transaction((tx) => ownedEndpoint(tx, accountId, id)));
 }
 
+async function refuseAtEndpointLimit(tx: Tx | Database, accountId: number): Promise<void> {
+  const [count] = await tx
+    .select({ n: sql<number>`count(*)`.mapWith(Number) })
+    .from(notificationEndpoints)
+    .where(eq(notificationEndpoints.accountId, accountId));
+  if ((count?.n ?? 0) >= MAX_ENDPOINTS) {
+    throw conflict(
+      "webhook_limit_reached",
+      `An account can have ${MAX_ENDPOINTS} webhooks and push topics; delete one first.`,
+    );
+  }
+}
+
 /**
  * Adds a webhook (with a new signing secret, returned once) or an ntfy topic. At most MAX_ENDPOINTS per
  * account, counted under the account's row lock.
@@ -107,21 +129,14 @@ export async function createWebhook(
   if (request.kind !== "ntfy" && request.ntfy_token !== undefined) {
     throw badRequest("invalid_ntfy_token", "ntfy_token is for ntfy topics only.");
   }
-  const url = await acceptableUrl(request.url);
-  const secret = request.kind === "ntfy" ? (request.ntfy_token ?? null) : newWebhookSecret();
   const database = await db();
+  // The limit first, without a lock (a full account resolves nothing); again under the lock below.
+  await refuseAtEndpointLimit(database, accountId);
+  const url = await acceptableUrl(accountId, wellFormedUrl(request.url));
+  const secret = request.kind === "ntfy" ? (request.ntfy_token ?? null) : newWebhookSecret();
   const row = await database.transaction(async (tx) => {
     await lockAccount(tx, accountId);
-    const [count] = await tx
-      .select({ n: sql<number>`count(*)`.mapWith(Number) })
-      .from(notificationEndpoints)
-      .where(eq(notificationEndpoints.accountId, accountId));
-    if ((count?.n ?? 0) >= MAX_ENDPOINTS) {
-      throw conflict(
-        "webhook_limit_reached",
-        `An account can have ${MAX_ENDPOINTS} webhooks and push topics; delete one first.`,
-      );
-    }
+    await refuseAtEndpointLimit(tx, accountId);
     const [inserted] = await tx
       .insert(notificationEndpoints)
       .values({
@@ -151,8 +166,14 @@ export async function updateWebhook(
   id: number,
   request: UpdateWebhookRequest,
 ): Promise<Webhook> {
-  const url = request.url === undefined ? undefined : await acceptableUrl(request.url);
   const database = await db();
+  let url: string | undefined;
+  if (request.url !== undefined) {
+    const wellFormed = wellFormedUrl(request.url);
+    // Another account's webhook, or none, resolves nothing.
+    await database.transaction((tx) => ownedEndpoint(tx, accountId, id));
+    url = await acceptableUrl(accountId, wellFormed);
+  }
   const row = await database.transaction(async (tx) => {
     const current = await ownedEndpoint(tx, accountId, id, true);
     if (request.ntfy_token !== undefined && current.kind !== "ntfy") {

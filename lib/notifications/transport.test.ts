@@ -1,7 +1,9 @@
+import { pbkdf2 } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
-import { RESPONSE_EXCERPT_BYTES, type Resolver, resolveTarget, send } from "./transport";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { SILENT_ZONE, startDnsServer, type TestDnsServer } from "@/lib/testing/dns-server";
+import { nameResolver, RESPONSE_EXCERPT_BYTES, type Resolver, resolveTarget, send } from "./transport";
 
 type Seen = { method?: string; host?: string; headers: IncomingMessage["headers"]; body: string };
 
@@ -31,8 +33,8 @@ afterEach(async () => {
   }
 });
 
-const loopbackAllowed = { allowLoopback: true, httpsOnly: false };
-const production = { allowLoopback: false, httpsOnly: true };
+const loopbackAllowed = { allowLoopback: true, httpsOnly: false, ports: [443, 80] };
+const production = { allowLoopback: false, httpsOnly: true, ports: [443] };
 
 /** A resolver that answers `addresses` for every name and counts how often it was asked. */
 function fakeResolver(addresses: string[]) {
@@ -70,14 +72,15 @@ describe("sending a notification", () => {
     const dns = fakeResolver(["127.0.0.1"]);
     const outcome = await send(post(`https://rebind.example.test:${target.port}/`), production, dns.resolve);
     expect(outcome.status).toBeNull();
-    expect(outcome.error).toBe("refused: rebind.example.test resolves to 127.0.0.1, a loopback address");
+    // What an internal name resolves to is not told: the answer would map the operator's network.
+    expect(outcome.error).toBe("refused: rebind.example.test resolves to a non-public address");
     expect(target.seen).toHaveLength(0);
   });
 
   it("refuses a name with one private address among public ones", async () => {
     const dns = fakeResolver(["93.184.216.34", "10.0.0.8"]);
     const outcome = await send(post("https://mixed.example.test/"), production, dns.resolve);
-    expect(outcome.error).toBe("refused: mixed.example.test resolves to 10.0.0.8, a private address");
+    expect(outcome.error).toBe("refused: mixed.example.test resolves to a non-public address");
   });
 
   it("refuses address literals that are not public, however they are written, without resolving", async () => {
@@ -92,12 +95,32 @@ describe("sending a notification", () => {
       ["https://10.1.2.3/", "10.1.2.3 is a private address"],
       ["https://169.254.169.254/latest/meta-data/", "169.254.169.254 is a cloud metadata address"],
       ["https://[fe80::1]/", "fe80::1 is a link-local address"],
+      ["https://[::7f00:1]/", "127.0.0.1 is a loopback address"],
+      ["https://[4000::1]/", "4000::1 is not a global unicast address"],
+      ["https://localhost/", "localhost is a loopback name"],
+      ["https://api.localhost/", "api.localhost is a loopback name"],
     ] as const) {
       expect(await resolveTarget(new URL(url), production, dns.resolve), url).toEqual({ refused: refusal });
     }
     expect(dns.calls).toEqual([]);
     expect(await resolveTarget(new URL("https://93.184.216.34/"), production, dns.resolve)).toEqual({
       target: { address: "93.184.216.34", family: 4 },
+    });
+    // An IPv6 form carrying a public IPv4 address is sent to that IPv4 address.
+    expect(await resolveTarget(new URL("https://[::ffff:5db8:d822]/"), production, dns.resolve)).toEqual({
+      target: { address: "93.184.216.34", family: 4 },
+    });
+  });
+
+  it("sends to a loopback receiver on any port where tests allow loopback, and to no other address there", async () => {
+    const dns = fakeResolver(["93.184.216.34"]);
+    expect(await resolveTarget(new URL("http://127.0.0.1:41234/"), loopbackAllowed, dns.resolve)).toEqual({
+      target: { address: "127.0.0.1", family: 4 },
+    });
+    expect(
+      await resolveTarget(new URL("http://far.example.test:41234/"), loopbackAllowed, dns.resolve),
+    ).toEqual({
+      refused: "Port 41234 is not accepted: notifications are sent to ports 443 and 80.",
     });
   });
 
@@ -144,5 +167,51 @@ describe("sending a notification", () => {
     open.pop()?.close();
     const outcome = await send(post(`http://127.0.0.1:${port}/`), loopbackAllowed);
     expect(outcome).toMatchObject({ status: null, error: "connection refused" });
+  });
+});
+
+describe("resolving a name (its own resolver, never the thread pool's getaddrinfo)", () => {
+  let dns: TestDnsServer;
+  beforeAll(async () => {
+    dns = await startDnsServer({
+      "hooks.example.test": ["93.184.216.34", "2606:4700:4700::1111"],
+      "*.internal.example.test": ["10.0.3.7"],
+    });
+  });
+  afterAll(() => dns.close());
+
+  it("asks the configured servers for A and AAAA and judges every address", async () => {
+    const resolve = nameResolver({ servers: [dns.address], timeoutMs: 1_000 });
+    expect(await resolve("hooks.example.test")).toEqual([
+      { address: "93.184.216.34", family: 4 },
+      { address: "2606:4700:4700::1111", family: 6 },
+    ]);
+    expect(await resolveTarget(new URL("https://db.internal.example.test/"), production, resolve)).toEqual({
+      refused: "db.internal.example.test resolves to a non-public address",
+    });
+    expect(await resolveTarget(new URL("https://nowhere.example.test/"), production, resolve)).toEqual({
+      refused: "nowhere.example.test does not resolve",
+    });
+    expect(dns.asked).toContain("db.internal.example.test");
+  });
+
+  it("gives up on a name server that never answers within its bound, and the thread pool stays free meanwhile", async () => {
+    const resolve = nameResolver({ servers: [dns.address], timeoutMs: 600 });
+    const started = performance.now();
+    // More lookups at once than libuv has threads (4): getaddrinfo would hold every one of them.
+    const lookups = Array.from({ length: 16 }, (_, i) =>
+      resolveTarget(new URL(`https://r${i}.${SILENT_ZONE}/`), production, resolve),
+    );
+    const poolStarted = performance.now();
+    await new Promise((done, fail) =>
+      pbkdf2("x", "y", 1, 32, "sha256", (error) => (error ? fail(error) : done(undefined))),
+    );
+    expect(performance.now() - poolStarted).toBeLessThan(200);
+    const outcomes = await Promise.all(lookups);
+    expect(performance.now() - started).toBeLessThan(1_500);
+    for (const [i, outcome] of outcomes.entries()) {
+      expect(outcome).toEqual({ refused: `r${i}.${SILENT_ZONE} could not be resolved in time` });
+    }
+    expect(dns.asked.filter((name) => name.endsWith(SILENT_ZONE)).length).toBeGreaterThanOrEqual(16);
   });
 });

@@ -1,10 +1,11 @@
 import "server-only";
-import { lookup as systemLookup } from "node:dns/promises";
+import { Resolver as AresResolver } from "node:dns/promises";
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
-import { isIP, type LookupFunction } from "node:net";
+import type { LookupFunction } from "node:net";
 import { firstLine } from "@/lib/util/log";
-import { addressRefusal, literalAddress, type UrlPolicy } from "./address";
+import { addressRefusal, effectiveAddress, literalAddress, portRefusal, type UrlPolicy } from "./address";
+import { notificationSettings } from "./config";
 
 /** A delivery that has not been answered by then failed. */
 export const SEND_TIMEOUT_MS = 5_000;
@@ -16,13 +17,53 @@ export const RESPONSE_EXCERPT_BYTES = 256;
 export type ResolvedAddress = { address: string; family: 4 | 6 };
 export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
-/** The system's resolver (getaddrinfo: /etc/hosts, then DNS), every address of the name. */
-const systemResolver: Resolver = async (hostname) =>
-  (await systemLookup(hostname, { all: true, verbatim: true })).map((entry) => ({
-    address: entry.address,
-    family: entry.family === 6 ? 6 : 4,
-  }));
+type NameResolverOptions = {
+  /** `address` or `address:port` of the name servers to ask; unset: the system's (/etc/resolv.conf). */
+  servers?: readonly string[];
+  /** After this long a name that has not resolved is given up on (every outstanding query cancelled). */
+  timeoutMs?: number;
+};
 
+/** DNS error codes that mean the name has no address (as opposed to: no answer came). */
+const NO_SUCH_NAME = new Set(["ENOTFOUND", "ENODATA", "NOTFOUND", "NODATA"]);
+
+/**
+ * A resolver for names customers choose: c-ares (node:dns Resolver), which works on the event loop's sockets,
+ * never getaddrinfo, which holds one of libuv's four shared threads until libc gives up (up to tens of
+ * seconds for a name whose servers drop queries) while compression, file reads, scrypt and every other
+ * lookup of the process wait for it. It asks DNS only: /etc/hosts and whatever else the system's resolver
+ * consults take no part. A and AAAA are asked at once, each query timing out by itself, and what is still
+ * outstanding at `timeoutMs` is cancelled.
+ */
+export function nameResolver(options: NameResolverOptions = {}): Resolver {
+  const timeoutMs = options.timeoutMs ?? RESOLVE_TIMEOUT_MS;
+  return async (hostname) => {
+    // A channel per name: cancelling it at the deadline cancels this name's queries only.
+    const resolver = new AresResolver({ timeout: Math.max(100, Math.floor(timeoutMs / 3)), tries: 2 });
+    if (options.servers?.length) resolver.setServers([...options.servers]);
+    const deadline = setTimeout(() => resolver.cancel(), timeoutMs);
+    try {
+      const [v4, v6] = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
+      const addresses: ResolvedAddress[] = [
+        ...(v4.status === "fulfilled" ? v4.value.map((address) => ({ address, family: 4 as const })) : []),
+        ...(v6.status === "fulfilled" ? v6.value.map((address) => ({ address, family: 6 as const })) : []),
+      ];
+      if (addresses.length > 0) return addresses;
+      const errors = [v4, v6].flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
+      const unanswered = errors.find((error) => !NO_SUCH_NAME.has((error as { code?: string }).code ?? ""));
+      if (unanswered) throw unanswered;
+      return [];
+    } finally {
+      clearTimeout(deadline);
+    }
+  };
+}
+
+/** The resolver deliveries and checks use: NOTIFY_DNS_SERVERS, or the system's name servers. */
+const configuredResolver: Resolver = (hostname) =>
+  nameResolver({ servers: notificationSettings().dnsServers })(hostname);
+
+/** A guard for a resolver that does not keep its own deadline (the c-ares one does; a test's may not). */
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
@@ -32,6 +73,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
     }),
   ]).finally(() => clearTimeout(timer));
 }
+
+/** `localhost` and names under it are loopback by definition (RFC 6761), whatever a resolver says. */
+const loopbackName = (host: string) => host === "localhost" || host.endsWith(".localhost");
 
 /**
  * The one address a URL's host is sent to, or why it may not be: the name is resolved once, and every
@@ -43,16 +87,15 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
 export async function resolveTarget(
   url: URL,
   policy: UrlPolicy,
-  resolver: Resolver = systemResolver,
+  resolver: Resolver = configuredResolver,
 ): Promise<{ target: ResolvedAddress } | { refused: string }> {
   const literal = literalAddress(url);
   if (literal) {
-    const refusal = addressRefusal(literal, policy);
-    return refusal
-      ? { refused: refusal }
-      : { target: { address: literal, family: isIP(literal) === 6 ? 6 : 4 } };
+    const refusal = addressRefusal(literal, policy) ?? portRefusal(url, policy, literal);
+    return refusal ? { refused: refusal } : { target: connectable(literal) };
   }
   const host = url.hostname;
+  if (loopbackName(host) && !policy.allowLoopback) return { refused: `${host} is a loopback name` };
   let addresses: ResolvedAddress[];
   try {
     addresses = await withTimeout(resolver(host), RESOLVE_TIMEOUT_MS, "the name did not resolve in time");
@@ -60,17 +103,27 @@ export async function resolveTarget(
     const code = (error as { code?: string }).code;
     return {
       refused:
-        code === "ENOTFOUND" || code === "ENODATA"
+        code && NO_SUCH_NAME.has(code)
           ? `${host} does not resolve`
-          : `${host} could not be resolved (${code ?? firstLine(error)})`,
+          : code === undefined || code === "ETIMEOUT" || code === "ECANCELLED"
+            ? `${host} could not be resolved in time`
+            : `${host} could not be resolved (${code})`,
     };
   }
   if (addresses.length === 0) return { refused: `${host} does not resolve` };
-  for (const { address } of addresses) {
-    const refusal = addressRefusal(address, policy);
-    if (refusal) return { refused: `${host} resolves to ${refusal.replace(/^\S+ is /, `${address}, `)}` };
+  // Which non-public address a name has is not told: an internal name's answer would map the network.
+  if (addresses.some(({ address }) => addressRefusal(address, policy))) {
+    return { refused: `${host} resolves to a non-public address` };
   }
-  return { target: addresses[0] as ResolvedAddress };
+  const target = connectable((addresses[0] as ResolvedAddress).address);
+  const port = portRefusal(url, policy, target.address);
+  return port ? { refused: port } : { target };
+}
+
+/** Where a checked address is connected to: the IPv4 address an IPv6 form carries, else itself. */
+function connectable(address: string): ResolvedAddress {
+  const effective = effectiveAddress(address);
+  return { address: effective.toString(), family: effective.kind() === "ipv6" ? 6 : 4 };
 }
 
 export type SendRequest = { url: URL; headers: Record<string, string>; body: string };

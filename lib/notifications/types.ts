@@ -19,6 +19,8 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   "server.build_failed": "A server could not be built; its charge was refunded.",
   "server.expiring": "A server's period ends soon and it will not renew by itself.",
   "server.suspended": "A server's period ended unpaid: it was stopped.",
+  "server.held": "The operator suspended a server (or the whole account): it was stopped, and says why.",
+  "server.released": "The operator lifted a server's suspension.",
   "server.terminated": "A server was terminated.",
   "account.balance_low": "The balance does not cover the renewals due in the next 7 days.",
   "snapshot.taken": "A snapshot was taken.",
@@ -29,6 +31,22 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   "console.opened": "A server's console was opened.",
   "traffic.threshold_reached": "A server used 80 % or 100 % of its monthly traffic.",
 };
+
+/**
+ * What the owner of a server the operator holds may still do, and what is refused until the hold is lifted
+ * (`server.held` carries both, the dashboard and the API's refusals say the same).
+ */
+export const HELD_OWNER_MAY = ["view", "renew", "set_auto_renew", "top_up"] as const;
+export const HELD_OWNER_MAY_NOT = [
+  "power",
+  "console",
+  "reinstall",
+  "restore",
+  "rescue",
+  "take_snapshot",
+  "delete_snapshot",
+  "terminate",
+] as const;
 
 /** The longest endpoint URL accepted. */
 export const MAX_URL_LENGTH = 2048;

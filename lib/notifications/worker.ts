@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, lte, notInArray, sql } from "drizzle-orm";
 import { config } from "@/lib/config/env";
 import { type Database, db } from "@/lib/db/client";
 import {
@@ -15,13 +15,12 @@ import { processWide } from "@/lib/util/process-wide";
 import { unseal } from "@/lib/util/seal";
 import { notificationSettings } from "./config";
 import { type EndpointRow, secretPurpose, signingSecrets, turnOff, urlPolicy } from "./endpoint-state";
+import { CONCURRENCY, chooseFairly, closedNow, noSlotsUsed, type SlotUse } from "./fairness";
 import { pushFor } from "./ntfy";
 import { describeSpan, MAX_ATTEMPTS, nextAttemptAt, RETRY_SPAN_SECONDS, shouldDisable } from "./schedule";
 import { signatureHeaders } from "./signing";
 import { type Resolver, type SendOutcome, type SendRequest, send } from "./transport";
 
-/** Deliveries one instance sends at once. */
-const CONCURRENCY = 16;
 /** How often an idle worker looks for due deliveries (a new event waits at most this long for its first attempt). */
 const POLL_MS = 200;
 /** A delivery taken by a worker that died is taken again this long after (an attempt lasts at most 5 s). */
@@ -41,34 +40,57 @@ export type TakenDelivery = {
   event: { publicId: string; type: string; payload: string };
 };
 
+/** Due deliveries looked at per free slot: enough that one endpoint's backlog leaves room for others. */
+const CANDIDATES_PER_SLOT = 4;
+
 /**
- * Takes up to `limit` due deliveries with SKIP LOCKED and marks them `sending` under a lease (their
- * `next_attempt_at` moves to when it ends), then commits: the requests that follow run with no transaction
- * open. Deliveries of an instance that died while sending are due again once their lease has passed.
+ * Takes due deliveries for the free slots of `use` (lib/notifications/fairness.ts: a share per account and
+ * per endpoint, the least busy account first) with SKIP LOCKED, and marks them `sending` under a lease
+ * (their `next_attempt_at` moves to when it ends), then commits: the requests that follow run with no
+ * transaction open. Deliveries of an instance that died while sending are due again once their lease has
+ * passed. Endpoints and accounts at their share are left out of the query itself, so their backlog, however
+ * long and however long due, does not hide anyone else's.
  */
 export async function takeDueDeliveries(
   database: Database,
-  limit: number,
+  use: SlotUse,
   at: Date,
 ): Promise<TakenDelivery[]> {
+  const free = CONCURRENCY - use.inFlight;
+  if (free <= 0) return [];
+  const closed = closedNow(use);
   return database.transaction(async (tx) => {
-    const due = await tx
+    const candidates = await tx
       .select({
         id: notificationDeliveries.id,
         nextAttemptAt: notificationDeliveries.nextAttemptAt,
         attempts: notificationDeliveries.attempts,
         manual: notificationDeliveries.manual,
+        accountId: notificationEndpoints.accountId,
+        endpointId: notificationDeliveries.endpointId,
+        failingSince: notificationEndpoints.failingSince,
       })
       .from(notificationDeliveries)
+      .innerJoin(notificationEndpoints, eq(notificationEndpoints.id, notificationDeliveries.endpointId))
       .where(
         and(
           sql`${notificationDeliveries.state} IN ('pending', 'sending')`,
           lte(notificationDeliveries.nextAttemptAt, at),
+          closed.endpoints.length > 0
+            ? notInArray(notificationDeliveries.endpointId, closed.endpoints)
+            : undefined,
+          closed.accounts.length > 0
+            ? notInArray(notificationEndpoints.accountId, closed.accounts)
+            : undefined,
         ),
       )
       .orderBy(asc(notificationDeliveries.nextAttemptAt), asc(notificationDeliveries.id))
-      .limit(limit)
-      .for("update", { skipLocked: true });
+      .limit(free * CANDIDATES_PER_SLOT)
+      .for("update", { of: notificationDeliveries, skipLocked: true });
+    const due = chooseFairly(
+      candidates.map((row) => ({ ...row, failing: row.failingSince !== null })),
+      use,
+    ).map((chosen) => candidates.find((row) => row.id === chosen.id) as (typeof candidates)[number]);
     if (due.length === 0) return [];
     const ids = due.map((row) => row.id);
     await tx
@@ -240,6 +262,8 @@ async function recordOutcome(database: Database, taken: TakenDelivery, outcome: 
 
 type WorkerState = {
   inFlight: number;
+  byAccount: Map<number, number>;
+  byEndpoint: Map<number, { count: number; failing: boolean }>;
   running: boolean;
   again: boolean;
   stopping: boolean;
@@ -248,12 +272,32 @@ type WorkerState = {
 
 const state = () =>
   processWide<WorkerState>("notifications.worker", () => ({
-    inFlight: 0,
+    ...noSlotsUsed(),
+    byAccount: new Map(),
+    byEndpoint: new Map(),
     running: false,
     again: false,
     stopping: false,
     idle: () => undefined,
   }));
+
+/** Counts an attempt as under way for its account and endpoint; the function returned counts it done. */
+function occupy(worker: WorkerState, taken: TakenDelivery): () => void {
+  const { accountId, id: endpointId, failingSince } = taken.endpoint;
+  worker.inFlight += 1;
+  worker.byAccount.set(accountId, (worker.byAccount.get(accountId) ?? 0) + 1);
+  const endpoint = worker.byEndpoint.get(endpointId);
+  worker.byEndpoint.set(endpointId, { count: (endpoint?.count ?? 0) + 1, failing: failingSince !== null });
+  return () => {
+    worker.inFlight -= 1;
+    const account = (worker.byAccount.get(accountId) ?? 1) - 1;
+    if (account > 0) worker.byAccount.set(accountId, account);
+    else worker.byAccount.delete(accountId);
+    const left = worker.byEndpoint.get(endpointId);
+    if (left && left.count > 1) worker.byEndpoint.set(endpointId, { ...left, count: left.count - 1 });
+    else worker.byEndpoint.delete(endpointId);
+  };
+}
 
 /** Takes due deliveries while there are free slots and starts their attempts (each records its own outcome). */
 async function fill(): Promise<void> {
@@ -268,13 +312,13 @@ async function fill(): Promise<void> {
       worker.again = false;
       while (!worker.stopping && worker.inFlight < CONCURRENCY) {
         const database = await db();
-        const batch = await takeDueDeliveries(database, CONCURRENCY - worker.inFlight, now());
+        const batch = await takeDueDeliveries(database, worker, now());
         for (const taken of batch) {
-          worker.inFlight++;
+          const release = occupy(worker, taken);
           void attemptDelivery(database, taken)
             .catch((error) => console.error(`notification delivery ${taken.id}: ${firstLine(error)}`))
             .finally(() => {
-              worker.inFlight--;
+              release();
               if (worker.inFlight === 0) worker.idle();
               void fill();
             });

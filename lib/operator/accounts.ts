@@ -18,6 +18,7 @@ import {
 } from "@/lib/db/schema";
 import { formatCoinAmount, unitsOf } from "@/lib/rails/amounts";
 import { centsToUsd } from "@/lib/util/cents";
+import { type PendingAdjustment, pendingAdjustments } from "./adjustments";
 import { type FlaggedPayment, flaggedPayments } from "./payments";
 
 /** One account a search found, and what matched. */
@@ -139,8 +140,18 @@ export type AccountDetail = {
     last_used_at: string | null;
     expires_at: string | null;
   }[];
-  consoles: { id: number; server_id: number; requested_at: string; from: string; closed_at: string | null }[];
+  consoles: {
+    id: number;
+    server_id: number;
+    requested_at: string;
+    from: string;
+    opened_at: string | null;
+    closed_at: string | null;
+    close_reason: string | null;
+  }[];
   flagged_payments: FlaggedPayment[];
+  /** Adjustments of this account past their operator's daily cap: waiting for, or decided by, a second admin. */
+  adjustment_approvals: PendingAdjustment[];
 };
 
 const LEDGER_ROWS = 100;
@@ -151,7 +162,7 @@ export async function accountDetail(accountId: number, database?: Database): Pro
   database ??= await db();
   const [account] = await database.select().from(accounts).where(eq(accounts.id, accountId));
   if (!account) throw notFound(`No account with id ${accountId}.`);
-  const [ledger, topupRows, serverRows, openSuspensions, sessionRows, consoleRows, flagged] =
+  const [ledger, topupRows, serverRows, openSuspensions, sessionRows, consoleRows, flagged, approvals] =
     await Promise.all([
       database
         .select({ entry: ledgerEntries, reason: ledgerAdjustments.reason, operator: operators.name })
@@ -194,6 +205,7 @@ export async function accountDetail(accountId: number, database?: Database): Pro
         flaggedPayments("attention", { accountId }, database),
         flaggedPayments("reviewed", { accountId }, database),
       ]).then(([open, done]) => [...open, ...done]),
+      pendingAdjustments({ accountId }, database),
     ]);
   const payments =
     topupRows.length === 0
@@ -289,8 +301,11 @@ export async function accountDetail(accountId: number, database?: Database): Pro
       server_id: row.serverId,
       requested_at: row.requestedAt.toISOString(),
       from: row.requestedFrom,
+      opened_at: row.openedAt?.toISOString() ?? null,
       closed_at: row.closedAt?.toISOString() ?? null,
+      close_reason: row.closeReason,
     })),
     flagged_payments: flagged,
+    adjustment_approvals: approvals,
   };
 }

@@ -8,6 +8,9 @@ import type { OperatorRole } from "@/lib/db/types";
 /** Who acts, and from where: every operator action is recorded with these. */
 export type Actor = { operatorId: number; name: string; role: OperatorRole; client: string };
 
+/** An action taken on the machine (a command with the app's environment), not by a signed-in operator. */
+export type MachineActor = { operatorId: null; name: string; client: string };
+
 export type AuditAction =
   | "sign_in"
   | "sign_in_refused"
@@ -19,7 +22,12 @@ export type AuditAction =
   | "adjust_ledger"
   | "review_payment"
   | "drain_host"
-  | "undrain_host";
+  | "undrain_host"
+  | "request_adjustment"
+  | "approve_adjustment"
+  | "refuse_adjustment"
+  | "disable_operator"
+  | "close_console";
 
 export type AuditRecord = {
   action: AuditAction;
@@ -32,7 +40,11 @@ export type AuditRecord = {
  * Appends one entry, in the caller's transaction where the action changes something, so the change and its
  * record commit together or not at all. The table refuses updates and deletes (migration 0021).
  */
-export async function recordAudit(tx: Tx | Database, actor: Actor, record: AuditRecord): Promise<void> {
+export async function recordAudit(
+  tx: Tx | Database,
+  actor: Actor | MachineActor,
+  record: AuditRecord,
+): Promise<void> {
   await tx.insert(operatorAudit).values({
     operatorId: actor.operatorId,
     operatorName: actor.name,

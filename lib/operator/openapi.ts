@@ -14,12 +14,19 @@ import {
   AdjustmentRequestSchema,
   AdjustmentSchema,
   AuditPageSchema,
+  CloseConsoleRequestSchema,
+  ClosedConsoleSchema,
+  DeactivationRequestSchema,
+  DecisionRequestSchema,
   DrainRequestSchema,
   FlaggedPaymentSchema,
   HostSchema,
   LiftRequestSchema,
+  OperatorListSchema,
   OperatorSessionSchema,
   OverviewSchema,
+  PendingAdjustmentListSchema,
+  PendingAdjustmentSchema,
   ReviewRequestSchema,
   SearchResultSchema,
   SignInRequestSchema,
@@ -46,8 +53,10 @@ const BODY: Code[] = [
 /** What every signed-in operation may answer besides its own. */
 function signedIn(
   operation: ZodOpenApiOperationObject,
-  options: { write?: boolean; role?: string } = {},
+  options: { write?: boolean; role?: string; forbidden?: { description: string; codes: Code[] } } = {},
 ): ZodOpenApiOperationObject {
+  // An operation's own 403 (its codes given as `forbidden`) joins the session's.
+  const forbidden = options.forbidden ?? { description: "", codes: [] };
   return {
     ...operation,
     security: [{ operatorSession: [], ...(options.write ? { csrfToken: [] } : {}) }],
@@ -59,12 +68,14 @@ function signedIn(
               [
                 options.write ? "A write without this session's `X-CSRF-Token`, or from another origin." : "",
                 options.role ? `The role is below ${options.role}.` : "",
+                forbidden.description,
               ]
                 .filter(Boolean)
                 .join(" "),
               [
                 ...(options.write ? (["csrf_failed"] as Code[]) : []),
                 ...(options.role ? (["operator_forbidden"] as Code[]) : []),
+                ...forbidden.codes,
               ],
             ),
           }
@@ -93,10 +104,18 @@ const tags = [
     description: "Finding accounts; their money, servers and sessions; suspensions; adjustments.",
   },
   { name: "Audit", description: "The append-only log of every operator action (admin)." },
+  {
+    name: "Operators",
+    description:
+      "Operators and their adjustments' daily cap: deactivating one, approving another admin's adjustment (admin).",
+  },
 ];
 
 const accountId = z.object({ id: z.int().meta({ description: "The account's id." }) });
 const serverId = z.object({ id: z.int().meta({ description: "The server's id." }) });
+const consoleId = z.object({
+  id: z.int().meta({ description: "The console session's id (an account's `consoles` list)." }),
+});
 
 const paths: ZodOpenApiPathsObject = {
   "/session": {
@@ -285,7 +304,13 @@ const paths: ZodOpenApiPathsObject = {
           "A credit (positive) or a debit (negative) through the ledger, with its reason, in one transaction with " +
           "the balance and the audit entry. A debit beyond the balance is refused and changes nothing. Send an " +
           "`Idempotency-Key`: a retry with it answers the first result (200) and posts nothing. At most " +
-          `${MAX_ADJUSTMENT_CENTS / 100} USD either way.`,
+          `${MAX_ADJUSTMENT_CENTS / 100} USD either way. Naming a flagged \`payment\` settles it: it is closed on ` +
+          "its rail in the same transaction (an x402 authorization whose outcome was never recorded is never " +
+          "credited by its owner's retry afterwards; a dropped deposit payment seen again credits nothing), and " +
+          "one adjustment settles a payment. An operator's adjustments of the last 24 hours, credits and debits " +
+          `alike, may move ${DEFAULTS.OPERATOR_ADJUSTMENT_DAILY_CAP_USD} USD by default ` +
+          "(`OPERATOR_ADJUSTMENT_DAILY_CAP_USD`); past it the adjustment is not posted but waits (202) for " +
+          "another admin's approval (`/adjustment-approvals`).",
         requestParams: {
           path: accountId,
           header: z.object({ "Idempotency-Key": z.string().min(1).max(255).optional() }),
@@ -294,13 +319,104 @@ const paths: ZodOpenApiPathsObject = {
         responses: {
           "201": ok("Posted.", AdjustmentSchema),
           "200": ok("Posted before with the same key.", AdjustmentSchema),
+          "202": ok(
+            "Past the operator's daily cap: nothing posted, waiting for another admin's approval (also the " +
+              "answer to a retry with the same key while it waits).",
+            PendingAdjustmentSchema,
+          ),
           "400": fails("A bad body or amount, or a payment of another account.", [
             ...BODY,
             "invalid_amount",
             "invalid_idempotency_key",
           ]),
-          "409": fails("The debit exceeds the balance.", ["adjustment_exceeds_balance"]),
+          "409": fails(
+            "The debit exceeds the balance; the payment is settled by an adjustment already (or one waits for " +
+              "approval), or its owner's retry credited it from the chain; its owner's retry is settling it now.",
+            ["adjustment_exceeds_balance", "payment_already_settled", "payment_being_settled"],
+          ),
           "422": fails("The key was used for another adjustment.", ["idempotency_key_reused"]),
+        },
+      },
+      { write: true, role: "admin" },
+    ),
+  },
+  "/adjustment-approvals": {
+    get: signedIn(
+      {
+        tags: ["Operators"],
+        summary: "Adjustments waiting for a second admin",
+        description: "Every adjustment past its operator's daily cap not decided yet, oldest first.",
+        responses: { "200": ok("The list.", PendingAdjustmentListSchema) },
+      },
+      { role: "admin" },
+    ),
+  },
+  "/adjustment-approvals/{id}": {
+    post: signedIn(
+      {
+        tags: ["Operators"],
+        summary: "Approve or refuse an adjustment past its operator's cap",
+        description:
+          "By an admin other than the one who asked. Approved, it is posted now as an adjustment would be (every " +
+          "check made again: the balance, the payment not settled meanwhile), the asker's, naming this admin as " +
+          "its approver, and does not count against the asker's cap; refused, nothing is posted. Audited.",
+        requestParams: { path: z.object({ id: z.int() }) },
+        requestBody: { content: json(DecisionRequestSchema) },
+        responses: {
+          "200": ok("The approval as decided.", PendingAdjustmentSchema),
+          "400": fails("A bad body.", BODY),
+          "409": fails(
+            "Decided already; or, approving, the debit now exceeds the balance or the payment was settled meanwhile.",
+            [
+              "approval_decided",
+              "adjustment_exceeds_balance",
+              "payment_already_settled",
+              "payment_being_settled",
+            ],
+          ),
+        },
+      },
+      {
+        write: true,
+        role: "admin",
+        forbidden: {
+          description: "The asker cannot decide their own.",
+          codes: ["approval_needs_another_admin"],
+        },
+      },
+    ),
+  },
+  "/operators": {
+    get: signedIn(
+      {
+        tags: ["Operators"],
+        summary: "The operators",
+        description:
+          "Every operator, deactivated ones included (the audit log names them): role, live sessions, last " +
+          "request, and their adjustments of the last 24 hours against the daily cap. Never a secret.",
+        responses: { "200": ok("The list.", OperatorListSchema) },
+      },
+      { role: "admin" },
+    ),
+  },
+  "/operators/{name}/deactivation": {
+    post: signedIn(
+      {
+        tags: ["Operators"],
+        summary: "Deactivate an operator",
+        description:
+          "Their every session ends at once and they can no longer sign in; the operator stays listed (the audit " +
+          "log refers to them). Not yourself: another admin, or `npm run operator:disable NAME` on the machine. " +
+          "Audited.",
+        requestParams: { path: z.object({ name: z.string() }) },
+        requestBody: { content: json(DeactivationRequestSchema) },
+        responses: {
+          "200": ok("Deactivated.", z.object({ sessions_ended: z.int() })),
+          "400": fails("A bad body.", BODY),
+          "409": fails("Deactivated already, or yourself.", [
+            "operator_disabled_already",
+            "cannot_disable_self",
+          ]),
         },
       },
       { write: true, role: "admin" },
@@ -339,6 +455,25 @@ const paths: ZodOpenApiPathsObject = {
           "200": ok("The server as its owner now sees it.", z.record(z.string(), z.unknown())),
           "400": fails("A bad body.", BODY),
           "409": fails("Not suspended.", ["not_suspended"]),
+        },
+      },
+      { write: true, role: "support" },
+    ),
+  },
+  "/consoles/{id}": {
+    delete: signedIn(
+      {
+        tags: ["Accounts"],
+        summary: "Close a console",
+        description:
+          "Closes a customer's console session (`closed_by_operator`), or withdraws its unused ticket. The " +
+          "instance holding it ends it at once, or within 10 s when it is another one. Audited with the reason.",
+        requestParams: { path: consoleId },
+        requestBody: { content: json(CloseConsoleRequestSchema) },
+        responses: {
+          "200": ok("Closed.", ClosedConsoleSchema),
+          "400": fails("A bad body.", BODY),
+          "409": fails("Closed already.", ["console_closed"]),
         },
       },
       { write: true, role: "support" },
@@ -384,12 +519,15 @@ export function buildOperatorOpenApiDocument() {
         "**Writes** need the session's CSRF token as `X-CSRF-Token`, and, where the client sends them, `Origin` of",
         "this site and `Sec-Fetch-Site: same-origin`.",
         "",
-        "**Roles.** read-only: every read except the audit log. support: also suspensions and payment reviews.",
-        "admin: also ledger adjustments, draining hosts and the audit log.",
+        "**Roles.** read-only: every read except the audit log. support: also suspensions, closing consoles and",
+        "payment reviews. admin: also ledger adjustments (and approving another admin's past the daily cap),",
+        "draining hosts, the audit log and deactivating operators.",
         "",
         `**Sessions** end after ${DEFAULTS.OPERATOR_SESSION_IDLE_MINUTES} minutes without a request`,
         `(\`OPERATOR_SESSION_IDLE_MINUTES\`) and ${DEFAULTS.OPERATOR_SESSION_HOURS} hours after sign-in`,
         "(`OPERATOR_SESSION_HOURS`). Every action is in the audit log: who, what, on what, why, from where, when.",
+        "The console's pages count against the same per-operator request limit as this API",
+        "(`RATE_LIMIT_OPERATOR_REQUESTS`).",
         "",
         "Errors are `{error, message}` as in the public API.",
       ].join("\n"),

@@ -21,7 +21,7 @@ import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { placeServer } from "@/lib/servers/placement";
 import { createAccount, insertServer, openMemoryDatabase, scratchConfigEnv } from "@/lib/testing/memory-db";
 import { accountDetail, searchAccounts } from "./accounts";
-import { postAdjustment } from "./adjustments";
+import { decideAdjustment, postAdjustment } from "./adjustments";
 import { type Actor, listAudit, recordAudit } from "./audit";
 import { setDrained } from "./hosts";
 import { importInbox, inboxDir, insertOperator, newOperator, writeToInbox } from "./operators";
@@ -29,6 +29,8 @@ import { flaggedPayments, reviewPayment } from "./payments";
 import { liftAccount, liftServer, suspendAccount, suspendServer } from "./suspensions";
 
 const restoreEnv = scratchConfigEnv({
+  // Each operator may move 50 USD a day before a second admin must approve.
+  OPERATOR_ADJUSTMENT_DAILY_CAP_USD: "50",
   HYPERVISORS: JSON.stringify([
     { name: "nl-1", location: "nl", uri: "qemu:///system", memory_mb: 8192, vcpus: 8, disk_gb: 200 },
     { name: "nl-2", location: "nl", uri: "qemu:///system", memory_mb: 8192, vcpus: 8, disk_gb: 200 },
@@ -109,6 +111,7 @@ describe("the operator's services, on the real schema", () => {
         amountCents: cents,
         kind: "topup",
         reference: `topup:${ref}:${cents}`,
+        apiKeyId: null,
       }),
     );
     return { accountId, topup };
@@ -136,7 +139,7 @@ describe("the operator's services, on the real schema", () => {
         { accountId, amountCents: -250, reason: "Chargeback of a test credit" },
         db,
       );
-      expect(debit.adjustment.balance_after_usd).toBe(60);
+      expect(debit).toMatchObject({ status: 201, adjustment: { balance_after_usd: 60 } });
       expect(await ledgerProblems()).toEqual([]);
       expect(await auditCount()).toBe(before + 2);
       const [entry] = (await listAudit({ target: `account:${accountId}` }, db)).entries;
@@ -153,7 +156,7 @@ describe("the operator's services, on the real schema", () => {
         amount_usd: -2.5,
         reason: "Chargeback of a test credit (alice)",
       });
-    });
+    }, 20_000);
 
     it("refuse a debit beyond the balance, a bad amount, and a reused key, changing nothing", async () => {
       const { accountId } = await fundedAccount(1000);
@@ -189,6 +192,61 @@ describe("the operator's services, on the real schema", () => {
       // A debit of the whole balance is fine: it reaches zero, never below.
       await postAdjustment(admin, { accountId, amountCents: -1100, reason: "all of it" }, db);
       expect(await balanceOf(accountId)).toBe(0);
+      expect(await ledgerProblems()).toEqual([]);
+    });
+  });
+
+  describe("the daily cap on an operator's adjustments", () => {
+    it("holds what goes past it for another admin, who approves (posted, not counted against the cap) or refuses (nothing posted)", async () => {
+      const { accountId } = await fundedAccount(1000);
+      const created = newOperator("carol", "admin", Buffer.alloc(32, 7));
+      await insertOperator(db, created.enrollment);
+      const [row] = await db.select().from(operators).where(eq(operators.name, "carol"));
+      const carol: Actor = { operatorId: row?.id ?? 0, name: "carol", role: "admin", client: "192.0.2.8" };
+      const before = (await balanceOf(accountId)) ?? 0;
+      const ask = (amountCents: number, key: string) =>
+        postAdjustment(admin, { accountId, amountCents, reason: "Refund of a double charge", key }, db);
+
+      const refused = await ask(3000, "cap-1");
+      expect(refused).toMatchObject({ status: 202, approval: { state: "pending", requested_by: "alice" } });
+      expect(await balanceOf(accountId)).toBe(before);
+      if (refused.status !== 202) throw new Error("not pending");
+      await expect(
+        decideAdjustment(admin, refused.approval.id, { approve: true, note: "mine" }, db),
+      ).rejects.toMatchObject({ status: 403, code: "approval_needs_another_admin" });
+      expect(
+        await decideAdjustment(
+          carol,
+          refused.approval.id,
+          { approve: false, note: "Not a double charge" },
+          db,
+        ),
+      ).toMatchObject({ state: "refused", decided_by: "carol" });
+      expect(await balanceOf(accountId)).toBe(before);
+
+      const approved = await ask(3000, "cap-2");
+      if (approved.status !== 202) throw new Error("not pending");
+      expect(
+        await decideAdjustment(carol, approved.approval.id, { approve: true, note: "Checked" }, db),
+      ).toMatchObject({ state: "approved" });
+      expect(await balanceOf(accountId)).toBe(before + 3000);
+      await expect(
+        decideAdjustment(carol, approved.approval.id, { approve: true, note: "again" }, db),
+      ).rejects.toMatchObject({ code: "approval_decided" });
+      // Approved ones do not use up the asker's cap; an adjustment within it is posted at once.
+      expect((await ask(1000, "cap-3")).status).toBe(201);
+      expect(await balanceOf(accountId)).toBe(before + 4000);
+      const actions = (await listAudit({ target: `account:${accountId}` }, db)).entries.map((e) => [
+        e.action,
+        e.operator,
+      ]);
+      expect(actions.slice(0, 5)).toEqual([
+        ["adjust_ledger", "alice"],
+        ["approve_adjustment", "carol"],
+        ["request_adjustment", "alice"],
+        ["refuse_adjustment", "carol"],
+        ["request_adjustment", "alice"],
+      ]);
       expect(await ledgerProblems()).toEqual([]);
     });
   });
@@ -239,6 +297,7 @@ describe("the operator's services, on the real schema", () => {
           amountCents: 85,
           kind: "topup",
           reference: `topup:${topup.ref}:8585`,
+          apiKeyId: null,
         }),
       );
       const [x402] = await db

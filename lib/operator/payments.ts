@@ -18,7 +18,8 @@ import { OperatorError } from "./errors";
  * - `overpaid`: paid more than the top-up asked, the excess credited at the locked rate;
  * - `settlement_unknown`: an x402 settlement whose transaction may have been sent but whose outcome was never
  *   recorded (the claim's lease ran out with nothing credited): only the chain can say whether it paid.
- * Each stays under "needs attention" until an operator marks it reviewed or posts an adjustment for it.
+ * Each stays under "needs attention" until an operator marks it reviewed or posts an adjustment for it. An
+ * adjustment that settles one closes it on its rail too (closeOnRail), so the rail never credits it again.
  */
 export type PaymentFlag = "reorged" | "dropped" | "late" | "overpaid" | "settlement_unknown";
 
@@ -133,8 +134,14 @@ export async function flaggedPayments(
     .leftJoin(operators, eq(operators.id, paymentReviews.operatorId))
     .where(
       and(
-        eq(x402Authorizations.state, "in_flight"),
-        or(isNull(x402Authorizations.leaseUntil), lt(x402Authorizations.leaseUntil, at)),
+        or(
+          and(
+            eq(x402Authorizations.state, "in_flight"),
+            or(isNull(x402Authorizations.leaseUntil), lt(x402Authorizations.leaseUntil, at)),
+          ),
+          // Settled by an adjustment: still listed, as reviewed, with what settled it.
+          eq(x402Authorizations.state, "adjusted"),
+        ),
         options.accountId ? eq(x402Authorizations.accountId, options.accountId) : undefined,
         reviewed(filter, sql`${paymentReviews.payment}`),
       ),
@@ -223,9 +230,85 @@ export async function reviewPayment(actor: Actor, id: string, note: string, data
 }
 
 /** Marks reviewed inside an adjustment's transaction (an adjustment settles the payment it names). */
-export async function markReviewedInTx(tx: Tx, actor: Actor, id: string, note: string): Promise<void> {
-  await tx
-    .insert(paymentReviews)
-    .values({ payment: id, operatorId: actor.operatorId, note })
-    .onConflictDoNothing();
+export async function markReviewedInTx(tx: Tx, operatorId: number, id: string, note: string): Promise<void> {
+  await tx.insert(paymentReviews).values({ payment: id, operatorId, note }).onConflictDoNothing();
+}
+
+const numericId = (payment: FlaggedPayment) => Number(payment.id.split(":")[1]);
+
+/**
+ * Locks the rail's own record of a payment an adjustment is about to settle, before the account: the
+ * order the rail's crediting takes them in (x402: the authorization, then the account; deposits: the top-up,
+ * then the account), so the two wait for each other instead of deadlocking.
+ */
+export async function lockRailRecord(tx: Tx, payment: FlaggedPayment): Promise<void> {
+  const id = numericId(payment);
+  if (payment.id.startsWith("x402:")) {
+    await tx
+      .select({ id: x402Authorizations.id })
+      .from(x402Authorizations)
+      .where(eq(x402Authorizations.id, id))
+      .for("update");
+    return;
+  }
+  const [row] = await tx
+    .select({ topupId: depositPayments.topupId })
+    .from(depositPayments)
+    .where(eq(depositPayments.id, id));
+  if (row) await tx.select({ id: topups.id }).from(topups).where(eq(topups.id, row.topupId)).for("update");
+}
+
+/**
+ * Closes a flagged payment on its own rail, in the adjustment's transaction (its record locked by
+ * lockRailRecord), so the rail can never credit what the adjustment credits:
+ * - `x402:<id>`, an authorization whose settlement's outcome was never recorded: it becomes `adjusted`, naming
+ *   the adjustment; its owner's retry with the same payment then answers 409 `payment_settled_by_operator`.
+ *   Refused (409) when its owner's retry is settling it right now or has credited it from the chain.
+ * - `deposit:<id>` not yet counted (dropped): it counts from now as settled by the adjustment, crediting
+ *   nothing through its top-up, whatever the chain shows later (a rebroadcast, a late block). A payment that
+ *   counted already (reorged, late, overpaid: credited) has nothing left to close.
+ */
+export async function closeOnRail(tx: Tx, payment: FlaggedPayment, reference: string): Promise<void> {
+  const id = numericId(payment);
+  if (payment.id.startsWith("x402:")) {
+    const [closed] = await tx
+      .update(x402Authorizations)
+      .set({ state: "adjusted", adjustmentReference: reference, leaseUntil: null })
+      .where(
+        and(
+          eq(x402Authorizations.id, id),
+          eq(x402Authorizations.state, "in_flight"),
+          or(isNull(x402Authorizations.leaseUntil), lt(x402Authorizations.leaseUntil, new Date())),
+        ),
+      )
+      .returning({ id: x402Authorizations.id });
+    if (closed) return;
+    const [row] = await tx.select().from(x402Authorizations).where(eq(x402Authorizations.id, id));
+    if (row?.state === "in_flight") {
+      throw new OperatorError(
+        409,
+        "payment_being_settled",
+        "Its owner's retry is settling this payment from the chain right now; look again in a minute.",
+      );
+    }
+    throw new OperatorError(
+      409,
+      "payment_already_settled",
+      row?.state === "settled"
+        ? "Its owner's retry credited this payment from the chain meanwhile: no adjustment is needed."
+        : "This payment was settled by an adjustment already.",
+    );
+  }
+  const [counted] = await tx
+    .update(depositPayments)
+    .set({ settledBy: reference, confirmedAt: new Date() })
+    .where(and(eq(depositPayments.id, id), isNull(depositPayments.confirmedAt)))
+    .returning({ id: depositPayments.id });
+  if (!counted && payment.credited_usd === null) {
+    throw new OperatorError(
+      409,
+      "payment_already_settled",
+      "This payment was credited through its top-up meanwhile (its transaction confirmed): no adjustment is needed.",
+    );
+  }
 }

@@ -2,8 +2,9 @@ import { OPERATOR_ROLES, type OperatorRole } from "@/lib/db/types";
 
 /**
  * What each operator role may do. Every role reads the console (overview, hosts, payments, accounts); support
- * also acts on customers (suspend and lift, mark payments reviewed); admin also moves money (ledger
- * adjustments), drains hosts and reads the audit log.
+ * also acts on customers (suspend and lift, close consoles, mark payments reviewed); admin also moves money
+ * (ledger adjustments, and approving another admin's past their daily cap), drains hosts, reads the audit log
+ * and deactivates operators.
  */
 
 export type OperatorPermission =
@@ -12,12 +13,21 @@ export type OperatorPermission =
   | "review_payment"
   | "adjust_ledger"
   | "drain_host"
-  | "read_audit";
+  | "read_audit"
+  | "manage_operators";
 
 const GRANTS: Record<OperatorRole, ReadonlySet<OperatorPermission>> = {
   "read-only": new Set(["read"]),
   support: new Set(["read", "suspend", "review_payment"]),
-  admin: new Set(["read", "suspend", "review_payment", "adjust_ledger", "drain_host", "read_audit"]),
+  admin: new Set([
+    "read",
+    "suspend",
+    "review_payment",
+    "adjust_ledger",
+    "drain_host",
+    "read_audit",
+    "manage_operators",
+  ]),
 };
 
 export const isOperatorRole = (value: string): value is OperatorRole =>

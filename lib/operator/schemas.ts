@@ -7,9 +7,10 @@ import { requestBody } from "@/lib/api/request-body";
 import { timestamp } from "@/lib/api/schemas/common";
 import { OPERATOR_ROLES } from "@/lib/db/types";
 import type { AccountDetail, SearchHit } from "./accounts";
-import type { Adjustment } from "./adjustments";
+import type { Adjustment, PendingAdjustment } from "./adjustments";
 import type { AuditEntry } from "./audit";
 import type { HostView } from "./hosts";
+import type { OperatorListing } from "./operators";
 import type { Overview } from "./overview";
 import type { FlaggedPayment } from "./payments";
 
@@ -65,6 +66,14 @@ export const LiftRequestSchema = z
   .strictObject({ reason: reason("Why it is lifted, for the audit log.") })
   .meta({ id: "OperatorLiftRequest" });
 
+export const CloseConsoleRequestSchema = z
+  .strictObject({ reason: reason("Why it is closed, for the audit log.") })
+  .meta({ id: "OperatorCloseConsoleRequest" });
+
+export const ClosedConsoleSchema = z
+  .object({ id: z.int(), account_id: z.int(), server_id: z.int(), closed: z.literal(true) })
+  .meta({ id: "OperatorClosedConsole" });
+
 export const AdjustmentRequestSchema = z
   .strictObject({
     amount_usd: z.number().meta({
@@ -83,6 +92,19 @@ export const AdjustmentRequestSchema = z
       }),
   })
   .meta({ id: "OperatorAdjustmentRequest" });
+
+export const DecisionRequestSchema = z
+  .strictObject({
+    decision: z.enum(["approve", "refuse"]).meta({
+      description: "`approve`: post it now (every check made again); `refuse`: nothing is posted.",
+    }),
+    note: reason("Why, for the audit log."),
+  })
+  .meta({ id: "OperatorAdjustmentDecisionRequest" });
+
+export const DeactivationRequestSchema = z
+  .strictObject({ reason: reason("Why, for the audit log.") })
+  .meta({ id: "OperatorDeactivationRequest" });
 
 export const ReviewRequestSchema = z
   .strictObject({ note: reason("What was found and done.") })
@@ -181,10 +203,60 @@ export const AdjustmentSchema = z
     reason: z.string(),
     payment: z.string().nullable(),
     operator: z.string(),
+    approved_by: z
+      .string()
+      .nullable()
+      .meta({ description: "The second admin who let it past its operator's daily cap, if it needed one." }),
     created_at: timestamp(),
     balance_after_usd: z.number(),
   })
   .meta({ id: "OperatorAdjustment" });
+
+export const PendingAdjustmentSchema = z
+  .object({
+    id: z.int(),
+    account_id: z.int(),
+    amount_usd: z.number(),
+    reason: z.string(),
+    payment: z.string().nullable(),
+    requested_by: z.string(),
+    requested_at: timestamp(),
+    state: z.enum(["pending", "approved", "refused"]),
+    decided_by: z.string().nullable(),
+    decided_at: timestamp().nullable(),
+    note: z.string().nullable().meta({ description: "The deciding admin's note." }),
+  })
+  .meta({
+    id: "OperatorPendingAdjustment",
+    description:
+      "An adjustment past its operator's daily cap (`OPERATOR_ADJUSTMENT_DAILY_CAP_USD`): nothing is posted " +
+      "until another admin approves it.",
+  });
+
+export const PendingAdjustmentListSchema = z
+  .object({ approvals: z.array(PendingAdjustmentSchema) })
+  .meta({ id: "OperatorPendingAdjustments" });
+
+export const OperatorListSchema = z
+  .object({
+    operators: z.array(
+      z.object({
+        name: z.string(),
+        role: z.enum(OPERATOR_ROLES),
+        created_at: timestamp(),
+        disabled_at: timestamp().nullable(),
+        live_sessions: z.int(),
+        last_seen_at: timestamp().nullable(),
+        adjusted_24h_usd: z.number().meta({
+          description:
+            "Their adjustments of the last 24 hours, credits and debits alike (approved ones left out): " +
+            "what counts against the daily cap.",
+        }),
+      }),
+    ),
+    daily_cap_usd: z.number().meta({ description: "`OPERATOR_ADJUSTMENT_DAILY_CAP_USD`." }),
+  })
+  .meta({ id: "OperatorList" });
 
 export const AuditEntrySchema = z
   .object({
@@ -194,7 +266,8 @@ export const AuditEntrySchema = z
     action: z.string().meta({
       description:
         "sign_in, sign_in_refused, sign_out, suspend_server, lift_server, suspend_account, lift_account, " +
-        "adjust_ledger, review_payment, drain_host or undrain_host.",
+        "adjust_ledger, request_adjustment (past the daily cap), approve_adjustment, refuse_adjustment, " +
+        "review_payment, drain_host, undrain_host or disable_operator.",
     }),
     target: z.string().nullable().meta({ example: "server:12" }),
     reason: z.string().nullable(),
@@ -283,6 +356,10 @@ export const AccountDetailSchema = z
     sessions: z.array(z.record(z.string(), z.unknown())),
     consoles: z.array(z.record(z.string(), z.unknown())),
     flagged_payments: z.array(FlaggedPaymentSchema),
+    adjustment_approvals: z.array(PendingAdjustmentSchema).meta({
+      description:
+        "Its adjustments past their operator's daily cap, newest first: waiting, approved or refused.",
+    }),
   })
   .meta({ id: "OperatorAccount" });
 
@@ -291,6 +368,8 @@ type Fits<T extends U, U> = T;
 export type SchemaChecks = [
   Fits<FlaggedPayment, z.input<typeof FlaggedPaymentSchema>>,
   Fits<Adjustment, z.input<typeof AdjustmentSchema>>,
+  Fits<PendingAdjustment, z.input<typeof PendingAdjustmentSchema>>,
+  Fits<OperatorListing, z.input<typeof OperatorListSchema>["operators"][number]>,
   Fits<AuditEntry, z.input<typeof AuditEntrySchema>>,
   Fits<{ hits: SearchHit[] }, z.input<typeof SearchResultSchema>>,
   Fits<Overview, z.input<typeof OverviewSchema>>,
@@ -363,6 +442,9 @@ export function wireHost(host: HostView) {
 export const AdjustmentBody = requestBody(AdjustmentRequestSchema, { amount_usd: "invalid_amount" });
 export const SuspendBody = requestBody(SuspendRequestSchema);
 export const LiftBody = requestBody(LiftRequestSchema);
+export const CloseConsoleBody = requestBody(CloseConsoleRequestSchema);
 export const DrainBody = requestBody(DrainRequestSchema);
 export const ReviewBody = requestBody(ReviewRequestSchema);
+export const DecisionBody = requestBody(DecisionRequestSchema);
+export const DeactivationBody = requestBody(DeactivationRequestSchema);
 export const SignInBody = requestBody(SignInRequestSchema);

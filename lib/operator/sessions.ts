@@ -18,7 +18,7 @@ import {
   operatorTotpPurpose,
 } from "./credentials";
 import { OperatorError } from "./errors";
-import { importInbox } from "./operators";
+import { applyDisableRequests, importInbox } from "./operators";
 
 /** A signed-in operator: who, with which role, on which session (its token stays server-side). */
 export type OperatorSession = Actor & { sessionId: number; token: string; expiresAt: Date; idleUntil: Date };
@@ -96,8 +96,9 @@ export async function signIn(input: { secret: string; code: string; client: stri
     ? await database
         .select()
         .from(operators)
-        .where(eq(operators.secretHash, operatorSecretHash(secret)))
+        .where(and(eq(operators.secretHash, operatorSecretHash(secret)), isNull(operators.disabledAt)))
     : [];
+  // A deactivated operator's secret is refused like a wrong one.
   if (!operator) throw refused();
   const giveBackOperator = await takeAttempt([`operator:${operator.id}`]);
   const actor: Actor = {
@@ -166,8 +167,8 @@ export async function signIn(input: { secret: string; code: string; client: stri
 const SEEN_RESOLUTION_MS = 30_000;
 
 /**
- * The operator session a cookie's token names, if it is live: not ended, within its absolute lifetime and
- * not idle for longer than allowed. Each use moves the idle limit on. Anything else is undefined: the
+ * The operator session a cookie's token names, if it is live: not ended, its operator not deactivated, within
+ * its absolute lifetime and not idle for longer than allowed. Each use moves the idle limit on. Anything else is undefined: the
  * caller answers as if the route did not exist.
  */
 export async function operatorSession(
@@ -177,6 +178,8 @@ export async function operatorSession(
 ): Promise<OperatorSession | undefined> {
   if (!token || !isWellFormedSessionToken(token)) return undefined;
   const handle = await databaseHandle();
+  // `operator:disable` on the embedded database leaves its work for the app: done before any session counts.
+  if (handle.kind === "pglite") await applyDisableRequests(handle.db, config().dataDir);
   const { idleMs } = lifetimes();
   const [row] = await handle.db
     .select({
@@ -193,6 +196,7 @@ export async function operatorSession(
       and(
         eq(operatorSessions.tokenHash, operatorSecretHash(token)),
         isNull(operatorSessions.endedAt),
+        isNull(operators.disabledAt),
         gt(operatorSessions.expiresAt, at),
         gt(operatorSessions.seenAt, new Date(at.getTime() - idleMs)),
       ),

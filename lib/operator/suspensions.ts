@@ -3,28 +3,20 @@ import { and, eq, isNotNull, isNull, ne } from "drizzle-orm";
 import { conflict, notFound } from "@/lib/api/errors";
 import type { Tx } from "@/lib/db/client";
 import { type Database, db } from "@/lib/db/client";
-import { accounts, operatorSuspensions, servers } from "@/lib/db/schema";
+import { operatorSuspensions, servers } from "@/lib/db/schema";
 import { accountSuspension, holdServer, releaseServer } from "@/lib/servers/holds";
 import { kickJobs } from "@/lib/servers/jobs";
 import type { ServerRow } from "@/lib/servers/present";
 import { lockServer } from "@/lib/servers/rows";
 import { type Actor, recordAudit } from "./audit";
 import { OperatorError } from "./errors";
+import { lockAccount } from "./locks";
 
 export type SuspendRequest = {
   /** What the customer reads, on the dashboard and in `status_reason`. */
   reason: string;
   /** Default true: the paid period waits while the suspension lasts. */
   pausesPeriod: boolean;
-};
-
-const lockAccount = async (tx: Tx, accountId: number) => {
-  const [row] = await tx
-    .select({ id: accounts.id })
-    .from(accounts)
-    .where(eq(accounts.id, accountId))
-    .for("update");
-  if (!row) throw notFound(`No account with id ${accountId}.`);
 };
 
 /** The server locked after its account (the order every money-moving transaction takes), or 404. */
@@ -104,7 +96,11 @@ export async function liftServer(actor: Actor, serverId: number, reason: string,
       .where(eq(operatorSuspensions.id, open.id));
     const account = await accountSuspension(tx, row.accountId);
     const after = account
-      ? await holdServer(tx, row, { reason: account.reason, pausesPeriod: account.pausesPeriod })
+      ? await holdServer(tx, row, {
+          reason: account.reason,
+          pausesPeriod: account.pausesPeriod,
+          scope: "account",
+        })
       : await releaseServer(tx, row);
     await recordAudit(tx, actor, {
       action: "lift_server",
@@ -147,7 +143,9 @@ export async function suspendAccount(
       .from(servers)
       .where(and(eq(servers.accountId, accountId), ne(servers.status, "terminated")))
       .orderBy(servers.id);
-    for (const { id } of live) await holdServer(tx, await lockServer(tx, id), request);
+    for (const { id } of live) {
+      await holdServer(tx, await lockServer(tx, id), { ...request, scope: "account" });
+    }
     await recordAudit(tx, actor, {
       action: "suspend_account",
       target: `account:${accountId}`,
@@ -176,8 +174,9 @@ export async function liftAccount(actor: Actor, accountId: number, reason: strin
     for (const { id } of held) {
       const row = await lockServer(tx, id);
       const own = await openServerSuspension(tx, id);
-      if (own) await holdServer(tx, row, { reason: own.reason, pausesPeriod: own.pausesPeriod });
-      else {
+      if (own) {
+        await holdServer(tx, row, { reason: own.reason, pausesPeriod: own.pausesPeriod, scope: "server" });
+      } else {
         await releaseServer(tx, row);
         released.push(id);
       }

@@ -13,7 +13,7 @@ export const watchersStopping = (): boolean => state().stopping;
 const RELEASE_TIMEOUT_MS = 3_000;
 
 /**
- * On SIGTERM or SIGINT, stops the watchers and gives back every watcher lease this instance holds, so
+ * On SIGTERM or SIGINT, stops the watchers and their push links and gives back every watcher lease this instance holds, so
  * another instance takes over at its next pass instead of waiting for the lease to run out. The server's
  * own handler exits as soon as HTTP is closed, usually before a database write completes, so its
  * `process.exit` is held until the leases are released (at most RELEASE_TIMEOUT_MS).
@@ -23,6 +23,12 @@ export function releaseWatcherLeasesOnShutdown(): void {
     const release = (signal: NodeJS.Signals) => {
       if (state().stopping) return;
       state().stopping = true;
+      // No more notices: the links' sockets would otherwise wake polls while the process ends.
+      try {
+        for (const watcher of depositRails().watchers) watcher.push?.stop().catch(() => undefined);
+      } catch {
+        // No watchers were built: nothing to stop.
+      }
       const released = Promise.race([
         Promise.all(depositRails().watchers.map((watcher) => releaseLease(watcher.name))).catch((error) =>
           console.error(`watcher leases not released: ${(error as Error).message}`),

@@ -32,6 +32,9 @@ export const RATE_LIMIT_SETTINGS = envSlice({
     RATE_LIMIT_DEPOSIT_TOPUPS: rateLimitSpec.prefault("100/168h"),
     RATE_LIMIT_HOST_OPERATIONS: rateLimitSpec.prefault("30/10m"),
     RATE_LIMIT_NOTIFICATION_SENDS: rateLimitSpec.prefault("30/10m"),
+    RATE_LIMIT_WEBHOOK_URLS: rateLimitSpec.prefault("20/1h"),
+    RATE_LIMIT_CONSOLE_TICKETS: rateLimitSpec.prefault("30/10m"),
+    RATE_LIMIT_CONSOLE_TICKETS_SERVER: rateLimitSpec.prefault("10/1m"),
     RATE_LIMIT_OPERATOR_SIGNIN: rateLimitSpec.prefault("5/15m"),
     RATE_LIMIT_OPERATOR_REQUESTS: rateLimitSpec.prefault("600/10m"),
   },
@@ -49,6 +52,12 @@ export const RATE_LIMIT_SETTINGS = envSlice({
     hostOperations: values.RATE_LIMIT_HOST_OPERATIONS,
     /** Test sends and redeliveries of notifications, per account: each is a request to the customer's URL. */
     notificationSends: values.RATE_LIMIT_NOTIFICATION_SENDS,
+    /** New and changed endpoint URLs, per account: each has its host resolved. */
+    webhookUrls: values.RATE_LIMIT_WEBHOOK_URLS,
+    /** Console tickets, per account: each may open a session (virsh and socat, a console.opened event). */
+    consoleTickets: values.RATE_LIMIT_CONSOLE_TICKETS,
+    /** Console tickets, per server. */
+    consoleTicketsServer: values.RATE_LIMIT_CONSOLE_TICKETS_SERVER,
     /** Failed operator sign-ins, per client address and per operator. */
     operatorSignIn: values.RATE_LIMIT_OPERATOR_SIGNIN,
     /** Operator API requests, per operator. */

@@ -21,6 +21,30 @@ describe("FixedWindowLimiter", () => {
   });
 });
 
+describe("a window used up, as this process saw it", () => {
+  it("is answered from memory until the window ends, and forgotten by a refund or a reset", async () => {
+    let now = 0;
+    const limiter = new FixedWindowLimiter("test", { limit: 2, windowSeconds: 60 }, () => now);
+    await limiter.hit("a");
+    expect(limiter.exhausted("a")).toBeUndefined();
+    await limiter.hit("a");
+    expect(limiter.exhausted("a")).toBe(60);
+    expect(limiter.exhausted("b")).toBeUndefined();
+    now += 20_000;
+    expect(limiter.exhausted("a")).toBe(40);
+    await limiter.refund("a");
+    expect(limiter.exhausted("a")).toBeUndefined();
+    await limiter.hit("a");
+    expect(limiter.exhausted("a")).toBe(40);
+    now += 40_000;
+    expect(limiter.exhausted("a")).toBeUndefined();
+    await limiter.hit("a");
+    await limiter.hit("a");
+    await limiter.reset("a");
+    expect(limiter.exhausted("a")).toBeUndefined();
+  });
+});
+
 describe("FixedWindowLimiter bounds and refunds", () => {
   it("gives back a refunded event", async () => {
     const limiter = new FixedWindowLimiter("test", { limit: 1, windowSeconds: 10 }, () => 0);
@@ -76,6 +100,8 @@ describe("DatabaseWindowLimiter (the SQL store, here on an embedded PostgreSQL)"
     now += 15_000;
     expect(await limiter.hit("a")).toEqual({ allowed: true, remaining: 0, resetSeconds: 45 });
     expect(await limiter.hit("a")).toEqual({ allowed: false, remaining: 0, resetSeconds: 45 });
+    // Used up: known here without asking the store again.
+    expect(limiter.exhausted("a")).toBe(45);
     expect((await limiter.hit("b")).allowed).toBe(true);
     now += 45_000; // the window of "a" has ended: the next event starts a fresh one
     expect(await limiter.hit("a")).toEqual({ allowed: true, remaining: 1, resetSeconds: 60 });

@@ -23,6 +23,45 @@ export interface RateLimiter {
   refund(key: string): Promise<void>;
   /** Ends `key`'s window now, for when what filled it can no longer happen (its credential is gone). */
   reset(key: string): Promise<void>;
+  /**
+   * Seconds until `key` may be counted again when this process has seen its window used up, else
+   * undefined: answered from memory, for refusing before any other work (or the store) is touched.
+   */
+  exhausted(key: string): number | undefined;
+}
+
+/**
+ * Keys whose window this process saw used up, until the window ends: what `exhausted` answers from. Bounded
+ * like the in-memory windows: past `maxKeys`, the oldest go first.
+ */
+class ExhaustedKeys {
+  private readonly until = new Map<string, number>();
+  constructor(
+    private readonly now: () => number,
+    private readonly maxKeys = 100_000,
+  ) {}
+
+  note(key: string, result: RateLimitResult): void {
+    if (result.remaining > 0) return;
+    if (this.until.size >= this.maxKeys) {
+      const oldest = this.until.keys().next().value;
+      if (oldest !== undefined) this.until.delete(oldest);
+    }
+    this.until.set(key, this.now() + result.resetSeconds * 1000);
+  }
+
+  seconds(key: string): number | undefined {
+    const until = this.until.get(key);
+    if (until === undefined) return undefined;
+    const left = until - this.now();
+    if (left > 0) return Math.ceil(left / 1000);
+    this.until.delete(key);
+    return undefined;
+  }
+
+  forget(key: string): void {
+    this.until.delete(key);
+  }
 }
 
 type Window = { count: number; resetAt: number };
@@ -34,27 +73,38 @@ type Window = { count: number; resetAt: number };
 export class FixedWindowLimiter implements RateLimiter {
   private readonly windows = new Map<string, Window>();
   private lastSweep = 0;
+  private readonly used: ExhaustedKeys;
 
   constructor(
     readonly name: string,
     readonly spec: RateLimitSpec,
     private readonly now: () => number = Date.now,
     private readonly maxKeys = 100_000,
-  ) {}
+  ) {
+    this.used = new ExhaustedKeys(now, maxKeys);
+  }
 
   async hit(key: string): Promise<RateLimitResult> {
     const window = this.current(key);
     window.count += 1;
-    return this.result(window);
+    const result = this.result(window);
+    this.used.note(key, result);
+    return result;
   }
 
   async refund(key: string): Promise<void> {
     const window = this.windows.get(key);
     if (window && window.count > 0) window.count -= 1;
+    this.used.forget(key);
   }
 
   async reset(key: string): Promise<void> {
     this.windows.delete(key);
+    this.used.forget(key);
+  }
+
+  exhausted(key: string): number | undefined {
+    return this.used.seconds(key);
   }
 
   private result(window: Window): RateLimitResult {
@@ -102,6 +152,7 @@ const SWEEP_INTERVAL_MS = 60_000;
  */
 export class DatabaseWindowLimiter implements RateLimiter {
   private nextSweep = 0;
+  private readonly used: ExhaustedKeys;
 
   constructor(
     readonly name: string,
@@ -109,7 +160,13 @@ export class DatabaseWindowLimiter implements RateLimiter {
     private readonly database: () => Promise<Database>,
     readonly onStoreFailure: StoreFailure,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.used = new ExhaustedKeys(now);
+  }
+
+  exhausted(key: string): number | undefined {
+    return this.used.seconds(key);
+  }
 
   async hit(key: string): Promise<RateLimitResult> {
     const now = this.now();
@@ -138,14 +195,17 @@ export class DatabaseWindowLimiter implements RateLimiter {
     this.sweep(now);
     const count = row?.count ?? 1;
     const resetAt = row?.expiresAt.getTime() ?? end.getTime();
-    return {
+    const result = {
       allowed: count <= this.spec.limit,
       remaining: Math.max(0, this.spec.limit - count),
       resetSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)),
     };
+    this.used.note(key, result);
+    return result;
   }
 
   async refund(key: string): Promise<void> {
+    this.used.forget(key);
     const c = rateLimitCounters;
     try {
       const database = await this.database();
@@ -162,6 +222,7 @@ export class DatabaseWindowLimiter implements RateLimiter {
   }
 
   async reset(key: string): Promise<void> {
+    this.used.forget(key);
     const c = rateLimitCounters;
     try {
       const database = await this.database();

@@ -30,6 +30,11 @@ type Limiters = {
   hostOperations: RateLimiter;
   /** Test sends and redeliveries of notifications, per account: each is a request to a URL it chose. */
   notificationSends: RateLimiter;
+  /** New and changed notification URLs, per account: each has a name the account chose resolved. */
+  webhookUrls: RateLimiter;
+  /** Console tickets per account (`account:ID`), and per server (`server:ID`) under a limiter of its own. */
+  consoleTickets: RateLimiter;
+  consoleTicketsServer: RateLimiter;
   /** Failed operator sign-ins, per client address (`address:ADDR`) and per operator (`operator:ID`). */
   operatorSignIn: RateLimiter;
   /** Operator API requests, per operator: a stolen session cannot sweep the data at will. */
@@ -61,6 +66,9 @@ export function limiters(): Limiters {
       x402Attempts: make("x402-attempts", rateLimits.x402Attempts, "closed"),
       hostOperations: make("host-operations", rateLimits.hostOperations, "closed"),
       notificationSends: make("notification-sends", rateLimits.notificationSends, "closed"),
+      webhookUrls: make("webhook-urls", rateLimits.webhookUrls, "closed"),
+      consoleTickets: make("console-tickets", rateLimits.consoleTickets, "closed"),
+      consoleTicketsServer: make("console-tickets-server", rateLimits.consoleTicketsServer, "closed"),
       operatorSignIn: make("operator-sign-in", rateLimits.operatorSignIn, "closed"),
       operatorRequests: make("operator-requests", rateLimits.operatorRequests, "closed"),
     };
@@ -68,10 +76,10 @@ export function limiters(): Limiters {
 }
 
 /**
- * The client's address: the one our own dashboard server vouched for when it calls the API for a browser,
- * else TRUST_PROXY_HOPS steps left of the socket along X-Forwarded-For (0: the socket's own address).
+ * The client's own address: the one our own dashboard server vouched for when it calls the API for a
+ * browser, else TRUST_PROXY_HOPS steps left of the socket along X-Forwarded-For (0: the socket's own address).
  */
-export function clientAddress(headers: Headers): string {
+export function clientIp(headers: Headers): string {
   const settings = config();
   const vouched = forwardedClient(headers, settings.clientAddressKey);
   if (vouched) return vouched;
@@ -79,7 +87,12 @@ export function clientAddress(headers: Headers): string {
     .split(",")
     .map((entry) => entry.trim())
     .filter(Boolean);
-  return limitKeyForAddress(clientFromChain(chain, socketAddress(headers), settings.trustProxyHops));
+  return clientFromChain(chain, socketAddress(headers), settings.trustProxyHops);
+}
+
+/** The client as limits count it (limitKeyForAddress of its address). */
+export function clientAddress(headers: Headers): string {
+  return limitKeyForAddress(clientIp(headers));
 }
 
 /**

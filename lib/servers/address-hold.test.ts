@@ -82,7 +82,7 @@ describe("addresses and forwarded ports stay held until the machine is destroyed
 
   it("reserves a forwarded port with the order, refuses before charging when none is free, and keeps a terminated server's", async () => {
     const accountId = await createFundedAccount(database, 10_000);
-    const order = (key: string) => orderServer(accountId, PUP_ORDER, key, database);
+    const order = (key: string) => orderServer({ accountId, apiKeyId: null }, PUP_ORDER, key, database);
     const first = await order("port-1");
     const second = await order("port-2");
     expect(first.body).toMatchObject({ status: "provisioning", ip: "127.0.0.1", ssh_port: 30000 });

@@ -1,5 +1,6 @@
 import "server-only";
 import { eq } from "drizzle-orm";
+import type { AuthContext } from "@/lib/accounts/auth";
 import { ApiError, conflict } from "@/lib/api/errors";
 import type { Tx } from "@/lib/db/client";
 import { accounts, servers } from "@/lib/db/schema";
@@ -9,6 +10,7 @@ import { centsToUsd, formatUsd } from "@/lib/util/cents";
 import { now } from "@/lib/util/clock";
 import { addCycle } from "./cycle";
 import { enqueueJob, type Job } from "./jobs";
+import { recordOrderOutcome } from "./order-outcomes";
 import type { ServerRow } from "./present";
 import { provisioner } from "./provisioner";
 import { NOT_IN_RESCUE } from "./rescue";
@@ -20,6 +22,19 @@ import { lockServer } from "./rows";
  * return), a refund when a build fails for good, and the end of a server. The requests and the background
  * both use these, so a renewal is the same whoever makes it, and a server ends one way.
  */
+
+/**
+ * Who pays a charge: the account, and the API key whose request causes it (null: the account's own), which
+ * may be limited to some servers (then one it orders joins them).
+ */
+export type Payer = { accountId: number; apiKeyId: number | null; boundToServers?: boolean };
+
+/** The payer of a request: its account, through the key it was made with. */
+export const payerOf = (auth: AuthContext): Payer => ({
+  accountId: auth.accountId,
+  apiKeyId: auth.keyId,
+  boundToServers: auth.rights.serverIds !== null,
+});
 
 /** 402 with the spec's fields: what it costs, what there is, and what is missing, all in USD. */
 export function insufficientBalance(
@@ -58,34 +73,64 @@ export async function lockFunds(
 
 /**
  * Debits the (already locked) account with its ledger row; a reference already posted is refused. Every
- * charge for a server (an order, a renewal, a resize's upgrade) goes through here.
+ * charge for a server (an order, a renewal, a resize's upgrade) goes through here. `apiKeyId` is the key whose
+ * request pays (its spend cap counts it), or null for the account's own (automatic renewal): every caller says
+ * which.
  */
 export async function debit(
   tx: Tx,
-  accountId: number,
-  priceCents: number,
-  kind: "order" | "renewal" | "resize",
-  reference: string,
+  charge: {
+    accountId: number;
+    apiKeyId: number | null;
+    priceCents: number;
+    kind: "order" | "renewal" | "resize";
+    reference: string;
+  },
 ) {
-  const posted = await postLedgerEntry(tx, { accountId, amountCents: -priceCents, kind, reference });
+  const { accountId, apiKeyId, priceCents, kind, reference } = charge;
+  const posted = await postLedgerEntry(tx, {
+    accountId,
+    amountCents: -priceCents,
+    kind,
+    reference,
+    apiKeyId,
+  });
   if (!posted.posted) throw conflict("already_charged", "This charge was already made.");
 }
 
 /**
- * Pays one more cycle from the balance. The new period starts at the old expiry, or now for a suspended
- * server (the time it was off is not billed). A suspended server comes back to `active`.
- * The ledger reference names the period, so one period is never charged twice.
+ * Where a renewal's new period starts: at the old expiry, or now for a server whose period lapsed (the time it
+ * was off is not billed). A server the operator holds with its period paused never lapses, whatever its
+ * stored expiry says: its period starts at that expiry, and releasing it adds the time held once (holds.ts).
  */
-export async function renewInTx(tx: Tx, row: ServerRow, current: Date = now()): Promise<ServerRow> {
-  const start = new Date(Math.max(row.expiresAt.getTime(), current.getTime()));
+export function renewalStart(
+  row: Pick<ServerRow, "expiresAt" | "heldSince" | "heldPausesPeriod">,
+  current: Date,
+): Date {
+  if (row.heldSince && row.heldPausesPeriod) return row.expiresAt;
+  return new Date(Math.max(row.expiresAt.getTime(), current.getTime()));
+}
+
+/**
+ * Pays one more cycle from the balance, from renewalStart, on behalf of `apiKeyId` (null: the account's own
+ * automatic renewal, which no key's cap counts). A suspended server comes back to `active` unless
+ * the operator holds it. The ledger reference names the period, so one period is never charged twice.
+ */
+export async function renewInTx(
+  tx: Tx,
+  row: ServerRow,
+  apiKeyId: number | null,
+  current: Date = now(),
+): Promise<ServerRow> {
+  const start = renewalStart(row, current);
   await lockFunds(tx, row.accountId, row.priceCents);
-  await debit(
-    tx,
-    row.accountId,
-    row.priceCents,
-    "renewal",
-    `renewal:server:${row.id}:${row.expiresAt.toISOString()}`,
-  );
+  await debit(tx, {
+    accountId: row.accountId,
+    apiKeyId,
+    priceCents: row.priceCents,
+    kind: "renewal",
+    reference: `renewal:server:${row.id}:${row.expiresAt.toISOString()}`,
+  });
   // A server the operator holds stays suspended: the renewal pays its period, the hold decides the rest.
   const resumes = row.status === "suspended" && !row.heldSince;
   const [renewed] = await tx
@@ -107,10 +152,16 @@ export async function renewInTx(tx: Tx, row: ServerRow, current: Date = now()): 
  * and the server comes back on that disk (see retention.ts); its new period starts once it runs again.
  * A revival that fails for good refunds this charge (endFailedRevival).
  */
-export async function reviveInTx(tx: Tx, row: ServerRow): Promise<ServerRow> {
+export async function reviveInTx(tx: Tx, row: ServerRow, apiKeyId: number | null): Promise<ServerRow> {
   await lockFunds(tx, row.accountId, row.priceCents);
   const revival = await prepareRevival(tx, row);
-  await debit(tx, row.accountId, row.priceCents, "renewal", revivalReference(row.id, revival.jobId));
+  await debit(tx, {
+    accountId: row.accountId,
+    apiKeyId,
+    priceCents: row.priceCents,
+    kind: "renewal",
+    reference: revivalReference(row.id, revival.jobId),
+  });
   return revival.row;
 }
 
@@ -181,6 +232,7 @@ async function refund(tx: Tx, row: ServerRow, reference: string): Promise<void> 
     amountCents: row.priceCents,
     kind: "refund",
     reference,
+    apiKeyId: null,
   });
 }
 
@@ -195,6 +247,7 @@ export async function endFailedBuild(tx: Tx, job: Job, reason: string): Promise<
     destroyMachine: !provisioner().simulated,
     announce: false,
   });
+  await recordOrderOutcome(tx, row, { succeeded: false, sshAnsweredAt: null });
   await recordBuildFailed(tx, job, reason, row.priceCents);
 }
 

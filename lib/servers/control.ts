@@ -6,9 +6,9 @@ import { db, type Tx } from "@/lib/db/client";
 import { servers } from "@/lib/db/schema";
 import type { PowerAction } from "@/lib/db/types";
 import { fingerprint, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
-import { renewInTx, reviveInTx, terminateInTx } from "./billing";
+import { type Payer, renewInTx, reviveInTx, terminateInTx } from "./billing";
 import { serverSettings } from "./config";
-import { holdReasonText } from "./holds";
+import { notActive, refuseWhileHeld } from "./holds";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
 import { enqueueJob, kickJobs, runJobNow } from "./jobs";
 import { presentServerWithTraffic } from "./metrics/traffic";
@@ -29,7 +29,9 @@ async function withLockedServer<T>(
   );
 }
 
-export async function renewServer(accountId: number, serverId: number, idempotencyKey: string | undefined) {
+/** Pays one more period now (or brings a lapsed server back), charged to `payer`'s key's spend cap. */
+export async function renewServer(payer: Payer, serverId: number, idempotencyKey: string | undefined) {
+  const { accountId, apiKeyId } = payer;
   const response = await withIdempotentTransaction(
     {
       accountId,
@@ -39,7 +41,10 @@ export async function renewServer(accountId: number, serverId: number, idempoten
     },
     async (tx) => {
       const row = await lockServer(tx, serverId, { ownedBy: accountId });
-      const renewed = row.status === "terminated" ? await reviveInTx(tx, row) : await renewInTx(tx, row);
+      const renewed =
+        row.status === "terminated"
+          ? await reviveInTx(tx, row, apiKeyId)
+          : await renewInTx(tx, row, apiKeyId);
       return { status: 200, body: await presentServerWithTraffic(tx, renewed) };
     },
   );
@@ -64,14 +69,7 @@ export async function setAutoRenew(accountId: number, serverId: number, autoRene
 export function powerAction(accountId: number, serverId: number, action: PowerAction): Promise<Server> {
   return withHostQuota(accountId, async () => {
     const jobId = await withLockedServer(accountId, serverId, async (tx, row) => {
-      if (row.status !== "active") {
-        throw conflict(
-          "server_not_active",
-          row.heldReason
-            ? `Power actions need an active server. ${holdReasonText(row.heldReason)}`
-            : `Power actions need an active server; this one is ${row.status}.`,
-        );
-      }
+      if (row.status !== "active") throw notActive(row, "Power actions need an active server");
       await refuseWhileBusy(tx, row.id);
       return enqueueJob(tx, row.id, "power", { action });
     });
@@ -88,6 +86,7 @@ export async function terminateServer(accountId: number, serverId: number): Prom
   const server = await withLockedServer(accountId, serverId, async (tx, row) => {
     if (row.status === "terminated")
       throw conflict("server_terminated", "This server is already terminated.");
+    refuseWhileHeld(row, "terminating it");
     return presentServerWithTraffic(tx, await terminateInTx(tx, row));
   });
   kickJobs();

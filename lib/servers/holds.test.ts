@@ -1,16 +1,18 @@
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database, Tx } from "@/lib/db/client";
-import { operatorSuspensions, operators, serverJobs, servers } from "@/lib/db/schema";
+import { operatorSuspensions, serverJobs, servers } from "@/lib/db/schema";
 import {
   balanceAndLedgerSum,
   createFundedAccount,
+  insertOperatorRow,
   insertServer,
   openMemoryDatabase,
   PUP_ORDER,
   scratchConfigEnv,
 } from "@/lib/testing/memory-db";
-import { renewInTx } from "./billing";
+import { renewalStart, renewInTx } from "./billing";
+import { addCycle } from "./cycle";
 import { enforceHolds, holdServer, periodAfterHold, releaseServer } from "./holds";
 import { runServerLifecycle } from "./lifecycle";
 import { orderServer } from "./order";
@@ -29,11 +31,7 @@ describe("an operator's hold on a server", () => {
   let operatorId: number;
   beforeAll(async () => {
     ({ db, close } = await openMemoryDatabase());
-    const [row] = await db
-      .insert(operators)
-      .values({ name: "ops", role: "admin", secretHash: "a".repeat(64), totpSecretEnc: "v1:x" })
-      .returning({ id: operators.id });
-    operatorId = row?.id ?? 0;
+    operatorId = await insertOperatorRow(db, "ops");
   }, 120_000);
   afterAll(async () => {
     await close();
@@ -131,11 +129,82 @@ describe("an operator's hold on a server", () => {
     await hold(server.id, at(-DAY));
     await runServerLifecycle(db, () => at(DAY));
     expect(await balanceAndLedgerSum(db, accountId)).toEqual({ balance: 5000, ledgerSum: 5000 });
-    const renewed = await db.transaction(async (tx) => renewInTx(tx, await locked(tx, server.id), at(DAY)));
+    const renewed = await db.transaction(async (tx) =>
+      renewInTx(tx, await locked(tx, server.id), null, at(DAY)),
+    );
     expect(renewed.status).toBe("suspended");
     expect(renewed.expiresAt > EXPIRY).toBe(true);
     expect(await balanceAndLedgerSum(db, accountId)).toEqual({ balance: 4600, ledgerSum: 4600 });
     expect((await jobs(server.id)).filter((job) => job.action === "start")).toEqual([]);
+  });
+
+  it("renewed while held with its period paused, after its stored expiry: extended from that expiry, not from now (worked example)", async () => {
+    // Expiry E = 1 May; held 10 days before it (H = 21 April); renewed by hand 5 days past it (R = 6 May, the
+    // period still paused); lifted 20 days past it (L = 21 May). Used so far: 10 days before the hold. Owed:
+    // the 10 unused days of the old period plus one paid month, from L: E + 1 month + (L - H) = 1 June + 30
+    // days = 1 July. Extending from R instead would give 6 June + 30 days = 6 July: R - E = 5 days for nothing.
+    const { accountId, server } = await activeServer(5000);
+    const heldAt = at(-10 * DAY);
+    const renewedAt = at(5 * DAY);
+    const liftedAt = at(20 * DAY);
+    await hold(server.id, heldAt);
+    const renewed = await db.transaction(async (tx) =>
+      renewInTx(tx, await locked(tx, server.id), null, renewedAt),
+    );
+    expect(renewed).toMatchObject({ status: "suspended", expiresAt: new Date("2026-06-01T00:00:00Z") });
+    const lifted = await release(server.id, liftedAt);
+    expect(lifted.expiresAt).toEqual(new Date("2026-07-01T00:00:00Z"));
+    expect(lifted.expiresAt).toEqual(new Date(addCycle(EXPIRY, "monthly").getTime() + 30 * DAY));
+    // The paid month and the 10 days held over: from the lift, what is left is exactly that.
+    expect(lifted.expiresAt.getTime() - liftedAt.getTime()).toBe(
+      addCycle(EXPIRY, "monthly").getTime() - EXPIRY.getTime() + 10 * DAY,
+    );
+    expect(await balanceAndLedgerSum(db, accountId)).toEqual({ balance: 4600, ledgerSum: 4600 });
+  });
+
+  it("where a renewal's period starts: the stored expiry while held and paused, else the later of expiry and now", () => {
+    const base = { expiresAt: EXPIRY, heldSince: null, heldPausesPeriod: null };
+    expect(renewalStart(base, at(-DAY))).toEqual(EXPIRY);
+    // A lapsed server's time off is not billed.
+    expect(renewalStart(base, at(3 * DAY))).toEqual(at(3 * DAY));
+    expect(renewalStart({ ...base, heldSince: at(-DAY), heldPausesPeriod: true }, at(3 * DAY))).toEqual(
+      EXPIRY,
+    );
+    // Held with its period left running, it lapses as any other.
+    expect(renewalStart({ ...base, heldSince: at(-DAY), heldPausesPeriod: false }, at(3 * DAY))).toEqual(
+      at(3 * DAY),
+    );
+  });
+
+  it("takes a server out of rescue mode when a hold or a lapse stops it: stopped first, then redefined on its own disk", async () => {
+    const inRescue = async (rescueState: "active" | "entering") => {
+      const { server } = await activeServer();
+      await db
+        .update(servers)
+        .set({ rescueState, rescueSince: at(-2 * DAY) })
+        .where(eq(servers.id, server.id));
+      return server;
+    };
+    const rescued = await inRescue("active");
+    const held = await hold(rescued.id, at(-DAY));
+    expect(held).toMatchObject({ status: "suspended", powerState: "stopped", rescueState: "leaving" });
+    expect(await jobs(rescued.id)).toEqual([
+      { kind: "power", action: "stop" },
+      { kind: "leave_rescue", action: null },
+    ]);
+    // Still starting: called off (its job then finds nothing to do), no job to leave it.
+    const starting = await inRescue("entering");
+    expect(await hold(starting.id, at(-DAY))).toMatchObject({ rescueState: null, rescuePasswordEnc: null });
+    expect(await jobs(starting.id)).toEqual([{ kind: "power", action: "stop" }]);
+
+    // A lapse at expiry does the same.
+    const lapsing = await inRescue("active");
+    await runServerLifecycle(db, () => at(DAY));
+    expect(await row(lapsing.id)).toMatchObject({ status: "suspended", rescueState: "leaving" });
+    expect(await jobs(lapsing.id)).toEqual([
+      { kind: "power", action: "stop" },
+      { kind: "leave_rescue", action: null },
+    ]);
   });
 
   it("catches a server whose build ends while held, and every server of a suspended account", async () => {
@@ -172,7 +241,7 @@ describe("an operator's hold on a server", () => {
     expect(await enforceHolds(db)).toBe(0);
 
     // Ordering on the suspended account is refused before anything is charged.
-    await expect(orderServer(accountId, PUP_ORDER, undefined, db)).rejects.toMatchObject({
+    await expect(orderServer({ accountId, apiKeyId: null }, PUP_ORDER, undefined, db)).rejects.toMatchObject({
       status: 403,
       code: "account_suspended",
     });

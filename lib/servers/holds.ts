@@ -1,13 +1,15 @@
 import "server-only";
 import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError, conflict } from "@/lib/api/errors";
 import type { Tx } from "@/lib/db/client";
 import { type Database, db } from "@/lib/db/client";
 import { accounts, operatorSuspensions, servers } from "@/lib/db/schema";
+import { recordServerHeld, recordServerReleased } from "@/lib/notifications/facts";
 import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
 import { enqueueJob } from "./jobs";
 import type { ServerRow } from "./present";
+import { endRescueWithStop } from "./rescue";
 
 /**
  * An operator's hold on a server (abuse handling): the server is `suspended` (stopped, its data kept) with
@@ -20,9 +22,38 @@ import type { ServerRow } from "./present";
 
 export const holdReasonText = (reason: string) => `Suspended by the operator: ${reason}`;
 
-export type Hold = { reason: string; pausesPeriod: boolean };
+/**
+ * The refusal of what needs an active server: `needs` says what (e.g. "Power actions need an active server"),
+ * then why this one is not, with the operator's reason when it is held.
+ */
+export const notActive = (row: Pick<ServerRow, "status" | "heldReason">, needs: string) =>
+  conflict(
+    "server_not_active",
+    row.heldReason ? `${needs}. ${holdReasonText(row.heldReason)}` : `${needs}; this one is ${row.status}.`,
+  );
 
-/** Puts the locked server on hold at `at`; a terminated server needs none, a held one takes the new reason. */
+/**
+ * While the operator holds a server its owner cannot destroy what is being looked into: `what` (terminating
+ * it, deleting a snapshot) is refused with 409 `server_held`, saying why and what still works.
+ */
+export function refuseWhileHeld(row: Pick<ServerRow, "heldSince" | "heldReason">, what: string): void {
+  if (!row.heldSince) return;
+  throw conflict(
+    "server_held",
+    `${holdReasonText(row.heldReason ?? "")}. While the suspension lasts, ${what} is refused, so that nothing ` +
+      "under review is destroyed; you may still renew the server and top up. It is possible again once the " +
+      "operator lifts the suspension.",
+  );
+}
+
+/** `scope`: the server's own suspension, or its account's (every server held with the account's reason). */
+export type Hold = { reason: string; pausesPeriod: boolean; scope?: "server" | "account" };
+
+/**
+ * Puts the locked server on hold at `at`; a terminated server needs none, a held one takes the new reason. A
+ * server in rescue mode leaves it, stopped (the hold's stop would otherwise leave the rescue system defined).
+ * The owner is told (`server.held`), with the reason and what they may still do.
+ */
 export async function holdServer(tx: Tx, row: ServerRow, hold: Hold, at: Date = now()): Promise<ServerRow> {
   if (row.status === "terminated") return row;
   const changes: Partial<ServerRow> = { heldReason: hold.reason, heldPausesPeriod: hold.pausesPeriod };
@@ -39,9 +70,18 @@ export async function holdServer(tx: Tx, row: ServerRow, hold: Hold, at: Date = 
       Object.assign(changes, { status: "suspended", suspendedAt: at, powerState: "stopped" });
     }
   }
-  const [held] = await tx.update(servers).set(changes).where(eq(servers.id, row.id)).returning();
-  if (!held) throw new Error("server update returned no row");
-  if (row.status === "active" && !row.heldSince) await enqueueJob(tx, row.id, "power", { action: "stop" });
+  const [updated] = await tx.update(servers).set(changes).where(eq(servers.id, row.id)).returning();
+  if (!updated) throw new Error("server update returned no row");
+  let held = updated;
+  if (row.status === "active" && !row.heldSince) {
+    await enqueueJob(tx, row.id, "power", { action: "stop" });
+    held = await endRescueWithStop(tx, updated);
+  }
+  await recordServerHeld(tx, held, {
+    reason: hold.reason,
+    pausesPeriod: hold.pausesPeriod,
+    scope: hold.scope ?? "server",
+  });
   return held;
 }
 
@@ -78,6 +118,7 @@ export async function releaseServer(tx: Tx, row: ServerRow, at: Date = now()): P
   const [released] = await tx.update(servers).set(changes).where(eq(servers.id, row.id)).returning();
   if (!released) throw new Error("server update returned no row");
   if (runs) await enqueueJob(tx, row.id, "power", { action: "start" });
+  await recordServerReleased(tx, released, row.heldSince, expiresAt.getTime() - row.expiresAt.getTime());
   return released;
 }
 
@@ -165,7 +206,11 @@ export async function enforceHolds(database?: Database): Promise<number> {
         }
         const open = await accountSuspension(tx, row.accountId);
         if (!row.heldSince && open) {
-          await holdServer(tx, row, { reason: open.reason, pausesPeriod: open.pausesPeriod });
+          await holdServer(tx, row, {
+            reason: open.reason,
+            pausesPeriod: open.pausesPeriod,
+            scope: "account",
+          });
           changed++;
         }
       });

@@ -12,6 +12,7 @@ import { processWide } from "@/lib/util/process-wide";
 import { endFailedBuild, endFailedRevival } from "./billing";
 import { serverSettings } from "./config";
 import { CustomerFacingError, customerReason } from "./failure-reasons";
+import { recordOrderOutcome } from "./order-outcomes";
 import type { ServerRow } from "./present";
 import {
   allocatePoolAddress,
@@ -60,7 +61,8 @@ const LEASE_MS = 15 * 60_000;
 /** Jobs that copy a whole disk hold their lease for as long as the longest copy may take. */
 const COPYING: ReadonlySet<JobKind> = new Set(["snapshot", "restore", "reinstall", "resize"]);
 const leaseFor = (kind: JobKind) => (COPYING.has(kind) ? DISK_COPY_TIMEOUT_MS + LEASE_MS : LEASE_MS);
-const BOOT_POLL_MS = 2_000;
+/** How often a booting machine is probed for its SSH server (the status page says so beside the figure). */
+export const BOOT_POLL_MS = 2_000;
 const backoffMs = (attempts: number) => Math.min(5_000 * 2 ** (attempts - 1), 120_000);
 
 /** What a failed job records for the operator (log and `last_error`): the first line of the error, bounded. */
@@ -162,12 +164,21 @@ async function waitForBoot(job: Job, server: ServerRow): Promise<void> {
     const row = await lockServer(tx, server.id);
     if (row.status !== "provisioning") return abandonBuild(tx, job, row);
     if (!up) return requeue(tx, job, { runAfter: new Date(current.getTime() + BOOT_POLL_MS) });
-    await markBuilt(tx, job, row);
+    await markBuilt(tx, job, row, {}, current);
   });
 }
 
-/** A build is done: the server is active and running (a revived one with its new period). */
-async function markBuilt(tx: Tx, job: Job, row: ServerRow, changes: Partial<ServerRow> = {}) {
+/**
+ * A build is done: the server is active and running (a revived one with its new period). An order's build
+ * leaves its outcome for the status page, with when the machine's SSH server answered (`sshAnsweredAt`).
+ */
+async function markBuilt(
+  tx: Tx,
+  job: Job,
+  row: ServerRow,
+  changes: Partial<ServerRow> = {},
+  sshAnsweredAt: Date | null = null,
+) {
   await tx
     .update(servers)
     .set({
@@ -181,6 +192,7 @@ async function markBuilt(tx: Tx, job: Job, row: ServerRow, changes: Partial<Serv
     })
     .where(eq(servers.id, row.id));
   await finish(tx, job, "done");
+  if (job.kind === "provision") await recordOrderOutcome(tx, row, { succeeded: true, sshAnsweredAt });
   await recordBuildDone(tx, job);
 }
 

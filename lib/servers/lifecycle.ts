@@ -10,9 +10,11 @@ import { firstLine } from "@/lib/util/log";
 import { renewInTx, terminateInTx } from "./billing";
 import { serverSettings } from "./config";
 import { enforceHolds, periodRuns } from "./holds";
+import { recordHostReading } from "./host-readings";
 import { enqueueJob, runDueJobs, unfinishedJobServers } from "./jobs";
 import type { ServerRow } from "./present";
 import { type PowerState, provisioner } from "./provisioner";
+import { endRescueWithStop } from "./rescue";
 import { runSnapshotSchedules } from "./snapshots/schedule";
 
 const BATCH = 100;
@@ -98,16 +100,20 @@ async function handleExpiries(database: Database, clock: () => Date, rest: () =>
           .from(accounts)
           .where(eq(accounts.id, row.accountId));
         if ((account?.balanceCents ?? 0) >= row.priceCents) {
-          await renewInTx(tx, row, clock());
+          // Automatic renewal is the account's own: no key's spend cap counts it.
+          await renewInTx(tx, row, null, clock());
           return;
         }
       }
       if (row.status === "active") {
-        await tx
+        const [suspended] = await tx
           .update(servers)
           .set({ status: "suspended", suspendedAt: current, powerState: "stopped" })
-          .where(eq(servers.id, row.id));
+          .where(eq(servers.id, row.id))
+          .returning();
         await enqueueJob(tx, row.id, "power", { action: "stop" });
+        // Out of rescue mode too: a renewal starts its own system, and its owner cannot boot it meanwhile.
+        await endRescueWithStop(tx, suspended ?? row);
         await recordServerSuspended(tx, row.id, new Date(row.expiresAt.getTime() + graceMs));
       } else if (row.expiresAt.getTime() + graceMs <= current.getTime()) {
         await terminateInTx(tx, row, clock(), { keepLastDisk: true });
@@ -241,8 +247,10 @@ async function reconcileWithHosts() {
       states = await provisioner().hostStates(host.name);
     } catch (error) {
       console.error(`hypervisor ${host.name}: ${firstLine(error)}`);
+      await recordHostReading(host, false);
       continue;
     }
+    await recordHostReading(host, true);
     if (states) await reconcileHost(database, host.name, states);
   }
 }

@@ -38,13 +38,15 @@ describe("ordering with a full host, directly against the real schema", () => {
 
   it("places the first order on the host and refuses the next with out_of_capacity before charging", async () => {
     const accountId = await createFundedAccount(db, PRICE * 2);
-    const first = await orderServer(accountId, request, undefined, db, clock);
+    const first = await orderServer({ accountId, apiKeyId: null }, request, undefined, db, clock);
     expect(first.status).toBe(201);
     const [placed] = await db.select().from(servers).where(eq(servers.accountId, accountId));
     expect(placed?.hypervisor).toBe("nl-small");
     expect(await balanceAndLedgerSum(db, accountId)).toEqual({ balance: PRICE, ledgerSum: PRICE });
 
-    await expect(orderServer(accountId, request, "full-1", db, clock)).rejects.toMatchObject({
+    await expect(
+      orderServer({ accountId, apiKeyId: null }, request, "full-1", db, clock),
+    ).rejects.toMatchObject({
       status: 409,
       code: "out_of_capacity",
     });

@@ -39,7 +39,7 @@ describe("ordering, directly against the real schema", () => {
   const fundedAccount = (balanceCents: number) => createFundedAccount(db, balanceCents);
 
   const order = (accountId: number, body: CreateServerRequest, key?: string) =>
-    orderServer(accountId, body, key, db, clock);
+    orderServer({ accountId, apiKeyId: null }, body, key, db, clock);
 
   const serversOf = (accountId: number) => db.select().from(servers).where(eq(servers.accountId, accountId));
   const ledgerOf = (accountId: number) =>
@@ -82,7 +82,13 @@ describe("ordering, directly against the real schema", () => {
 
     // The failure did not hold the key: once funded, the same key orders.
     await db.transaction((tx) =>
-      postLedgerEntry(tx, { accountId, amountCents: 1, kind: "topup", reference: `topup:${accountId}:more` }),
+      postLedgerEntry(tx, {
+        accountId,
+        amountCents: 1,
+        kind: "topup",
+        reference: `topup:${accountId}:more`,
+        apiKeyId: null,
+      }),
     );
     expect((await order(accountId, request, "short-1")).status).toBe(201);
     expect(await balanceAndLedgerSum(db, accountId)).toEqual({ balance: 0, ledgerSum: 0 });

@@ -1,5 +1,6 @@
 import "server-only";
 import { eq } from "drizzle-orm";
+import { bindOrderedServer } from "@/lib/accounts/key-rights";
 import { badRequest, conflict } from "@/lib/api/errors";
 import type { CreateServerRequest, ServerCreated } from "@/lib/api/schemas/servers";
 import { VALIDATION_MESSAGES } from "@/lib/api/validation-messages";
@@ -9,7 +10,7 @@ import type { Database } from "@/lib/db/client";
 import { servers } from "@/lib/db/schema";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
 import { now } from "@/lib/util/clock";
-import { debit, lockFunds } from "./billing";
+import { debit, lockFunds, type Payer } from "./billing";
 import { serverSettings } from "./config";
 import { addCycle } from "./cycle";
 import { refuseOrderWhileSuspended } from "./holds";
@@ -24,12 +25,13 @@ import { checkUserData, userDataColumns } from "./user-data";
 
 /**
  * Orders a server: validates against the catalog, then in ONE transaction locks the account, checks the
- * balance, inserts the server, stores its encrypted password and debits the price with its ledger row. The
- * account lock serialises concurrent orders, and the balance CHECK would refuse an overdraft anyway.
+ * balance, inserts the server, stores its encrypted password and debits the price with its ledger row (where
+ * the paying key's spend cap is counted). The account lock serialises concurrent orders, and the balance
+ * CHECK would refuse an overdraft anyway. A key limited to some servers may touch the one it ordered.
  * `database` and `clock` default to the process ones; the job worker is kicked only for the process database.
  */
 export async function orderServer(
-  accountId: number,
+  payer: Payer,
   request: CreateServerRequest,
   idempotencyKey: string | undefined,
   database?: Database,
@@ -50,6 +52,7 @@ export async function orderServer(
   const priceCents = priceFor(plan, location, request.cycle);
   const settings = config();
   const size = sizeFor(plan);
+  const { accountId, apiKeyId } = payer;
   const response = await withIdempotentTransaction(
     {
       accountId,
@@ -95,7 +98,14 @@ export async function orderServer(
       // The simulated build takes PROVISION_DELAY_SECONDS; a real one starts at once.
       const delayMs = provisioner().simulated ? serverSettings().provisionDelaySeconds * 1000 : 0;
       await enqueueJob(tx, row.id, "provision", { runAfter: new Date(created.getTime() + delayMs) });
-      await debit(tx, accountId, priceCents, "order", `order:server:${row.id}`);
+      await debit(tx, {
+        accountId,
+        apiKeyId,
+        priceCents,
+        kind: "order",
+        reference: `order:server:${row.id}`,
+      });
+      if (apiKeyId !== null && payer.boundToServers) await bindOrderedServer(tx, apiKeyId, row.id);
       const password = request.root_password ?? generateRootPassword();
       const [stored] = await tx
         .update(servers)

@@ -26,18 +26,21 @@ const outOfCapacity = (location: string) =>
 /** A byte count in GiB, the unit hosts are sized in. */
 const GIB = 1_073_741_824;
 
+/** A host's row as the configuration describes it (what the row keeps besides is the service's own). */
+export const hostColumns = (host: HypervisorHost) => ({
+  location: host.location,
+  uri: host.uri,
+  memoryMb: host.memoryMb,
+  vcpus: host.vcpus,
+  diskGb: host.diskGb,
+});
+
 /**
  * Upserts the host's row from the configuration, which also locks it for the reservation that follows, and
  * says whether an operator drained it (the row keeps that across upserts).
  */
 export async function lockHost(tx: Tx, host: HypervisorHost): Promise<{ drained: boolean }> {
-  const values = {
-    location: host.location,
-    uri: host.uri,
-    memoryMb: host.memoryMb,
-    vcpus: host.vcpus,
-    diskGb: host.diskGb,
-  };
+  const values = hostColumns(host);
   const [row] = await tx
     .insert(hypervisors)
     .values({ name: host.name, ...values })

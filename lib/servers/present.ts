@@ -48,6 +48,9 @@ export function presentServer(
         }
       : null,
     status_reason: row.statusReason,
+    hold: row.heldSince
+      ? { reason: row.heldReason ?? "", since: row.heldSince.toISOString(), period_paused: paused }
+      : null,
     memory_mb: row.memoryMb,
     vcpus: row.vcpus,
     disk_gb: row.diskGb,

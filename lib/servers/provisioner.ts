@@ -96,8 +96,11 @@ export interface Provisioner {
   rescueAvailable(): boolean;
   /** Stops the machine and boots the rescue system with the disk attached; returns its host key's fingerprint. */
   enterRescue(spec: RescueSpec): Promise<{ hostKeyFingerprint: string | null }>;
-  /** Stops the rescue system and boots the server's own disk again. */
-  leaveRescue(server: ServerRow): Promise<void>;
+  /**
+   * Stops the rescue system and defines the machine on the server's own disk again; boots it unless
+   * `start` is false (a held or lapsed server: its own system boots at its next start).
+   */
+  leaveRescue(server: ServerRow, options?: { start?: boolean }): Promise<void>;
   /** Defines and starts a lapsed server's machine on its kept disk; a new seed gives a new host key. */
   revive(spec: ReviveSpec): Promise<Built>;
   /**

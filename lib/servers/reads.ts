@@ -1,7 +1,7 @@
 import "server-only";
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, desc, eq, inArray, lt } from "drizzle-orm";
 import type { AuthContext } from "@/lib/accounts/auth";
-import { conflict } from "@/lib/api/errors";
+import { conflict, notFound } from "@/lib/api/errors";
 import { type Page, type PageRequest, toPage } from "@/lib/api/pagination";
 import type { Server } from "@/lib/api/schemas/servers";
 import { config } from "@/lib/config/env";
@@ -19,37 +19,51 @@ import { decryptRootPassword } from "./secrets";
  * the account's server revision, read with the request's authentication, is unchanged (read-cache.ts).
  */
 
-/** Whose servers a read is for, and their revision as authentication read it (see read-cache.ts). */
-export type ServerReader = { accountId: number; serversRevision: number };
+/**
+ * Whose servers a read is for, their revision as authentication read it (see read-cache.ts), and the only
+ * servers the key may see when it is limited to some (others are absent to it, in lists too).
+ */
+export type ServerReader = {
+  accountId: number;
+  serversRevision: number;
+  serverIds: ReadonlySet<number> | null;
+};
 
 export const serverReader = (auth: AuthContext): ServerReader => ({
   accountId: auth.accountId,
   serversRevision: auth.account.serversRevision,
+  serverIds: auth.rights.serverIds,
 });
 
 /** The reader's server, reused while the account's servers are unchanged; another account's is 404. */
 export function ownedRow(reader: ServerReader, serverId: number): Promise<ServerRow> {
-  const { accountId, serversRevision } = reader;
+  const { accountId, serversRevision, serverIds } = reader;
+  if (serverIds !== null && !serverIds.has(serverId)) throw notFound(`No server with id ${serverId}.`);
   return cachedServerRead(accountId, serversRevision, `row:${serverId}`, () =>
     serverRow(serverId, { ownedBy: accountId }),
   );
 }
 
-/** One page of the account's servers, newest first, terminated ones included. */
+/** One page of the account's servers (those the key may see), newest first, terminated ones included. */
 export async function listServers(reader: ServerReader, page: PageRequest): Promise<Page<Server>> {
-  const { accountId, serversRevision } = reader;
+  const { accountId, serversRevision, serverIds } = reader;
+  const only = serverIds === null ? undefined : [...serverIds].sort((a, b) => a - b);
   // The rows are cached by revision; traffic moves without one, so it is read for every answer.
   const rows = await cachedServerRead(
     accountId,
     serversRevision,
-    `page:${page.beforeId ?? ""}:${page.limit}`,
+    `page:${page.beforeId ?? ""}:${page.limit}${only ? `:only:${only.join(",")}` : ""}`,
     async () => {
       const database = await db();
       return database
         .select()
         .from(servers)
         .where(
-          and(eq(servers.accountId, accountId), page.beforeId ? lt(servers.id, page.beforeId) : undefined),
+          and(
+            eq(servers.accountId, accountId),
+            page.beforeId ? lt(servers.id, page.beforeId) : undefined,
+            only ? inArray(servers.id, only.length > 0 ? only : [0]) : undefined,
+          ),
         )
         .orderBy(desc(servers.id))
         .limit(page.limit + 1);

@@ -8,6 +8,7 @@ import type { RescueState } from "@/lib/db/types";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
 import { recordRescueChange } from "@/lib/notifications/facts";
 import { now } from "@/lib/util/clock";
+import { notActive } from "./holds";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
 import { enqueueJob, finish, type Job, kickJobs } from "./jobs";
 import { presentServerWithTraffic } from "./metrics/traffic";
@@ -67,12 +68,7 @@ export function enterRescue(
       },
       async (tx) => {
         const row = await lockServer(tx, serverId, { ownedBy: accountId });
-        if (row.status !== "active") {
-          throw conflict(
-            "server_not_active",
-            `Rescue mode needs an active server; this one is ${row.status}.`,
-          );
-        }
+        if (row.status !== "active") throw notActive(row, "Rescue mode needs an active server");
         await refuseWhileBusy(tx, row.id);
         if (row.rescueState) throw conflict("server_in_rescue", "This server is already in rescue mode.");
         if (!provisioner().rescueAvailable()) {
@@ -103,12 +99,16 @@ export function enterRescue(
   });
 }
 
-/** Leaves rescue mode: the job stops the rescue system and boots the server's own disk. */
+/**
+ * Leaves rescue mode: the job stops the rescue system and boots the server's own disk. Only an active server
+ * may: a held or lapsed one is taken out of rescue mode, stopped, by the hold or the lapse itself.
+ */
 export function leaveRescue(accountId: number, serverId: number) {
   return withHostQuota(accountId, async () => {
     const database = await db();
     const server = await database.transaction(async (tx) => {
       const row = await lockServer(tx, serverId, { ownedBy: accountId });
+      if (row.status !== "active") throw notActive(row, "Leaving rescue mode needs an active server");
       await refuseWhileBusy(tx, row.id);
       if (row.rescueState !== "active") {
         throw conflict("not_in_rescue", "This server is not in rescue mode.");
@@ -129,7 +129,8 @@ export function leaveRescue(accountId: number, serverId: number) {
 export async function runEnterRescue(job: Job): Promise<void> {
   const database = await db();
   const server = await serverRow(job.serverId);
-  if (server.rescueState !== "entering" || !server.rescuePasswordEnc) {
+  // Held or lapsed since it was asked for: the hold or the lapse took it out of rescue mode (endRescueWithStop).
+  if (server.status !== "active" || server.rescueState !== "entering" || !server.rescuePasswordEnc) {
     await database.transaction((tx) => finish(tx, job, "done"));
     return;
   }
@@ -156,6 +157,10 @@ export async function runEnterRescue(job: Job): Promise<void> {
   });
 }
 
+/**
+ * Boots the server's own disk again; a server no longer active (held or lapsed meanwhile) is only redefined on
+ * its own disk and left stopped: it boots its own system when it is next started.
+ */
 export async function runLeaveRescue(job: Job): Promise<void> {
   const database = await db();
   const server = await serverRow(job.serverId);
@@ -163,13 +168,19 @@ export async function runLeaveRescue(job: Job): Promise<void> {
     await database.transaction((tx) => finish(tx, job, "done"));
     return;
   }
-  await provisioner().leaveRescue({ ...server, rescueState: null });
+  const start = server.status === "active";
+  await provisioner().leaveRescue({ ...server, rescueState: null }, { start });
   await database.transaction(async (tx) => {
     const row = await lockServer(tx, server.id);
     if (row.rescueState === "leaving") {
       await tx
         .update(servers)
-        .set({ ...NOT_IN_RESCUE, powerState: "running", statusReason: null })
+        .set({
+          ...NOT_IN_RESCUE,
+          powerState: start ? "running" : "stopped",
+          // A held server keeps saying why it is held.
+          ...(start ? { statusReason: null } : {}),
+        })
         .where(eq(servers.id, row.id));
     }
     if (row.rescueState === "leaving") await recordRescueChange(tx, "rescue.left", job);
@@ -190,12 +201,34 @@ export async function endFailedRescue(tx: Tx, job: Job, reason: string): Promise
     .where(eq(servers.id, row.id));
 }
 
-/** Leaving rescue mode failed for good: the server stays in it (its password still works) and says why. */
+/**
+ * Leaving rescue mode failed for good: an active server stays in it (its password still works) and says why.
+ * A held or lapsed one is out of it all the same: its next start defines the machine from its row, on its own
+ * disk, and it keeps saying why it is suspended.
+ */
 export async function endFailedLeaveRescue(tx: Tx, job: Job, reason: string): Promise<void> {
   const row = await lockServer(tx, job.serverId);
   if (row.rescueState !== "leaving") return;
+  if (row.status !== "active") {
+    await tx.update(servers).set(NOT_IN_RESCUE).where(eq(servers.id, row.id));
+    return;
+  }
   await tx
     .update(servers)
     .set({ rescueState: "active", statusReason: `Leaving rescue mode failed (${reason}); try again.` })
     .where(eq(servers.id, row.id));
+}
+
+/**
+ * A hold or a lapse has just stopped the locked server (its stop job queued): out of rescue mode too, so that
+ * neither its owner nor its next start can boot the rescue system. Rescue mode still starting is called off
+ * (its job then does nothing); a running rescue system leaves, after the stop, by a job that redefines the
+ * machine on its own disk and leaves it stopped. Returns the row as it now stands.
+ */
+export async function endRescueWithStop(tx: Tx, row: ServerRow): Promise<ServerRow> {
+  if (row.rescueState !== "entering" && row.rescueState !== "active") return row;
+  const changes = row.rescueState === "entering" ? NOT_IN_RESCUE : { rescueState: "leaving" as const };
+  const [updated] = await tx.update(servers).set(changes).where(eq(servers.id, row.id)).returning();
+  if (row.rescueState === "active") await enqueueJob(tx, row.id, "leave_rescue");
+  return updated ?? row;
 }

@@ -133,7 +133,7 @@ describe("a lapsed server's last disk, kept for the retention period, directly a
       db.transaction(async (tx) => {
         const [row] = await tx.select().from(servers).where(eq(servers.id, serverId)).for("update");
         if (!row) throw new Error("no server");
-        return reviveInTx(tx, row);
+        return reviveInTx(tx, row, null);
       });
     const back = await renew();
     expect(back).toMatchObject({ status: "provisioning", powerState: null, rootPasswordEnc: SEALED });
@@ -199,7 +199,7 @@ describe("a lapsed server's last disk, kept for the retention period, directly a
       db.transaction(async (tx) => {
         const [row] = await tx.select().from(servers).where(eq(servers.id, serverId)).for("update");
         if (!row) throw new Error("no server");
-        return reviveInTx(tx, row);
+        return reviveInTx(tx, row, null);
       });
     await expect(renew()).rejects.toMatchObject({ status: 402, code: "insufficient_balance" });
     await db.update(snapshots).set({ state: "deleting" }).where(eq(snapshots.serverId, serverId));
@@ -211,6 +211,7 @@ describe("a lapsed server's last disk, kept for the retention period, directly a
         amountCents: PRICE,
         kind: "topup",
         reference: `topup:more:${accountId}`,
+        apiKeyId: null,
       }),
     );
     await expect(renew()).rejects.toMatchObject({ status: 409, code: "server_terminated" });

@@ -17,7 +17,8 @@ import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import type { CreateServerRequest } from "@/lib/api/schemas/servers";
 import type { Database } from "@/lib/db/client";
-import { accounts, ledgerEntries, servers } from "@/lib/db/schema";
+import { accounts, ledgerEntries, operators, servers } from "@/lib/db/schema";
+import type { OperatorRole } from "@/lib/db/types";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 
 const MIGRATIONS = path.join(process.cwd(), "lib/db/migrations");
@@ -69,6 +70,21 @@ export async function openMemoryDatabase(): Promise<{ db: Database; close: () =>
   // Applies nothing on a current template; it still checks that the dump holds every migration.
   const db = await migrated(client);
   return { db, close: () => client.close() };
+}
+
+/** An operator row (no usable secret: for services acting as one), returning its id. */
+export async function insertOperatorRow(db: Database, name: string, role: OperatorRole = "admin") {
+  const [row] = await db
+    .insert(operators)
+    .values({
+      name,
+      role,
+      secretHash: createHash("sha256").update(name).digest("hex"),
+      totpSecretEnc: "v1:x",
+    })
+    .returning({ id: operators.id });
+  if (!row) throw new Error("operator insert returned no row");
+  return row.id;
 }
 
 /** A new account holding nothing, as POST /account makes one. */
@@ -125,6 +141,7 @@ export async function createFundedAccount(db: Database, balanceCents: number): P
       amountCents: balanceCents,
       kind: "topup",
       reference: `topup:${accountId}`,
+      apiKeyId: null,
     }),
   );
   return accountId;

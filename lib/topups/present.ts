@@ -8,11 +8,15 @@ import { centsToUsd } from "@/lib/util/cents";
 export type TopupRow = typeof topups.$inferSelect;
 export type PaymentRow = typeof depositPayments.$inferSelect;
 
-/** Sums of what arrived: confirmed enough, and still confirming (a dropped transaction is not arriving). */
+/**
+ * Sums of what arrived: confirmed enough, and still confirming (a dropped transaction is not arriving, and a
+ * payment an operator's adjustment settled was paid outside the top-up).
+ */
 export function paymentTotals(row: TopupRow, payments: PaymentRow[]) {
   let confirmed = 0n;
   let unconfirmed = 0n;
   for (const payment of payments) {
+    if (payment.settledBy !== null) continue;
     if (payment.droppedAt && payment.confirmations === 0) continue;
     if (payment.confirmations >= row.confirmationsRequired) confirmed += BigInt(payment.amountUnits);
     else unconfirmed += BigInt(payment.amountUnits);

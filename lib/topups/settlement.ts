@@ -114,6 +114,7 @@ async function settleInTx(
       amountCents: creditCents,
       kind: "topup",
       reference: `topup:${row.ref}:${creditedCents}`,
+      apiKeyId: null,
     });
   }
   for (const [i, credit] of credits.entries()) {
@@ -294,6 +295,7 @@ export async function creditSettledPayment(
     amountCents: input.topup.amountCents,
     kind: "topup",
     reference: input.reference,
+    apiKeyId: null,
   });
   await recordTopupCredited(tx, topup.id, input.topup.amountCents, "pending");
   return topup.id;

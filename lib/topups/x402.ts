@@ -154,10 +154,22 @@ async function presentX402Topup(topupId: number): Promise<Topup> {
 
 /**
  * What to answer for an authorization we already know: the same account re-sending a settled payment gets
- * its top-up again (200), anyone else gets 409; one still being settled gets 409 with Retry-After.
- * Returns undefined when an abandoned claim may be taken over.
+ * its top-up again (200), anyone else gets 409; one still being settled gets 409 with Retry-After; one whose
+ * outcome was never recorded and that the operator settled by an adjustment is never credited here again
+ * (409 naming it). Returns undefined when an abandoned claim may be taken over.
  */
 async function answerForKnown(row: AuthorizationRow, accountId: number): Promise<Credited | undefined> {
+  if (row.state === "adjusted") {
+    if (row.accountId !== accountId) {
+      throw new ApiError(409, "payment_already_used", "This payment authorization has already been used.");
+    }
+    throw new ApiError(
+      409,
+      "payment_settled_by_operator",
+      "This payment's settlement was never recorded here, and the operator credited it to your balance by an " +
+        "adjustment (see the ledger); it is not credited again.",
+    );
+  }
   if (row.state === "settled" && row.topupId !== null && row.txHash) {
     if (row.accountId !== accountId) {
       throw new ApiError(409, "payment_already_used", "This payment authorization has already been used.");

@@ -1,14 +1,18 @@
 import type { Metadata } from "next";
 import { Guide } from "@/components/docs/guide";
 import { apiReference, MethodLabel, Prose } from "@/components/docs/reference";
+import { ScopeTable } from "@/components/docs/scopes";
 import { TEXT_STYLES } from "@/components/ui/alert";
 import { apiGuide } from "@/lib/docs/guide";
+import { statusSettings } from "@/lib/status/config";
 
 export const metadata: Metadata = { title: "API reference" };
 
 /** The reference's first page: what the API is, every operation by tag (each tag's page has them in full), the guide. */
 export default function ApiReferencePage() {
-  const { document, tags } = apiReference();
+  const { document, tags, operations } = apiReference();
+  const hrefOf = ({ operation }: (typeof operations)[number]) =>
+    `${tags.find((tag) => operation.tags?.includes(tag.name))?.href ?? ""}#${operation.operationId}`;
   return (
     <article className="max-w-4xl">
       <h1 className="text-3xl font-bold">API reference</h1>
@@ -19,12 +23,26 @@ export default function ApiReferencePage() {
           /api/v1/openapi.json
         </a>{" "}
         (OpenAPI 3.1).
+        {statusSettings().enabled && (
+          <>
+            {" "}
+            How fast orders, credits, consoles and webhooks are, measured:{" "}
+            <a className="underline" href="/status">
+              the status page
+            </a>
+            .
+          </>
+        )}
       </p>
       <Prose text={document.info.description ?? ""} />
 
       <p className="mt-4 text-sm">
         <a className="underline" href="#guide">
           Guide: errors, limits, keys, sign-in, top-ups, servers, health
+        </a>{" "}
+        ·{" "}
+        <a className="underline" href="#scopes">
+          Key scopes
         </a>
       </p>
 
@@ -51,6 +69,18 @@ export default function ApiReferencePage() {
           ))}
         </div>
       </nav>
+
+      <section aria-labelledby="scopes" className="mt-10">
+        <h2 id="scopes" className="text-2xl font-semibold">
+          Key scopes
+        </h2>
+        <p className={`mt-2 text-sm ${TEXT_STYLES.muted}`}>
+          Each operation that takes a key needs one scope (its <code className="font-mono">x-scope</code>); a
+          key given a scope is given what it brings along. Keys made without scopes hold them all. The Keys
+          item of the guide below says how conditions and spend caps work.
+        </p>
+        <ScopeTable operations={operations} hrefOf={hrefOf} />
+      </section>
 
       <section aria-labelledby="guide" className="mt-10">
         <h2 id="guide" className="text-2xl font-semibold">

@@ -31,7 +31,7 @@ export default async function AccountsPage(props: { searchParams: Promise<{ q?: 
         <ul className="space-y-1" aria-label="Accounts found">
           {hits.map((hit) => (
             <li key={`${hit.account_id}:${hit.matched}`}>
-              <Link href={`/operator/accounts/${hit.account_id}`} className="underline">
+              <Link prefetch={false} href={`/operator/accounts/${hit.account_id}`} className="underline">
                 Account {hit.account_id}
               </Link>{" "}
               : {hit.matched}

@@ -55,7 +55,7 @@ export default async function AuditPage(props: { searchParams: Promise<{ before?
         </tbody>
       </table>
       {page.nextBefore && (
-        <Link href={`/operator/audit?before=${page.nextBefore}`} className="underline">
+        <Link prefetch={false} href={`/operator/audit?before=${page.nextBefore}`} className="underline">
           Older entries
         </Link>
       )}

@@ -83,7 +83,11 @@ export default async function HostsPage() {
                       {server.id} {server.hostname}
                     </td>
                     <td>
-                      <Link href={`/operator/accounts/${server.accountId}`} className="underline">
+                      <Link
+                        prefetch={false}
+                        href={`/operator/accounts/${server.accountId}`}
+                        className="underline"
+                      >
                         {server.accountId}
                       </Link>
                     </td>

@@ -28,11 +28,11 @@ export default async function PaymentsPage(props: { searchParams: Promise<{ stat
       </h1>
       <p className="text-sm">
         {state === "attention" ? (
-          <Link href="/operator/payments?state=reviewed" className="underline">
+          <Link prefetch={false} href="/operator/payments?state=reviewed" className="underline">
             Show the reviewed ones
           </Link>
         ) : (
-          <Link href="/operator/payments" className="underline">
+          <Link prefetch={false} href="/operator/payments" className="underline">
             Show those needing attention
           </Link>
         )}
@@ -92,7 +92,11 @@ export default async function PaymentsPage(props: { searchParams: Promise<{ stat
               )}
               <dt>Account</dt>
               <dd>
-                <Link href={`/operator/accounts/${payment.account_id}`} className="underline">
+                <Link
+                  prefetch={false}
+                  href={`/operator/accounts/${payment.account_id}`}
+                  className="underline"
+                >
                   {payment.account_id}
                 </Link>{" "}
                 <span className={TEXT_STYLES.muted}>(post an adjustment there)</span>

@@ -12,7 +12,7 @@ export default function SettingsPanels({ server, actions }: { server: Server; ac
     <>
       {server.status === "active" && <ResizePanel server={server} />}
       {server.status !== "suspended" && <ReinstallPanel server={server} />}
-      <TerminatePanel hostname={server.hostname} actions={actions} />
+      <TerminatePanel hostname={server.hostname} hold={server.hold} actions={actions} />
     </>
   );
 }

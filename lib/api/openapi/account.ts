@@ -8,6 +8,7 @@ import {
   errorResponse,
   jsonContent,
   perWindow,
+  publicOperation,
   responses,
   retryAfter,
 } from "./shared";
@@ -18,7 +19,7 @@ export const accountTag = {
 
 export const accountPaths: ZodOpenApiPathsObject = {
   "/account": {
-    post: {
+    post: publicOperation({
       tags: ["Account"],
       operationId: "createAccount",
       summary: "Create an account",
@@ -46,8 +47,8 @@ export const accountPaths: ZodOpenApiPathsObject = {
         ),
         "503": responses.unavailable,
       },
-    },
-    get: authed({
+    }),
+    get: authed("account:read", {
       tags: ["Account"],
       operationId: "getAccount",
       summary: "The caller's account",

@@ -1,9 +1,19 @@
 /** The console: its ticket operation and the WebSocket endpoint the ticket opens, with the protocol spoken there. */
 import type { ZodOpenApiPathsObject } from "zod-openapi";
-import { ConsoleTicketSchema } from "@/lib/api/schemas/console";
+import { ConsolesClosedSchema, ConsoleTicketSchema } from "@/lib/api/schemas/console";
 import { CLOSE_REASONS, CONSOLE_PROTOCOL, MAX_FRAME_BYTES } from "@/lib/servers/console/protocol";
+import { CONSOLE_SESSION_RETENTION_DAYS } from "@/lib/servers/console/tickets";
 import { serverIdParam, serverNotFound } from "./servers";
-import { authed, DEFAULTS, errorResponse, jsonContent, responses } from "./shared";
+import {
+  authed,
+  DEFAULTS,
+  errorResponse,
+  jsonContent,
+  perWindow,
+  publicOperation,
+  responses,
+  retryAfter,
+} from "./shared";
 
 const closeCodes = Object.entries(CLOSE_REASONS)
   .map(([reason, { code }]) => `\`${code}\` ${reason}`)
@@ -39,12 +49,34 @@ export const consoleTag = {
     " s) after it opened. After `1001` (the instance is stopping) or a dropped connection, reconnect with a " +
     "fresh ticket. A server has one console at a time: a new one closes the older one (`replaced`). " +
     "The server pings every 25 s; a client that does not answer two pings is dropped. " +
-    "Each session is recorded for the operator (account, server, times, client addresses), never what was typed.",
+    "A console closes when the key or dashboard session that requested its ticket is revoked (`revoked`: at once " +
+    "on the instance that revoked it, within 10 s on others), when its owner closes the server's consoles " +
+    "(`DELETE /servers/{id}/console`, `closed_by_owner`) and when an operator closes it (`closed_by_operator`).\n\n" +
+    "**Flow control.** Input is taken at `CONSOLE_INPUT_BYTES_PER_SECOND` (default " +
+    DEFAULTS.CONSOLE_INPUT_BYTES_PER_SECOND +
+    ") after a first 64 KiB: faster input is not read from the socket until its turn (it waits on the client's " +
+    "side); a client that keeps sending while it is not read is closed (`input_overflow`). Output a client does " +
+    "not read pauses the console; a client more than 1 MiB behind for `CONSOLE_BEHIND_SECONDS` (default " +
+    DEFAULTS.CONSOLE_BEHIND_SECONDS +
+    " s), or 4 MiB behind at all, is cut off (`client_behind`; the connection drops without a close frame).\n\n" +
+    "Each session is recorded for the operator (account, server, times, client addresses, the key's id), never " +
+    `what was typed, and deleted ${CONSOLE_SESSION_RETENTION_DAYS} days after it closed. \`console.opened\` is ` +
+    `announced for the first console of a server in each window of \`CONSOLE_OPENED_EVENT_MINUTES\` (default ` +
+    `${DEFAULTS.CONSOLE_OPENED_EVENT_MINUTES}).`,
 };
+
+const ticketsLimited = errorResponse(
+  "`too_many_consoles`: the consoles of as many other servers as allowed are open or ticketed; close one " +
+    `first. \`rate_limited\`: more tickets than ${perWindow(DEFAULTS.RATE_LIMIT_CONSOLE_TICKETS)} for the ` +
+    `account (\`RATE_LIMIT_CONSOLE_TICKETS\`) or ${perWindow(DEFAULTS.RATE_LIMIT_CONSOLE_TICKETS_SERVER)} for ` +
+    "the server (`RATE_LIMIT_CONSOLE_TICKETS_SERVER`), or this client address sent too many bad API keys.",
+  ["too_many_consoles", "rate_limited"],
+  retryAfter,
+);
 
 export const consolePaths: ZodOpenApiPathsObject = {
   "/servers/{id}/console": {
-    post: authed({
+    post: authed("servers:console", {
       tags: ["Console"],
       operationId: "openServerConsole",
       summary: "A ticket for the server's console",
@@ -54,8 +86,8 @@ export const consolePaths: ZodOpenApiPathsObject = {
         `\`CONSOLE_MAX_PER_ACCOUNT\` (default ${DEFAULTS.CONSOLE_MAX_PER_ACCOUNT}) servers at once, open or ` +
         "ticketed; a new ticket for a server withdraws that server's earlier unused one. A console is not a host " +
         "operation: it is granted while a power action runs (no `server_busy`) and does not count against the " +
-        "account's host-operation limit. No body. Answered with " +
-        "`Cache-Control: no-store`.",
+        "account's host-operation limit, but tickets are limited per account and per server. No body. " +
+        "Answered with `Cache-Control: no-store`.",
       requestParams: { path: serverIdParam },
       responses: {
         "201": { description: "The ticket.", content: jsonContent(ConsoleTicketSchema) },
@@ -64,16 +96,26 @@ export const consolePaths: ZodOpenApiPathsObject = {
           "`server_not_active`: being built, suspended or terminated; `server_stopped`: start it first.",
           ["server_not_active", "server_stopped"],
         ),
-        "429": errorResponse(
-          "`too_many_consoles`: the consoles of as many other servers as allowed are open or ticketed; close " +
-            "one first. `rate_limited`: this client address sent too many bad API keys.",
-          ["too_many_consoles", "rate_limited"],
-        ),
+        "429": ticketsLimited,
+      },
+    }),
+    delete: authed("servers:console", {
+      tags: ["Console"],
+      operationId: "closeServerConsoles",
+      summary: "Close the server's consoles",
+      description:
+        "Closes every console of this server the account has open, on every instance (`closed_by_owner`), and " +
+        "withdraws unused tickets: for a console opened with a key that may be lost. Revoking the key (or " +
+        "signing the dashboard session out) closes the consoles it opened too.",
+      requestParams: { path: serverIdParam },
+      responses: {
+        "200": { description: "Closed.", content: jsonContent(ConsolesClosedSchema) },
+        "404": serverNotFound,
       },
     }),
   },
   "/servers/{id}/console/socket": {
-    get: {
+    get: publicOperation({
       tags: ["Console"],
       operationId: "consoleWebSocket",
       summary: "The console's WebSocket (Upgrade: websocket)",
@@ -88,7 +130,8 @@ export const consolePaths: ZodOpenApiPathsObject = {
       responses: {
         "101": { description: `Switching to the WebSocket protocol \`${CONSOLE_PROTOCOL}\`.` },
         "401": errorResponse(
-          "No ticket offered, or it is unknown, already used, expired or for another server.",
+          "No ticket offered, or it is unknown, already used, expired or for another server. Unknown tickets " +
+            "count against the client address's limit of bad API keys (`RATE_LIMIT_AUTH_FAILURES`).",
           ["invalid_ticket"],
         ),
         "403": errorResponse("A browser page of another origin (`Origin`).", ["forbidden_origin"]),
@@ -97,8 +140,13 @@ export const consolePaths: ZodOpenApiPathsObject = {
           "server_not_active",
         ]),
         "426": errorResponse("A request without `Upgrade: websocket`.", ["upgrade_required"]),
+        "429": errorResponse(
+          "This client address sent too many unknown tickets or bad API keys; nothing was looked up.",
+          ["rate_limited"],
+          retryAfter,
+        ),
         "503": responses.unavailable,
       },
-    },
+    }),
   },
 };

@@ -3,7 +3,15 @@ import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import { AdvanceClockBody } from "@/lib/api/schemas/demo";
 import { SimulatePaymentBody, TopupSchema } from "@/lib/api/schemas/topups";
-import { authed, bodyErrors, errorResponse, jsonContent, jsonRequest, topupRefParam } from "./shared";
+import {
+  authed,
+  bodyErrors,
+  errorResponse,
+  jsonContent,
+  jsonRequest,
+  publicOperation,
+  topupRefParam,
+} from "./shared";
 export const demoTag = {
   name: "Demo",
   description:
@@ -13,7 +21,7 @@ export const demoTag = {
 
 export const demoPaths: ZodOpenApiPathsObject = {
   "/demo/topups/{ref}/pay": {
-    post: authed({
+    post: authed("topups:write", {
       tags: ["Demo"],
       operationId: "simulateTopupPayment",
       summary: "Simulate a payment (demo mode only)",
@@ -31,7 +39,7 @@ export const demoPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/demo/clock": {
-    post: {
+    post: publicOperation({
       tags: ["Demo"],
       operationId: "advanceTestClock",
       summary: "Move the business clock forward (demo mode with ENABLE_TEST_CLOCK=1 only)",
@@ -41,6 +49,6 @@ export const demoPaths: ZodOpenApiPathsObject = {
         "400": bodyErrors("Bad body.", AdvanceClockBody),
         "404": errorResponse("The test clock is not enabled.", ["not_found"]),
       },
-    },
+    }),
   },
 };

@@ -4,21 +4,25 @@
  * Where the written spec leaves a detail open ("not shown"), the choice made here is the contract.
  */
 import { createDocument } from "zod-openapi";
-import { accountPaths, accountTag } from "./account";
-import { catalogPaths, catalogTag } from "./catalog";
-import { consolePaths, consoleTag } from "./console";
-import { demoPaths, demoTag } from "./demo";
-import { servicePaths, serviceTag } from "./health";
+import { SCOPES } from "@/lib/api/scopes";
+import { accountTag } from "./account";
+import { catalogTag } from "./catalog";
+import { consoleTag } from "./console";
+import { demoTag } from "./demo";
+import { serviceTag } from "./health";
 import { API_VERSION_INFO } from "./info";
-import { keysPaths, keysTag } from "./keys";
-import { serverMetricsPaths } from "./metrics";
-import { notificationEvents, notificationsPaths, notificationsTag } from "./notifications";
-import { resizePaths } from "./resize";
-import { serverMachinePaths } from "./server-machine";
-import { serversPaths, serversTag } from "./servers";
-import { sessionsPaths, sessionsTag } from "./sessions";
-import { snapshotsPaths, snapshotsTag } from "./snapshots";
-import { topupsPaths, topupsTag } from "./topups";
+import { keysTag } from "./keys";
+import { notificationEvents, notificationsTag } from "./notifications";
+import { API_PATHS } from "./operations";
+import { serversTag } from "./servers";
+import { sessionsTag } from "./sessions";
+import { snapshotsTag } from "./snapshots";
+import { topupsTag } from "./topups";
+
+/** Each scope and what it allows, for the security scheme's description. */
+const SCOPE_LIST = Object.entries(SCOPES)
+  .map(([scope, facts]) => `\`${scope}\` (${facts.summary.toLowerCase()})`)
+  .join("; ");
 
 export function buildOpenApiDocument() {
   return createDocument({
@@ -44,26 +48,15 @@ export function buildOpenApiDocument() {
           type: "http",
           scheme: "bearer",
           description:
-            "`Authorization: Bearer vpsk_...`. Keys never expire and carry the account's full rights.",
+            "`Authorization: Bearer vpsk_...`. Each operation names the one scope it needs (`x-scope`, also the " +
+            "role in its security requirement): " +
+            SCOPE_LIST +
+            ". A key may also carry an expiry, client networks, a list of servers and a spend cap; keys made " +
+            "without scopes, and dashboard sessions, hold every scope.",
         },
       },
     },
-    paths: {
-      ...accountPaths,
-      ...sessionsPaths,
-      ...keysPaths,
-      ...topupsPaths,
-      ...serversPaths,
-      ...serverMachinePaths,
-      ...resizePaths,
-      ...snapshotsPaths,
-      ...serverMetricsPaths,
-      ...consolePaths,
-      ...notificationsPaths,
-      ...demoPaths,
-      ...catalogPaths,
-      ...servicePaths,
-    },
+    paths: API_PATHS,
     webhooks: notificationEvents,
   });
 }

@@ -7,7 +7,7 @@ import { authed, DEFAULTS, errorResponse, jsonContent } from "./shared";
 
 export const serverMetricsPaths: ZodOpenApiPathsObject = {
   "/servers/{id}/metrics": {
-    get: authed({
+    get: authed("servers:read", {
       tags: ["Servers"],
       operationId: "getServerMetrics",
       summary: "Usage graphs: CPU, memory, network and disk over a period",

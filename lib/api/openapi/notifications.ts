@@ -77,13 +77,13 @@ export const notificationsTag = {
 
 export const notificationsPaths: ZodOpenApiPathsObject = {
   "/webhooks": {
-    get: authed({
+    get: authed("webhooks:read", {
       tags: ["Notifications"],
       operationId: "listWebhooks",
       summary: "List webhooks and push topics",
       responses: { "200": { description: "Oldest first.", content: jsonContent(WebhookListSchema) } },
     }),
-    post: authed({
+    post: authed("webhooks:write", {
       tags: ["Notifications"],
       operationId: "createWebhook",
       summary: "Add a webhook or an ntfy push topic",
@@ -101,7 +101,7 @@ export const notificationsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/webhooks/{id}": {
-    get: authed({
+    get: authed("webhooks:read", {
       tags: ["Notifications"],
       operationId: "getWebhook",
       summary: "One webhook or push topic",
@@ -111,7 +111,7 @@ export const notificationsPaths: ZodOpenApiPathsObject = {
         "404": webhookNotFound,
       },
     }),
-    patch: authed({
+    patch: authed("webhooks:write", {
       tags: ["Notifications"],
       operationId: "updateWebhook",
       summary: "Change a webhook: URL, events, description, on or off",
@@ -128,7 +128,7 @@ export const notificationsPaths: ZodOpenApiPathsObject = {
         "415": responses.unsupportedMedia,
       },
     }),
-    delete: authed({
+    delete: authed("webhooks:write", {
       tags: ["Notifications"],
       operationId: "deleteWebhook",
       summary: "Delete a webhook or push topic, with its delivery log",
@@ -143,7 +143,7 @@ export const notificationsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/webhooks/{id}/test": {
-    post: authed({
+    post: authed("webhooks:write", {
       tags: ["Notifications"],
       operationId: "testWebhook",
       summary: "Send a test event",
@@ -159,7 +159,7 @@ export const notificationsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/webhooks/{id}/rotate-secret": {
-    post: authed({
+    post: authed("webhooks:write", {
       tags: ["Notifications"],
       operationId: "rotateWebhookSecret",
       summary: "Rotate a webhook's signing secret",
@@ -180,7 +180,7 @@ export const notificationsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/webhooks/{id}/deliveries": {
-    get: authed({
+    get: authed("webhooks:read", {
       tags: ["Notifications"],
       operationId: "listWebhookDeliveries",
       summary: "The delivery log: each event sent here and every attempt",
@@ -196,7 +196,7 @@ export const notificationsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
-    post: authed({
+    post: authed("webhooks:write", {
       tags: ["Notifications"],
       operationId: "redeliverWebhookDelivery",
       summary: "Send a delivery again",
@@ -217,7 +217,7 @@ export const notificationsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/servers/{id}/expiry-warnings": {
-    get: authed({
+    get: authed("servers:read", {
       tags: ["Notifications"],
       operationId: "getServerExpiryWarnings",
       summary: "When the owner is warned before this server expires",

@@ -21,7 +21,7 @@ import {
 
 export const resizePaths: ZodOpenApiPathsObject = {
   "/servers/{id}/resize": {
-    post: authed({
+    post: authed("billing:spend", {
       tags: ["Servers"],
       operationId: "resizeServer",
       summary: "Move a server to a larger or smaller plan (or quote it)",
@@ -92,7 +92,7 @@ export const resizePaths: ZodOpenApiPathsObject = {
     }),
   },
   "/servers/{id}/resizes": {
-    get: authed({
+    get: authed("servers:read", {
       tags: ["Servers"],
       operationId: "listResizes",
       summary: "A server's resizes, with their measured downtime",

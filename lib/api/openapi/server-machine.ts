@@ -16,7 +16,7 @@ import {
 
 export const serverMachinePaths: ZodOpenApiPathsObject = {
   "/servers/{id}/reinstall": {
-    post: authed({
+    post: authed("servers:rebuild", {
       tags: ["Servers"],
       operationId: "reinstallServer",
       summary: "Reinstall: wipe the disk and install an OS afresh",
@@ -65,7 +65,7 @@ export const serverMachinePaths: ZodOpenApiPathsObject = {
     }),
   },
   "/servers/{id}/password": {
-    post: authed({
+    post: authed("servers:rebuild", {
       tags: ["Servers"],
       operationId: "setServerRootPassword",
       summary: "Set a new root password on the running machine",

@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import type { ErrorCode } from "@/lib/api/error-codes";
 import { EmptyBody, ErrorSchema, pageQuerySchema } from "@/lib/api/schemas/common";
+import { SpendCapExceededSchema } from "@/lib/api/schemas/keys";
 import { ServerBusySchema } from "@/lib/api/schemas/server-machine";
 import {
   CreateServerBody,
@@ -43,6 +44,18 @@ export const hostOperationConflict = (description: string, codes: ErrorCode[]) =
   content: jsonContent(z.union([ServerBusySchema, ErrorSchema])),
 });
 
+/**
+ * The 402 of an operation that debits the balance: too little balance, or the key's spend cap (or that of a
+ * key above it) would be passed. Either way nothing is charged.
+ */
+const paymentRefused = (balance: string) => ({
+  description:
+    `${balance} Or \`spend_cap_exceeded\`: the debit would pass the spend cap of the key used (or of a key ` +
+    "above it), with `cap`, `spent` this period, `price`, `resets_at` and the capping key (`cap_key_id`). " +
+    "Nothing is charged. A key without `billing:spend` is refused before this (`403 missing_scope`).",
+  content: jsonContent(z.union([InsufficientBalanceSchema, SpendCapExceededSchema])),
+});
+
 export const serversTag = {
   name: "Servers",
   description:
@@ -63,12 +76,15 @@ export const serversTag = {
     "account) for abuse: it is stopped and `suspended`, `status_reason` reads `Suspended by the operator: ` and " +
     "the reason, power actions, the console, reinstalls and rescue are refused, and its paid period waits " +
     "(`terminates_at` null) unless the operator lets it run; when lifted it is given back as it was, its " +
-    "`expires_at` moved on by the time it was held.",
+    "`expires_at` moved on by the time it was held. A key limited to some servers (its `server_ids`) sees " +
+    "only those: any other answers 404 and is left out of lists; a server it orders joins them. Automatic " +
+    "renewal is the account's own: it is charged to no key's spend cap, not even that of the key that " +
+    "switched it on.",
 };
 
 export const serversPaths: ZodOpenApiPathsObject = {
   "/servers": {
-    post: authed({
+    post: authed("billing:spend", {
       tags: ["Servers"],
       operationId: "createServer",
       summary: "Order a server",
@@ -85,11 +101,9 @@ export const serversPaths: ZodOpenApiPathsObject = {
       responses: {
         "201": { description: "The server, provisioning.", content: jsonContent(ServerCreatedSchema) },
         "400": bodyErrors("Bad body.", CreateServerBody, ["invalid_idempotency_key"]),
-        "402": {
-          description:
-            "The balance does not cover the price: `insufficient_balance` with the deficit in USD.",
-          content: jsonContent(InsufficientBalanceSchema),
-        },
+        "402": paymentRefused(
+          "The balance does not cover the price: `insufficient_balance` with the deficit in USD.",
+        ),
         "403": errorResponse(
           "The operator has suspended the account (`GET /account` shows `suspension`); nothing is charged.",
           ["account_suspended"],
@@ -105,7 +119,7 @@ export const serversPaths: ZodOpenApiPathsObject = {
         "422": responses.idempotencyKeyReused,
       },
     }),
-    get: authed({
+    get: authed("servers:read", {
       tags: ["Servers"],
       operationId: "listServers",
       summary: "List servers",
@@ -120,7 +134,7 @@ export const serversPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/servers/{id}": {
-    get: authed({
+    get: authed("servers:read", {
       tags: ["Servers"],
       operationId: "getServer",
       summary: "A server",
@@ -130,10 +144,13 @@ export const serversPaths: ZodOpenApiPathsObject = {
         "404": serverNotFound,
       },
     }),
-    patch: authed({
+    patch: authed("billing:spend", {
       tags: ["Servers"],
       operationId: "updateServer",
       summary: "Turn auto-renew on or off",
+      description:
+        "Needs `billing:spend`: automatic renewal spends the balance. It is the account's own spending: the " +
+        "renewals it makes count against no key's spend cap, not even the cap of the key that turned it on.",
       requestParams: { path: serverIdParam },
       requestBody: jsonRequest(UpdateServerBody),
       responses: {
@@ -143,23 +160,29 @@ export const serversPaths: ZodOpenApiPathsObject = {
         "409": errorResponse("The server is terminated.", ["server_terminated"]),
       },
     }),
-    delete: authed({
+    delete: authed("servers:terminate", {
       tags: ["Servers"],
       operationId: "terminateServer",
       summary: "Terminate a server now",
       description:
         "Ends the server at once (address, capacity and credentials released) and removes the machine, its " +
-        "domain, disks and snapshots, in the background; the unused time is not refunded and nothing is kept.",
+        "domain, disks and snapshots, in the background; the unused time is not refunded and nothing is kept. " +
+        "Refused while the operator holds the server (`hold` is set): what is being looked into is kept until " +
+        "the hold is lifted.",
       requestParams: { path: serverIdParam },
       responses: {
         "200": { description: "The terminated server.", content: jsonContent(ServerSchema) },
         "404": serverNotFound,
-        "409": errorResponse("Already terminated.", ["server_terminated"]),
+        "409": errorResponse(
+          "Already terminated (`server_terminated`), or held by the operator (`server_held`: the message gives " +
+            "the operator's reason; nothing changed).",
+          ["server_terminated", "server_held"],
+        ),
       },
     }),
   },
   "/servers/{id}/credentials": {
-    get: authed({
+    get: authed("servers:credentials", {
       tags: ["Servers"],
       operationId: "getServerCredentials",
       summary: "Reveal the root login",
@@ -173,13 +196,14 @@ export const serversPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/servers/{id}/renew": {
-    post: authed({
+    post: authed("billing:spend", {
       tags: ["Servers"],
       operationId: "renewServer",
       summary: "Renew for one more cycle",
       description:
         "Charges the price from the balance and extends `expires_at` by one cycle (from now for a suspended " +
-        "server, which becomes active again). A server terminated because its period lapsed can be renewed until " +
+        "server, which becomes active again; a server the operator holds with its period paused is extended from " +
+        "`expires_at`, never from now, and stays suspended until the hold is lifted). A server terminated because its period lapsed can be renewed until " +
         "`retained_until`: it turns `provisioning` and comes back on its kept disk, on the same address and port " +
         "where still free, with the same root password and host key (a new host key only if its address changed " +
         "on a bridged host); its new period starts once it runs, and a return that fails is refunded. Accepts an " +
@@ -188,10 +212,7 @@ export const serversPaths: ZodOpenApiPathsObject = {
       responses: {
         "200": { description: "The renewed server.", content: jsonContent(ServerSchema) },
         "400": bodyErrors("The body was not empty or `{}`.", EmptyBody, ["invalid_idempotency_key"]),
-        "402": {
-          description: "The balance does not cover the price.",
-          content: jsonContent(InsufficientBalanceSchema),
-        },
+        "402": paymentRefused("The balance does not cover the price: `insufficient_balance`."),
         "404": serverNotFound,
         "409": hostOperationConflict(
           "`server_terminated`: terminated, and its disk is no longer kept; `already_charged`: this renewal was " +
@@ -203,7 +224,7 @@ export const serversPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/servers/{id}/actions": {
-    post: authed({
+    post: authed("servers:power", {
       tags: ["Servers"],
       operationId: "serverPowerAction",
       summary: "Start, stop or reboot",

@@ -22,6 +22,7 @@ import {
   TotpSetupSchema,
   TotpStateSchema,
 } from "@/lib/api/schemas/sessions";
+import { ANY_KEY } from "@/lib/api/scopes";
 import {
   authed,
   bodyErrors,
@@ -30,6 +31,7 @@ import {
   jsonContent,
   jsonRequest,
   perWindow,
+  publicOperation,
   retryAfter,
 } from "./shared";
 export const sessionsTag = {
@@ -69,7 +71,7 @@ const recoveryRateLimited = errorResponse(
 
 export const sessionsPaths: ZodOpenApiPathsObject = {
   "/sessions": {
-    post: {
+    post: publicOperation({
       tags: ["Sessions"],
       operationId: "signIn",
       summary: "Sign in with the login token",
@@ -95,8 +97,8 @@ export const sessionsPaths: ZodOpenApiPathsObject = {
           retryAfter,
         ),
       },
-    },
-    get: authed({
+    }),
+    get: authed("account:read", {
       tags: ["Sessions"],
       operationId: "listSessions",
       summary: "List live dashboard sessions",
@@ -107,7 +109,7 @@ export const sessionsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/sessions/{id}": {
-    delete: authed({
+    delete: authed("account:write", {
       tags: ["Sessions"],
       operationId: "revokeSession",
       summary: "Revoke a dashboard session",
@@ -127,7 +129,7 @@ export const sessionsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/sessions/current": {
-    delete: authed({
+    delete: authed(ANY_KEY, {
       tags: ["Sessions"],
       operationId: "signOut",
       summary: "Sign out",
@@ -142,7 +144,7 @@ export const sessionsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/account/login-token": {
-    post: authed({
+    post: authed("account:write", {
       tags: ["Sessions"],
       operationId: "rotateLoginToken",
       summary: "Replace the login token",
@@ -157,12 +159,17 @@ export const sessionsPaths: ZodOpenApiPathsObject = {
       responses: {
         "200": { description: "The new login token.", content: jsonContent(LoginTokenRotatedSchema) },
         "400": secondFactorRefused(RotateLoginTokenBody),
+        "403": errorResponse(
+          "A key with fewer rights than the account's own (some scopes, or an expiry, networks, servers or a " +
+            "cap): the new token would sign into the dashboard with every right.",
+          ["beyond_key_rights"],
+        ),
         "429": recoveryRateLimited,
       },
     }),
   },
   "/account/totp": {
-    post: authed({
+    post: authed("account:write", {
       tags: ["Sessions"],
       operationId: "beginTotpSetup",
       summary: "Start enabling two-factor sign-in",
@@ -175,7 +182,7 @@ export const sessionsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/account/totp/confirm": {
-    post: authed({
+    post: authed("account:write", {
       tags: ["Sessions"],
       operationId: "confirmTotp",
       summary: "Confirm and turn on two-factor sign-in",
@@ -195,7 +202,7 @@ export const sessionsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/account/totp/disable": {
-    post: authed({
+    post: authed("account:write", {
       tags: ["Sessions"],
       operationId: "disableTotp",
       summary: "Turn off two-factor sign-in (needs a current code or a recovery code)",
@@ -210,14 +217,14 @@ export const sessionsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/account/recovery-codes": {
-    get: authed({
+    get: authed("account:read", {
       tags: ["Sessions"],
       operationId: "getRecoveryCodeStatus",
       summary: "How many recovery codes are left",
       description: "Never the codes themselves: they are shown only when made.",
       responses: { "200": { description: "The count.", content: jsonContent(RecoveryCodeStatusSchema) } },
     }),
-    post: authed({
+    post: authed("account:write", {
       tags: ["Sessions"],
       operationId: "regenerateRecoveryCodes",
       summary: "Replace the recovery codes",

@@ -5,6 +5,8 @@ import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject } from "zod-op
 import type { ErrorCode } from "@/lib/api/error-codes";
 import { fieldCodesOf, type RequestBody } from "@/lib/api/request-body";
 import { ErrorSchema } from "@/lib/api/schemas/common";
+import { KeyRefusalSchema } from "@/lib/api/schemas/keys";
+import { ANY_KEY, type OperationScope } from "@/lib/api/scopes";
 import { settingDefaults } from "@/lib/boot/settings";
 import type { RateLimitSpec } from "@/lib/rate-limit/config";
 
@@ -71,7 +73,11 @@ export const responses = {
   idempotencyKeyReused: errorResponse("The Idempotency-Key was used with a different body.", [
     "idempotency_key_reused",
   ]),
-  unauthorized: errorResponse("Missing, malformed, unknown or revoked API key.", ["unauthorized"]),
+  unauthorized: errorResponse(
+    "Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` " +
+      "(`key_expired`, with `expired_at`: make a new key).",
+    ["unauthorized", "key_expired"],
+  ),
   authRateLimited: errorResponse(
     "This client address sent too many bad API keys; this key is bad too. Good keys are never refused.",
     ["rate_limited"],
@@ -98,17 +104,47 @@ export const hostOperationLimited = errorResponse(
   retryAfter,
 );
 
-/** Responses every authenticated operation can give besides its own. */
-export const authed = (operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject => ({
+/** The refusals of a key's conditions and scopes, which every operation that takes a key can answer. */
+const keyRefusals = (scope: OperationScope) =>
+  scope === ANY_KEY
+    ? "Any valid key may call this, whatever its scopes; a key used from outside the networks it is limited " +
+      "to is refused (`address_not_allowed`, with the client address as seen)."
+    : `The key must hold the scope \`${scope}\`: without it, \`missing_scope\` (naming the scopes needed and ` +
+      "those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` " +
+      "(with the client address as seen).";
+
+/**
+ * An operation that takes the Bearer key, with the one scope it needs (`x-scope`, also the role named in its
+ * security requirement; ANY_KEY for what every key may do). The route enforces what is declared here:
+ * `authedRoute` looks the operation up by its id (lib/api/openapi/operations.ts). Adds the responses every
+ * authenticated operation can give besides its own.
+ */
+export const authed = (
+  scope: OperationScope,
+  operation: ZodOpenApiOperationObject,
+): ZodOpenApiOperationObject => {
+  const own403 = operation.responses?.["403"] as { description?: string } | undefined;
+  return {
+    ...operation,
+    security: [{ bearerAuth: scope === ANY_KEY ? [] : [scope] }],
+    "x-scope": scope,
+    responses: {
+      ...operation.responses,
+      "401": responses.unauthorized,
+      "403": own403
+        ? { ...own403, description: `${own403.description ?? ""} ${keyRefusals(scope)}` }
+        : { description: keyRefusals(scope), content: jsonContent(KeyRefusalSchema) },
+      "429": operation.responses?.["429"] ?? responses.authRateLimited,
+      // The key lookup and the bad-key limit need the database: while it restarts, 503 with Retry-After.
+      "503": operation.responses?.["503"] ?? responses.unavailable,
+    },
+  };
+};
+
+/** An operation that takes no key: declared so (an empty security requirement), not left unsaid. */
+export const publicOperation = (operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject => ({
   ...operation,
-  security: [{ bearerAuth: [] }],
-  responses: {
-    ...operation.responses,
-    "401": responses.unauthorized,
-    "429": operation.responses?.["429"] ?? responses.authRateLimited,
-    // The key lookup and the bad-key limit need the database: while it restarts, 503 with Retry-After.
-    "503": operation.responses?.["503"] ?? responses.unavailable,
-  },
+  security: [],
 });
 
 export const topupRefParam = z.object({

@@ -53,7 +53,7 @@ export const snapshotsTag = {
 
 export const snapshotsPaths: ZodOpenApiPathsObject = {
   "/servers/{id}/snapshots": {
-    get: authed({
+    get: authed("servers:read", {
       tags: ["Snapshots and rescue"],
       operationId: "listSnapshots",
       summary: "List a server's snapshots",
@@ -64,7 +64,7 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
         "404": serverNotFound,
       },
     }),
-    post: authed({
+    post: authed("servers:snapshots", {
       tags: ["Snapshots and rescue"],
       operationId: "takeSnapshot",
       summary: "Take a snapshot",
@@ -92,7 +92,7 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/servers/{id}/snapshots/schedule": {
-    get: authed({
+    get: authed("servers:read", {
       tags: ["Snapshots and rescue"],
       operationId: "getSnapshotSchedule",
       summary: "The server's automatic snapshots",
@@ -102,7 +102,7 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
         "404": serverNotFound,
       },
     }),
-    put: authed({
+    put: authed("servers:snapshots", {
       tags: ["Snapshots and rescue"],
       operationId: "setSnapshotSchedule",
       summary: "Take snapshots automatically, daily or weekly",
@@ -129,7 +129,7 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
         "409": errorResponse("The server is terminated.", ["server_terminated"]),
       },
     }),
-    delete: authed({
+    delete: authed("servers:snapshots", {
       tags: ["Snapshots and rescue"],
       operationId: "clearSnapshotSchedule",
       summary: "Stop taking snapshots automatically",
@@ -142,7 +142,7 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/servers/{id}/snapshots/{snapshotId}": {
-    get: authed({
+    get: authed("servers:read", {
       tags: ["Snapshots and rescue"],
       operationId: "getSnapshot",
       summary: "A snapshot",
@@ -152,28 +152,30 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
         "404": snapshotNotFound,
       },
     }),
-    delete: authed({
+    delete: authed("servers:snapshots", {
       tags: ["Snapshots and rescue"],
       operationId: "deleteSnapshot",
       summary: "Delete a snapshot",
       description:
         "Answers 202 with the snapshot `deleting`; it leaves the list once its volume is removed and its space " +
         "is free. Deleting a terminated server's last disk (kind `expiry`) ends its retention: the server can " +
-        "no longer be renewed. Deleting one already `deleting` answers the same.",
+        "no longer be renewed. Deleting one already `deleting` answers the same. Refused while the operator " +
+        "holds the server (`server_held`): its snapshots are kept until the hold is lifted.",
       requestParams: { path: snapshotParams },
       responses: {
         "202": { description: "The snapshot, `deleting`.", content: jsonContent(SnapshotSchema) },
         "404": snapshotNotFound,
         "409": hostOperationConflict(
-          "A snapshot is deleted once the server's running operation is done.",
-          [],
+          "A snapshot is deleted once the server's running operation is done. `server_held`: the operator holds " +
+            "the server (the message gives the reason); nothing changed.",
+          ["server_held"],
         ),
         "429": hostOperationLimited,
       },
     }),
   },
   "/servers/{id}/snapshots/{snapshotId}/restore": {
-    post: authed({
+    post: authed("servers:snapshots", {
       tags: ["Snapshots and rescue"],
       operationId: "restoreSnapshot",
       summary: "Restore a snapshot",
@@ -208,7 +210,7 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/servers/{id}/rescue": {
-    post: authed({
+    post: authed("servers:snapshots", {
       tags: ["Snapshots and rescue"],
       operationId: "enterRescue",
       summary: "Boot the rescue system",
@@ -240,19 +242,24 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
         "429": hostOperationLimited,
       },
     }),
-    delete: authed({
+    delete: authed("servers:snapshots", {
       tags: ["Snapshots and rescue"],
       operationId: "leaveRescue",
       summary: "Leave rescue mode",
       description:
         "Shuts the rescue system down (it unmounts what was mounted) and boots the server's own disk: 202 with " +
         "`rescue.state` `leaving`; `rescue` is null once the server's system runs. The temporary password stops " +
-        "working.",
+        "working. Only an active server leaves rescue mode on request: one the operator suspends, or whose " +
+        "period lapses, is taken out of it by that, stopped (it boots its own system when next started).",
       requestParams: { path: serverIdParam },
       responses: {
         "202": { description: "The server, leaving rescue mode.", content: jsonContent(ServerSchema) },
         "404": serverNotFound,
-        "409": hostOperationConflict("`not_in_rescue`: the server is not in rescue mode.", ["not_in_rescue"]),
+        "409": hostOperationConflict(
+          "`not_in_rescue`: the server is not in rescue mode; `server_not_active`: it is suspended (by the " +
+            "operator, the message says why, or for its lapsed period) or being built.",
+          ["not_in_rescue", "server_not_active"],
+        ),
         "429": hostOperationLimited,
       },
     }),

@@ -64,7 +64,7 @@ export const topupsTag = {
 
 export const topupsPaths: ZodOpenApiPathsObject = {
   "/topups": {
-    post: authed({
+    post: authed("topups:write", {
       tags: ["Top-ups"],
       operationId: "createTopup",
       summary: "Start a top-up",
@@ -150,13 +150,15 @@ export const topupsPaths: ZodOpenApiPathsObject = {
         "409": errorResponse(
           "Too many pending top-ups, this payment is being settled by another request (retry), it was used by " +
             "another account, it was used on chain without this service claiming it first " +
-            "(`payment_settled_elsewhere`: it credits no account), or the Idempotency-Key's first request is " +
-            "still running.",
+            "(`payment_settled_elsewhere`: it credits no account), its settlement was never recorded and the " +
+            "operator credited it by a ledger adjustment (`payment_settled_by_operator`: credited once, there), " +
+            "or the Idempotency-Key's first request is still running.",
           [
             "too_many_pending_topups",
             "payment_in_progress",
             "payment_already_used",
             "payment_settled_elsewhere",
+            "payment_settled_by_operator",
             "idempotency_key_in_use",
           ],
         ),
@@ -180,7 +182,7 @@ export const topupsPaths: ZodOpenApiPathsObject = {
         ),
       },
     }),
-    get: authed({
+    get: authed("topups:read", {
       tags: ["Top-ups"],
       operationId: "listTopups",
       summary: "List top-ups",
@@ -195,7 +197,7 @@ export const topupsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/topups/{ref}": {
-    get: authed({
+    get: authed("topups:read", {
       tags: ["Top-ups"],
       operationId: "getTopup",
       summary: "Poll a top-up",
@@ -212,7 +214,7 @@ export const topupsPaths: ZodOpenApiPathsObject = {
     }),
   },
   "/topups/{ref}/cancel": {
-    post: authed({
+    post: authed("topups:write", {
       tags: ["Top-ups"],
       operationId: "cancelTopup",
       summary: "Cancel a pending top-up",

@@ -28,3 +28,13 @@ export const ConsoleTicketSchema = z
   .meta({ id: "ConsoleTicket" });
 
 export type ConsoleTicketBody = z.infer<typeof ConsoleTicketSchema>;
+
+export const ConsolesClosedSchema = z
+  .object({
+    server_id: z.int().meta({ example: 42 }),
+    closed: z.int().meta({
+      description: "How many open consoles of the server were closed (unused tickets are withdrawn too).",
+      example: 1,
+    }),
+  })
+  .meta({ id: "ConsolesClosed" });

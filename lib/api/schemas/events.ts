@@ -5,7 +5,12 @@
  */
 import { z } from "zod";
 import { type EventType, SNAPSHOT_KINDS } from "@/lib/db/types";
-import { EVENT_DESCRIPTIONS, TEST_EVENT_TYPE } from "@/lib/notifications/types";
+import {
+  EVENT_DESCRIPTIONS,
+  HELD_OWNER_MAY,
+  HELD_OWNER_MAY_NOT,
+  TEST_EVENT_TYPE,
+} from "@/lib/notifications/types";
 import { timestamp } from "./common";
 
 const usd = (description: string) => z.number().meta({ description });
@@ -103,6 +108,46 @@ export const EVENT_SCHEMAS = {
   }),
   "server.suspended": eventSchema("server.suspended", "ServerSuspendedEvent", {
     terminates_at: timestamp().meta({ description: "When it is terminated unless renewed first." }),
+    server: EventServerSchema,
+  }),
+  "server.held": eventSchema("server.held", "ServerHeldEvent", {
+    reason: z.string().meta({
+      description: "The operator's words, as `status_reason` shows them after `Suspended by the operator: `.",
+      example: "Outgoing SSH scans reported by abuse@example.net",
+    }),
+    scope: z.enum(["server", "account"]).meta({
+      description:
+        "`server`: this server was suspended. `account`: the whole account was (no new orders either).",
+    }),
+    period_paused: z.boolean().meta({
+      description:
+        "True: the paid period waits while the hold lasts (the time held is added to `expires_at` when it is " +
+        "lifted) and the server cannot lapse meanwhile. False: it runs on and can lapse as any other.",
+    }),
+    owner_may: z.array(z.enum(HELD_OWNER_MAY)).meta({
+      description:
+        "What the owner may still do: see the server, renew it (the renewal extends from its expiry, never from " +
+        "now, and the server stays held), turn automatic renewal on or off, top up.",
+    }),
+    refused_until_lifted: z.array(z.enum(HELD_OWNER_MAY_NOT)).meta({
+      description:
+        "What is refused until the operator lifts the hold: power actions, the console, reinstalls, restores, " +
+        "rescue mode and new snapshots (`409 server_not_active`); terminating it and deleting its snapshots " +
+        "(`409 server_held`), so the evidence stays.",
+    }),
+    server: EventServerSchema,
+  }),
+  "server.released": eventSchema("server.released", "ServerReleasedEvent", {
+    held_since: timestamp().meta({ description: "When the hold began." }),
+    period_extended_seconds: z.int().meta({
+      description: "Added to `expires_at`: the time held, when the hold paused the period; else 0.",
+    }),
+    status_after: z.enum(["provisioning", "active", "suspended", "terminated"]).meta({
+      description:
+        "`active`: back as it was (started again if it ran) while its period lasts. `suspended`: its period " +
+        "lapsed meanwhile: renew it. `provisioning`: it is still being built. `terminated`: it ended during the " +
+        "hold (its period ran on and lapsed).",
+    }),
     server: EventServerSchema,
   }),
   "server.terminated": eventSchema("server.terminated", "ServerTerminatedEvent", {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PUSH_STATUSES } from "@/lib/db/types";
 import { timestamp } from "./common";
 
 export const HealthSchema = z
@@ -45,6 +46,25 @@ export const HealthSchema = z
             description:
               "Payments credited and later reorged out of the chain: the operator must check them.",
           }),
+          push: z
+            .object({
+              status: z.enum(PUSH_STATUSES).meta({
+                description:
+                  "`ok`: the node announces its blocks and each wakes the watcher (its polls come less often); " +
+                  "`waiting`: no notice yet from a node that runs a command per block; `degraded`: a block came " +
+                  "without its notice (the polls speed up until the next one); `down`: the connection to the " +
+                  "node's push is lost (it reconnects; the polls go on).",
+              }),
+              missed: z.number().int().meta({
+                description:
+                  "Blocks whose notice never came, found by the polls, since the instance started.",
+              }),
+              last_notice_at: timestamp().nullable().meta({ description: "When the last notice came." }),
+            })
+            .nullable()
+            .meta({
+              description: "The push of the watcher's node (a block notice); null when it is only polled.",
+            }),
         }),
       )
       .meta({ description: "Each deposit watcher and the state of the node it reads." }),

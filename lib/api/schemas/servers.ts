@@ -79,6 +79,24 @@ export const ServerSchema = z
           "Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went " +
           "missing, or a suspension by the operator (`Suspended by the operator: ` and the reason).",
       }),
+    hold: z
+      .object({
+        reason: z.string().meta({ description: "The operator's words." }),
+        since: timestamp(),
+        period_paused: z.boolean().meta({
+          description:
+            "True: the paid period waits (`terminates_at` is null; the time held is added to `expires_at` when " +
+            "lifted, and a renewal meanwhile extends from `expires_at`, never from now).",
+        }),
+      })
+      .nullable()
+      .meta({
+        description:
+          "The operator's suspension of this server (or of its account), null when there is none. While it lasts " +
+          "the server is `suspended`: power, the console, reinstalls, restores, rescue mode and new snapshots are " +
+          "refused (`server_not_active`), and so are terminating it and deleting its snapshots (`server_held`); " +
+          "renewing it, automatic renewal and reading it still work.",
+      }),
     memory_mb: z
       .int()
       .nullable()

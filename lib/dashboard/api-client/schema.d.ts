@@ -198,15 +198,35 @@ export interface paths {
         };
         /**
          * List active API keys
-         * @description Active keys only, oldest first, each by its prefix; revoked keys are not listed.
+         * @description Active keys only, oldest first, each by its prefix with its scopes, conditions, spend cap and what is spent of it; revoked and expired-and-revoked keys are not listed (an expired key stays listed until revoked, so its `expires_at` tells why it stopped).
          */
         get: operations["listKeys"];
         put?: never;
         /**
          * Create an API key
-         * @description The body is optional. The full key is in this response only. At most 20 active keys per account. Made with a dashboard session key on an account with two-factor sign-in on, it takes a current `totp_code` (or a `recovery_code`): a session expires and dies with the login token, a key does not. API keys are asked for no code: they already hold every power a new key would have.
+         * @description The body is optional. The full key is in this response only. At most 20 active keys per account. Without `scopes` and conditions the key has the rights of the key making the request (every right when made from the dashboard or with a key that holds them all). A key can make keys only within its own rights: scopes it holds, an expiry no later than its own, networks inside its own, servers among its own, and a spend cap no larger than what is left of its own (the new key's spending counts against its cap too). Made with a dashboard session key on an account with two-factor sign-in on, it takes a current `totp_code` (or a `recovery_code`): a session expires and dies with the login token, a key does not. API keys are asked for no code: they cannot make a key with more than they have.
          */
         post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keys/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key this request is made with
+         * @description What the calling key is: its scopes, expiry, networks, servers, spend cap with what is spent and when it resets, how much it may still spend, and its last use and where from. Any key may ask, whatever its scopes (a dashboard session key answers with `kind: session` and every scope).
+         */
+        get: operations["getCurrentKey"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -225,7 +245,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description Takes effect at once: the next request with that key gets 401. A key may revoke itself. Ids of other accounts' keys, of revoked keys and non-integer ids answer 404.
+         * @description Takes effect at once: the next request with that key gets 401. The keys it made (and those they made) are revoked with it (`also_revoked`). A key may revoke itself. A key that does not hold every scope may revoke only itself and the keys it made. Ids of other accounts' keys, of revoked keys and non-integer ids answer 404.
          */
         delete: operations["revokeKey"];
         options?: never;
@@ -334,12 +354,15 @@ export interface paths {
         post?: never;
         /**
          * Terminate a server now
-         * @description Ends the server at once (address, capacity and credentials released) and removes the machine, its domain, disks and snapshots, in the background; the unused time is not refunded and nothing is kept.
+         * @description Ends the server at once (address, capacity and credentials released) and removes the machine, its domain, disks and snapshots, in the background; the unused time is not refunded and nothing is kept. Refused while the operator holds the server (`hold` is set): what is being looked into is kept until the hold is lifted.
          */
         delete: operations["terminateServer"];
         options?: never;
         head?: never;
-        /** Turn auto-renew on or off */
+        /**
+         * Turn auto-renew on or off
+         * @description Needs `billing:spend`: automatic renewal spends the balance. It is the account's own spending: the renewals it makes count against no key's spend cap, not even the cap of the key that turned it on.
+         */
         patch: operations["updateServer"];
         trace?: never;
     };
@@ -374,7 +397,7 @@ export interface paths {
         put?: never;
         /**
          * Renew for one more cycle
-         * @description Charges the price from the balance and extends `expires_at` by one cycle (from now for a suspended server, which becomes active again). A server terminated because its period lapsed can be renewed until `retained_until`: it turns `provisioning` and comes back on its kept disk, on the same address and port where still free, with the same root password and host key (a new host key only if its address changed on a bridged host); its new period starts once it runs, and a return that fails is refunded. Accepts an Idempotency-Key.
+         * @description Charges the price from the balance and extends `expires_at` by one cycle (from now for a suspended server, which becomes active again; a server the operator holds with its period paused is extended from `expires_at`, never from now, and stays suspended until the hold is lifted). A server terminated because its period lapsed can be renewed until `retained_until`: it turns `provisioning` and comes back on its kept disk, on the same address and port where still free, with the same root password and host key (a new host key only if its address changed on a bridged host); its new period starts once it runs, and a return that fails is refunded. Accepts an Idempotency-Key.
          */
         post: operations["renewServer"];
         delete?: never;
@@ -544,7 +567,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a snapshot
-         * @description Answers 202 with the snapshot `deleting`; it leaves the list once its volume is removed and its space is free. Deleting a terminated server's last disk (kind `expiry`) ends its retention: the server can no longer be renewed. Deleting one already `deleting` answers the same.
+         * @description Answers 202 with the snapshot `deleting`; it leaves the list once its volume is removed and its space is free. Deleting a terminated server's last disk (kind `expiry`) ends its retention: the server can no longer be renewed. Deleting one already `deleting` answers the same. Refused while the operator holds the server (`server_held`): its snapshots are kept until the hold is lifted.
          */
         delete: operations["deleteSnapshot"];
         options?: never;
@@ -588,7 +611,7 @@ export interface paths {
         post: operations["enterRescue"];
         /**
          * Leave rescue mode
-         * @description Shuts the rescue system down (it unmounts what was mounted) and boots the server's own disk: 202 with `rescue.state` `leaving`; `rescue` is null once the server's system runs. The temporary password stops working.
+         * @description Shuts the rescue system down (it unmounts what was mounted) and boots the server's own disk: 202 with `rescue.state` `leaving`; `rescue` is null once the server's system runs. The temporary password stops working. Only an active server leaves rescue mode on request: one the operator suspends, or whose period lapses, is taken out of it by that, stopped (it boots its own system when next started).
          */
         delete: operations["leaveRescue"];
         options?: never;
@@ -627,10 +650,14 @@ export interface paths {
         put?: never;
         /**
          * A ticket for the server's console
-         * @description Returns a single-use ticket and the WebSocket URL to present it at (see the Console section for the protocol). The server must be active and running. An account may hold the consoles of `CONSOLE_MAX_PER_ACCOUNT` (default 3) servers at once, open or ticketed; a new ticket for a server withdraws that server's earlier unused one. A console is not a host operation: it is granted while a power action runs (no `server_busy`) and does not count against the account's host-operation limit. No body. Answered with `Cache-Control: no-store`.
+         * @description Returns a single-use ticket and the WebSocket URL to present it at (see the Console section for the protocol). The server must be active and running. An account may hold the consoles of `CONSOLE_MAX_PER_ACCOUNT` (default 3) servers at once, open or ticketed; a new ticket for a server withdraws that server's earlier unused one. A console is not a host operation: it is granted while a power action runs (no `server_busy`) and does not count against the account's host-operation limit, but tickets are limited per account and per server. No body. Answered with `Cache-Control: no-store`.
          */
         post: operations["openServerConsole"];
-        delete?: never;
+        /**
+         * Close the server's consoles
+         * @description Closes every console of this server the account has open, on every instance (`closed_by_owner`), and withdraws unused tickets: for a console opened with a key that may be lost. Revoking the key (or signing the dashboard session out) closes the consoles it opened too.
+         */
+        delete: operations["closeServerConsoles"];
         options?: never;
         head?: never;
         patch?: never;
@@ -865,7 +892,7 @@ export interface paths {
         };
         /**
          * Service health
-         * @description Public. 200 when the service and its database answer; 503 with the same body when not. `watchers` shows the state of each deposit watcher's node (reachable, tip, cursor, lag, and what is wrong in plain words; never the node's address or its raw errors); a coin whose node is unreachable answers `coin_unavailable` to new top-ups until it is back.
+         * @description Public. 200 when the service and its database answer; 503 with the same body when not. `watchers` shows the state of each deposit watcher's node (reachable, tip, cursor, lag, and what is wrong in plain words; never the node's address or its raw errors) and of its push, the node's notice of each block, where one is configured; a coin whose node is unreachable answers `coin_unavailable` to new top-ups until it is back.
          */
         get: operations["getHealth"];
         put?: never;
@@ -885,6 +912,26 @@ export interface paths {
         };
         /** This OpenAPI 3.1 document */
         get: operations["getOpenApi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The status page's figures
+         * @description Public, the same for everyone, and what `/status` draws: from real orders only, per location and image, the time from order to active and to SSH answering (p50, p95, p99, with n and the success rate), over the last 24 hours and 7 days; per coin the time from a deposit's confirming block (the chain's time of it) to its credit; console ticket to first byte; webhook commit to delivery; the state of the hosts (counted per location) and of each coin's deposit watcher, with hourly series for charts and, in `methods`, how each figure is measured. No account, server, address or amount is in it. Computed at most once every `refresh_seconds` (60 by default) and served from memory meanwhile: send the `ETag` back in `If-None-Match` and an unchanged document answers 304. The operator may switch it off (`STATUS_PAGE=0`): then 404.
+         */
+        get: operations["getStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -991,6 +1038,40 @@ export interface webhooks {
         put?: never;
         /** A server's period ended unpaid: it was stopped. */
         post: operations["event_server_suspended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "server.held": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The operator suspended a server (or the whole account): it was stopped, and says why. */
+        post: operations["event_server_held"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "server.released": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The operator lifted a server's suspension. */
+        post: operations["event_server_released"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1244,6 +1325,49 @@ export interface components {
              */
             name?: string;
             /**
+             * @description What the key may do; each scope's needs are added (see `scopes_added`). Omitted: the scopes of the key making the request (every scope for a dashboard session or a key that holds them all).
+             * @example [
+             *       "servers:read",
+             *       "servers:power"
+             *     ]
+             */
+            scopes?: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            /**
+             * Format: date-time
+             * @description When the key stops working, in the future. Omitted: never, or the expiry of the key making the request.
+             * @example 2027-03-01T00:00:00Z
+             */
+            expires_at?: string;
+            /**
+             * @description Up to 32 IPv4 or IPv6 CIDRs (or single addresses) the key may be used from. Omitted: anywhere, or the networks of the key making the request.
+             * @example [
+             *       "203.0.113.0/24",
+             *       "2001:db8:5::/48"
+             *     ]
+             */
+            allowed_networks?: string[];
+            /**
+             * @description The only servers of the account the key may see or touch. Omitted: every server, or those of the key making the request. A server the key orders joins its list.
+             * @example [
+             *       12
+             *     ]
+             */
+            server_ids?: number[];
+            /** @description At most this much may be debited by the key (and the keys it makes) per period. Omitted: no cap, or what is left of the cap of the key making the request, for good (`total`). */
+            spend_cap?: {
+                /**
+                 * @description USD per period, whole cents.
+                 * @example 50
+                 */
+                amount_usd: number;
+                /**
+                 * @description When the cap starts afresh: `day` (00:00 UTC), `week` (Monday 00:00 UTC), `month` (the first, 00:00 UTC) or `total` (never).
+                 * @example month
+                 * @enum {string}
+                 */
+                period: "day" | "week" | "month" | "total";
+            };
+            /**
              * @description A current code: required when the request is made with a dashboard session key and two-factor sign-in is on (or send `recovery_code`). Not asked of API keys.
              * @example 492039
              */
@@ -1432,7 +1556,7 @@ export interface components {
              *       "server.expiring"
              *     ]
              */
-            events?: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
+            events?: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.held" | "server.released" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
             description?: string;
             /** @description ntfy only: an access token, sent as `Authorization: Bearer`. */
             ntfy_token?: string;
@@ -1446,7 +1570,7 @@ export interface components {
              *       "server.expiring"
              *     ]
              */
-            events?: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
+            events?: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.held" | "server.released" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
             description?: string | null;
             /** @description false turns it off (queued deliveries fail); true turns it on again, also after it was disabled. */
             enabled?: boolean;
@@ -1642,6 +1766,63 @@ export interface components {
                  * @example 2026-11-22T10:00:00.000Z
                  */
                 terminates_at: string;
+                server: components["schemas"]["EventServer"];
+            };
+        };
+        /** @description The operator suspended a server (or the whole account): it was stopped, and says why. */
+        ServerHeldEvent: {
+            /** @constant */
+            type: "server.held";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * @description The operator's words, as `status_reason` shows them after `Suspended by the operator: `.
+                 * @example Outgoing SSH scans reported by abuse@example.net
+                 */
+                reason: string;
+                /**
+                 * @description `server`: this server was suspended. `account`: the whole account was (no new orders either).
+                 * @enum {string}
+                 */
+                scope: "server" | "account";
+                /** @description True: the paid period waits while the hold lasts (the time held is added to `expires_at` when it is lifted) and the server cannot lapse meanwhile. False: it runs on and can lapse as any other. */
+                period_paused: boolean;
+                /** @description What the owner may still do: see the server, renew it (the renewal extends from its expiry, never from now, and the server stays held), turn automatic renewal on or off, top up. */
+                owner_may: ("view" | "renew" | "set_auto_renew" | "top_up")[];
+                /** @description What is refused until the operator lifts the hold: power actions, the console, reinstalls, restores, rescue mode and new snapshots (`409 server_not_active`); terminating it and deleting its snapshots (`409 server_held`), so the evidence stays. */
+                refused_until_lifted: ("power" | "console" | "reinstall" | "restore" | "rescue" | "take_snapshot" | "delete_snapshot" | "terminate")[];
+                server: components["schemas"]["EventServer"];
+            };
+        };
+        /** @description The operator lifted a server's suspension. */
+        ServerReleasedEvent: {
+            /** @constant */
+            type: "server.released";
+            /**
+             * Format: date-time
+             * @description When the fact happened (the service's time).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * Format: date-time
+                 * @description When the hold began.
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                held_since: string;
+                /** @description Added to `expires_at`: the time held, when the hold paused the period; else 0. */
+                period_extended_seconds: number;
+                /**
+                 * @description `active`: back as it was (started again if it ran) while its period lasts. `suspended`: its period lapsed meanwhile: renew it. `provisioning`: it is still being built. `terminated`: it ended during the hold (its period ran on and lapsed).
+                 * @enum {string}
+                 */
+                status_after: "provisioning" | "active" | "suspended" | "terminated";
                 server: components["schemas"]["EventServer"];
             };
         };
@@ -1926,6 +2107,17 @@ export interface components {
                 since: string;
             } | null;
         };
+        KeyRefusal: {
+            /** @enum {string} */
+            error: "missing_scope" | "address_not_allowed";
+            message: string;
+            /** @description `missing_scope`: the scopes the operation needs. */
+            required_scopes?: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            /** @description `missing_scope`: the scopes the key holds. */
+            key_scopes?: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            /** @description `address_not_allowed`: the client address as the service saw it. */
+            address?: string;
+        };
         /** @description A dashboard session. Its key is not listed by GET /keys. */
         Session: {
             /** @description A session key: use it as a Bearer key until it expires or is signed out. */
@@ -2046,6 +2238,63 @@ export interface components {
             created_at: string;
             /** @description Last successful use, to the minute; null if never used. */
             last_used_at: string | null;
+            /**
+             * @description The client address of that use (as the service sees it behind its proxies).
+             * @example 203.0.113.7
+             */
+            last_used_from: string | null;
+            /**
+             * @description The scopes the key holds, including those others brought along.
+             * @example [
+             *       "servers:read",
+             *       "servers:power"
+             *     ]
+             */
+            scopes: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            /** @description The key holds every scope, including any added later (keys made without `scopes` by a key that had them all, and every key made before scopes existed). */
+            full_access: boolean;
+            /** @description When the key stops working; null: never. */
+            expires_at: string | null;
+            /**
+             * @description CIDRs the key may be used from; null: anywhere.
+             * @example [
+             *       "203.0.113.0/24"
+             *     ]
+             */
+            allowed_networks: string[] | null;
+            /**
+             * @description The only servers the key may see or touch (others are 404 to it); null: every server.
+             * @example [
+             *       12,
+             *       15
+             *     ]
+             */
+            server_ids: number[] | null;
+            /** @description Its spend cap; null: none of its own. */
+            spend_cap: components["schemas"]["SpendCap"] | null;
+            /** @description The key that made this one, whose rights bound it and whose cap counts its spending; null when made by the account (a dashboard session or account creation). */
+            created_by_key_id: number | null;
+        };
+        /** @description A key's spend cap and what is spent of it. */
+        SpendCap: {
+            /**
+             * @description At most this much may be debited per period, in USD.
+             * @example 50
+             */
+            amount_usd: number;
+            /**
+             * @description When the cap starts afresh: `day` (00:00 UTC), `week` (Monday 00:00 UTC), `month` (the first, 00:00 UTC) or `total` (never).
+             * @example month
+             * @enum {string}
+             */
+            period: "day" | "week" | "month" | "total";
+            /**
+             * @description Debited so far this period by the key and by the keys it made (orders, renewals, paid changes).
+             * @example 12.5
+             */
+            spent_usd: number;
+            /** @description When the next period begins; null for `total`. */
+            resets_at: string | null;
         };
         ApiKeyCreated: {
             /**
@@ -2070,8 +2319,132 @@ export interface components {
             created_at: string;
             /** @description Last successful use, to the minute; null if never used. */
             last_used_at: string | null;
+            /**
+             * @description The client address of that use (as the service sees it behind its proxies).
+             * @example 203.0.113.7
+             */
+            last_used_from: string | null;
+            /**
+             * @description The scopes the key holds, including those others brought along.
+             * @example [
+             *       "servers:read",
+             *       "servers:power"
+             *     ]
+             */
+            scopes: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            /** @description The key holds every scope, including any added later (keys made without `scopes` by a key that had them all, and every key made before scopes existed). */
+            full_access: boolean;
+            /** @description When the key stops working; null: never. */
+            expires_at: string | null;
+            /**
+             * @description CIDRs the key may be used from; null: anywhere.
+             * @example [
+             *       "203.0.113.0/24"
+             *     ]
+             */
+            allowed_networks: string[] | null;
+            /**
+             * @description The only servers the key may see or touch (others are 404 to it); null: every server.
+             * @example [
+             *       12,
+             *       15
+             *     ]
+             */
+            server_ids: number[] | null;
+            /** @description Its spend cap; null: none of its own. */
+            spend_cap: components["schemas"]["SpendCap"] | null;
+            /** @description The key that made this one, whose rights bound it and whose cap counts its spending; null when made by the account (a dashboard session or account creation). */
+            created_by_key_id: number | null;
             /** @description The full key. Shown only in this response. */
             api_key: string;
+            /**
+             * @description Scopes the key holds because a scope asked for needs them (they are in `scopes` too).
+             * @example [
+             *       "servers:read"
+             *     ]
+             */
+            scopes_added: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+        };
+        BeyondKeyRights: {
+            /** @constant */
+            error: "beyond_key_rights";
+            message: string;
+            /**
+             * @description What asks for more than the key making the request has.
+             * @enum {string}
+             */
+            field: "scopes" | "expires_at" | "allowed_networks" | "server_ids" | "spend_cap";
+        };
+        /** @description The key the request was made with: what it may do, its conditions and cap, and its last use. */
+        CurrentKey: {
+            /**
+             * @description Key id, used to revoke it.
+             * @example 7
+             */
+            id: number;
+            /**
+             * @description Label given at creation, or null.
+             * @example ci
+             */
+            name: string | null;
+            /**
+             * @description First characters of the key, to tell keys apart.
+             * @example vpsk_3kTq9ZbW
+             */
+            prefix: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /** @description Last successful use, to the minute; null if never used. */
+            last_used_at: string | null;
+            /**
+             * @description The client address of that use (as the service sees it behind its proxies).
+             * @example 203.0.113.7
+             */
+            last_used_from: string | null;
+            /**
+             * @description The scopes the key holds, including those others brought along.
+             * @example [
+             *       "servers:read",
+             *       "servers:power"
+             *     ]
+             */
+            scopes: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            /** @description The key holds every scope, including any added later (keys made without `scopes` by a key that had them all, and every key made before scopes existed). */
+            full_access: boolean;
+            /** @description When the key stops working; null: never. */
+            expires_at: string | null;
+            /**
+             * @description CIDRs the key may be used from; null: anywhere.
+             * @example [
+             *       "203.0.113.0/24"
+             *     ]
+             */
+            allowed_networks: string[] | null;
+            /**
+             * @description The only servers the key may see or touch (others are 404 to it); null: every server.
+             * @example [
+             *       12,
+             *       15
+             *     ]
+             */
+            server_ids: number[] | null;
+            /** @description Its spend cap; null: none of its own. */
+            spend_cap: components["schemas"]["SpendCap"] | null;
+            /** @description The key that made this one, whose rights bound it and whose cap counts its spending; null when made by the account (a dashboard session or account creation). */
+            created_by_key_id: number | null;
+            /**
+             * @description `session`: a dashboard sign-in's key.
+             * @enum {string}
+             */
+            kind: "api" | "session";
+            /**
+             * @description The most this key may still debit now under its own cap and those of the keys above it; null when none of them has a cap (the balance still bounds it). 0 for a key without `billing:spend`.
+             * @example 37.5
+             */
+            spendable_usd: number | null;
         };
         RevokedKey: {
             id: number;
@@ -2082,6 +2455,11 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             revoked_at: string;
+            /**
+             * @description Ids of the keys this one had made (at any depth), revoked with it.
+             * @example []
+             */
+            also_revoked: number[];
         };
         /** @description A top-up. `pending` -> `completed` when the payment is confirmed (balance credited); `pending` -> `expired` at `expires_at` with nothing received; `pending` -> `cancelled` by the owner. Payments that arrive later are still credited. */
         Topup: {
@@ -2317,6 +2695,18 @@ export interface components {
             } | null;
             /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing, or a suspension by the operator (`Suspended by the operator: ` and the reason). */
             status_reason: string | null;
+            /** @description The operator's suspension of this server (or of its account), null when there is none. While it lasts the server is `suspended`: power, the console, reinstalls, restores, rescue mode and new snapshots are refused (`server_not_active`), and so are terminating it and deleting its snapshots (`server_held`); renewing it, automatic renewal and reading it still work. */
+            hold: {
+                /** @description The operator's words. */
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                since: string;
+                /** @description True: the paid period waits (`terminates_at` is null; the time held is added to `expires_at` when lifted, and a renewal meanwhile extends from `expires_at`, never from now). */
+                period_paused: boolean;
+            } | null;
             /** @description Memory the server gets (the plan's, unless this deployment caps it). */
             memory_mb: number | null;
             vcpus: number | null;
@@ -2393,6 +2783,36 @@ export interface components {
              * @example 4.5
              */
             deficit: number;
+        };
+        SpendCapExceeded: {
+            /** @constant */
+            error: "spend_cap_exceeded";
+            message: string;
+            /**
+             * @description The cap that would be passed, USD per period.
+             * @example 13
+             */
+            cap: number;
+            /**
+             * @description When the cap starts afresh: `day` (00:00 UTC), `week` (Monday 00:00 UTC), `month` (the first, 00:00 UTC) or `total` (never).
+             * @example month
+             * @enum {string}
+             */
+            period: "day" | "week" | "month" | "total";
+            /**
+             * @description USD debited so far this period under that cap.
+             * @example 13
+             */
+            spent: number;
+            /**
+             * @description USD this request would have debited.
+             * @example 6.5
+             */
+            price: number;
+            /** @description When the cap's next period begins; null: never. */
+            resets_at: string | null;
+            /** @description The key whose cap it is: the key used, or a key above it (the one that made it, ...). */
+            cap_key_id: number;
         };
         ServerList: {
             /** @description Newest first, terminated ones included. */
@@ -2482,6 +2902,18 @@ export interface components {
             } | null;
             /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing, or a suspension by the operator (`Suspended by the operator: ` and the reason). */
             status_reason: string | null;
+            /** @description The operator's suspension of this server (or of its account), null when there is none. While it lasts the server is `suspended`: power, the console, reinstalls, restores, rescue mode and new snapshots are refused (`server_not_active`), and so are terminating it and deleting its snapshots (`server_held`); renewing it, automatic renewal and reading it still work. */
+            hold: {
+                /** @description The operator's words. */
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                since: string;
+                /** @description True: the paid period waits (`terminates_at` is null; the time held is added to `expires_at` when lifted, and a renewal meanwhile extends from `expires_at`, never from now). */
+                period_paused: boolean;
+            } | null;
             /** @description Memory the server gets (the plan's, unless this deployment caps it). */
             memory_mb: number | null;
             vcpus: number | null;
@@ -2814,6 +3246,18 @@ export interface components {
             } | null;
             /** @description Why the server is in its state when that is unusual: a build that failed (refunded), a machine that went missing, or a suspension by the operator (`Suspended by the operator: ` and the reason). */
             status_reason: string | null;
+            /** @description The operator's suspension of this server (or of its account), null when there is none. While it lasts the server is `suspended`: power, the console, reinstalls, restores, rescue mode and new snapshots are refused (`server_not_active`), and so are terminating it and deleting its snapshots (`server_held`); renewing it, automatic renewal and reading it still work. */
+            hold: {
+                /** @description The operator's words. */
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                since: string;
+                /** @description True: the paid period waits (`terminates_at` is null; the time held is added to `expires_at` when lifted, and a renewal meanwhile extends from `expires_at`, never from now). */
+                period_paused: boolean;
+            } | null;
             /** @description Memory the server gets (the plan's, unless this deployment caps it). */
             memory_mb: number | null;
             vcpus: number | null;
@@ -2915,6 +3359,15 @@ export interface components {
             /** @description True on the simulated provisioner: the console is a demo shell, no machine is behind it. */
             demo: boolean;
         };
+        ConsolesClosed: {
+            /** @example 42 */
+            server_id: number;
+            /**
+             * @description How many open consoles of the server were closed (unused tickets are withdrawn too).
+             * @example 1
+             */
+            closed: number;
+        };
         WebhookList: {
             /** @description Oldest first. */
             webhooks: components["schemas"]["Webhook"][];
@@ -2931,7 +3384,7 @@ export interface components {
             /** @example https://hooks.example.com/vps */
             url: string;
             description: string | null;
-            events: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
+            events: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.held" | "server.released" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
             /** @description False when turned off, or disabled after failing for days. */
             enabled: boolean;
             disabled_at: string | null;
@@ -2961,7 +3414,7 @@ export interface components {
             /** @example https://hooks.example.com/vps */
             url: string;
             description: string | null;
-            events: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
+            events: ("topup.payment_seen" | "topup.credited" | "server.active" | "server.build_failed" | "server.expiring" | "server.suspended" | "server.held" | "server.released" | "server.terminated" | "account.balance_low" | "snapshot.taken" | "snapshot.restored" | "snapshot.failed" | "rescue.entered" | "rescue.left" | "console.opened" | "traffic.threshold_reached")[];
             /** @description False when turned off, or disabled after failing for days. */
             enabled: boolean;
             disabled_at: string | null;
@@ -3257,6 +3710,18 @@ export interface components {
                 checked_at: string | null;
                 /** @description Payments credited and later reorged out of the chain: the operator must check them. */
                 flagged_payments: number;
+                /** @description The push of the watcher's node (a block notice); null when it is only polled. */
+                push: {
+                    /**
+                     * @description `ok`: the node announces its blocks and each wakes the watcher (its polls come less often); `waiting`: no notice yet from a node that runs a command per block; `degraded`: a block came without its notice (the polls speed up until the next one); `down`: the connection to the node's push is lost (it reconnects; the polls go on).
+                     * @enum {string}
+                     */
+                    status: "ok" | "waiting" | "degraded" | "down";
+                    /** @description Blocks whose notice never came, found by the polls, since the instance started. */
+                    missed: number;
+                    /** @description When the last notice came. */
+                    last_notice_at: string | null;
+                } | null;
             }[];
             /**
              * @description What builds servers: `simulated` (demo, no machine exists) or `libvirt` (real virtual machines).
@@ -3278,6 +3743,178 @@ export interface components {
             error?: "service_unavailable";
             /** @description Only when status is unavailable. */
             message?: string;
+        };
+        /** @description The public status page's figures. `state`: the service as a whole, `down` when no location has a host up, `degraded` when a location or a deposit watcher is not up, else `up`. Times: `to_active` and `to_ssh` run from the accepted order, `to_credit` from the first sighting of a deposit's confirming block to its credit, `to_first_byte` from a console ticket's issue, `to_delivery` from a webhook event's commit; `methods` says exactly how each is measured. */
+        Status: {
+            /**
+             * Format: date-time
+             * @description When these figures were computed.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            generated_at: string;
+            /** @description They are computed again at most this often (STATUS_REFRESH_SECONDS). */
+            refresh_seconds: number;
+            /**
+             * @description `demo`: simulated payments and, unless stated, simulated machines.
+             * @enum {string}
+             */
+            mode: "demo" | "production";
+            /**
+             * @description What builds servers: `simulated` (no machine exists) or `libvirt`.
+             * @enum {string}
+             */
+            provisioner: "simulated" | "libvirt";
+            state: components["schemas"]["StatusState"];
+            /** @description Per location and image with an order whose build ended in the last 7 days. */
+            orders: {
+                /**
+                 * @description Catalog location id.
+                 * @example nl
+                 */
+                location: string;
+                /** @example Amsterdam, Netherlands */
+                location_name: string;
+                /**
+                 * @description Catalog image id, as ordered.
+                 * @example debian-13
+                 */
+                os: string;
+                /** @example Debian 13 (Trixie) */
+                os_name: string;
+                /** @description The last 24 hours and the last 7 days. */
+                windows: {
+                    last_24h: {
+                        orders: components["schemas"]["StatusOutcomes"];
+                        to_active: components["schemas"]["StatusTiming"];
+                        to_ssh: components["schemas"]["StatusTiming"];
+                    };
+                    last_7d: {
+                        orders: components["schemas"]["StatusOutcomes"];
+                        to_active: components["schemas"]["StatusTiming"];
+                        to_ssh: components["schemas"]["StatusTiming"];
+                    };
+                };
+            }[];
+            /** @description Per coin with a deposit credited in the last 7 days. */
+            credits: {
+                /** @example BTC */
+                coin: string;
+                /** @example Bitcoin */
+                coin_name: string;
+                /** @description The last 24 hours and the last 7 days. */
+                windows: {
+                    last_24h: components["schemas"]["StatusTiming"];
+                    last_7d: components["schemas"]["StatusTiming"];
+                };
+            }[];
+            /** @description The last 24 hours and the last 7 days. */
+            console: {
+                last_24h: {
+                    sessions: components["schemas"]["StatusOutcomes"];
+                    to_first_byte: components["schemas"]["StatusTiming"];
+                };
+                last_7d: {
+                    sessions: components["schemas"]["StatusOutcomes"];
+                    to_first_byte: components["schemas"]["StatusTiming"];
+                };
+            };
+            /** @description The last 24 hours and the last 7 days. */
+            webhooks: {
+                last_24h: {
+                    deliveries: components["schemas"]["StatusOutcomes"];
+                    to_delivery: components["schemas"]["StatusTiming"];
+                };
+                last_7d: {
+                    deliveries: components["schemas"]["StatusOutcomes"];
+                    to_delivery: components["schemas"]["StatusTiming"];
+                };
+            };
+            /** @description Hosts counted per location (none is named); empty with the simulated provisioner. */
+            hosts: {
+                location: string;
+                location_name: string;
+                total: number;
+                up: number;
+                degraded: number;
+                down: number;
+                state: components["schemas"]["StatusState"];
+            }[];
+            /** @description Each deposit watcher, by the coins it watches (no node is named). */
+            watchers: {
+                /**
+                 * @description The coins whose deposits it watches.
+                 * @example [
+                 *       "BTC"
+                 *     ]
+                 */
+                coins: string[];
+                /** @description The demo's simulated watcher: no chain behind it. */
+                simulated: boolean;
+                state: components["schemas"]["StatusState"];
+            }[];
+            /** @description What the page's charts draw. */
+            series: {
+                /** @description Start of each hour, in Unix seconds: the last 168, the current one last. */
+                hour_starts: number[];
+                /** @description Order -> active: hourly p50 and p95 (ms), null for an hour with nothing measured. */
+                to_active: {
+                    p50_ms: (number | null)[];
+                    p95_ms: (number | null)[];
+                };
+                /** @description Confirming block first seen -> credit, every coin: hourly p50 and p95 (ms), null for an hour with nothing measured. */
+                to_credit: {
+                    p50_ms: (number | null)[];
+                    p95_ms: (number | null)[];
+                };
+                /** @description Console ticket -> first byte: hourly p50 and p95 (ms), null for an hour with nothing measured. */
+                to_first_byte: {
+                    p50_ms: (number | null)[];
+                    p95_ms: (number | null)[];
+                };
+                /** @description Webhook commit -> delivery: hourly p50 and p95 (ms), null for an hour with nothing measured. */
+                to_delivery: {
+                    p50_ms: (number | null)[];
+                    p95_ms: (number | null)[];
+                };
+            };
+            /** @description How each figure is measured, in the words the page shows beside it. */
+            methods: {
+                overview: string;
+                percentiles: string;
+                orders: string;
+                ssh: string;
+                credits: string;
+                console: string;
+                webhooks: string;
+                hosts: string;
+                watchers: string;
+            };
+        };
+        /**
+         * @description See `methods.hosts` and `methods.watchers` for what each means.
+         * @enum {string}
+         */
+        StatusState: "up" | "degraded" | "down";
+        StatusOutcomes: {
+            /** @description How many ended (succeeded or failed for good). */
+            total: number;
+            succeeded: number;
+            /**
+             * @description succeeded / total, 0 to 1; null when total is 0.
+             * @example 0.98
+             */
+            success_rate: number | null;
+        };
+        /** @description Percentiles of measured times, nearest-rank: each was measured. */
+        StatusTiming: {
+            /** @description How many times were measured. */
+            n: number;
+            /** @description The median, in milliseconds; null when nothing was measured. */
+            p50_ms: number | null;
+            /** @description The 95th percentile (nearest rank), in milliseconds; null when nothing was measured. */
+            p95_ms: number | null;
+            /** @description The 99th percentile (nearest rank), in milliseconds; null when nothing was measured. */
+            p99_ms: number | null;
         };
     };
     responses: never;
@@ -3306,13 +3943,22 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `account:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
@@ -3434,13 +4080,22 @@ export interface operations {
                     "application/json": components["schemas"]["SessionList"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `account:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
@@ -3547,13 +4202,22 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedSession"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `account:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No live session with that id on this account. Codes: `not_found`. */
@@ -3612,13 +4276,22 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any valid key may call this, whatever its scopes; a key used from outside the networks it is limited to is refused (`address_not_allowed`, with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description The key is an API key, not a session key. Codes: `not_a_session`. */
@@ -3687,8 +4360,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key with fewer rights than the account's own (some scopes, or an expiry, networks, servers or a cap): the new token would sign into the dashboard with every right. Codes: `beyond_key_rights`. The key must hold the scope `account:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3749,13 +4431,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `account:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description Already enabled. Codes: `totp_already_enabled`. */
@@ -3824,13 +4515,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `account:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No setup started, or already on. Codes: `totp_not_started`, `totp_already_enabled`. */
@@ -3899,13 +4599,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `account:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description Not on. Codes: `totp_not_enabled`. */
@@ -3961,13 +4670,22 @@ export interface operations {
                     "application/json": components["schemas"]["RecoveryCodeStatus"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `account:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
@@ -4027,13 +4745,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `account:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description Two-factor sign-in is not on. Codes: `totp_not_enabled`. */
@@ -4089,13 +4816,22 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `keys:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
@@ -4146,7 +4882,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
-            /** @description Bad body, or (from a session, with TOTP on) the code is missing, wrong or used. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_name`, `invalid_totp_code`, `invalid_recovery_code`, `totp_required`. */
+            /** @description Bad body (an `expires_at` in the past, a CIDR with host bits set, a server id not of this account, ...), or (from a session, with TOTP on) the code is missing, wrong or used. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_name`, `invalid_scopes`, `invalid_expires_at`, `invalid_networks`, `invalid_server_ids`, `invalid_spend_cap`, `invalid_totp_code`, `invalid_recovery_code`, `totp_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4155,13 +4891,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The new key would have more than the key making the request: a scope it does not hold, a later expiry, networks outside its own, servers outside its own, or a larger cap than it has left (`field` names which). Codes: `beyond_key_rights`. The key must hold the scope `keys:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"] | components["schemas"]["BeyondKeyRights"];
                 };
             };
             /** @description The account already has 20 active keys. Codes: `key_limit_reached`. */
@@ -4217,6 +4962,68 @@ export interface operations {
             };
         };
     };
+    getCurrentKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentKey"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any valid key may call this, whatever its scopes; a key used from outside the networks it is limited to is refused (`address_not_allowed`, with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     revokeKey: {
         parameters: {
             query?: never;
@@ -4238,8 +5045,17 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedKey"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key that does not hold every scope, revoking a key it did not make. Codes: `beyond_key_rights`. The key must hold the scope `keys:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4314,13 +5130,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `topups:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
@@ -4402,7 +5227,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4422,7 +5247,16 @@ export interface operations {
                     "application/json": components["schemas"]["X402Requirements"];
                 };
             };
-            /** @description Too many pending top-ups, this payment is being settled by another request (retry), it was used by another account, it was used on chain without this service claiming it first (`payment_settled_elsewhere`: it credits no account), or the Idempotency-Key's first request is still running. Codes: `too_many_pending_topups`, `payment_in_progress`, `payment_already_used`, `payment_settled_elsewhere`, `idempotency_key_in_use`. */
+            /** @description The key must hold the scope `topups:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
+                };
+            };
+            /** @description Too many pending top-ups, this payment is being settled by another request (retry), it was used by another account, it was used on chain without this service claiming it first (`payment_settled_elsewhere`: it credits no account), its settlement was never recorded and the operator credited it by a ledger adjustment (`payment_settled_by_operator`: credited once, there), or the Idempotency-Key's first request is still running. Codes: `too_many_pending_topups`, `payment_in_progress`, `payment_already_used`, `payment_settled_elsewhere`, `payment_settled_by_operator`, `idempotency_key_in_use`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4507,13 +5341,22 @@ export interface operations {
                     "application/json": components["schemas"]["Topup"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `topups:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No top-up with that ref on this account. Codes: `not_found`. */
@@ -4581,13 +5424,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `topups:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No top-up with that ref on this account. Codes: `not_found`. */
@@ -4666,13 +5518,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
@@ -4735,7 +5596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4744,16 +5605,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The balance does not cover the price: `insufficient_balance` with the deficit in USD. */
+            /** @description The balance does not cover the price: `insufficient_balance` with the deficit in USD. Or `spend_cap_exceeded`: the debit would pass the spend cap of the key used (or of a key above it), with `cap`, `spent` this period, `price`, `resets_at` and the capping key (`cap_key_id`). Nothing is charged. A key without `billing:spend` is refused before this (`403 missing_scope`). */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InsufficientBalance"];
+                    "application/json": components["schemas"]["InsufficientBalance"] | components["schemas"]["SpendCapExceeded"];
                 };
             };
-            /** @description The operator has suspended the account (`GET /account` shows `suspension`); nothing is charged. Codes: `account_suspended`. */
+            /** @description The operator has suspended the account (`GET /account` shows `suspension`); nothing is charged. Codes: `account_suspended`. The key must hold the scope `billing:spend`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4845,13 +5706,22 @@ export interface operations {
                     "application/json": components["schemas"]["Server"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -4910,13 +5780,22 @@ export interface operations {
                     "application/json": components["schemas"]["Server"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:terminate`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -4928,7 +5807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Already terminated. Codes: `server_terminated`. */
+            /** @description Already terminated (`server_terminated`), or held by the operator (`server_held`: the message gives the operator's reason; nothing changed). Codes: `server_terminated`, `server_held`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4997,13 +5876,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `billing:spend`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5071,13 +5959,22 @@ export interface operations {
                     "application/json": components["schemas"]["ServerCredentials"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:credentials`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5157,7 +6054,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5166,13 +6063,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The balance does not cover the price. */
+            /** @description The balance does not cover the price: `insufficient_balance`. Or `spend_cap_exceeded`: the debit would pass the spend cap of the key used (or of a key above it), with `cap`, `spent` this period, `price`, `resets_at` and the capping key (`cap_key_id`). Nothing is charged. A key without `billing:spend` is refused before this (`403 missing_scope`). */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InsufficientBalance"];
+                    "application/json": components["schemas"]["InsufficientBalance"] | components["schemas"]["SpendCapExceeded"];
+                };
+            };
+            /** @description The key must hold the scope `billing:spend`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5253,13 +6159,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:power`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5343,13 +6258,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:rebuild`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5439,13 +6363,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:rebuild`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5549,7 +6482,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5565,6 +6498,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InsufficientBalance"];
+                };
+            };
+            /** @description The key must hold the scope `billing:spend`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5641,13 +6583,22 @@ export interface operations {
                     "application/json": components["schemas"]["ResizeList"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5706,13 +6657,22 @@ export interface operations {
                     "application/json": components["schemas"]["SnapshotList"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5787,13 +6747,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:snapshots`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5888,13 +6857,22 @@ export interface operations {
                     "application/json": components["schemas"]["SnapshotScheduleState"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -5966,13 +6944,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:snapshots`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -6040,13 +7027,22 @@ export interface operations {
                     "application/json": components["schemas"]["SnapshotScheduleState"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:snapshots`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -6107,13 +7103,22 @@ export interface operations {
                     "application/json": components["schemas"]["Snapshot"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account, or no such snapshot of it. Codes: `not_found`. */
@@ -6174,13 +7179,22 @@ export interface operations {
                     "application/json": components["schemas"]["Snapshot"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:snapshots`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account, or no such snapshot of it. Codes: `not_found`. */
@@ -6192,7 +7206,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A snapshot is deleted once the server's running operation is done. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_busy`. */
+            /** @description A snapshot is deleted once the server's running operation is done. `server_held`: the operator holds the server (the message gives the reason); nothing changed. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_held`, `server_busy`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6266,13 +7280,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:snapshots`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account, or no such snapshot of it. Codes: `not_found`. */
@@ -6365,13 +7388,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:snapshots`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -6448,13 +7480,22 @@ export interface operations {
                     "application/json": components["schemas"]["Server"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:snapshots`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -6466,7 +7507,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_in_rescue`: the server is not in rescue mode. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `not_in_rescue`, `server_busy`. */
+            /** @description `not_in_rescue`: the server is not in rescue mode; `server_not_active`: it is suspended (by the operator, the message says why, or for its lapsed period) or being built. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `not_in_rescue`, `server_not_active`, `server_busy`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6534,13 +7575,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -6599,13 +7649,22 @@ export interface operations {
                     "application/json": components["schemas"]["ConsoleTicket"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:console`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -6626,9 +7685,89 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `too_many_consoles`: the consoles of as many other servers as allowed are open or ticketed; close one first. `rate_limited`: this client address sent too many bad API keys. Codes: `too_many_consoles`, `rate_limited`. */
+            /** @description `too_many_consoles`: the consoles of as many other servers as allowed are open or ticketed; close one first. `rate_limited`: more tickets than 30 per 10 minutes for the account (`RATE_LIMIT_CONSOLE_TICKETS`) or 10 per 1 minutes for the server (`RATE_LIMIT_CONSOLE_TICKETS_SERVER`), or this client address sent too many bad API keys. Codes: `too_many_consoles`, `rate_limited`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    closeServerConsoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Closed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsolesClosed"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:console`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6665,7 +7804,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No ticket offered, or it is unknown, already used, expired or for another server. Codes: `invalid_ticket`. */
+            /** @description No ticket offered, or it is unknown, already used, expired or for another server. Unknown tickets count against the client address's limit of bad API keys (`RATE_LIMIT_AUTH_FAILURES`). Codes: `invalid_ticket`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6710,6 +7849,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description This client address sent too many unknown tickets or bad API keys; nothing was looked up. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
             503: {
                 headers: {
@@ -6739,13 +7893,22 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `webhooks:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
@@ -6805,13 +7968,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `webhooks:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description The account already has 10. Codes: `webhook_limit_reached`. */
@@ -6888,13 +8060,22 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `webhooks:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No webhook with that id on this account. Codes: `not_found`. */
@@ -6957,13 +8138,22 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `webhooks:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No webhook with that id on this account. Codes: `not_found`. */
@@ -7035,13 +8225,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `webhooks:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No webhook with that id on this account. Codes: `not_found`. */
@@ -7127,13 +8326,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `webhooks:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No webhook with that id on this account. Codes: `not_found`. */
@@ -7214,13 +8422,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `webhooks:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No webhook with that id on this account. Codes: `not_found`. */
@@ -7302,13 +8519,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `webhooks:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No webhook with that id on this account. Codes: `not_found`. */
@@ -7378,13 +8604,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `webhooks:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No such webhook on this account, or no such delivery of it. Codes: `not_found`. */
@@ -7452,13 +8687,22 @@ export interface operations {
                     "application/json": components["schemas"]["ExpiryWarnings"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description No server with that id on this account. Codes: `not_found`. */
@@ -7530,13 +8774,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key. Codes: `unauthorized`. */
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `topups:write`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
                 };
             };
             /** @description Not in demo mode, or no such top-up on this account. Codes: `not_found`. */
@@ -7698,6 +8951,44 @@ export interface operations {
             };
         };
     };
+    getStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures, with `ETag` and `Cache-Control: public, max-age=<seconds until the next>`. */
+            200: {
+                headers: {
+                    /** @description The document's validator. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Status"];
+                };
+            };
+            /** @description The `If-None-Match` names the current document: keep yours. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The operator has switched the status page off. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     event_topup_payment_seen: {
         parameters: {
             query?: never;
@@ -7818,6 +9109,50 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ServerSuspendedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_server_held: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ServerHeldEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 5 s acknowledges it; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_server_released: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ServerReleasedEvent"];
             };
         };
         responses: {

@@ -63,6 +63,7 @@ export const DASHBOARD_ACCESS = {
   "GET /keys": FORWARD,
   "POST /keys": FORWARD,
   "DELETE /keys/{id}": FORWARD,
+  "GET /keys/current": closed("the dashboard's session key holds every right; keys ask it for themselves"),
   "GET /servers": forwarded({ list: true }),
   "POST /servers": ownRoutes("app/bff/servers/route.ts"),
   "GET /servers/{id}": FORWARD,
@@ -87,6 +88,7 @@ export const DASHBOARD_ACCESS = {
   "DELETE /servers/{id}/rescue": FORWARD,
   "GET /servers/{id}/metrics": forwarded({ query: ["period"] }),
   "POST /servers/{id}/console": FORWARD,
+  "DELETE /servers/{id}/console": FORWARD,
   "GET /servers/{id}/console/socket": closed("the browser opens the WebSocket itself, with a console ticket"),
   "GET /servers/{id}/expiry-warnings": FORWARD,
   "GET /webhooks": FORWARD,
@@ -107,4 +109,5 @@ export const DASHBOARD_ACCESS = {
   "GET /catalog": ownRoutes("app/bff/servers/[id]/reinstall/route.ts"),
   "GET /health": closed("for monitors and load balancers"),
   "GET /openapi.json": closed("the published contract, which /docs/api renders"),
+  "GET /status": closed("public; the /status page reads the same document on the server"),
 } satisfies Record<ApiOperation, Access>;

@@ -5,7 +5,7 @@ import { ApiError, badRequest } from "@/lib/api/errors";
 import { config } from "@/lib/config/env";
 import { type ApiCaller, type ApiClient, apiClient } from "@/lib/dashboard/api-client/client";
 import { ownOrigin } from "@/lib/http/origin";
-import { clientAddress } from "@/lib/rate-limit/limits";
+import { clientIp } from "@/lib/rate-limit/limits";
 import { firstLine } from "@/lib/util/log";
 import { type DashboardSession, dashboardSession } from "./session";
 
@@ -62,7 +62,7 @@ export function bffRoute(
     }
     const session = await dashboardSession();
     if (options.signedIn && !session.apiKey) return signedOut(session);
-    const caller = { apiKey: session.apiKey, clientAddress: clientAddress(request.headers) };
+    const caller = { apiKey: session.apiKey, clientAddress: clientIp(request.headers) };
     const api = apiClient(caller);
     try {
       const params = (await route?.params) ?? {};

@@ -2,7 +2,7 @@ import "server-only";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { type ApiClient, apiClient } from "@/lib/dashboard/api-client/client";
-import { clientAddress } from "@/lib/rate-limit/limits";
+import { clientIp } from "@/lib/rate-limit/limits";
 import { dashboardSession } from "./session";
 
 /**
@@ -13,7 +13,7 @@ export async function signedInApi(): Promise<ApiClient> {
   const session = await dashboardSession();
   if (!session.apiKey) redirect("/signin");
   // The API itself is reached at the configured origin; only the browser's address travels on, signed.
-  return apiClient({ apiKey: session.apiKey, clientAddress: clientAddress(await headers()) });
+  return apiClient({ apiKey: session.apiKey, clientAddress: clientIp(await headers()) });
 }
 
 /**

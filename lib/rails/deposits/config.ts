@@ -1,6 +1,7 @@
 import "server-only";
+import { isIP } from "node:net";
 import { z } from "zod";
-import { ConfigError, envSlice } from "@/lib/config/slice";
+import { ConfigError, envSlice, optionalText } from "@/lib/config/slice";
 import { isDepositCoin } from "@/lib/rails/registry";
 
 /** `ETH:3,USDT:3` -> per-coin confirmation counts that override the defaults. */
@@ -49,7 +50,30 @@ const explorerUrls = z
     return result;
   });
 
-/** What every deposit watcher shares: how often they poll, how long a closed top-up stays watched, per-coin overrides. */
+/** `127.0.0.1:9735`, `[::1]:9735`: where the block-notify listener takes nodes' notices (an IP, not a name). */
+const listenAddress = optionalText.pipe(
+  z
+    .string()
+    .transform((value, context) => {
+      const match = /^(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+)):(\d{1,5})$/.exec(value);
+      const host = match?.[1] ?? match?.[2];
+      const port = Number(match?.[3]);
+      if (!host || !isIP(host) || port < 1 || port > 65535) {
+        context.addIssue({
+          code: "custom",
+          message: `expected IP:PORT such as 127.0.0.1:9735, got "${value}"`,
+        });
+        return z.NEVER;
+      }
+      return { host, port };
+    })
+    .optional(),
+);
+
+/**
+ * What every deposit watcher shares: how often they poll (slower while their node's push works), where nodes
+ * send block notices, how long a closed top-up stays watched, per-coin overrides.
+ */
 export const DEPOSIT_SETTINGS = envSlice({
   name: "deposits",
   shape: {
@@ -62,11 +86,19 @@ export const DEPOSIT_SETTINGS = envSlice({
       .max(24 * 90)
       .default(168),
     WATCHER_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+    WATCHER_PUSH_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
+    DEPOSIT_NOTIFY_LISTEN: listenAddress,
+    DEPOSIT_NOTIFY_SECRET: optionalText.pipe(z.string().min(32, "must be at least 32 characters").optional()),
   },
   derive(values) {
     const unknownCoins = Object.keys(values.DEPOSIT_CONFIRMATIONS).filter((coin) => !isDepositCoin(coin));
     if (unknownCoins.length > 0) {
       throw new ConfigError([`DEPOSIT_CONFIRMATIONS: unknown coin ${unknownCoins.join(", ")}`]);
+    }
+    if (values.DEPOSIT_NOTIFY_LISTEN && !values.DEPOSIT_NOTIFY_SECRET) {
+      throw new ConfigError([
+        "DEPOSIT_NOTIFY_SECRET: required with DEPOSIT_NOTIFY_LISTEN (nodes prove their notices with it)",
+      ]);
     }
     return {
       confirmationOverrides: values.DEPOSIT_CONFIRMATIONS,
@@ -74,6 +106,12 @@ export const DEPOSIT_SETTINGS = envSlice({
       explorerTxUrls: values.EXPLORER_TX_URLS,
       latePaymentWindowHours: values.LATE_PAYMENT_WINDOW_HOURS,
       watcherIntervalMs: values.WATCHER_INTERVAL_MS,
+      /** How often a watcher polls while its node's push is healthy (never more often than the interval above). */
+      pushIntervalMs: Math.max(values.WATCHER_PUSH_INTERVAL_MS, values.WATCHER_INTERVAL_MS),
+      /** The listener nodes' `-blocknotify` commands call, with the secret they must send; unset: none. */
+      notify: values.DEPOSIT_NOTIFY_LISTEN
+        ? { ...values.DEPOSIT_NOTIFY_LISTEN, secret: values.DEPOSIT_NOTIFY_SECRET as string }
+        : undefined,
     };
   },
 });

@@ -3,6 +3,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { db } from "@/lib/db/client";
 import { instanceId } from "@/lib/db/lease";
 import { chainCursors } from "@/lib/db/schema";
+import type { PushState } from "./push";
 
 export type WatcherCursor = typeof chainCursors.$inferSelect;
 
@@ -77,4 +78,22 @@ export async function recordWatcherError(name: string, message: string): Promise
   await database.update(chainCursors).set({ checkedAt: new Date(), lastError: reason }).where(held);
   if (before.lastError !== reason)
     console.error(`deposit watcher ${name}: its node is unavailable: ${reason}`);
+}
+
+/**
+ * The watcher's push link as this instance sees it, kept on the watcher's row for health while this instance
+ * holds the lease. Returns whether it was written.
+ */
+export async function savePushState(name: string, state: PushState): Promise<boolean> {
+  const database = await db();
+  const saved = await database
+    .update(chainCursors)
+    .set({
+      pushStatus: state.status,
+      pushMissed: state.missed,
+      pushNoticeAt: state.lastNoticeAt === null ? null : new Date(state.lastNoticeAt),
+    })
+    .where(and(eq(chainCursors.network, name), eq(chainCursors.leaseOwner, instanceId())))
+    .returning({ network: chainCursors.network });
+  return saved.length > 0;
 }

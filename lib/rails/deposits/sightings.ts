@@ -46,7 +46,8 @@ export function watchedTopups() {
 /**
  * Stores what a watcher saw and returns the top-ups touched. A payment already known keeps its row; a
  * block sighting updates a mempool sighting (the transaction was mined, or mined again after a reorg), but
- * a mempool sighting never erases a block. A dropped payment seen again is no longer dropped.
+ * a mempool sighting never erases a block. A dropped payment seen again is no longer dropped (unless an
+ * adjustment settled it: it has counted then, and never counts again).
  */
 export async function observePayments(network: string, payments: ObservedPayment[]): Promise<number[]> {
   if (payments.length === 0) return [];
@@ -76,11 +77,13 @@ async function storePayments(tx: Tx, network: string, payments: ObservedPayment[
         blockNumber: sql`excluded.block_number`,
         blockHash: sql`excluded.block_hash`,
         confirmations: sql`excluded.confirmations`,
-        droppedAt: null,
+        // Seen again, it is no longer dropped, unless an operator's adjustment settled it meanwhile: then it
+        // stays as it was settled (counted, crediting nothing more; see lib/operator/payments.ts closeOnRail).
+        droppedAt: sql`CASE WHEN ${depositPayments.settledBy} IS NULL THEN NULL ELSE ${depositPayments.droppedAt} END`,
       },
       setWhere: sql`(excluded.block_hash IS NOT NULL
         AND ${depositPayments.blockHash} IS DISTINCT FROM excluded.block_hash)
-        OR ${depositPayments.droppedAt} IS NOT NULL`,
+        OR (${depositPayments.droppedAt} IS NOT NULL AND ${depositPayments.settledBy} IS NULL)`,
     })
     .returning({ id: depositPayments.id, topupId: depositPayments.topupId });
   await recordPaymentsSeen(tx, touched);
@@ -136,6 +139,44 @@ export async function trackedPayments(network: string, sinceBlock?: number): Pro
   return [...confirming, ...recent.filter((payment) => !known.has(payment.id))];
 }
 
+/**
+ * Writes, on each payment of `network` that reached its confirmations and has not counted yet, the time of
+ * the block that completed them (at `block_number + confirmations required - 1`), as `timeOf` reads it from
+ * the chain (undefined: not known, left empty). Watchers call it at the end of a poll, before the payments are
+ * settled, so the time from that block to the credit can be shown per coin.
+ */
+export async function recordConfirmingBlockTimes(
+  network: string,
+  timeOf: (height: number) => Promise<Date | undefined>,
+): Promise<void> {
+  const database = await db();
+  const due = await database
+    .select({
+      id: depositPayments.id,
+      blockNumber: depositPayments.blockNumber,
+      required: topups.confirmationsRequired,
+    })
+    .from(depositPayments)
+    .innerJoin(topups, eq(topups.id, depositPayments.topupId))
+    .where(
+      and(
+        eq(depositPayments.network, network),
+        isNull(depositPayments.confirmedAt),
+        isNull(depositPayments.confirmingBlockAt),
+        isNotNull(depositPayments.blockNumber),
+        sql`${depositPayments.confirmations} >= ${topups.confirmationsRequired}`,
+      ),
+    );
+  for (const payment of due) {
+    const time = await timeOf((payment.blockNumber as number) + Math.max(1, payment.required) - 1);
+    if (!time) continue;
+    await database
+      .update(depositPayments)
+      .set({ confirmingBlockAt: time })
+      .where(eq(depositPayments.id, payment.id));
+  }
+}
+
 export async function setConfirmations(paymentId: number, confirmations: number): Promise<void> {
   const database = await db();
   await database.update(depositPayments).set({ confirmations }).where(eq(depositPayments.id, paymentId));
@@ -144,12 +185,17 @@ export async function setConfirmations(paymentId: number, confirmations: number)
 /** Simulated payments confirmed per poll at most: a large backlog moves on over several polls. */
 const SIMULATED_PER_POLL = 1000;
 
-/** Demo mode: each simulated payment on `networks` still confirming gains one confirmation (oldest first). */
+/**
+ * Demo mode: each simulated payment on `networks` still confirming gains one confirmation (oldest first). The
+ * simulated chain makes its block now, so the one that completes a payment's confirmations is timed now.
+ */
 export async function confirmSimulatedPayments(networks: readonly string[], txPrefix: string) {
   if (networks.length === 0) return [];
   const database = await db();
   const result = await database.execute(sql`
-    UPDATE deposit_payments AS p SET confirmations = p.confirmations + 1
+    UPDATE deposit_payments AS p SET confirmations = p.confirmations + 1,
+      confirming_block_at = CASE WHEN p.confirmations + 1 >= (SELECT t.confirmations_required FROM topups t
+        WHERE t.id = p.topup_id) THEN ${now().toISOString()}::timestamptz END
     WHERE p.id IN (
       SELECT q.id FROM deposit_payments AS q JOIN topups AS t ON t.id = q.topup_id
       WHERE q.tx_hash LIKE ${`${txPrefix}%`}
@@ -178,6 +224,9 @@ export async function unconfirmPayment(paymentId: number): Promise<boolean> {
       blockNumber: null,
       blockHash: null,
       confirmations: 0,
+      // Another block will confirm it now; one that counted keeps the time it counted with.
+      confirmingBlockAt: sql`CASE WHEN ${depositPayments.confirmedAt} IS NULL THEN NULL
+        ELSE ${depositPayments.confirmingBlockAt} END`,
       reorgedAt: sql`CASE WHEN ${depositPayments.confirmedAt} IS NOT NULL
         THEN COALESCE(${depositPayments.reorgedAt}, now()) ELSE ${depositPayments.reorgedAt} END`,
     })

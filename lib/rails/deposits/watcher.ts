@@ -1,3 +1,5 @@
+import type { PushLink } from "./push";
+
 /** The node a real watcher reads, as health shows it (no credentials). */
 export type WatcherNode = { url: string };
 
@@ -17,6 +19,13 @@ export interface DepositWatcher {
   readonly networks: readonly string[];
   /** The node it reads; undefined for the demo watcher. */
   readonly node?: WatcherNode;
+  /**
+   * Its node's push, when configured: each notice wakes a poll at once, and while it works the polls come
+   * less often (./push). Undefined: it polls only.
+   */
+  readonly push?: PushLink;
+  /** The node's best block height as its last poll read it: the push's gap detection compares it. */
+  readonly lastTip?: number;
   /**
    * One pass over the chain. Returns the ids of top-ups whose payments changed. `lease` is aborted when
    * this instance no longer holds the watcher's lease: the poll should stop (its cursor would not be saved).

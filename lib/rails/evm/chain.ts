@@ -12,6 +12,7 @@ import {
   forgetPayment,
   type ObservedPayment,
   observePayments,
+  recordConfirmingBlockTimes,
   setConfirmations,
   trackedPayments,
 } from "../deposits/sightings";
@@ -196,6 +197,8 @@ export type EvmChainPoll = {
   scan: (from: bigint, to: bigint, head: bigint) => Promise<ObservedPayment[]>;
   confirmationsOf: ConfirmationsOf;
   signal?: AbortSignal;
+  /** Told the head the poll read (the push's gap check compares it with the heads announced). */
+  seenHead?: (head: number) => void;
 };
 
 /**
@@ -206,12 +209,14 @@ export type EvmChainPoll = {
  *    the operator if it had (never debited); its blocks are scanned again.
  * 2. A reorg below the cursor (the block it stopped at has another hash now) sends it back `reorgWindow`
  *    blocks, so payments the new branch carries are found.
- * 3. The next blocks are scanned, and the cursor saved with the hash of its block.
+ * 3. The next blocks are scanned, and the cursor saved with the hash of its block (after the time of the block
+ *    that completed each payment's confirmations is written on it).
  */
 export async function pollEvmChain(poll: EvmChainPoll): Promise<number[]> {
   const { client, name, network, signal } = poll;
   const window = BigInt(poll.reorgWindow);
   const head = await client.getBlockNumber();
+  poll.seenHead?.(Number(head));
   const cursor = await readCursor(name);
   let scanned = cursor && cursor.scannedBlock >= 0 ? BigInt(cursor.scannedBlock) : head - FIRST_RUN_LOOKBACK;
   if (scanned > head) scanned = head;
@@ -264,6 +269,14 @@ export async function pollEvmChain(poll: EvmChainPoll): Promise<number[]> {
     last = to;
   } else if (last >= 0n) {
     lastHash = cursor?.scannedBlock === Number(last) ? (cursor.scannedHash ?? null) : null;
+  }
+  // Only when a payment changed: one that reached its confirmations is among them.
+  if (touched.size > 0) {
+    await recordConfirmingBlockTimes(network, async (height) => {
+      if (BigInt(height) > head) return undefined;
+      const block = await client.getBlock({ blockNumber: BigInt(height) });
+      return new Date(Number(block.timestamp) * 1000);
+    });
   }
   signal?.throwIfAborted();
   await saveCursor(

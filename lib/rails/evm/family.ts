@@ -4,6 +4,7 @@ import { ETHEREUM_KEYS } from "./address";
 import { EVM_SETTINGS, evmSettings } from "./config";
 import { evmPaymentUri } from "./payment-uri";
 import { EVM_WATCHER, EvmWatcher } from "./watcher";
+import { NewHeadsPush } from "./ws-push";
 
 /** Ether and its ERC-20 tokens: one key, EIP-681 URIs, one watcher reading blocks and Transfer logs. */
 export const EVM_FAMILY: DepositFamily = {
@@ -16,8 +17,15 @@ export const EVM_FAMILY: DepositFamily = {
   uriContext: (coin) => ({ tokenContract: evmSettings().tokens[coin.code], chainId: evmSettings().chainId }),
   explorerTxUrl: (coin) => coin.explorerTxUrl,
   watchers() {
-    const { rpcUrl, tokens, traceInternalTransfers } = evmSettings();
+    const { rpcUrl, wsUrl, tokens, traceInternalTransfers } = evmSettings();
     if (!rpcUrl) return [];
-    return [{ ...EVM_WATCHER, create: () => new EvmWatcher({ rpcUrl, tokens, traceInternalTransfers }) }];
+    const create = () =>
+      new EvmWatcher({
+        rpcUrl,
+        tokens,
+        traceInternalTransfers,
+        push: wsUrl ? new NewHeadsPush(wsUrl) : undefined,
+      });
+    return [{ ...EVM_WATCHER, create }];
   },
 };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { etherTransfers } from "./watcher";
+import { newHead } from "./ws-push";
 
 const US = "0x00000000000000000000000000000000000000aa";
 const OTHER = "0x00000000000000000000000000000000000000bb";
@@ -48,5 +49,15 @@ describe("etherTransfers: ether moved in one transaction's call trace", () => {
       { to: US, value: 9n, ordinal: 5 },
     ]);
     expect(etherTransfers({ type: "CALL", to: US, value: "0x5", error: "execution reverted" })).toEqual([]);
+  });
+});
+
+describe("newHead: a block as an eth_subscribe newHeads notification gives it", () => {
+  it("reads its number and time from hex quantities", () => {
+    expect(newHead({ number: "0x1b4", timestamp: "0x6a2a1b95" })).toEqual({
+      height: 436,
+      time: new Date(0x6a2a1b95 * 1000),
+    });
+    expect(newHead({})).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
 import "server-only";
 import { createPublicClient, http, type PublicClient } from "viem";
+import type { PushLink } from "../deposits/push";
 import type { ObservedPayment } from "../deposits/sightings";
 import { WatchedAddresses } from "../deposits/watched-set";
 import type { DepositWatcher, WatcherNode } from "../deposits/watcher";
@@ -56,6 +57,8 @@ export type EvmWatcherOptions = {
   tokens: Record<string, `0x${string}`>;
   /** Read each block's call traces, so ether sent by contracts (internal calls) is credited too. */
   traceInternalTransfers: boolean;
+  /** The node's `newHeads` subscription over WebSocket, if configured. */
+  push?: PushLink;
 };
 
 /**
@@ -73,11 +76,14 @@ export class EvmWatcher implements DepositWatcher {
   readonly networks = EVM_WATCHER.networks;
   private readonly client: PublicClient;
   readonly node: WatcherNode;
+  readonly push: PushLink | undefined;
+  lastTip: number | undefined;
   private readonly watched = new WatchedAddresses<string>(this.networks, (row) => row.address.toLowerCase());
 
   constructor(private readonly options: EvmWatcherOptions) {
     // Only the origin: a provider's key often sits in the path.
     this.node = { url: new URL(options.rpcUrl).origin };
+    this.push = options.push;
     this.client = createPublicClient({ transport: http(options.rpcUrl, { timeout: 10_000, retryCount: 1 }) });
   }
 
@@ -93,6 +99,9 @@ export class EvmWatcher implements DepositWatcher {
       reorgWindow: REORG_WINDOW,
       signal,
       confirmationsOf,
+      seenHead: (head) => {
+        this.lastTip = head;
+      },
       scan: async (from, to, head) => {
         const observed: ObservedPayment[] = [];
         if (this.watched.count(NATIVE) > 0) {

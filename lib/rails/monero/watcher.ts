@@ -1,9 +1,11 @@
 import "server-only";
 import { performance } from "node:perf_hooks";
 import { readCursor, saveCursor } from "../deposits/cursor";
+import type { PushLink } from "../deposits/push";
 import {
   type ObservedPayment,
   observePayments,
+  recordConfirmingBlockTimes,
   setConfirmations,
   type TrackedPayment,
   trackedPayments,
@@ -101,6 +103,8 @@ export type MoneroWatcherOptions = {
   walletRpcUrl: string;
   /** Our primary address (from the view key and public spend key): the wallet must be ours. */
   primaryAddress: string;
+  /** monerod's ZMQ publisher, if configured: its notices wake the watcher and tell the blocks' times. */
+  push?: PushLink;
 };
 
 /**
@@ -125,6 +129,8 @@ export class MoneroWatcher implements DepositWatcher {
   readonly demo = false;
   readonly networks = MONERO_WATCHER.networks;
   private readonly wallet: MoneroWalletRpc;
+  readonly push: PushLink | undefined;
+  lastTip: number | undefined;
   /** Our subaddresses are (0, derivation index + 1), as ./address derives them. */
   private readonly watched = new WatchedAddresses<number>(this.networks, (row) =>
     row.derivationIndex === null ? undefined : row.derivationIndex + 1,
@@ -140,6 +146,7 @@ export class MoneroWatcher implements DepositWatcher {
 
   constructor(private readonly options: MoneroWatcherOptions) {
     this.wallet = new MoneroWalletRpc(options.walletRpcUrl);
+    this.push = options.push;
   }
 
   get node(): WatcherNode {
@@ -309,6 +316,7 @@ export class MoneroWatcher implements DepositWatcher {
     await this.wallet.call("refresh", {}, REFRESH_TIMEOUT_MS);
     const { height } = await this.wallet.call<{ height: number }>("get_height");
     const top = height - 1;
+    this.lastTip = top;
     const cursor = await readCursor(this.name);
     const last = cursor && cursor.scannedBlock >= 0 ? cursor.scannedBlock : -1;
     // A wallet below the height it showed before (restarted from an older file), or still missing some of
@@ -365,6 +373,10 @@ export class MoneroWatcher implements DepositWatcher {
     const open = await stillWatched(observed.map((payment) => payment.topupId));
     const current = observed.filter((payment) => open.has(payment.topupId));
     for (const id of await observePayments("monero", current)) touched.add(id);
+    // The wallet tells no block's time; monerod's push does, for the blocks it announced.
+    const push = this.push;
+    if (push?.blockTime && touched.size > 0)
+      await recordConfirmingBlockTimes("monero", async (at) => push.blockTime?.(at));
     signal?.throwIfAborted();
     await saveCursor(
       this.name,

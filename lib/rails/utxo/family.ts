@@ -1,7 +1,11 @@
 import "server-only";
+import { depositSettings } from "../deposits/config";
+import { NotifyPush } from "../deposits/notify-listener";
+import type { PushLink } from "../deposits/push";
 import type { DepositChain, DepositFamily } from "../family";
 import { BITCOIN_KEYS, LITECOIN_KEYS, type UtxoChain } from "./address";
-import { UTXO_SETTINGS, utxoSettings } from "./config";
+import { BcoinPush } from "./bcoin-push";
+import { UTXO_SETTINGS, type UtxoNodeConfig, utxoSettings } from "./config";
 import { utxoPaymentUri } from "./payment-uri";
 import { UtxoWatcher } from "./watcher";
 
@@ -11,6 +15,14 @@ const CHAINS: readonly UtxoChain[] = ["bitcoin", "litecoin"];
 function nodeOf(chain: DepositChain) {
   if (!(CHAINS as readonly string[]).includes(chain)) throw new RangeError(`${chain} is not a UTXO chain`);
   return utxoSettings()[chain as UtxoChain];
+}
+
+/** The node's push as configured; the settings check has made sure a `notify` one has its listener. */
+function pushOf(network: UtxoChain, node: UtxoNodeConfig & { rpcUrl: string }): PushLink | undefined {
+  if (node.push === "bcoin") return new BcoinPush(node.rpcUrl);
+  const listener = depositSettings().notify;
+  if (node.push === "notify" && listener) return new NotifyPush(network, listener);
+  return undefined;
 }
 
 /** Bitcoin and Litecoin: P2WPKH addresses, BIP21 URIs, one wallet-less watcher per configured node. */
@@ -28,9 +40,9 @@ export const UTXO_FAMILY: DepositFamily = {
     CHAINS.flatMap((network) => {
       const node = utxoSettings()[network];
       if (!node.rpcUrl) return [];
-      const options = { network, rpcUrl: node.rpcUrl, cookieFile: node.cookieFile, net: node.chain };
-      return [
-        { name: UtxoWatcher.nameFor(network), networks: [network], create: () => new UtxoWatcher(options) },
-      ];
+      const { rpcUrl, cookieFile, chain: net } = node;
+      const create = () =>
+        new UtxoWatcher({ network, rpcUrl, cookieFile, net, push: pushOf(network, { ...node, rpcUrl }) });
+      return [{ name: UtxoWatcher.nameFor(network), networks: [network], create }];
     }),
 };

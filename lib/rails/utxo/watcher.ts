@@ -1,9 +1,11 @@
 import "server-only";
 import { readCursor, saveCursor } from "../deposits/cursor";
+import type { PushLink } from "../deposits/push";
 import {
   dropPayment,
   type ObservedPayment,
   observePayments,
+  recordConfirmingBlockTimes,
   setConfirmations,
   trackedPayments,
   unconfirmPayment,
@@ -44,6 +46,8 @@ export type UtxoWatcherOptions = {
   rpcUrl: string;
   cookieFile?: string;
   net: AddressNet;
+  /** The node's push (`-blocknotify` through the notify listener, or bcoin's socket), if configured. */
+  push?: PushLink;
 };
 
 /**
@@ -73,6 +77,8 @@ export class UtxoWatcher implements DepositWatcher {
   private readonly watched: WatchedAddresses<string>;
   /** The watched set as output script -> top-up id, for matching. */
   private readonly byScript: ScriptLookup = { get: (script) => this.watched.get(script)?.topupId };
+  readonly push: PushLink | undefined;
+  lastTip: number | undefined;
   /** The last block walk: how many blocks, how long, against how many addresses (for the benchmark). */
   lastScan: { blocks: number; ms: number; addresses: number } | undefined;
 
@@ -85,6 +91,7 @@ export class UtxoWatcher implements DepositWatcher {
     this.name = UtxoWatcher.nameFor(options.network);
     this.networks = [options.network];
     this.rpc = new BitcoinRpc(options.rpcUrl, options.cookieFile);
+    this.push = options.push;
     this.watched = new WatchedAddresses(this.networks, (row) => {
       try {
         return p2wpkhScriptHex(options.network, row.address, options.net);
@@ -189,6 +196,7 @@ export class UtxoWatcher implements DepositWatcher {
     await this.checkChain();
     const network = this.options.network;
     const tip = await this.rpc.call<number>("getblockcount");
+    this.lastTip = tip;
     const cursor = await readCursor(this.name);
     let scanned =
       cursor && cursor.scannedBlock >= 0 ? cursor.scannedBlock : Math.max(-1, tip - FIRST_RUN_LOOKBACK);
@@ -284,6 +292,14 @@ export class UtxoWatcher implements DepositWatcher {
     const stillOpen = await stillWatched(observed.map((payment) => payment.topupId));
     const current = observed.filter((payment) => stillOpen.has(payment.topupId));
     for (const id of await observePayments(network, current)) touched.add(id);
+    // Only when a payment changed: one that reached its confirmations is among them.
+    if (touched.size > 0)
+      await recordConfirmingBlockTimes(network, async (height) => {
+        const hash = await hashAt(height);
+        if (!hash) return undefined;
+        const header = await this.rpc.call<{ time: number }>("getblockheader", [hash, true]);
+        return new Date(header.time * 1000);
+      });
     signal?.throwIfAborted();
     await saveCursor(this.name, { scannedBlock: scanned, scannedHash, headBlock: tip }, cursor);
     return [...touched];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DemoConsole } from "./demo-console";
+import { DEMO_QUEUE_MAX_BYTES, DemoConsole } from "./demo-console";
 import type { ConsoleEnd } from "./stream";
 
 function demo(hostname = "box-1") {
@@ -76,5 +76,23 @@ describe("the demo console", () => {
     shell.close();
     await settle();
     expect(ends).toEqual(["machine_stopped"]);
+  });
+
+  it("holds at most a bounded amount while its client does not read: the echo of a flood is dropped", async () => {
+    const { shell, output, settle } = demo();
+    await settle();
+    shell.pause();
+    const before = output().length;
+    // Each Enter echoes a prompt line (about 25 bytes): 4 MiB of echo would pile up unbounded.
+    for (let i = 0; i < 10; i++) shell.write(Buffer.from("\r".repeat(16 * 1024)));
+    shell.resume();
+    await settle();
+    const held = output().length - before;
+    expect(held).toBeLessThanOrEqual(DEMO_QUEUE_MAX_BYTES + 200);
+    expect(output()).toContain("output dropped: the client fell behind");
+    // Reading again, the shell answers as before.
+    shell.write(Buffer.from("whoami\r"));
+    await settle();
+    expect(output().endsWith("whoami\r\nroot\r\nroot@box-1:~# ")).toBe(true);
   });
 });

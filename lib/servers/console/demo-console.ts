@@ -1,6 +1,8 @@
 import type { ConsoleHandlers, ConsoleStream } from "./stream";
 
 const CRLF = "\r\n";
+/** Output held while the client is behind; beyond it, output is dropped (and the client told so once). */
+export const DEMO_QUEUE_MAX_BYTES = 1024 * 1024;
 const MAX_LINE = 256;
 const YELLOW = "\x1b[1;33m";
 const RESET = "\x1b[0m";
@@ -16,6 +18,8 @@ export class DemoConsole implements ConsoleStream {
   private size = { cols: 80, rows: 24 };
   private paused = false;
   private queued: string[] = [];
+  private queuedBytes = 0;
+  private dropped = false;
   private ended = false;
 
   constructor(
@@ -55,7 +59,15 @@ export class DemoConsole implements ConsoleStream {
   private emit(text: string): void {
     if (this.ended) return;
     if (this.paused) {
+      // A client that sends but does not read makes the echo pile up: held up to a bound, then dropped.
+      if (this.queuedBytes + text.length > DEMO_QUEUE_MAX_BYTES) {
+        if (!this.dropped)
+          this.queued.push(`${CRLF}${YELLOW}[demo]${RESET} output dropped: the client fell behind.${CRLF}`);
+        this.dropped = true;
+        return;
+      }
       this.queued.push(text);
+      this.queuedBytes += text.length;
       return;
     }
     // Asynchronously, as a real stream delivers: a write never calls back into its caller.
@@ -64,7 +76,7 @@ export class DemoConsole implements ConsoleStream {
     });
   }
 
-  write(bytes: Buffer): void {
+  write(bytes: Buffer): boolean {
     let echo = "";
     for (const char of bytes.toString("utf8")) {
       if (this.escape === "esc") {
@@ -95,6 +107,7 @@ export class DemoConsole implements ConsoleStream {
       }
     }
     if (echo) this.emit(echo);
+    return true;
   }
 
   /** The answer to one command line, ending with the next prompt. */
@@ -145,6 +158,8 @@ export class DemoConsole implements ConsoleStream {
     this.paused = false;
     const queued = this.queued.join("");
     this.queued = [];
+    this.queuedBytes = 0;
+    this.dropped = false;
     if (queued) this.emit(queued);
   }
 

@@ -38,6 +38,11 @@ export const CLOSE_REASONS = {
   host_error: { code: 4005, message: "The host did not give access to the machine's console; try again." },
   connection_lost: { code: 4006, message: "The client stopped answering." },
   bad_message: { code: 4007, message: "A control message was not understood." },
+  input_overflow: { code: 4008, message: "More input came than the console takes; the session was closed." },
+  client_behind: { code: 4009, message: "The client did not keep up with the console's output." },
+  revoked: { code: 4010, message: "The key or dashboard session that opened this console was revoked." },
+  closed_by_owner: { code: 4011, message: "The server's consoles were closed by its owner." },
+  closed_by_operator: { code: 4012, message: "An operator closed this console." },
 } as const;
 
 export type CloseReason = keyof typeof CLOSE_REASONS;

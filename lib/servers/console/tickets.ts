@@ -1,17 +1,21 @@
 import "server-only";
 import { createHash, randomBytes } from "node:crypto";
-import { and, countDistinct, eq, gt, inArray, isNotNull, isNull, lt, ne, or } from "drizzle-orm";
+import { and, asc, countDistinct, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or } from "drizzle-orm";
 import { ApiError, conflict, notFound } from "@/lib/api/errors";
 import type { ConsoleTicketBody } from "@/lib/api/schemas/console";
-import type { Tx } from "@/lib/db/client";
+import type { Database, Tx } from "@/lib/db/client";
 import { db } from "@/lib/db/client";
-import { accounts, consoleSessions, servers } from "@/lib/db/schema";
+import { accounts, apiKeys, consoleSessions, servers } from "@/lib/db/schema";
 import { recordConsoleOpened } from "@/lib/notifications/facts";
+import { consume, limiters } from "@/lib/rate-limit/limits";
 import type { ServerRow } from "@/lib/servers/present";
 import { provisioner } from "@/lib/servers/provisioner";
 import { now } from "@/lib/util/clock";
 import { consoleSettings } from "./config";
-import { type CloseReason, CONSOLE_PROTOCOL, consoleSocketPath } from "./protocol";
+import { CLOSE_REASONS, type CloseReason, CONSOLE_PROTOCOL, consoleSocketPath } from "./protocol";
+
+/** Closed sessions are kept this long for the operator's record, then deleted (lib/background/retention.ts). */
+export const CONSOLE_SESSION_RETENTION_DAYS = 90;
 
 /**
  * How often the instance holding a session says it still does; one not heard of for STALE_MS is gone.
@@ -55,70 +59,88 @@ const stillHeld = (at: Date) =>
  * refused while a power action or password change runs (watching a reboot is what it is for) nor counted
  * against RATE_LIMIT_HOST_OPERATIONS (a customer locked out of SSH must not spend the power buttons' budget
  * on reconnecting). What it costs the host, a virsh and a socat while open, is bounded by the open-console
- * limit above.
+ * limit above; how often it may cost it (and how often `console.opened` may be announced) by tickets per
+ * account (RATE_LIMIT_CONSOLE_TICKETS) and per server (RATE_LIMIT_CONSOLE_TICKETS_SERVER), counted once
+ * the server is known to be the account's, and given back when no ticket is issued.
+ *
+ * The ticket remembers the key (or dashboard session) it was asked with: revoking that closes the console.
  */
 export async function issueConsoleTicket(
   accountId: number,
   serverId: number,
-  request: { client: string; publicOrigin: string },
+  request: { client: string; publicOrigin: string; keyId: number },
 ): Promise<ConsoleTicketBody> {
   const settings = consoleSettings();
   const ticket = `${TICKET_PREFIX}${randomBytes(32).toString("base64url")}`;
   const database = await db();
-  const session = await database.transaction(async (tx) => {
-    // Account first, as everywhere: concurrent requests of one account count one after another.
-    await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
-    const [server] = await tx
-      .select()
-      .from(servers)
-      .where(and(eq(servers.id, serverId), eq(servers.accountId, accountId)));
-    if (!server) throw notFound(`No server with id ${serverId}.`);
-    if (server.status !== "active") {
-      throw conflict("server_not_active", `A console needs an active server; this one is ${server.status}.`);
-    }
-    if (server.powerState !== "running") {
-      throw conflict("server_stopped", "The server is stopped: start it, then open its console.");
-    }
-    const at = now();
-    const [held] = await tx
-      .select({ servers: countDistinct(consoleSessions.serverId) })
-      .from(consoleSessions)
-      .where(
-        and(eq(consoleSessions.accountId, accountId), ne(consoleSessions.serverId, serverId), stillHeld(at)),
-      );
-    if ((held?.servers ?? 0) >= settings.maxPerAccount) {
-      throw new ApiError(
-        429,
-        "too_many_consoles",
-        `This account has the consoles of ${settings.maxPerAccount} other servers open, the most it may: ` +
-          "close one (or let an unused ticket expire) first.",
-      );
-    }
-    await tx
-      .update(consoleSessions)
-      .set({ closedAt: at, closeReason: "ticket_withdrawn" })
-      .where(
-        and(
-          eq(consoleSessions.accountId, accountId),
-          eq(consoleSessions.serverId, serverId),
-          isNull(consoleSessions.openedAt),
-          isNull(consoleSessions.closedAt),
-        ),
-      );
-    const [row] = await tx
-      .insert(consoleSessions)
-      .values({
-        accountId,
-        serverId,
-        ticketHash: hashTicket(ticket),
-        ticketExpiresAt: new Date(at.getTime() + settings.ticketTtlSeconds * 1000),
-        requestedAt: at,
-        requestedFrom: request.client,
-      })
-      .returning();
-    if (!row) throw new Error("console session insert returned no row");
-    return row;
-  });
+  // Whose server it is comes first: another account's requests never spend this server's quota.
+  await openableServer(database, accountId, serverId);
+  const { consoleTickets, consoleTicketsServer } = limiters();
+  const accountKey = `account:${accountId}`;
+  const serverKey = `server:${serverId}`;
+  await consume(consoleTickets, accountKey);
+  try {
+    await consume(consoleTicketsServer, serverKey);
+  } catch (error) {
+    await consoleTickets.refund(accountKey);
+    throw error;
+  }
+  const giveBack = () =>
+    Promise.all([consoleTickets.refund(accountKey), consoleTicketsServer.refund(serverKey)]);
+  const session = await database
+    .transaction(async (tx) => {
+      // Account first, as everywhere: concurrent requests of one account count one after another.
+      await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
+      await openableServer(tx, accountId, serverId);
+      const at = now();
+      const [held] = await tx
+        .select({ servers: countDistinct(consoleSessions.serverId) })
+        .from(consoleSessions)
+        .where(
+          and(
+            eq(consoleSessions.accountId, accountId),
+            ne(consoleSessions.serverId, serverId),
+            stillHeld(at),
+          ),
+        );
+      if ((held?.servers ?? 0) >= settings.maxPerAccount) {
+        throw new ApiError(
+          429,
+          "too_many_consoles",
+          `This account has the consoles of ${settings.maxPerAccount} other servers open, the most it may: ` +
+            "close one (or let an unused ticket expire) first.",
+        );
+      }
+      await tx
+        .update(consoleSessions)
+        .set({ closedAt: at, closeReason: "ticket_withdrawn" })
+        .where(
+          and(
+            eq(consoleSessions.accountId, accountId),
+            eq(consoleSessions.serverId, serverId),
+            isNull(consoleSessions.openedAt),
+            isNull(consoleSessions.closedAt),
+          ),
+        );
+      const [row] = await tx
+        .insert(consoleSessions)
+        .values({
+          accountId,
+          serverId,
+          ticketHash: hashTicket(ticket),
+          ticketExpiresAt: new Date(at.getTime() + settings.ticketTtlSeconds * 1000),
+          requestedAt: at,
+          requestedFrom: request.client,
+          keyId: request.keyId,
+        })
+        .returning();
+      if (!row) throw new Error("console session insert returned no row");
+      return row;
+    })
+    .catch(async (error: unknown) => {
+      await giveBack();
+      throw error;
+    });
   return {
     ticket,
     expires_at: session.ticketExpiresAt.toISOString(),
@@ -129,6 +151,22 @@ export async function issueConsoleTicket(
   };
 }
 
+/** The account's server, if a console may be opened on it now (active and running), else the refusal. */
+async function openableServer(tx: Tx | Database, accountId: number, serverId: number): Promise<ServerRow> {
+  const [server] = await tx
+    .select()
+    .from(servers)
+    .where(and(eq(servers.id, serverId), eq(servers.accountId, accountId)));
+  if (!server) throw notFound(`No server with id ${serverId}.`);
+  if (server.status !== "active") {
+    throw conflict("server_not_active", `A console needs an active server; this one is ${server.status}.`);
+  }
+  if (server.powerState !== "running") {
+    throw conflict("server_stopped", "The server is stopped: start it, then open its console.");
+  }
+  return server;
+}
+
 const invalidTicket = () =>
   new ApiError(
     401,
@@ -137,6 +175,10 @@ const invalidTicket = () =>
   );
 
 export type RedeemedConsole = { sessionId: number; accountId: number; server: ServerRow };
+
+/** Why a ticket was refused at the socket: `unknown` is a guess (counted per address), the rest are not. */
+export const isUnknownTicket = (error: unknown) =>
+  error instanceof ApiError && error.code === "invalid_ticket";
 
 /**
  * Uses a ticket up: one conditional update, so of two connections presenting it (on any instance) only one
@@ -178,7 +220,8 @@ async function openSession(tx: Tx, ticket: string, serverId: number, client: str
       ),
     )
     .returning();
-  if (session) await recordConsoleOpened(tx, session);
+  // Announced once per server in a window, however often its console is opened and closed meanwhile.
+  if (session) await recordConsoleOpened(tx, session, consoleSettings().openedEventMinutes);
   return session;
 }
 
@@ -189,6 +232,18 @@ export async function recordConsoleClosed(sessionId: number, reason: CloseReason
     .update(consoleSessions)
     .set({ closedAt: now(), closeReason: reason })
     .where(and(eq(consoleSessions.id, sessionId), isNull(consoleSessions.closedAt)));
+}
+
+/**
+ * The machine's console stream gave its first byte at `at` (the status page's ticket -> first byte time ends
+ * here); only the first one is recorded.
+ */
+export async function recordConsoleFirstByte(sessionId: number, at: Date): Promise<void> {
+  const database = await db();
+  await database
+    .update(consoleSessions)
+    .set({ firstByteAt: at })
+    .where(and(eq(consoleSessions.id, sessionId), isNull(consoleSessions.firstByteAt)));
 }
 
 /** Tells every instance that these sessions are still open here: one statement for all of them. */
@@ -228,4 +283,89 @@ export async function closeAbandonedConsoles(): Promise<void> {
         lt(consoleSessions.ticketExpiresAt, at),
       ),
     );
+}
+
+/** A session to end, and why, as one instance's check of the sessions it holds finds it. */
+export type ConsoleToEnd = { sessionId: number; reason: CloseReason };
+
+/**
+ * Of the sessions this instance holds, those that must end: closed in the record by someone else (the owner,
+ * an operator, on any instance), or opened with a key or dashboard session since revoked or expired.
+ */
+export async function consolesToEnd(sessionIds: number[]): Promise<ConsoleToEnd[]> {
+  if (sessionIds.length === 0) return [];
+  const database = await db();
+  const rows = await database
+    .select({
+      id: consoleSessions.id,
+      closedAt: consoleSessions.closedAt,
+      closeReason: consoleSessions.closeReason,
+      keyRevokedAt: apiKeys.revokedAt,
+      keyExpiresAt: apiKeys.expiresAt,
+    })
+    .from(consoleSessions)
+    .leftJoin(apiKeys, eq(apiKeys.id, consoleSessions.keyId))
+    .where(
+      and(
+        inArray(consoleSessions.id, sessionIds),
+        or(isNotNull(consoleSessions.closedAt), isNotNull(apiKeys.revokedAt), lte(apiKeys.expiresAt, now())),
+      ),
+    );
+  return rows.map((row) => {
+    const recorded = row.closedAt ? row.closeReason : null;
+    const reason: CloseReason =
+      recorded && recorded in CLOSE_REASONS ? (recorded as CloseReason) : recorded ? "ended" : "revoked";
+    return { sessionId: row.id, reason };
+  });
+}
+
+/**
+ * Closes every console of the account's server in the record (and withdraws unused tickets), for the
+ * gateways to end: returns the sessions that were open.
+ */
+export async function closeConsolesInRecord(
+  accountId: number,
+  serverId: number,
+  reason: CloseReason,
+): Promise<number[]> {
+  const database = await db();
+  const [server] = await database
+    .select({ id: servers.id })
+    .from(servers)
+    .where(and(eq(servers.id, serverId), eq(servers.accountId, accountId)));
+  if (!server) throw notFound(`No server with id ${serverId}.`);
+  const closed = await database
+    .update(consoleSessions)
+    .set({ closedAt: now(), closeReason: reason })
+    .where(
+      and(
+        eq(consoleSessions.accountId, accountId),
+        eq(consoleSessions.serverId, serverId),
+        isNull(consoleSessions.closedAt),
+      ),
+    )
+    .returning({ id: consoleSessions.id, openedAt: consoleSessions.openedAt });
+  return closed.filter((row) => row.openedAt !== null).map((row) => row.id);
+}
+
+/**
+ * Deletes up to `batch` sessions closed before `before` (oldest first), for the retention pass; returns how
+ * many. Open sessions are never deleted.
+ */
+export async function pruneClosedConsoleSessions(
+  database: Database,
+  before: Date,
+  batch: number,
+): Promise<number> {
+  const old = database
+    .select({ id: consoleSessions.id })
+    .from(consoleSessions)
+    .where(and(isNotNull(consoleSessions.closedAt), lt(consoleSessions.closedAt, before)))
+    .orderBy(asc(consoleSessions.closedAt))
+    .limit(batch);
+  const deleted = await database
+    .delete(consoleSessions)
+    .where(inArray(consoleSessions.id, old))
+    .returning({ id: consoleSessions.id });
+  return deleted.length;
 }

@@ -25,6 +25,8 @@ const PTY_LINE = /PTY is (\/dev\/pts\/\d+)/;
  */
 const SOCAT_PTY = "PTY,wait-slave,pty-interval=0.01";
 const START_TIMEOUT_MS = 5_000;
+/** A helper still running this long after it was asked to end is killed. */
+const KILL_AFTER_MS = 5_000;
 /**
  * The last line virsh prints before it makes its terminal raw and opens the stream. Making it raw flushes
  * (TCSAFLUSH) whatever was typed before, so client input waits for this line (kept from the client) and then
@@ -118,9 +120,9 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
   let held: Buffer[] = [];
   let heldBytes = 0;
 
-  const writeToTerminal = (bytes: Buffer) => {
-    if (!ended) socat.stdin?.write(withoutEscape(bytes));
-  };
+  /** False when the pipe to socat is full (the gateway then stops reading its client until drain). */
+  const writeToTerminal = (bytes: Buffer): boolean =>
+    ended ? true : (socat.stdin?.write(withoutEscape(bytes)) ?? true);
   /** virsh's stdout: its greeting first (kept from the client), then the machine's bytes. */
   const fromVirsh = (chunk: Buffer) => {
     if (ended) return;
@@ -130,6 +132,7 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
     if (!banner && greeting.length < BANNER_MAX_BYTES) return;
     const rest = banner ? greeting.subarray(banner.index + banner[0].length) : greeting;
     greeting = undefined;
+    if (banner) handlers.connected?.();
     if (rest.length > 0) handlers.data(rest);
     void untilRaw(pty, env, () => ended).then(() => {
       holding = false;
@@ -144,6 +147,9 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
   });
   // A write racing the end of either process is lost, never thrown.
   socat.stdin?.on("error", () => {});
+  socat.stdin?.on("drain", () => {
+    if (!ended) handlers.drain?.();
+  });
 
   const finish = async (detail: string) => {
     if (ended) return;
@@ -151,6 +157,12 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
     clearTimeout(startTimer);
     if (socat.exitCode === null) socat.kill("SIGTERM");
     if (virsh && virsh.exitCode === null) virsh.kill("SIGTERM");
+    // virsh ignores SIGTERM (it leaves when its terminal hangs up, as socat exits): should it linger, KILL.
+    const lingering = [socat, virsh];
+    setTimeout(() => {
+      for (const child of lingering)
+        if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    }, KILL_AFTER_MS).unref();
     if (closedByUs) {
       handlers.end("closed");
       return;
@@ -205,9 +217,10 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
   return {
     write(bytes) {
       if (!holding) return writeToTerminal(bytes);
-      if (heldBytes + bytes.length > HELD_INPUT_MAX_BYTES) return;
+      if (heldBytes + bytes.length > HELD_INPUT_MAX_BYTES) return true;
       held.push(Buffer.from(bytes));
       heldBytes += bytes.length;
+      return true;
     },
     resize() {
       // A serial line has no window size to pass on.

@@ -545,15 +545,18 @@ export class LibvirtProvisioner implements Provisioner {
     return { hostKeyFingerprint };
   }
 
-  /** Shuts the rescue system down (it unmounts what its owner mounted) and boots the server's own disk. */
-  async leaveRescue(server: ServerRow): Promise<void> {
+  /**
+   * Shuts the rescue system down (it unmounts what its owner mounted) and defines the machine on the server's
+   * own disk; boots it unless `start` is false (a held or lapsed server stays stopped).
+   */
+  async leaveRescue(server: ServerRow, options: { start?: boolean } = {}): Promise<void> {
     const host = this.host(server);
     await this.ensurePool(host);
     const own = { ...server, rescueState: null };
     await this.power(own, "stop");
     await this.deleteVolume(host, this.rescueSeedVolume(server));
     await this.define(own, host);
-    await virsh(host.uri, ["start", this.domainName(server)]);
+    if (options.start ?? true) await virsh(host.uri, ["start", this.domainName(server)]);
   }
 
   /**

@@ -52,6 +52,8 @@ async function refundCharge(tx: Tx, row: ServerRow, resize: ResizeRow): Promise<
     amountCents: resize.amountCents,
     kind: "refund",
     reference: resizeRefundReference(resize.id),
+    // A credit: no key's spend cap counts it (as an order's refund).
+    apiKeyId: null,
   });
 }
 
@@ -187,6 +189,7 @@ async function completeResize(tx: Tx, job: Job, resize: ResizeRow, answeredAt: D
       amountCents: -resize.amountCents,
       kind: "resize",
       reference: resizeReference(resize.id),
+      apiKeyId: null,
     });
   }
   const startedAt = resize.startedAt ?? answeredAt;

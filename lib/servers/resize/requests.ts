@@ -11,7 +11,7 @@ import { centsToUsd } from "@/lib/util/cents";
 import { now } from "@/lib/util/clock";
 import { processWide } from "@/lib/util/process-wide";
 import { deriveSubkey, SUBKEY_LABELS } from "@/lib/util/subkeys";
-import { debit, lockFunds } from "../billing";
+import { debit, lockFunds, type Payer } from "../billing";
 import { serverSettings } from "../config";
 import { holdReasonText } from "../holds";
 import { refuseWhileBusy, withHostQuota } from "../host-operations";
@@ -308,11 +308,12 @@ async function quoteResize(
  * Idempotency-Key makes a retry answer the same and resize once.
  */
 export async function resizeServer(
-  accountId: number,
+  payer: Payer,
   serverId: number,
   request: ResizeServerRequest,
   idempotencyKey: string | undefined,
 ): Promise<StoredResponse> {
+  const { accountId } = payer;
   if (request.dry_run) return { status: 200, body: await quoteResize(accountId, serverId, request) };
   return withHostQuota(accountId, async () => {
     const response = await withIdempotentTransaction(
@@ -322,7 +323,7 @@ export async function resizeServer(
         key: idempotencyKey,
         fingerprint: fingerprint(request),
       },
-      (tx) => resizeInTx(tx, accountId, serverId, request),
+      (tx) => resizeInTx(tx, payer, serverId, request),
     );
     kickJobs();
     return response;
@@ -331,10 +332,11 @@ export async function resizeServer(
 
 async function resizeInTx(
   tx: Tx,
-  accountId: number,
+  payer: Payer,
   serverId: number,
   request: ResizeServerRequest,
 ): Promise<StoredResponse> {
+  const { accountId, apiKeyId } = payer;
   // The account first, then the server: the lock order of every money-moving transaction.
   await lockFunds(tx, accountId, 0);
   const row = await lockServer(tx, serverId, { ownedBy: accountId });
@@ -373,7 +375,16 @@ async function resizeInTx(
     })
     .returning();
   if (!resize) throw new Error("resize insert returned no row");
-  if (amount > 0) await debit(tx, accountId, amount, "resize", resizeReference(resize.id));
+  if (amount > 0) {
+    // The key that asks pays: its spend cap (and those above it) count the upgrade as they count an order.
+    await debit(tx, {
+      accountId,
+      apiKeyId,
+      priceCents: amount,
+      kind: "resize",
+      reference: resizeReference(resize.id),
+    });
+  }
   // The server is what it becomes from now on: its host's room is reserved, renewals cost the new price.
   await tx
     .update(servers)

@@ -1,6 +1,6 @@
 import "server-only";
 import { and, desc, eq } from "drizzle-orm";
-import { conflict, notFound } from "@/lib/api/errors";
+import { notFound } from "@/lib/api/errors";
 import type { CreateSnapshotRequest, RestoreSnapshotRequest, Snapshot } from "@/lib/api/schemas/snapshots";
 import { db, type Tx } from "@/lib/db/client";
 import { servers, snapshots } from "@/lib/db/schema";
@@ -8,6 +8,7 @@ import type { SnapshotKind } from "@/lib/db/types";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
 import { now } from "@/lib/util/clock";
 import { serverSettings } from "../config";
+import { notActive, refuseWhileHeld } from "../holds";
 import { refuseWhileBusy, withHostQuota } from "../host-operations";
 import { enqueueJob, kickJobs } from "../jobs";
 import { presentServerWithTraffic } from "../metrics/traffic";
@@ -157,12 +158,7 @@ export function takeSnapshot(
       },
       async (tx) => {
         const row = await lockServer(tx, serverId, { ownedBy: accountId });
-        if (row.status !== "active") {
-          throw conflict(
-            "server_not_active",
-            `Snapshots are taken of an active server; this one is ${row.status}.`,
-          );
-        }
+        if (row.status !== "active") throw notActive(row, "Snapshots are taken of an active server");
         await refuseWhileBusy(tx, row.id);
         const snapshot = await recordSnapshot(tx, row, "manual", request.name);
         await enqueueJob(tx, row.id, "snapshot", { snapshotId: snapshot.id });
@@ -223,7 +219,8 @@ export function restoreSnapshot(
 
 /**
  * Deletes a snapshot: 202 with it `deleting`; it is gone once its volume is removed. Deleting a lapsed
- * server's last disk ends its retention: the server can no longer be renewed.
+ * server's last disk ends its retention: the server can no longer be renewed. Refused while the operator
+ * holds the server (409 server_held): a hold keeps what is being looked into.
  */
 export function deleteSnapshot(accountId: number, serverId: number, snapshotId: number): Promise<Snapshot> {
   return withHostQuota(accountId, async () => {
@@ -232,6 +229,7 @@ export function deleteSnapshot(accountId: number, serverId: number, snapshotId: 
       const row = await lockServer(tx, serverId, { ownedBy: accountId });
       const found = await lockOwnSnapshot(tx, row.id, snapshotId);
       if (found.state === "deleting") return presentSnapshot(found, row);
+      refuseWhileHeld(row, "deleting its snapshots");
       await refuseWhileBusy(tx, row.id);
       const [deleting] = await tx
         .update(snapshots)

@@ -10,6 +10,6 @@ export const POST = publicRoute(async ({ request, client }) => {
   return json(result, 201, headers);
 });
 
-export const GET = authedRoute(async ({ auth }) => json(getAccount(auth)));
+export const GET = authedRoute("getAccount", async ({ auth }) => json(getAccount(auth)));
 
 export const { PUT, PATCH, DELETE } = methodNotAllowed(["GET", "POST"]);

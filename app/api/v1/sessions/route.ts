@@ -11,6 +11,8 @@ export const POST = publicRoute(async ({ request, client }) => {
 });
 
 /** The account's live dashboard sessions; any of its keys may list them. */
-export const GET = authedRoute(async ({ auth }) => json({ sessions: await listSessions(auth) }));
+export const GET = authedRoute("listSessions", async ({ auth }) =>
+  json({ sessions: await listSessions(auth) }),
+);
 
 export const { PUT, PATCH, DELETE } = methodNotAllowed(["GET", "POST"]);

@@ -6,12 +6,12 @@ import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
 import { listTopups } from "@/lib/topups/reads";
 import { readPaymentHeader, requestTopup, topupResource } from "@/lib/topups/request";
 
-export const GET = authedRoute(async ({ request, auth }) => {
+export const GET = authedRoute("listTopups", async ({ request, auth }) => {
   const page = await listTopups(auth.accountId, readPageRequest(new URL(request.url), TOPUP_PAGE_DEFAULT));
   return json({ topups: page.items, next_cursor: page.nextCursor });
 });
 
-export const POST = authedRoute(async ({ request, auth, client }) => {
+export const POST = authedRoute("createTopup", async ({ request, auth, client }) => {
   const idempotencyKey = readIdempotencyKey(request.headers);
   const body = await parseJsonBody(request, CreateTopupBody);
   const outcome = await requestTopup({

@@ -135,6 +135,22 @@ export default async function AccountPage(props: { params: Promise<{ id: string 
         </Panel>
       )}
 
+      {account.adjustment_approvals.length > 0 && (
+        <Panel id="approvals" title="Adjustments past their operator's daily cap">
+          <ul className="space-y-1 text-sm">
+            {account.adjustment_approvals.map((approval) => (
+              <li key={approval.id} data-testid="adjustment-approval">
+                {formatApiUsd(approval.amount_usd)} asked by {approval.requested_by} at{" "}
+                {when(approval.requested_at)}: {approval.reason} ·{" "}
+                {approval.state === "pending"
+                  ? "waiting for another admin (Operators)"
+                  : `${approval.state} by ${approval.decided_by} at ${when(approval.decided_at)}`}
+              </li>
+            ))}
+          </ul>
+        </Panel>
+      )}
+
       <Panel id="ledger" title="Ledger (latest 100)">
         <table className="w-full text-left text-sm" aria-label="Ledger">
           <thead>
@@ -187,7 +203,7 @@ export default async function AccountPage(props: { params: Promise<{ id: string 
               </li>
             ))}
           </ul>
-          <Link href="/operator/payments" className="text-sm underline">
+          <Link prefetch={false} href="/operator/payments" className="text-sm underline">
             All payments needing attention
           </Link>
         </Panel>
@@ -207,11 +223,28 @@ export default async function AccountPage(props: { params: Promise<{ id: string 
 
       {account.consoles.length > 0 && (
         <Panel id="consoles" title="Recent consoles">
-          <ul className="space-y-1 text-sm">
+          <ul className="space-y-2 text-sm">
             {account.consoles.map((console) => (
-              <li key={console.id}>
-                Server {console.server_id} · {when(console.requested_at)} from {console.from}
-                {console.closed_at ? ` · closed ${when(console.closed_at)}` : " · open"}
+              <li key={console.id} data-testid={`console-${console.id}`} className="space-y-2">
+                <p>
+                  Server {console.server_id} · {when(console.requested_at)} from {console.from}
+                  {console.closed_at
+                    ? ` · closed ${when(console.closed_at)} (${console.close_reason ?? "closed"})`
+                    : console.opened_at
+                      ? " · open"
+                      : " · ticket not used yet"}
+                </p>
+                {canSuspend && !console.closed_at && (
+                  <ReasonForm
+                    csrfToken={csrfToken}
+                    method="DELETE"
+                    path={`/consoles/${console.id}`}
+                    label="Why it is closed (audit log)"
+                    submit="Close console"
+                    success="Closed."
+                    danger
+                  />
+                )}
               </li>
             ))}
           </ul>

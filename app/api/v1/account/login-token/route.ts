@@ -4,7 +4,7 @@ import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
 import { RotateLoginTokenBody } from "@/lib/api/schemas/sessions";
 
 /** Replaces the login token; the new one is in this answer only. */
-export const POST = authedRoute(async ({ request, auth, client }) => {
+export const POST = authedRoute("rotateLoginToken", async ({ request, auth, client }) => {
   const body = await parseJsonBody(request, RotateLoginTokenBody);
   const input = {
     factor: { totpCode: body.totp_code, recoveryCode: body.recovery_code },

@@ -5,10 +5,12 @@ import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
 import { SecondFactorBody } from "@/lib/api/schemas/sessions";
 
 /** How many recovery codes are left; never the codes. */
-export const GET = authedRoute(async ({ auth }) => json(await recoveryCodeStatus(auth.accountId)));
+export const GET = authedRoute("getRecoveryCodeStatus", async ({ auth }) =>
+  json(await recoveryCodeStatus(auth.accountId)),
+);
 
 /** A new set of recovery codes, shown this once; the old set stops working. */
-export const POST = authedRoute(async ({ request, auth, client }) => {
+export const POST = authedRoute("regenerateRecoveryCodes", async ({ request, auth, client }) => {
   const body = await parseJsonBody(request, SecondFactorBody);
   const factor = { totpCode: body.totp_code, recoveryCode: body.recovery_code };
   return json(await regenerateRecoveryCodes(auth.accountId, factor, client), 200, {

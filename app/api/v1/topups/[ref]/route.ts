@@ -1,7 +1,7 @@
 import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
 import { getTopup } from "@/lib/topups/reads";
 
-export const GET = authedRoute(async ({ auth, params }) =>
+export const GET = authedRoute("getTopup", async ({ auth, params }) =>
   json(await getTopup(auth.accountId, String(params.ref))),
 );
 

@@ -3,7 +3,7 @@ import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { ServerActionBody } from "@/lib/api/schemas/servers";
 import { powerAction } from "@/lib/servers/control";
 
-export const POST = authedRoute(async ({ request, auth, params }) => {
+export const POST = authedRoute("serverPowerAction", async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");
   const body = await parseJsonBody(request, ServerActionBody);
   return json(await powerAction(auth.accountId, serverId, body.action));

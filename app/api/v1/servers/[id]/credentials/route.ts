@@ -1,7 +1,7 @@
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { getCredentials, serverReader } from "@/lib/servers/reads";
 
-export const GET = authedRoute(async ({ auth, params }) =>
+export const GET = authedRoute("getServerCredentials", async ({ auth, params }) =>
   json(await getCredentials(serverReader(auth), pathId(params, "id", "server")), 200, {
     "cache-control": "no-store",
     pragma: "no-cache",

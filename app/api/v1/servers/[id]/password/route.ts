@@ -3,7 +3,7 @@ import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { RootPasswordBody } from "@/lib/api/schemas/server-machine";
 import { changeRootPassword } from "@/lib/servers/root-password";
 
-export const POST = authedRoute(async ({ request, auth, params }) => {
+export const POST = authedRoute("setServerRootPassword", async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");
   const body = await parseJsonBody(request, RootPasswordBody);
   // The answer is the credentials, so it is kept out of caches like GET /credentials.

@@ -4,7 +4,7 @@ import { ReinstallServerBody } from "@/lib/api/schemas/server-machine";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
 import { reinstallServer } from "@/lib/servers/reinstall";
 
-export const POST = authedRoute(async ({ request, auth, params }) => {
+export const POST = authedRoute("reinstallServer", async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");
   const idempotencyKey = readIdempotencyKey(request.headers);
   const body = await parseJsonBody(request, ReinstallServerBody);

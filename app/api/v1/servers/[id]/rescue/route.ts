@@ -5,7 +5,7 @@ import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
 import { enterRescue, leaveRescue } from "@/lib/servers/rescue";
 
 /** Boots the rescue system; the answer carries its temporary root password, so it is never cached. */
-export const POST = authedRoute(async ({ request, auth, params }) => {
+export const POST = authedRoute("enterRescue", async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");
   const idempotencyKey = readIdempotencyKey(request.headers);
   await parseJsonBody(request, RescueBody);
@@ -14,7 +14,7 @@ export const POST = authedRoute(async ({ request, auth, params }) => {
 });
 
 /** Boots the server's own system again. */
-export const DELETE = authedRoute(async ({ auth, params }) =>
+export const DELETE = authedRoute("leaveRescue", async ({ auth, params }) =>
   json(await leaveRescue(auth.accountId, pathId(params, "id", "server")), 202),
 );
 

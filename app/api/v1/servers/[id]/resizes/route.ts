@@ -1,7 +1,7 @@
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { listResizes } from "@/lib/servers/resize/requests";
 
-export const GET = authedRoute(async ({ auth, params }) =>
+export const GET = authedRoute("listResizes", async ({ auth, params }) =>
   json(await listResizes(auth.accountId, pathId(params, "id", "server"))),
 );
 

@@ -4,11 +4,11 @@ import { CreateSnapshotBody } from "@/lib/api/schemas/snapshots";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
 import { listSnapshots, takeSnapshot } from "@/lib/servers/snapshots/requests";
 
-export const GET = authedRoute(async ({ auth, params }) =>
+export const GET = authedRoute("listSnapshots", async ({ auth, params }) =>
   json(await listSnapshots(auth.accountId, pathId(params, "id", "server"))),
 );
 
-export const POST = authedRoute(async ({ request, auth, params }) => {
+export const POST = authedRoute("takeSnapshot", async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");
   const idempotencyKey = readIdempotencyKey(request.headers);
   const body = await parseJsonBody(request, CreateSnapshotBody);

@@ -3,7 +3,7 @@ import { authedRoute, json, methodNotAllowed } from "@/lib/api/route";
 import { EmptyBody } from "@/lib/api/schemas/common";
 import { cancelTopup } from "@/lib/topups/deposit";
 
-export const POST = authedRoute(async ({ request, auth, params }) => {
+export const POST = authedRoute("cancelTopup", async ({ request, auth, params }) => {
   await parseJsonBody(request, EmptyBody);
   return json(await cancelTopup(auth.accountId, String(params.ref)));
 });

@@ -3,7 +3,7 @@ import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { DELIVERY_PAGE_DEFAULT } from "@/lib/api/schemas/notifications";
 import { listDeliveries } from "@/lib/notifications/service";
 
-export const GET = authedRoute(async ({ request, auth, params }) => {
+export const GET = authedRoute("listWebhookDeliveries", async ({ request, auth, params }) => {
   const id = pathId(params, "id", "webhook");
   const page = await listDeliveries(
     auth.accountId,

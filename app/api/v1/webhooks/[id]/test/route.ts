@@ -3,7 +3,7 @@ import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { EmptyBody } from "@/lib/api/schemas/common";
 import { sendTest } from "@/lib/notifications/service";
 
-export const POST = authedRoute(async ({ request, auth, params }) => {
+export const POST = authedRoute("testWebhook", async ({ request, auth, params }) => {
   const id = pathId(params, "id", "webhook");
   await parseJsonBody(request, EmptyBody);
   return json(await sendTest(auth.accountId, id), 202);

@@ -19,7 +19,8 @@ export const POST = operatorRoute("adjust_ledger", async (context) => {
     payment: body.payment,
     key: key === undefined ? undefined : `${context.operator.operatorId}:${key}`,
   });
-  return json(outcome.adjustment, outcome.status);
+  // Past the operator's daily cap nothing is posted: it waits (202) for another admin's approval.
+  return outcome.status === 202 ? json(outcome.approval, 202) : json(outcome.adjustment, outcome.status);
 });
 
 export const { GET, PUT, PATCH, DELETE } = operatorMethodNotAllowed(["POST"]);

@@ -1,7 +1,7 @@
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { deleteSnapshot, getSnapshot } from "@/lib/servers/snapshots/requests";
 
-export const GET = authedRoute(async ({ auth, params }) =>
+export const GET = authedRoute("getSnapshot", async ({ auth, params }) =>
   json(
     await getSnapshot(
       auth.accountId,
@@ -11,7 +11,7 @@ export const GET = authedRoute(async ({ auth, params }) =>
   ),
 );
 
-export const DELETE = authedRoute(async ({ auth, params }) =>
+export const DELETE = authedRoute("deleteSnapshot", async ({ auth, params }) =>
   json(
     await deleteSnapshot(
       auth.accountId,

@@ -4,7 +4,7 @@ import { RestoreSnapshotBody } from "@/lib/api/schemas/snapshots";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
 import { restoreSnapshot } from "@/lib/servers/snapshots/requests";
 
-export const POST = authedRoute(async ({ request, auth, params }) => {
+export const POST = authedRoute("restoreSnapshot", async ({ request, auth, params }) => {
   const serverId = pathId(params, "id", "server");
   const snapshotId = pathId(params, "snapshotId", "snapshot");
   const idempotencyKey = readIdempotencyKey(request.headers);

@@ -3,7 +3,7 @@ import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { EmptyBody } from "@/lib/api/schemas/common";
 import { redeliver } from "@/lib/notifications/service";
 
-export const POST = authedRoute(async ({ request, auth, params }) => {
+export const POST = authedRoute("redeliverWebhookDelivery", async ({ request, auth, params }) => {
   const id = pathId(params, "id", "webhook");
   const deliveryId = pathId(params, "deliveryId", "delivery");
   await parseJsonBody(request, EmptyBody);

@@ -130,16 +130,24 @@ dropbearconvert openssh dropbear /tmp/host_key /etc/dropbear/ed25519_host_key >/
 rm -f /tmp/host_key
 umask 022
 
-# Static IPv4 from network-config on the interface whose MAC it names.
+# Static addresses from network-config on the interface whose MAC it names: IPv4 with its gateway, and IPv6
+# (the server's /64) with its gateway on the host's bridge, without autoconfiguration from advertisements.
 mac=$(sed -n "s/.*macaddress: *'\{0,1\}\([0-9a-f:]*\).*/\1/p" $seed/network-config | head -n 1)
-address=$(sed -n 's/^ *addresses: *\[\([^],]*\).*/\1/p' $seed/network-config | head -n 1)
+addresses=$(sed -n 's/^ *addresses: *\[\(.*\)\] *$/\1/p' $seed/network-config | head -n 1 | tr -d "' " | tr ',' ' ')
 gateway=$(sed -n 's/^ *gateway4: *//p' $seed/network-config | head -n 1)
+gateway6=$(sed -n "s/^ *gateway6: *'\{0,1\}\([0-9a-f:]*\).*/\1/p" $seed/network-config | head -n 1)
 ip link set lo up
 for dev in /sys/class/net/*; do
   [ "$(cat "$dev/address")" = "$mac" ] || continue
-  ip link set "${dev##*/}" up
-  [ -n "$address" ] && ip addr add "$address" dev "${dev##*/}"
+  name=${dev##*/}
+  if grep -q 'accept-ra: false' $seed/network-config; then
+    sysctl -q -w "net.ipv6.conf.$name.accept_ra=0"
+    sysctl -q -w "net.ipv6.conf.$name.autoconf=0"
+  fi
+  ip link set "$name" up
+  for address in $addresses; do ip addr add "$address" dev "$name"; done
   [ -n "$gateway" ] && ip route add default via "$gateway"
+  [ -n "$gateway6" ] && ip -6 route add default via "$gateway6" dev "$name"
 done
 nameservers=$(sed -n 's/^ *nameservers: *{addresses: *\[\(.*\)\]}.*/\1/p' $seed/network-config | tr ',' ' ')
 for ns in $nameservers; do echo "nameserver $ns" >>/etc/resolv.conf; done

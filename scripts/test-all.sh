@@ -41,6 +41,13 @@ command -v cpio >/dev/null || missing+=(cpio)
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 # The guest isolation test watches a test bridge from a network namespace with tcpdump.
 command -v tcpdump >/dev/null || missing+=(tcpdump)
+# Servers' firewalls are nftables tables on their hosts (unit, VM suite); iperf3 measures their cost
+# (bench:firewall); reverse DNS goes to a PowerDNS the API suite starts (sqlite3 backend, schema loaded by sqlite3).
+[ -x /usr/sbin/nft ] || missing+=(nftables)
+command -v iperf3 >/dev/null || missing+=(iperf3)
+[ -x /usr/sbin/pdns_server ] || missing+=(pdns-server)
+[ -f /usr/share/doc/pdns-backend-sqlite3/schema.sqlite3.sql ] || missing+=(pdns-backend-sqlite3)
+command -v sqlite3 >/dev/null || missing+=(sqlite3)
 # The chaos run: nginx in front of three instances, with a throwaway certificate from openssl.
 command -v nginx >/dev/null || missing+=(nginx)
 command -v openssl >/dev/null || missing+=(openssl)

@@ -8,12 +8,12 @@ import { useOperatorAction } from "./use-operator-action";
 
 /**
  * An operator action that needs a reason: suspend or lift, drain or take back, mark reviewed, deactivate an
- * operator, decide an adjustment waiting for approval. With
- * `pauseChoice` (suspensions) it also asks whether the paid period keeps running.
+ * operator, decide an adjustment waiting for approval, open or block a server's mail. With `pauseChoice`
+ * (suspensions) it also asks whether the paid period keeps running.
  */
 export function ReasonForm(props: {
   csrfToken: string;
-  method: "POST" | "DELETE";
+  method: "POST" | "PUT" | "DELETE";
   path: string;
   /** The body's field the text goes in. */
   field?: "reason" | "note";
@@ -22,7 +22,7 @@ export function ReasonForm(props: {
   success: string;
   danger?: boolean;
   pauseChoice?: boolean;
-  /** Fixed fields sent with the text (e.g. an approval's decision). */
+  /** Fixed fields sent with the text (an approval's decision, the mail switch's position). */
   extra?: Record<string, unknown>;
 }) {
   const id = useId();

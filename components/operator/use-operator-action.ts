@@ -17,7 +17,7 @@ export class OperatorApiError extends Error {
 /** Calls the operator API from its own pages: JSON, the session's CSRF token, no cache. */
 export async function callOperatorApi(
   csrfToken: string,
-  method: "POST" | "DELETE",
+  method: "POST" | "PUT" | "DELETE",
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
@@ -50,7 +50,12 @@ export function useOperatorAction(csrfToken: string) {
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   function run(
-    call: { method: "POST" | "DELETE"; path: string; body?: unknown; headers?: Record<string, string> },
+    call: {
+      method: "POST" | "PUT" | "DELETE";
+      path: string;
+      body?: unknown;
+      headers?: Record<string, string>;
+    },
     success: string | ((answer: unknown) => string),
     after?: () => void,
   ) {

@@ -9,6 +9,7 @@ import type { TestProject } from "vitest/node";
 import { startDnsServer, type TestDnsServer } from "@/lib/testing/dns-server";
 import { type RunningApp, startApp } from "../support/app-server";
 import { checkLedger, type LedgerReport } from "../support/ledger-check";
+import { type PowerDns, startPowerDns } from "../support/powerdns";
 import { resetPostgres } from "../support/reset-postgres";
 import { startTestChains, type TestChains } from "../support/test-chains";
 
@@ -63,6 +64,7 @@ export const TEST_ZONES = {
 let app: RunningApp | undefined;
 let chains: TestChains | undefined;
 let dns: TestDnsServer | undefined;
+let powerDns: PowerDns | undefined;
 let databaseUrl: string | undefined;
 
 export async function setup(project: TestProject) {
@@ -122,10 +124,21 @@ export async function setup(project: TestProject) {
   chains = await startTestChains();
   dns = await startDnsServer(TEST_ZONES);
   env.NOTIFY_DNS_SERVERS = dns.address;
+  // Reverse DNS into a PowerDNS of the suite's own, names checked against it (network.test.ts).
+  powerDns = await startPowerDns();
+  const rdnsEnv = {
+    PDNS_API_URL: powerDns.apiUrl,
+    PDNS_API_KEY: powerDns.apiKey,
+    RDNS_DEFAULT_DOMAIN: "rdns.vps.test",
+    RDNS_RESOLVERS: powerDns.dns,
+    RDNS_LOOKUP_TIMEOUT_MS: "1000",
+    PDNS_API_TIMEOUT_MS: "1000",
+  };
   // The settlement node by name, as deployments often give it: its lookups are the process's getaddrinfo.
   const appEnv = {
     ...env,
     ...chains.appEnv,
+    ...rdnsEnv,
     X402_RPC_URL: chains.appEnv.X402_RPC_URL?.replace("127.0.0.1", "localhost") ?? "",
   };
   app = await startApp(appEnv);
@@ -134,6 +147,12 @@ export async function setup(project: TestProject) {
   project.provide("appOutputFile", app.outputFile);
   project.provide("baseUrl", app.url);
   project.provide("dbTarget", target);
+  project.provide("powerDns", {
+    apiUrl: powerDns.apiUrl,
+    apiKey: powerDns.apiKey,
+    dns: powerDns.dns,
+    pid: powerDns.pid,
+  });
   project.provide("testDatabaseUrl", env.DATABASE_URL ?? "");
   project.provide("chains", {
     baseRpc: chains.base.rpcUrl,
@@ -184,6 +203,7 @@ export async function teardown() {
   await app?.stop();
   await chains?.stop();
   await dns?.close();
+  await powerDns?.stop();
   if (app) await ledgerCheck(app, databaseUrl);
 }
 
@@ -191,6 +211,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     baseUrl: string;
     dbTarget: string;
+    /** The suite's PowerDNS: its API, and where it answers DNS (a `pid` the rDNS test pauses). */
+    powerDns: { apiUrl: string; apiKey: string; dns: string; pid: number };
     testDatabaseUrl: string;
     /** The environment the app under test runs with, to start a second instance beside it. */
     appEnv: Record<string, string>;

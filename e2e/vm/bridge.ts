@@ -24,7 +24,8 @@ export const TEST_BRIDGE = {
   subnet: `${NET}.0/24`,
   gateway: `${NET}.1`,
   prefix: 24,
-  pool: `${NET}.10-${NET}.19`,
+  /** The two bridged hosts' halves of it. */
+  pools: [`${NET}.10-${NET}.14`, `${NET}.15-${NET}.19`],
   observer: `${NET}.250`,
   netns: `${process.env.VM_TEST_PREFIX ?? "vpst-"}observer`,
   /** The observer's veth: this end on the bridge, the peer in the namespace as eth0. */
@@ -34,6 +35,18 @@ export const TEST_BRIDGE = {
   neighbourVeth: `${process.env.VM_TEST_BRIDGE ?? "vpstbr0"}n`,
   /** The prefix the test's router advertisement offers (2001:db8::/32 is for documentation only). */
   advertisedPrefix: "2001:db8:5:0",
+  /** The guests' IPv6 gateway: this machine's link-local address on the bridge, as the app's default. */
+  ipv6Gateway: "fe80::1",
+  /** Each bridged host's IPv6 prefix: its servers' /64s are routed from it. */
+  ipv6Prefixes: ["2001:db8:77:100::/56", "2001:db8:77:200::/56"],
+  /**
+   * The other end of routed IPv6: a namespace behind a link of its own to this machine (not on the bridge),
+   * so its traffic to a guest's /64 takes the host's route and forwarding, as from the internet.
+   */
+  upstreamNetns: `${process.env.VM_TEST_PREFIX ?? "vpst-"}upstream`,
+  upstreamVeth: `${process.env.VM_TEST_BRIDGE ?? "vpstbr0"}u`,
+  upstreamHost: "2001:db8:77:ffff::1",
+  upstream: "2001:db8:77:ffff::2",
 };
 
 const ip = (...args: string[]) => exec("ip", args);
@@ -43,9 +56,43 @@ const inObserver = (...args: string[]) => exec("ip", ["netns", "exec", TEST_BRID
 export async function removeTestBridge(): Promise<void> {
   await ip("link", "del", TEST_BRIDGE.veth).catch(() => undefined);
   await ip("link", "del", TEST_BRIDGE.neighbourVeth).catch(() => undefined);
+  await ip("link", "del", TEST_BRIDGE.upstreamVeth).catch(() => undefined);
   await ip("link", "del", TEST_BRIDGE.name).catch(() => undefined);
   await ip("netns", "del", TEST_BRIDGE.netns).catch(() => undefined);
   await ip("netns", "del", TEST_BRIDGE.neighbourNetns).catch(() => undefined);
+  await ip("netns", "del", TEST_BRIDGE.upstreamNetns).catch(() => undefined);
+  await restoreIpv6Forwarding();
+}
+
+/** What all.forwarding was before this test turned it on (kernels without per-interface forwarding). */
+let forwardingBefore: string | undefined;
+
+/**
+ * IPv6 forwarding between the upstream link and the bridge, and nowhere else where the kernel allows it
+ * (`force_forwarding` on the two interfaces, Linux 6.17 and later); else for the machine while the test runs.
+ */
+async function forwardIpv6(): Promise<void> {
+  const { name, upstreamVeth } = TEST_BRIDGE;
+  const perInterface = await exec("sysctl", ["-n", `net.ipv6.conf.${name}.force_forwarding`]).then(
+    () => true,
+    () => false,
+  );
+  if (perInterface) {
+    for (const dev of [name, upstreamVeth]) {
+      await exec("sysctl", ["-q", "-w", `net.ipv6.conf.${dev}.force_forwarding=1`]);
+    }
+    return;
+  }
+  forwardingBefore ??= (await exec("sysctl", ["-n", "net.ipv6.conf.all.forwarding"])).stdout.trim();
+  await exec("sysctl", ["-q", "-w", "net.ipv6.conf.all.forwarding=1"]);
+}
+
+async function restoreIpv6Forwarding(): Promise<void> {
+  if (forwardingBefore === undefined) return;
+  await exec("sysctl", ["-q", "-w", `net.ipv6.conf.all.forwarding=${forwardingBefore}`]).catch(
+    () => undefined,
+  );
+  forwardingBefore = undefined;
 }
 
 const toNumber = (address: string) =>
@@ -84,8 +131,12 @@ export async function createTestBridge(): Promise<void> {
   await assertSubnetUnused();
   await ip("link", "add", name, "type", "bridge", "forward_delay", "0", "stp_state", "0");
   await ip("addr", "add", `${gateway}/${prefix}`, "dev", name);
-  // This machine takes no IPv6 part on the bridge: the test's router advertisement is for those on it.
-  await exec("sysctl", ["-q", "-w", `net.ipv6.conf.${name}.disable_ipv6=1`]);
+  // This machine is the guests' IPv6 router on the bridge (fe80::1), and takes nothing from advertisements
+  // there: the test's rogue router advertisement is for those on it.
+  for (const setting of ["accept_ra=0", "autoconf=0", "disable_ipv6=0"]) {
+    await exec("sysctl", ["-q", "-w", `net.ipv6.conf.${name}.${setting}`]);
+  }
+  await ip("-6", "addr", "add", `${TEST_BRIDGE.ipv6Gateway}/64`, "dev", name, "nodad");
   await ip("link", "set", name, "up");
   await ip("netns", "add", netns);
   await ip("link", "add", veth, "type", "veth", "peer", "name", `${veth}p`);
@@ -103,6 +154,57 @@ export async function createTestBridge(): Promise<void> {
   await ip("-n", neighbourNetns, "link", "set", `${neighbourVeth}p`, "name", "eth0");
   await exec("ip", ["netns", "exec", neighbourNetns, "sysctl", "-q", ...IPV6_AUTOCONF]);
   await ip("-n", neighbourNetns, "link", "set", "eth0", "up");
+  // Upstream: its own link to this machine, routed to the guests' /64s by the routes the app sets.
+  const { upstreamNetns, upstreamVeth, upstreamHost, upstream } = TEST_BRIDGE;
+  await ip("netns", "add", upstreamNetns);
+  await ip("link", "add", upstreamVeth, "type", "veth", "peer", "name", "eth0", "netns", upstreamNetns);
+  await exec("sysctl", ["-q", "-w", `net.ipv6.conf.${upstreamVeth}.accept_ra=0`]);
+  await ip("-6", "addr", "add", `${upstreamHost}/64`, "dev", upstreamVeth, "nodad");
+  await ip("link", "set", upstreamVeth, "up");
+  await ip("-n", upstreamNetns, "link", "set", "lo", "up");
+  await ip("-n", upstreamNetns, "-6", "addr", "add", `${upstream}/64`, "dev", "eth0", "nodad");
+  await ip("-n", upstreamNetns, "link", "set", "eth0", "up");
+  await ip("-n", upstreamNetns, "-6", "route", "add", "default", "via", upstreamHost);
+  await forwardIpv6();
+}
+
+export type Reach = "open" | "refused" | "timeout";
+
+/**
+ * A TCP connection from a test namespace to host:port: `open` (it answered; `greeting` is what it sent
+ * first), `refused` (the machine said no: reached, nothing listening) or `timeout` (dropped on the way).
+ */
+export async function tcpFrom(
+  netns: string,
+  host: string,
+  port: number,
+  timeoutMs = 2_000,
+): Promise<{ reach: Reach; greeting: string }> {
+  const target = host.includes(":") ? `TCP6:[${host}]:${port}` : `TCP4:${host}:${port}`;
+  const seconds = (timeoutMs / 1000).toFixed(1);
+  return new Promise((resolve) => {
+    const child = spawn(
+      "ip",
+      ["netns", "exec", netns, "socat", "-T", seconds, "-", `${target},connect-timeout=${seconds}`],
+      {
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
+    let out = "";
+    let err = "";
+    child.stdout?.on("data", (chunk) => {
+      out += chunk;
+      // An SSH server's greeting is all a probe needs.
+      if (out.includes("\n")) child.kill();
+    });
+    child.stderr?.on("data", (chunk) => {
+      err += chunk;
+    });
+    child.once("exit", () => {
+      const reach: Reach = out.length > 0 ? "open" : /refused/i.test(err) ? "refused" : "timeout";
+      resolve({ reach, greeting: out.split("\n")[0] ?? "" });
+    });
+  });
 }
 
 /** The sysctls under which eth0 takes an address from a router advertisement (a host, not a router). */

@@ -113,19 +113,22 @@ export async function setup(project: TestProject) {
       // Room for two capped servers (the console test holds the consoles of one account's two) and the
       // snapshots of one.
       { name: "remote-1", location: "se", uri: sshd.uri, memory_mb: 2560, vcpus: 2, disk_gb: 24 },
-      // Two guests on the isolation test's own bridge (guest-isolation.test.ts creates it).
-      {
-        name: "bridged-1",
+      // Two guests on the isolation test's own bridge (guest-isolation.test.ts creates it), one on each of
+      // two hosts sharing it: this machine's libvirtd, and the same behind the local sshd (qemu+libssh), so
+      // their firewalls are applied both ways. Room for one server each; disjoint pools and IPv6 prefixes.
+      ...[URI, sshd.uri].map((uri, index) => ({
+        name: `bridged-${index + 1}`,
         location: "ro",
-        uri: URI,
-        memory_mb: 2048,
+        uri,
+        memory_mb: 1536,
         vcpus: 2,
         disk_gb: 8,
         bridge: TEST_BRIDGE.name,
-        ipv4_pool: TEST_BRIDGE.pool,
+        ipv4_pool: TEST_BRIDGE.pools[index],
         ipv4_prefix: TEST_BRIDGE.prefix,
         ipv4_gateway: TEST_BRIDGE.gateway,
-      },
+        ipv6_prefix: TEST_BRIDGE.ipv6Prefixes[index],
+      })),
       { name: "unreachable-1", location: "fr", uri: UNREACHABLE_URI, memory_mb: 4096, vcpus: 4, disk_gb: 40 },
       // Room for the lapse test's server to grow to a Jackal (2 GiB, 2 vCPUs) and come back after lapsing.
       { name: "local-2", location: "bg", uri: URI, memory_mb: 3072, vcpus: 2, disk_gb: 12 },

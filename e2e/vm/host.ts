@@ -181,6 +181,8 @@ export type Server = {
   status: string;
   hostname: string;
   ip: string | null;
+  ipv6?: string | null;
+  ipv6_prefix?: string | null;
   ssh_port: number | null;
   ssh_host_key_fingerprint: string | null;
   power_state: string | null;

@@ -134,6 +134,32 @@ export const ERROR_CODES = {
   server_in_rescue: { status: 409, message: "The server is in rescue mode: leave it first." },
   not_in_rescue: { status: 409, message: "The server is not in rescue mode." },
   rescue_unavailable: { status: 409, message: "The rescue system is not installed on this deployment." },
+  // Networking: the firewall and reverse DNS
+  invalid_firewall_rules: {
+    status: 400,
+    message:
+      "Send rules as a list of at most 100 rules (direction, protocol, ports, sources, destinations, action).",
+  },
+  firewall_unavailable: {
+    status: 409,
+    message: "This server's host has no public network to filter (only its SSH port is forwarded).",
+  },
+  invalid_simulation: {
+    status: 400,
+    message: "Send direction, protocol, remote_address, and port for tcp and udp.",
+  },
+  invalid_address: { status: 400, message: "The path must name an IPv4 or IPv6 address." },
+  invalid_ptr_name: { status: 400, message: "Send name as a fully qualified host name." },
+  rdns_unavailable: { status: 409, message: "Reverse DNS is not managed on this deployment." },
+  ptr_not_forward_confirmed: {
+    status: 422,
+    message: "The name does not resolve to the address: point it there first, then set the PTR.",
+  },
+  ptr_limit_reached: { status: 409, message: "The server names as many addresses as it may." },
+  forward_lookup_unavailable: {
+    status: 503,
+    message: "The name's forward lookup got no answer; retry shortly.",
+  },
   // Top-ups and payments
   invalid_amount: {
     status: 400,

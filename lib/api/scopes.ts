@@ -47,6 +47,11 @@ export const SCOPES = {
     group: "servers",
     needs: ["servers:read"],
   },
+  "servers:network": {
+    summary: "Change servers' firewall rules and reverse DNS names",
+    group: "servers",
+    needs: ["servers:read"],
+  },
   "servers:credentials": {
     summary: "Read servers' root passwords",
     group: "servers",
@@ -139,7 +144,14 @@ export const SCOPE_PRESETS: readonly ScopePreset[] = [
   {
     id: "operate",
     title: "Operate servers",
-    scopes: ["servers:read", "servers:power", "servers:rebuild", "servers:console", "servers:snapshots"],
+    scopes: [
+      "servers:read",
+      "servers:power",
+      "servers:rebuild",
+      "servers:console",
+      "servers:snapshots",
+      "servers:network",
+    ],
   },
   {
     id: "agent",
@@ -149,6 +161,7 @@ export const SCOPE_PRESETS: readonly ScopePreset[] = [
       "servers:power",
       "servers:rebuild",
       "servers:snapshots",
+      "servers:network",
       "servers:credentials",
       "servers:terminate",
       SPEND_SCOPE,

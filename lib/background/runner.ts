@@ -13,6 +13,7 @@ import { depositRails } from "@/lib/rails/setup";
 import { releaseWatcherLeasesOnShutdown, watchersStopping } from "@/lib/rails/shutdown";
 import { runServerLifecycle } from "@/lib/servers/lifecycle";
 import { startMetricsSampling } from "@/lib/servers/metrics/sampler";
+import { syncPtrs } from "@/lib/servers/network/rdns";
 import { expireDueTopups, settleOutstandingTopups, settleTopups } from "@/lib/topups/settlement";
 import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
@@ -286,6 +287,12 @@ export async function runBackgroundPass(): Promise<void> {
     await runServerLifecycle();
   } catch (error) {
     logThrottled("servers", `server lifecycle: ${firstLine(error)}`);
+  }
+  try {
+    // Reverse DNS due to be written (or retried): never in the way of an order, whatever DNS does.
+    await syncPtrs();
+  } catch (error) {
+    logThrottled("rdns", `reverse DNS: ${firstLine(error)}`);
   }
   try {
     await pruneWhenDue();

@@ -15,6 +15,7 @@ import { X402_SETTINGS } from "@/lib/rails/x402/config";
 import { RATE_LIMIT_SETTINGS } from "@/lib/rate-limit/config";
 import { SERVER_SETTINGS } from "@/lib/servers/config";
 import { CONSOLE_SETTINGS } from "@/lib/servers/console/config";
+import { RDNS_SETTINGS } from "@/lib/servers/network/config";
 import { STATUS_SETTINGS } from "@/lib/status/config";
 import { TOPUP_SETTINGS } from "@/lib/topups/config";
 
@@ -37,6 +38,7 @@ export const SETTINGS = {
   monero: MONERO_SETTINGS,
   servers: SERVER_SETTINGS,
   console: CONSOLE_SETTINGS,
+  rdns: RDNS_SETTINGS,
   notifications: NOTIFICATION_SETTINGS,
   operator: OPERATOR_SETTINGS,
   status: STATUS_SETTINGS,

@@ -6,6 +6,7 @@ import {
   check,
   index,
   integer,
+  jsonb,
   numeric,
   pgTable,
   primaryKey,
@@ -21,6 +22,7 @@ import type {
   DeliveryState,
   EndpointKind,
   EventType,
+  FirewallRule,
   JobKind,
   JobState,
   LedgerKind,
@@ -28,6 +30,7 @@ import type {
   PaymentMethod,
   PowerAction,
   PowerState,
+  PtrState,
   PushStatus,
   RescueState,
   ResizeState,
@@ -179,6 +182,8 @@ export const servers = pgTable(
     heldPausesPeriod: boolean("held_pauses_period"),
     heldPriorStatus: text("held_prior_status").$type<ServerStatus>(),
     heldPriorPower: text("held_prior_power").$type<PowerState>(),
+    /** The server's routed IPv6 /64 (`2001:db8:1:5::/64`), held while it or its kept disk lives. */
+    ipv6Prefix: text("ipv6_prefix"),
     /**
      * The owner's cloud-init user data (lib/servers/user-data.ts): sealed like the root password until the build
      * that uses it is done, then dropped; its SHA-256 and size stay, the only things ever shown of it.
@@ -194,6 +199,7 @@ export const servers = pgTable(
     index("servers_hypervisor_idx").on(table.hypervisor).where(sql`status <> 'terminated'`),
     index("servers_retained_idx").on(table.retainedUntil).where(sql`retained_until IS NOT NULL`),
     index("servers_held_idx").on(table.heldSince).where(sql`held_since IS NOT NULL`),
+    uniqueIndex("servers_ipv6_prefix_idx").on(table.ipv6Prefix).where(sql`ipv6_prefix IS NOT NULL`),
     check("servers_rescue_state_check", sql`${table.rescueState} IN ('entering', 'active', 'leaving')`),
   ],
 );
@@ -383,7 +389,7 @@ export const serverJobs = pgTable(
     index("server_jobs_finished_idx").on(table.finishedAt).where(sql`state IN ('done', 'failed')`),
     check(
       "server_jobs_kind_check",
-      sql`${table.kind} IN ('provision', 'power', 'destroy', 'reinstall', 'password', 'snapshot', 'restore', 'delete_snapshot', 'rescue', 'leave_rescue', 'revive', 'resize')`,
+      sql`${table.kind} IN ('provision', 'power', 'destroy', 'reinstall', 'password', 'snapshot', 'restore', 'delete_snapshot', 'rescue', 'leave_rescue', 'revive', 'firewall', 'resize')`,
     ),
     check("server_jobs_state_check", sql`${table.state} IN ('pending', 'running', 'done', 'failed')`),
   ],
@@ -407,6 +413,55 @@ export const orderOutcomes = pgTable(
     sshAnsweredAt: timestamp("ssh_answered_at", { withTimezone: true, mode: "date" }),
   },
   (table) => [index("order_outcomes_finished_idx").on(table.finishedAt)],
+);
+
+/**
+ * A server's firewall (lib/servers/network): its ordered rules, their revision and the one its host applied,
+ * and the operator's SMTP decision. No row: no rules, outbound SMTP blocked.
+ */
+export const serverFirewalls = pgTable("server_firewalls", {
+  serverId: integer("server_id")
+    .primaryKey()
+    .references(() => servers.id, { onDelete: "cascade" }),
+  rules: jsonb("rules").$type<FirewallRule[]>().notNull().default([]),
+  revision: integer("revision").notNull().default(0),
+  appliedRevision: integer("applied_revision"),
+  appliedAt: timestamp("applied_at", { withTimezone: true, mode: "date" }),
+  /** Why the host did not take the latest revision (its own words, for the owner: the job retries). */
+  applyError: text("apply_error"),
+  smtpOpen: boolean("smtp_open").notNull().default(false),
+  updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+});
+
+/**
+ * The PTR of one address as DNS should have it (`name` null: none), written to PowerDNS by a background pass
+ * with retries: `pending` until it has been. `serverId` null once the address went back to its pool.
+ */
+export const ptrRecords = pgTable(
+  "ptr_records",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    address: text("address").notNull().unique(),
+    serverId: integer("server_id").references(() => servers.id, { onDelete: "set null" }),
+    name: text("name"),
+    /** Set by the owner; false: the generated default name. */
+    custom: boolean("custom").notNull().default(false),
+    /** The reverse zone's size: 24 for IPv4, the host prefix's length (to a nibble) for IPv6. */
+    zonePrefixLength: integer("zone_prefix_length").notNull(),
+    state: text("state").$type<PtrState>().notNull().default("pending"),
+    /** Raised on every change, so a write to DNS of an older version does not mark a newer one done. */
+    version: integer("version").notNull().default(1),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    lastError: text("last_error"),
+    appliedAt: timestamp("applied_at", { withTimezone: true, mode: "date" }),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (table) => [
+    index("ptr_records_server_idx").on(table.serverId).where(sql`server_id IS NOT NULL`),
+    index("ptr_records_due_idx").on(table.nextAttemptAt).where(sql`state = 'pending'`),
+    check("ptr_records_state_check", sql`${table.state} IN ('pending', 'applied')`),
+  ],
 );
 
 /** The next host number to hand out in each location's address pool. */

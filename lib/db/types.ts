@@ -38,7 +38,23 @@ export type JobKind =
   | "rescue"
   | "leave_rescue"
   | "revive"
+  /** Applies the server's firewall (and routes) on its host after its rules changed, or after a host restart. */
+  | "firewall"
   | "resize";
+
+/** A PTR record's write to DNS: still to be done (retried with backoff), or done. */
+export type PtrState = "pending" | "applied";
+
+/** One rule of a server's firewall as stored (lib/servers/network/rules.ts checks and explains it). */
+export type FirewallRule = {
+  direction: "in" | "out";
+  protocol: "tcp" | "udp" | "icmp" | "any";
+  ports: string | null;
+  sources: string[];
+  destinations: string[];
+  action: "accept" | "drop";
+  description: string | null;
+};
 
 export type JobState = "pending" | "running" | "done" | "failed";
 
@@ -90,6 +106,7 @@ export const API_KEY_SCOPES = [
   "servers:rebuild",
   "servers:console",
   "servers:snapshots",
+  "servers:network",
   "servers:credentials",
   "servers:terminate",
   "billing:spend",

@@ -12,6 +12,7 @@ import {
   ledgerEntries,
   operatorSuspensions,
   operators,
+  serverFirewalls,
   servers,
   topups,
   x402Authorizations,
@@ -132,6 +133,9 @@ export type AccountDetail = {
     expires_at: string;
     held: { since: string; reason: string; pauses_period: boolean; by_account: boolean } | null;
     suspension_id: number | null;
+    /** Outbound mail (tcp 25): blocked unless an operator opened it. */
+    smtp: "open" | "blocked";
+    ipv6_prefix: string | null;
   }[];
   sessions: {
     id: number;
@@ -221,6 +225,24 @@ export async function accountDetail(accountId: number, database?: Database): Pro
           )
           .orderBy(depositPayments.id);
   const accountHold = openSuspensions.find((row) => row.suspension.serverId === null);
+  const mailOpen = new Set(
+    serverRows.length === 0
+      ? []
+      : (
+          await database
+            .select({ serverId: serverFirewalls.serverId })
+            .from(serverFirewalls)
+            .where(
+              and(
+                inArray(
+                  serverFirewalls.serverId,
+                  serverRows.map((row) => row.id),
+                ),
+                eq(serverFirewalls.smtpOpen, true),
+              ),
+            )
+        ).map((row) => row.serverId),
+  );
   const serverHolds = new Map(
     openSuspensions
       .filter((row) => row.suspension.serverId !== null)
@@ -288,6 +310,8 @@ export async function accountDetail(accountId: number, database?: Database): Pro
           }
         : null,
       suspension_id: serverHolds.get(row.id)?.id ?? null,
+      smtp: mailOpen.has(row.id) ? ("open" as const) : ("blocked" as const),
+      ipv6_prefix: row.ipv6Prefix,
     })),
     sessions: sessionRows.map((row) => ({
       id: row.id,

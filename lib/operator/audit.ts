@@ -27,7 +27,9 @@ export type AuditAction =
   | "approve_adjustment"
   | "refuse_adjustment"
   | "disable_operator"
-  | "close_console";
+  | "close_console"
+  | "open_smtp"
+  | "block_smtp";
 
 export type AuditRecord = {
   action: AuditAction;

@@ -30,6 +30,8 @@ import {
   ReviewRequestSchema,
   SearchResultSchema,
   SignInRequestSchema,
+  SmtpRequestSchema,
+  SmtpSchema,
   SuspendRequestSchema,
 } from "./schemas";
 
@@ -479,6 +481,26 @@ const paths: ZodOpenApiPathsObject = {
       { write: true, role: "support" },
     ),
   },
+  "/servers/{id}/smtp": {
+    put: signedIn(
+      {
+        tags: ["Accounts"],
+        summary: "Open or block a server's outbound mail",
+        description:
+          "Outbound tcp 25 is blocked on every server by its firewall; `open: true` lets it pass for this one, " +
+          "`false` blocks it again. The owner sees it as `smtp` of the server's firewall; the host applies it " +
+          "like any firewall change. Recorded in the audit log with the reason.",
+        requestParams: { path: serverId },
+        requestBody: { content: json(SmtpRequestSchema) },
+        responses: {
+          "200": ok("The server's SMTP policy now.", SmtpSchema),
+          "400": fails("A bad body.", BODY),
+          "409": fails("The server is terminated.", ["server_terminated"]),
+        },
+      },
+      { write: true, role: "support" },
+    ),
+  },
   "/audit": {
     get: signedIn(
       {
@@ -519,9 +541,9 @@ export function buildOperatorOpenApiDocument() {
         "**Writes** need the session's CSRF token as `X-CSRF-Token`, and, where the client sends them, `Origin` of",
         "this site and `Sec-Fetch-Site: same-origin`.",
         "",
-        "**Roles.** read-only: every read except the audit log. support: also suspensions, closing consoles and",
-        "payment reviews. admin: also ledger adjustments (and approving another admin's past the daily cap),",
-        "draining hosts, the audit log and deactivating operators.",
+        "**Roles.** read-only: every read except the audit log. support: also suspensions, closing consoles,",
+        "payment reviews and servers' outbound mail. admin: also ledger adjustments (and approving another",
+        "admin's past the daily cap), draining hosts, the audit log and deactivating operators.",
         "",
         `**Sessions** end after ${DEFAULTS.OPERATOR_SESSION_IDLE_MINUTES} minutes without a request`,
         `(\`OPERATOR_SESSION_IDLE_MINUTES\`) and ${DEFAULTS.OPERATOR_SESSION_HOURS} hours after sign-in`,

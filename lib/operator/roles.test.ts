@@ -9,16 +9,17 @@ const ALL: OperatorPermission[] = [
   "adjust_ledger",
   "drain_host",
   "read_audit",
+  "mail_policy",
 ];
 
 describe("operator roles", () => {
-  it("read-only reads; support also suspends and reviews; only admin moves money, drains and reads the audit log", () => {
+  it("read-only reads; support also suspends, reviews and opens mail; only admin moves money, drains and reads the audit log", () => {
     const granted = Object.fromEntries(
       OPERATOR_ROLES.map((role) => [role, ALL.filter((permission) => may(role, permission))]),
     );
     expect(granted).toEqual({
       "read-only": ["read"],
-      support: ["read", "suspend", "review_payment"],
+      support: ["read", "suspend", "review_payment", "mail_policy"],
       admin: ALL,
     });
   });
@@ -27,5 +28,6 @@ describe("operator roles", () => {
     expect(lowestRoleFor("suspend")).toBe("support");
     expect(lowestRoleFor("adjust_ledger")).toBe("admin");
     expect(lowestRoleFor("read")).toBe("read-only");
+    expect(lowestRoleFor("mail_policy")).toBe("support");
   });
 });

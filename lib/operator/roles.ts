@@ -2,9 +2,9 @@ import { OPERATOR_ROLES, type OperatorRole } from "@/lib/db/types";
 
 /**
  * What each operator role may do. Every role reads the console (overview, hosts, payments, accounts); support
- * also acts on customers (suspend and lift, close consoles, mark payments reviewed); admin also moves money
- * (ledger adjustments, and approving another admin's past their daily cap), drains hosts, reads the audit log
- * and deactivates operators.
+ * also acts on customers (suspend and lift, close consoles, mark payments reviewed, open or close a server's
+ * outbound mail); admin also moves money (ledger adjustments, and approving another admin's past their daily
+ * cap), drains hosts, reads the audit log and deactivates operators.
  */
 
 export type OperatorPermission =
@@ -14,7 +14,8 @@ export type OperatorPermission =
   | "adjust_ledger"
   | "drain_host"
   | "read_audit"
-  | "manage_operators";
+  | "manage_operators"
+  | "mail_policy";
 
 const GRANTS: Record<OperatorRole, ReadonlySet<OperatorPermission>> = {
   "read-only": new Set(["read"]),
@@ -27,6 +28,7 @@ const GRANTS: Record<OperatorRole, ReadonlySet<OperatorPermission>> = {
     "drain_host",
     "read_audit",
     "manage_operators",
+    "mail_policy",
   ]),
 };
 

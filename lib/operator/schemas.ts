@@ -74,6 +74,19 @@ export const ClosedConsoleSchema = z
   .object({ id: z.int(), account_id: z.int(), server_id: z.int(), closed: z.literal(true) })
   .meta({ id: "OperatorClosedConsole" });
 
+export const SmtpRequestSchema = z
+  .strictObject({
+    open: z
+      .boolean()
+      .meta({ description: "`true`: outbound tcp 25 passes; `false`: blocked again (the default)." }),
+    reason: reason("Why, for the audit log."),
+  })
+  .meta({ id: "OperatorSmtpRequest" });
+
+export const SmtpSchema = z
+  .object({ server_id: z.int(), smtp: z.enum(["open", "blocked"]) })
+  .meta({ id: "OperatorSmtp" });
+
 export const AdjustmentRequestSchema = z
   .strictObject({
     amount_usd: z.number().meta({
@@ -443,6 +456,7 @@ export const AdjustmentBody = requestBody(AdjustmentRequestSchema, { amount_usd:
 export const SuspendBody = requestBody(SuspendRequestSchema);
 export const LiftBody = requestBody(LiftRequestSchema);
 export const CloseConsoleBody = requestBody(CloseConsoleRequestSchema);
+export const SmtpBody = requestBody(SmtpRequestSchema);
 export const DrainBody = requestBody(DrainRequestSchema);
 export const ReviewBody = requestBody(ReviewRequestSchema);
 export const DecisionBody = requestBody(DecisionRequestSchema);

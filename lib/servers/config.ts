@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { LOCATIONS } from "@/lib/catalog/catalog";
 import { ConfigError, envSlice, optionalText } from "@/lib/config/slice";
+import { canonicalAddress, contains, type Network, parseNetwork } from "./network/addresses";
 
 /** One hypervisor host of HYPERVISORS. */
 const hypervisorSchema = z.strictObject({
@@ -32,6 +33,10 @@ const hypervisorSchema = z.strictObject({
   ipv4_prefix: z.number().int().min(8).max(32).optional(),
   ipv4_gateway: z.ipv4().optional(),
   nameservers: z.array(z.ipv4()).max(3).optional(),
+  /** A routed IPv6 prefix (/32 to /63) from which each server on the host gets a /64; needs a bridge. */
+  ipv6_prefix: z.string().max(64).optional(),
+  /** The guests' IPv6 gateway: the host's address on the bridge (link-local by default, fe80::1). */
+  ipv6_gateway: z.ipv6().optional(),
 });
 const hypervisorsSchema = z.array(hypervisorSchema).min(1);
 
@@ -53,14 +58,36 @@ export type HostNetwork = {
   prefix: number;
   gateway: string;
   nameservers: string[];
+  /** Where the host hands out IPv6: each server a /64 of `prefix`, routed to it, gateway on the bridge. */
+  ipv6?: HostIpv6;
 };
+
+export type HostIpv6 = { prefix: Network; gateway: string };
 
 const ipv4Number = (address: string) =>
   address.split(".").reduce((value, part) => value * 256 + Number(part), 0);
 
+/** The host's IPv6 settings, or what is wrong with them. */
+function hostIpv6(host: z.infer<typeof hypervisorSchema>): HostIpv6 | string | undefined {
+  if (host.ipv6_prefix === undefined) {
+    return host.ipv6_gateway === undefined
+      ? undefined
+      : `HYPERVISORS: ${host.name} has ipv6_gateway without ipv6_prefix`;
+  }
+  const prefix = parseNetwork(host.ipv6_prefix);
+  if (prefix?.family !== 6 || prefix.length < 32 || prefix.length > 63) {
+    return `HYPERVISORS: ${host.name} has an invalid ipv6_prefix (an IPv6 network of /32 to /63, e.g. 2001:db8:1:100::/56)`;
+  }
+  return { prefix, gateway: canonicalAddress(host.ipv6_gateway ?? "fe80::1") ?? "fe80::1" };
+}
+
 function hostNetwork(host: z.infer<typeof hypervisorSchema>): HostNetwork | string | undefined {
   const fields = [host.bridge, host.ipv4_pool, host.ipv4_prefix, host.ipv4_gateway];
-  if (fields.every((field) => field === undefined) && host.nameservers === undefined) return undefined;
+  const ipv6 = hostIpv6(host);
+  if (typeof ipv6 === "string") return ipv6;
+  if (fields.every((field) => field === undefined) && host.nameservers === undefined) {
+    return ipv6 ? `HYPERVISORS: ${host.name} needs a bridge (with its IPv4 pool) for ipv6_prefix` : undefined;
+  }
   if (fields.some((field) => field === undefined)) {
     return `HYPERVISORS: ${host.name} needs bridge, ipv4_pool, ipv4_prefix and ipv4_gateway together`;
   }
@@ -75,7 +102,25 @@ function hostNetwork(host: z.infer<typeof hypervisorSchema>): HostNetwork | stri
     prefix: host.ipv4_prefix as number,
     gateway: host.ipv4_gateway as string,
     nameservers: host.nameservers ?? [],
+    ...(ipv6 ? { ipv6 } : {}),
   };
+}
+
+/** Two hosts handing out /64s of one prefix would give two servers the same addresses. */
+function overlappingIpv6(hosts: readonly (readonly [string, HostNetwork | string | undefined])[]) {
+  const withIpv6 = hosts.flatMap(([name, network]) =>
+    typeof network === "object" && network.ipv6 ? [{ name, prefix: network.ipv6.prefix }] : [],
+  );
+  for (const [index, one] of withIpv6.entries()) {
+    for (const other of withIpv6.slice(index + 1)) {
+      const shorter = one.prefix.length <= other.prefix.length ? one.prefix : other.prefix;
+      const longer = shorter === one.prefix ? other.prefix : one.prefix;
+      if (contains(shorter, longer.address)) {
+        return `HYPERVISORS: ${one.name} and ${other.name} have overlapping ipv6_prefix`;
+      }
+    }
+  }
+  return undefined;
 }
 
 const LOOPBACK_HOSTS = new Set(["", "localhost", "[::1]"]);
@@ -130,6 +175,8 @@ function parseHypervisors(text: string | undefined): HypervisorHost[] | string[]
   const networks = parsed.data.map(hostNetwork);
   const problems = networks.filter((network): network is string => typeof network === "string");
   if (problems.length > 0) return problems;
+  const overlap = overlappingIpv6(parsed.data.map((host, index) => [host.name, networks[index]] as const));
+  if (overlap) return [overlap];
   const unsafe = parsed.data.flatMap((host, index) =>
     hostProblems(host, networks[index] as HostNetwork | undefined),
   );

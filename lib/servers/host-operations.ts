@@ -27,6 +27,7 @@ const DESCRIBED: Record<string, string> = {
   rescue: "starting rescue mode",
   leave_rescue: "leaving rescue mode",
   revive: "coming back on its last disk",
+  firewall: "applying its firewall",
   resize: "a resize",
 };
 

@@ -12,6 +12,9 @@ import { processWide } from "@/lib/util/process-wide";
 import { endFailedBuild, endFailedRevival } from "./billing";
 import { serverSettings } from "./config";
 import { CustomerFacingError, customerReason } from "./failure-reasons";
+import { applyServerNetwork, runFirewallJob } from "./network/firewall";
+import { ipv6PoolOf, releaseIpv6Prefix, reserveIpv6Prefix } from "./network/ipv6-pool";
+import { ensureDefaultPtrs, kickPtrSync, resetServerPtrs } from "./network/rdns";
 import { recordOrderOutcome } from "./order-outcomes";
 import type { ServerRow } from "./present";
 import {
@@ -54,6 +57,8 @@ const MAX_ATTEMPTS: Record<JobKind, number> = {
   rescue: 2,
   leave_rescue: 3,
   revive: 3,
+  // A host that refuses the table keeps refusing; the owner sees its words meanwhile (firewall `error`).
+  firewall: 5,
   resize: 3,
 };
 /** A running job not finished by then was abandoned by its worker (the process died) and is taken again. */
@@ -230,15 +235,9 @@ async function runBuild(job: Job): Promise<void> {
     return;
   }
   if (job.phase === "boot") return waitForBoot(job, server);
-  // A bridged host's guest learns its public address from the seed: reserve it before the build.
-  const network = serverSettings().hypervisors.find((host) => host.name === server.hypervisor)?.network;
-  const target =
-    network && !server.ip
-      ? await database.transaction(async (tx) => {
-          const row = await lockServer(tx, server.id);
-          return { ...row, ip: await reserveHostAddress(tx, row, network), sshPort: 22 };
-        })
-      : server;
+  const target = await reserveBuildAddresses(server);
+  // Its firewall is on the host before the machine first runs.
+  await applyServerNetwork(target);
   const built = await buildOnHost(job, target);
   await database.transaction(async (tx) => {
     const row = await lockServer(tx, server.id);
@@ -250,6 +249,7 @@ async function runBuild(job: Job): Promise<void> {
       sshPort: built.sshPort,
       ...(built.hostKeyFingerprint === undefined ? {} : { sshHostKeyFingerprint: built.hostKeyFingerprint }),
     };
+    await ensureDefaultPtrs(tx, { ...row, ip });
     // A simulated machine is up at once.
     if (provisioner().simulated) return markBuilt(tx, job, row, address);
     await tx.update(servers).set(address).where(eq(servers.id, row.id));
@@ -259,6 +259,25 @@ async function runBuild(job: Job): Promise<void> {
       runAfter: new Date(current.getTime() + BOOT_POLL_MS),
       deadline: new Date(current.getTime() + serverSettings().bootTimeoutSeconds * 1000),
     });
+  });
+  kickPtrSync();
+}
+
+/**
+ * The addresses a build's seed carries, reserved before it: a bridged host's public IPv4, and the server's /64
+ * where its host (or the simulated plan) hands out IPv6. A reinstall or a retry keeps what the server has.
+ */
+async function reserveBuildAddresses(server: ServerRow): Promise<ServerRow> {
+  const network = serverSettings().hypervisors.find((host) => host.name === server.hypervisor)?.network;
+  const needsIp = Boolean(network) && !server.ip;
+  const needsIpv6 = !server.ipv6Prefix && ipv6PoolOf(server) !== undefined;
+  if (!needsIp && !needsIpv6) return server;
+  const database = await db();
+  return database.transaction(async (tx) => {
+    const row = await lockServer(tx, server.id);
+    const ip = network && !row.ip ? await reserveHostAddress(tx, row, network) : row.ip;
+    const ipv6Prefix = await reserveIpv6Prefix(tx, row);
+    return { ...row, ip, ipv6Prefix, ...(network ? { sshPort: 22 } : {}) };
   });
 }
 
@@ -272,6 +291,8 @@ async function runPower(job: Job): Promise<void> {
     return;
   }
   if (!job.action) throw new Error(`power job ${job.id} has no action`);
+  // A start (or a reboot of a stopped machine) runs behind the server's firewall.
+  if (job.action !== "stop") await applyServerNetwork(server);
   const state = await provisioner().power(server, job.action);
   await database.transaction(async (tx) => {
     const row = await lockServer(tx, server.id);
@@ -297,6 +318,8 @@ async function runDestroy(job: Job): Promise<void> {
   let keptBytes: number | null = null;
   if (server.hypervisor || provisioner().simulated) {
     ({ keptBytes } = await provisioner().destroy(server, { keepDisk: retain }));
+    // With the machine gone, so is what filtered and routed its traffic.
+    await provisioner().removeNetwork(server);
     for (const snapshot of taken) {
       if (snapshot.kind !== "expiry" && snapshot.volume) {
         await provisioner().deleteSnapshot(server, snapshot.volume);
@@ -305,10 +328,14 @@ async function runDestroy(job: Job): Promise<void> {
   }
   await database.transaction(async (tx) => {
     await finish(tx, job, "done");
+    await resetServerPtrs(tx, server.id);
     await releaseAddress(tx, server.id);
+    // The /64 stays with a kept disk, to come back with it.
+    if (!retain) await releaseIpv6Prefix(tx, server.id);
     if (retain) await recordKeptDisk(tx, server, keptBytes);
     else if (taken.length > 0) await tx.delete(snapshots).where(eq(snapshots.serverId, server.id));
   });
+  kickPtrSync();
 }
 
 /**
@@ -392,6 +419,7 @@ const RUNNERS: Record<JobKind, (job: Job) => Promise<void>> = {
   delete_snapshot: runDeleteSnapshot,
   rescue: runEnterRescue,
   leave_rescue: runLeaveRescue,
+  firewall: runFirewallJob,
   resize: runResize,
 };
 

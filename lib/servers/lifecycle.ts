@@ -12,6 +12,7 @@ import { serverSettings } from "./config";
 import { enforceHolds, periodRuns } from "./holds";
 import { recordHostReading } from "./host-readings";
 import { enqueueJob, runDueJobs, unfinishedJobServers } from "./jobs";
+import { reconcileFirewalls } from "./network/reconcile";
 import type { ServerRow } from "./present";
 import { type PowerState, provisioner } from "./provisioner";
 import { endRescueWithStop } from "./rescue";
@@ -252,6 +253,7 @@ async function reconcileWithHosts() {
     }
     await recordHostReading(host, true);
     if (states) await reconcileHost(database, host.name, states);
+    await reconcileFirewalls(host.name, database);
   }
 }
 

@@ -3,6 +3,7 @@ import type { Traffic } from "@/lib/api/schemas/metrics";
 import type { Server } from "@/lib/api/schemas/servers";
 import type { servers } from "@/lib/db/schema";
 import { centsToUsd } from "@/lib/util/cents";
+import { serverIpv6Address } from "./network/addresses";
 
 export type ServerRow = typeof servers.$inferSelect;
 
@@ -29,6 +30,8 @@ export function presentServer(
     status: row.status,
     // A terminated server's address stays held until its machine is destroyed, but is no longer its own.
     ip: row.status === "terminated" ? null : row.ip,
+    ipv6: row.status === "terminated" || !row.ipv6Prefix ? null : serverIpv6Address(row.ipv6Prefix),
+    ipv6_prefix: row.status === "terminated" ? null : row.ipv6Prefix,
     ssh_port: row.ip && row.status !== "terminated" ? (row.sshPort ?? 22) : null,
     ssh_host_key_fingerprint: row.sshHostKeyFingerprint,
     username: "root",

@@ -9,9 +9,11 @@ import { type HostNetwork, serverSettings } from "./config";
 import { DemoConsole } from "./console/demo-console";
 import type { ConsoleHandlers, ConsoleStream } from "./console/stream";
 import { HOSTS_PER_LOCATION, poolAddress } from "./ip-pool";
+import type { FirewallState } from "./libvirt/host-firewall";
 import type { HostInventory } from "./libvirt/inventory";
 import { FORWARDED_SSH_ADDRESS, freeAddress } from "./libvirt/network";
 import { LibvirtProvisioner } from "./libvirt/provisioner";
+import type { Counter } from "./network/compile";
 import type { ServerRow } from "./present";
 
 export type { PowerAction, PowerState };
@@ -122,6 +124,19 @@ export interface Provisioner {
    * by another app instance). Failures, and a stopped machine, arrive through `handlers.end`.
    */
   openConsole(server: ServerRow, handlers: ConsoleHandlers): ConsoleStream;
+  /** Whether the server's host can filter its traffic: a bridged host (or the simulated provisioner). */
+  firewallAvailable(server: ServerRow): boolean;
+  /**
+   * Applies the server's firewall on its host (its nftables table, swapped atomically) and its IPv6 route;
+   * false where there is nothing to apply (no public network, or simulated).
+   */
+  applyNetwork(server: ServerRow, state: FirewallState): Promise<boolean>;
+  /** Removes the server's firewall and route from its host; what is already gone is no error. */
+  removeNetwork(server: ServerRow): Promise<void>;
+  /** The hit counts of the server's table by rule comment; undefined where the host has none to read. */
+  firewallCounters(server: ServerRow): Promise<Map<string, Counter> | undefined>;
+  /** The server ids whose firewall tables a host holds; undefined where the host has no firewall. */
+  firewallTables(hypervisor: string): Promise<Set<number> | undefined>;
 }
 
 /**
@@ -220,6 +235,25 @@ export class SimulatedProvisioner implements Provisioner {
   }
 
   async hostInventory(): Promise<undefined> {
+    return undefined;
+  }
+
+  firewallAvailable(): boolean {
+    return true;
+  }
+
+  /** Nothing to filter: the firewall's rules are kept and simulated, with no counts. */
+  async applyNetwork(): Promise<boolean> {
+    return false;
+  }
+
+  async removeNetwork(): Promise<void> {}
+
+  async firewallCounters(): Promise<undefined> {
+    return undefined;
+  }
+
+  async firewallTables(): Promise<undefined> {
     return undefined;
   }
 

@@ -12,6 +12,7 @@ import { notActive } from "./holds";
 import { refuseWhileBusy, withHostQuota } from "./host-operations";
 import { enqueueJob, finish, type Job, kickJobs } from "./jobs";
 import { presentServerWithTraffic } from "./metrics/traffic";
+import { applyServerNetwork } from "./network/firewall";
 import type { ServerRow } from "./present";
 import { provisioner } from "./provisioner";
 import { lockServer, serverRow } from "./rows";
@@ -134,6 +135,7 @@ export async function runEnterRescue(job: Job): Promise<void> {
     await database.transaction((tx) => finish(tx, job, "done"));
     return;
   }
+  await applyServerNetwork(server);
   const { hostKeyFingerprint } = await provisioner().enterRescue({
     server,
     rootPassword: decryptRescuePassword(config().encryptionKey, server.id, server.rescuePasswordEnc),
@@ -168,6 +170,7 @@ export async function runLeaveRescue(job: Job): Promise<void> {
     await database.transaction((tx) => finish(tx, job, "done"));
     return;
   }
+  await applyServerNetwork(server);
   const start = server.status === "active";
   await provisioner().leaveRescue({ ...server, rescueState: null }, { start });
   await database.transaction(async (tx) => {

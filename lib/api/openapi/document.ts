@@ -12,6 +12,7 @@ import { demoTag } from "./demo";
 import { serviceTag } from "./health";
 import { API_VERSION_INFO } from "./info";
 import { keysTag } from "./keys";
+import { networkTag } from "./network";
 import { notificationEvents, notificationsTag } from "./notifications";
 import { API_PATHS } from "./operations";
 import { serversTag } from "./servers";
@@ -37,6 +38,7 @@ export function buildOpenApiDocument() {
       topupsTag,
       serversTag,
       snapshotsTag,
+      networkTag,
       consoleTag,
       notificationsTag,
       demoTag,

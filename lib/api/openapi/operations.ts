@@ -14,6 +14,7 @@ import { demoPaths } from "./demo";
 import { servicePaths } from "./health";
 import { keysPaths } from "./keys";
 import { serverMetricsPaths } from "./metrics";
+import { networkPaths } from "./network";
 import { notificationsPaths } from "./notifications";
 import { resizePaths } from "./resize";
 import { serverMachinePaths } from "./server-machine";
@@ -33,6 +34,7 @@ export const API_PATHS: ZodOpenApiPathsObject = {
   ...serverMachinePaths,
   ...resizePaths,
   ...snapshotsPaths,
+  ...networkPaths,
   ...serverMetricsPaths,
   ...consolePaths,
   ...notificationsPaths,

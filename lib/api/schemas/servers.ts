@@ -19,6 +19,25 @@ export const ServerSchema = z
       .string()
       .nullable()
       .meta({ description: "Public IPv4; null until provisioned and after termination." }),
+    ipv6: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          "The server's IPv6 address (`::1` of its /64, configured in the machine); null where its host hands out " +
+          "no IPv6, until provisioned, and after termination.",
+        example: "2001:db8:1:105::1",
+      }),
+    ipv6_prefix: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          "The /64 routed to the server: every address in it reaches the machine. It stays the server's through " +
+          "reinstalls, restores, rescue and a lapse with its disk kept, and is never handed out again while the " +
+          "server or its kept disk lives.",
+        example: "2001:db8:1:105::/64",
+      }),
     ssh_port: z.int().nullable().meta({
       description: "SSH port at `ip`: 22 unless the host forwards a port; null without an address.",
     }),

@@ -619,6 +619,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/servers/{id}/firewall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A server's firewall
+         * @description The rules with their hit counts read from the host now, the defaults, the SMTP policy and whether the host applied the latest change.
+         */
+        get: operations["getFirewall"];
+        /**
+         * Replace the firewall's rules
+         * @description Stores the whole ordered list and has the host apply it; the answer comes once it has (`state: applied`) or after 5 s at most (`pending`: the server is busy with another operation, or the host refused and it is retried, see `error`). Hit counts of unchanged rules carry on. Not counted against the host-operation limit.
+         */
+        put: operations["setFirewall"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/firewall/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Would this packet pass?
+         * @description Answers for the first packet of a new connection, from the stored rules as the host applies them: accepted or dropped, and whether a rule (which), the default or the SMTP policy decided. Changes nothing.
+         */
+        post: operations["simulateFirewall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/rdns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Reverse DNS of a server's addresses */
+        get: operations["listPtrs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/rdns/{address}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The PTR of one address */
+        get: operations["getPtr"];
+        /**
+         * Set the PTR of one address
+         * @description The name must already resolve to the address (A for IPv4, AAAA for IPv6), or 422 says what it resolves to. The answer comes after one attempt to write it to DNS: `applied`, or `pending` with the reason (retried in the background). At most 100 named addresses per server.
+         */
+        put: operations["setPtr"];
+        post?: never;
+        /**
+         * Reset the PTR of one address
+         * @description The IPv4 and the `::1` get their generated name back; any other address of the /64 loses its PTR.
+         */
+        delete: operations["deletePtr"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/servers/{id}/metrics": {
         parameters: {
             query?: never;
@@ -1331,7 +1417,7 @@ export interface components {
              *       "servers:power"
              *     ]
              */
-            scopes?: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            scopes?: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:network" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
             /**
              * Format: date-time
              * @description When the key stops working, in the future. Omitted: never, or the expiry of the key making the request.
@@ -1541,6 +1627,66 @@ export interface components {
             confirm: string;
         };
         RescueRequest: Record<string, never>;
+        SetFirewallRequest: {
+            /** @description The whole ordered list, replacing the current one; at most 100 rules. [] removes every rule. */
+            rules: components["schemas"]["FirewallRuleInput"][];
+        };
+        FirewallRuleInput: {
+            /**
+             * @description `in`: connections to the server; `out`: connections the server opens.
+             * @enum {string}
+             */
+            direction: "in" | "out";
+            /**
+             * @description `icmp` covers ICMP and ICMPv6; `any` every protocol.
+             * @enum {string}
+             */
+            protocol: "tcp" | "udp" | "icmp" | "any";
+            /**
+             * @description Destination ports of tcp or udp: `22`, `8000-8100`, or up to 15 of them joined by commas (`80,443`). Omitted or null: every port. Not for icmp or any.
+             * @example 22
+             */
+            ports?: string | null;
+            /**
+             * @description Networks the packets come from (CIDR or a bare address, IPv4 and IPv6 mixed); omitted or empty: any. A rule naming only IPv4 networks applies to IPv4 only (and the same for IPv6).
+             * @example [
+             *       "203.0.113.0/24",
+             *       "2001:db8:beef::/48"
+             *     ]
+             */
+            sources?: string[];
+            /** @description Networks the packets go to, as `sources`; for outbound rules the remote end. */
+            destinations?: string[];
+            /** @enum {string} */
+            action: "accept" | "drop";
+            /** @example SSH from the office */
+            description?: string | null;
+        };
+        FirewallSimulationRequest: {
+            /** @enum {string} */
+            direction: "in" | "out";
+            /** @enum {string} */
+            protocol: "tcp" | "udp" | "icmp";
+            /**
+             * @description Destination port (tcp and udp): the server's inbound, the remote one outbound.
+             * @example 22
+             */
+            port?: number | null;
+            /**
+             * @description The other end: the packet's source inbound, its destination outbound.
+             * @example 198.51.100.7
+             */
+            remote_address: string;
+            /** @description One of the server's own addresses; default its IPv4, or `::1` of its /64 for IPv6. */
+            local_address?: string | null;
+        };
+        SetPtrRequest: {
+            /**
+             * @description A fully qualified host name that already resolves to the address (A or AAAA).
+             * @example mail.example.com
+             */
+            name: string;
+        };
         CreateWebhookRequest: {
             /** @description Where to send: https in production; never a private, loopback or link-local address. */
             url: string;
@@ -2112,9 +2258,9 @@ export interface components {
             error: "missing_scope" | "address_not_allowed";
             message: string;
             /** @description `missing_scope`: the scopes the operation needs. */
-            required_scopes?: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            required_scopes?: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:network" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
             /** @description `missing_scope`: the scopes the key holds. */
-            key_scopes?: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            key_scopes?: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:network" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
             /** @description `address_not_allowed`: the client address as the service saw it. */
             address?: string;
         };
@@ -2250,7 +2396,7 @@ export interface components {
              *       "servers:power"
              *     ]
              */
-            scopes: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            scopes: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:network" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
             /** @description The key holds every scope, including any added later (keys made without `scopes` by a key that had them all, and every key made before scopes existed). */
             full_access: boolean;
             /** @description When the key stops working; null: never. */
@@ -2331,7 +2477,7 @@ export interface components {
              *       "servers:power"
              *     ]
              */
-            scopes: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            scopes: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:network" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
             /** @description The key holds every scope, including any added later (keys made without `scopes` by a key that had them all, and every key made before scopes existed). */
             full_access: boolean;
             /** @description When the key stops working; null: never. */
@@ -2363,7 +2509,7 @@ export interface components {
              *       "servers:read"
              *     ]
              */
-            scopes_added: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            scopes_added: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:network" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
         };
         BeyondKeyRights: {
             /** @constant */
@@ -2411,7 +2557,7 @@ export interface components {
              *       "servers:power"
              *     ]
              */
-            scopes: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
+            scopes: ("servers:read" | "servers:power" | "servers:rebuild" | "servers:console" | "servers:snapshots" | "servers:network" | "servers:credentials" | "servers:terminate" | "billing:spend" | "topups:read" | "topups:write" | "account:read" | "account:write" | "keys:read" | "keys:write" | "webhooks:read" | "webhooks:write")[];
             /** @description The key holds every scope, including any added later (keys made without `scopes` by a key that had them all, and every key made before scopes existed). */
             full_access: boolean;
             /** @description When the key stops working; null: never. */
@@ -2645,6 +2791,16 @@ export interface components {
             status: "provisioning" | "active" | "suspended" | "terminated";
             /** @description Public IPv4; null until provisioned and after termination. */
             ip: string | null;
+            /**
+             * @description The server's IPv6 address (`::1` of its /64, configured in the machine); null where its host hands out no IPv6, until provisioned, and after termination.
+             * @example 2001:db8:1:105::1
+             */
+            ipv6: string | null;
+            /**
+             * @description The /64 routed to the server: every address in it reaches the machine. It stays the server's through reinstalls, restores, rescue and a lapse with its disk kept, and is never handed out again while the server or its kept disk lives.
+             * @example 2001:db8:1:105::/64
+             */
+            ipv6_prefix: string | null;
             /** @description SSH port at `ip`: 22 unless the host forwards a port; null without an address. */
             ssh_port: number | null;
             /**
@@ -2852,6 +3008,16 @@ export interface components {
             status: "provisioning" | "active" | "suspended" | "terminated";
             /** @description Public IPv4; null until provisioned and after termination. */
             ip: string | null;
+            /**
+             * @description The server's IPv6 address (`::1` of its /64, configured in the machine); null where its host hands out no IPv6, until provisioned, and after termination.
+             * @example 2001:db8:1:105::1
+             */
+            ipv6: string | null;
+            /**
+             * @description The /64 routed to the server: every address in it reaches the machine. It stays the server's through reinstalls, restores, rescue and a lapse with its disk kept, and is never handed out again while the server or its kept disk lives.
+             * @example 2001:db8:1:105::/64
+             */
+            ipv6_prefix: string | null;
             /** @description SSH port at `ip`: 22 unless the host forwards a port; null without an address. */
             ssh_port: number | null;
             /**
@@ -3196,6 +3362,16 @@ export interface components {
             status: "provisioning" | "active" | "suspended" | "terminated";
             /** @description Public IPv4; null until provisioned and after termination. */
             ip: string | null;
+            /**
+             * @description The server's IPv6 address (`::1` of its /64, configured in the machine); null where its host hands out no IPv6, until provisioned, and after termination.
+             * @example 2001:db8:1:105::1
+             */
+            ipv6: string | null;
+            /**
+             * @description The /64 routed to the server: every address in it reaches the machine. It stays the server's through reinstalls, restores, rescue and a lapse with its disk kept, and is never handed out again while the server or its kept disk lives.
+             * @example 2001:db8:1:105::/64
+             */
+            ipv6_prefix: string | null;
             /** @description SSH port at `ip`: 22 unless the host forwards a port; null without an address. */
             ssh_port: number | null;
             /**
@@ -3284,6 +3460,134 @@ export interface components {
             } | null;
             /** @description The rescue system's temporary root password, shown here once and by /credentials while it runs. */
             rescue_password: string;
+        };
+        /** @description The server's firewall, enforced on its host in front of the machine (the machine's own firewall is untouched). Stateful: answers to connections it let through always pass, and changing the rules never cuts an established connection. One rule list covers IPv4 and IPv6. */
+        Firewall: {
+            /** @description False where the server's host forwards only its SSH port (no public network): nothing can be filtered. */
+            available: boolean;
+            /** @description In order: the first rule matching a new connection decides. */
+            rules: components["schemas"]["FirewallRule"][];
+            /**
+             * @description What happens to an inbound connection no rule matched: `drop` once the list holds any rule.
+             * @enum {string}
+             */
+            default_inbound: "accept" | "drop";
+            default_inbound_hits: components["schemas"]["FirewallHits"];
+            /**
+             * @description Outbound connections no rule matched pass (drop them with an outbound rule).
+             * @constant
+             */
+            default_outbound: "accept";
+            /**
+             * @description Outbound mail (tcp 25): `blocked` by default on every server, before any rule; the operator opens it on request (a working reverse DNS name helps). Ports 465 and 587 are not affected.
+             * @enum {string}
+             */
+            smtp: "blocked" | "open";
+            smtp_hits: components["schemas"]["FirewallHits"];
+            /** @description Raised by every change of the rules or of the SMTP policy. */
+            revision: number;
+            /** @description The revision the host has applied (null: none yet). */
+            applied_revision: number | null;
+            /**
+             * @description `applied`: the host filters with the current revision; `pending`: not yet (the server is busy with another operation, or the host refused and it is retried: see `error`).
+             * @enum {string}
+             */
+            state: "applied" | "pending";
+            applied_at: string | null;
+            /** @description Why the host has not applied the current revision yet. */
+            error: string | null;
+            /** @description When the hit counts were read from the host. */
+            counters_read_at: string | null;
+        };
+        /** @description A rule as stored: addresses as canonical networks. */
+        FirewallRule: {
+            /**
+             * @description `in`: connections to the server; `out`: connections the server opens.
+             * @enum {string}
+             */
+            direction: "in" | "out";
+            /**
+             * @description `icmp` covers ICMP and ICMPv6; `any` every protocol.
+             * @enum {string}
+             */
+            protocol: "tcp" | "udp" | "icmp" | "any";
+            ports: string | null;
+            sources: string[];
+            destinations: string[];
+            /** @enum {string} */
+            action: "accept" | "drop";
+            description: string | null;
+            hits: components["schemas"]["FirewallHits"];
+        };
+        /** @description How many packets (and bytes) this rule decided on the host since it was first applied; counts survive other rules changing. Null where they cannot be read now (host unreachable, machine not built, simulated). */
+        FirewallHits: {
+            packets: number;
+            bytes: number;
+        } | null;
+        /** @description What the firewall would do with the first packet of such a new connection (answers to a connection it let through always pass), worked out from the stored rules as the host applies them. */
+        FirewallSimulation: {
+            /** @enum {string} */
+            verdict: "accept" | "drop";
+            /**
+             * @description A rule (`rule_index`), the default for its direction, or the SMTP policy.
+             * @enum {string}
+             */
+            decided_by: "rule" | "default" | "smtp_policy";
+            /** @description The deciding rule's place in the list, from 0. */
+            rule_index: number | null;
+            rule: {
+                /**
+                 * @description `in`: connections to the server; `out`: connections the server opens.
+                 * @enum {string}
+                 */
+                direction: "in" | "out";
+                /**
+                 * @description `icmp` covers ICMP and ICMPv6; `any` every protocol.
+                 * @enum {string}
+                 */
+                protocol: "tcp" | "udp" | "icmp" | "any";
+                ports: string | null;
+                sources: string[];
+                destinations: string[];
+                /** @enum {string} */
+                action: "accept" | "drop";
+                description: string | null;
+            } | null;
+            remote_address: string;
+            local_address: string;
+        };
+        PtrList: {
+            /** @description Whether this deployment keeps reverse DNS (PowerDNS). */
+            managed: boolean;
+            /** @description The IPv4's and `::1`'s PTRs first, then every other address of the /64 that was named. */
+            records: components["schemas"]["Ptr"][];
+        };
+        Ptr: {
+            /** @example 2001:db8:1:105::1 */
+            address: string;
+            /**
+             * @description The PTR's host name; null: the address has none.
+             * @example mail.example.com
+             */
+            name: string | null;
+            /** @description True for the generated name (or none) the address has when not set. */
+            default: boolean;
+            /**
+             * @description `applied`: DNS serves it; `pending`: not yet (see `reason`; retried in the background); `unmanaged`: this deployment keeps no reverse DNS.
+             * @enum {string}
+             */
+            state: "applied" | "pending" | "unmanaged";
+            /** @description Why a pending record is not in DNS yet. */
+            reason: string | null;
+            updated_at: string | null;
+        };
+        PtrNotForwardConfirmed: {
+            /** @constant */
+            error: "ptr_not_forward_confirmed";
+            /** @example mail.example.com resolves to 198.51.100.9, not to 203.0.113.10: point it at 203.0.113.10 first (an A record), then set the PTR. */
+            message: string;
+            /** @description What the name resolved to (empty: nothing). */
+            resolved: string[];
         };
         /** @description Usage over the period, one point per bucket, each an average over the time the machine was measured in it. Every array of `series` has one value per timestamp. */
         ServerMetrics: {
@@ -7517,6 +7821,659 @@ export interface operations {
                 };
             };
             /** @description Too many host operations for this account (power actions, root password changes, reinstalls, snapshots taken, restored or deleted, and rescue mode together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getFirewall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The firewall. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Firewall"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setFirewall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetFirewallRequest"];
+            };
+        };
+        responses: {
+            /** @description The firewall after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Firewall"];
+                };
+            };
+            /** @description Bad body: a rule with ports for icmp or any, a network that is not one, sources and destinations of different families, more than the limits; the message names the rule. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_firewall_rules`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:network`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `server_terminated`; `firewall_unavailable`: the server's host has no public network. Nothing changes. Codes: `server_terminated`, `firewall_unavailable`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the limit (64 KiB by default). Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A non-empty body that is not JSON. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    simulateFirewall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FirewallSimulationRequest"];
+            };
+        };
+        responses: {
+            /** @description The verdict. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FirewallSimulation"];
+                };
+            };
+            /** @description Bad body: no port for tcp or udp (or one for icmp), an address that is not one, a local address that is not the server's, or a family the server has no address of. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_simulation`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPtrs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PTRs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PtrList"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPtr: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+                /** @description The server's IPv4, or any address of its /64 (any spelling: it is read canonically). */
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PTR. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ptr"];
+                };
+            };
+            /** @description The path's address is not an IP address. Codes: `invalid_address`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
+                };
+            };
+            /** @description No server with that id on this account, or the address is not the server's (its IPv4 or an address of its /64). Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setPtr: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+                /** @description The server's IPv4, or any address of its /64 (any spelling: it is read canonically). */
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetPtrRequest"];
+            };
+        };
+        responses: {
+            /** @description The PTR. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ptr"];
+                };
+            };
+            /** @description Bad body, or the path's address is not an IP address. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_ptr_name`, `invalid_address`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:network`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
+                };
+            };
+            /** @description No server with that id on this account, or the address is not the server's (its IPv4 or an address of its /64). Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rdns_unavailable`: no reverse DNS on this deployment; `ptr_limit_reached`: the server names 100 addresses already. Nothing changes. Codes: `rdns_unavailable`, `ptr_limit_reached`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the limit (64 KiB by default). Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A non-empty body that is not JSON. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `ptr_not_forward_confirmed`: the name does not resolve to the address. Codes: `ptr_not_forward_confirmed`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PtrNotForwardConfirmed"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The name's forward lookup got no answer in time; nothing changed, retry. Codes: `forward_lookup_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePtr: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+                /** @description The server's IPv4, or any address of its /64 (any spelling: it is read canonically). */
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PTR as it is to be. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ptr"];
+                };
+            };
+            /** @description The path's address is not an IP address. Codes: `invalid_address`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:network`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
+                };
+            };
+            /** @description No server with that id on this account, or the address is not the server's (its IPv4 or an address of its /64). Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rdns_unavailable`: this deployment keeps no reverse DNS (no PowerDNS is configured). Nothing changes. Codes: `rdns_unavailable`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */

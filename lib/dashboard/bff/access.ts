@@ -7,7 +7,7 @@ type HeaderCheck = { schema: z.ZodType<string>; code: ErrorCode; message: string
 
 /** How the catch-all /bff route passes an operation on: the API checks the body and answers with its codes. */
 export type Forwarding = {
-  /** The path under /bff when it is not the API's; `{id}`, `{snapshotId}` and `{deliveryId}` are numeric, `{ref}` a top-up ref. */
+  /** The path under /bff when it is not the API's; `{id}`, `{snapshotId}` and `{deliveryId}` are numeric, `{ref}` a top-up ref, `{address}` an IP address. */
   as?: string;
   /** Passes the list's `limit` and `cursor` on. */
   list?: boolean;
@@ -91,6 +91,13 @@ export const DASHBOARD_ACCESS = {
   "DELETE /servers/{id}/console": FORWARD,
   "GET /servers/{id}/console/socket": closed("the browser opens the WebSocket itself, with a console ticket"),
   "GET /servers/{id}/expiry-warnings": FORWARD,
+  "GET /servers/{id}/firewall": FORWARD,
+  "PUT /servers/{id}/firewall": FORWARD,
+  "POST /servers/{id}/firewall/simulate": FORWARD,
+  "GET /servers/{id}/rdns": FORWARD,
+  "GET /servers/{id}/rdns/{address}": closed("the list carries every named address"),
+  "PUT /servers/{id}/rdns/{address}": FORWARD,
+  "DELETE /servers/{id}/rdns/{address}": FORWARD,
   "GET /webhooks": FORWARD,
   "POST /webhooks": FORWARD,
   "GET /webhooks/{id}": closed("the list carries every endpoint"),

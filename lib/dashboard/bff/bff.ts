@@ -113,12 +113,16 @@ export function idempotencyHeader(request: Request): Record<string, string> {
   return key ? { "idempotency-key": key } : {};
 }
 
-/** What a route parameter may be: a numeric id, a top-up reference; anything else is a 404, as on the API. */
+/**
+ * What a route parameter may be: a numeric id, a top-up reference, an IP address (its characters: the API
+ * reads it); anything else is a 404, as on the API.
+ */
 export const PATH_PARAMETERS: Record<string, RegExp> = {
   id: /^\d{1,10}$/,
   snapshotId: /^\d{1,10}$/,
   deliveryId: /^\d{1,10}$/,
   ref: /^[A-Za-z0-9_-]{1,64}$/,
+  address: /^[0-9A-Fa-f:.]{2,45}$/,
 };
 
 /** A numeric id from the route, or undefined when the segment is not one. */

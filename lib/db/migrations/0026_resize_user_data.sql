@@ -51,7 +51,7 @@ CREATE INDEX "snapshot_schedules_next_idx" ON "snapshot_schedules" USING btree (
 ALTER TABLE "snapshots" DROP CONSTRAINT "snapshots_kind_check";--> statement-breakpoint
 ALTER TABLE "snapshots" ADD CONSTRAINT "snapshots_kind_check" CHECK ("snapshots"."kind" IN ('manual', 'reinstall', 'expiry', 'automatic', 'resize'));--> statement-breakpoint
 ALTER TABLE "server_jobs" DROP CONSTRAINT "server_jobs_kind_check";--> statement-breakpoint
-ALTER TABLE "server_jobs" ADD CONSTRAINT "server_jobs_kind_check" CHECK ("server_jobs"."kind" IN ('provision', 'power', 'destroy', 'reinstall', 'password', 'snapshot', 'restore', 'delete_snapshot', 'rescue', 'leave_rescue', 'revive', 'resize'));--> statement-breakpoint
+ALTER TABLE "server_jobs" ADD CONSTRAINT "server_jobs_kind_check" CHECK ("server_jobs"."kind" IN ('provision', 'power', 'destroy', 'reinstall', 'password', 'snapshot', 'restore', 'delete_snapshot', 'rescue', 'leave_rescue', 'revive', 'firewall', 'resize'));--> statement-breakpoint
 -- A customer's cloud-init user data: sealed until the build that uses it is done, then only its hash and size.
 ALTER TABLE "servers" ADD COLUMN "user_data_enc" text;--> statement-breakpoint
 ALTER TABLE "servers" ADD COLUMN "user_data_sha256" text;--> statement-breakpoint

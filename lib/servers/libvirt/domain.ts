@@ -1,4 +1,5 @@
 /** The libvirt domain XML of one server. Values are escaped; nothing here reaches a shell. */
+import { IPV6_FILTER } from "./nwfilter";
 
 const xmlText = (value: string | number) => String(value).replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -24,9 +25,22 @@ export type DomainSpec = {
   /** User-mode networking with only this port of 127.0.0.1 forwarded to the guest's SSH (no bridge). */
   sshForwardPort: number;
   mac: string;
-  /** Bridged networking: the guest's card on this host bridge, with its public address from the seed. */
-  bridge?: { name: string; address: string };
+  /**
+   * Bridged networking: the guest's card on this host bridge, with its public address from the seed, and its
+   * routed /64 (network address) and link-local address where the host hands out IPv6.
+   */
+  bridge?: { name: string; address: string; ipv6?: { network: string; linkLocal: string } };
 };
+
+/** The card's layer-2 filter: clean-traffic bound to its IPv4, or with IPv6 the filter of nwfilter.ts. */
+function filterRef(bridge: NonNullable<DomainSpec["bridge"]>): string {
+  const parameter = (name: string, value: string) => `<parameter name='${name}' value='${xmlText(value)}'/>`;
+  if (!bridge.ipv6) return `<filterref filter='clean-traffic'>${parameter("IP", bridge.address)}</filterref>`;
+  return (
+    `<filterref filter='${IPV6_FILTER}'>${parameter("IP", bridge.address)}` +
+    `${parameter("IPV6_NET", bridge.ipv6.network)}${parameter("IPV6_LL", bridge.ipv6.linkLocal)}</filterref>`
+  );
+}
 
 /**
  * A balloon device for its statistics only (it is never inflated): the guest's driver reports its memory in use
@@ -53,14 +67,12 @@ export function domainXml(spec: DomainSpec): string {
     <qemu:arg value='-netdev'/><qemu:arg value='${xmlText(netdev)}'/>
     <qemu:arg value='-device'/><qemu:arg value='${xmlText(device)}'/>
   </qemu:commandline>`;
-  // On a shared bridge the card may send only from its own MAC and address, with ARP telling the truth about
-  // them, and nothing but IPv4 and ARP either way (libvirt's clean-traffic; no IPv6, so no router
-  // advertisements): a tenant cannot take a neighbour's or the gateway's address.
+  // On a shared bridge the card may send only from its own MAC and addresses, with ARP telling the truth about
+  // them, and nothing but IPv4, ARP and (where it has a /64) IPv6 without router advertisements: a tenant cannot
+  // take a neighbour's or the gateway's address.
   const bridged = spec.bridge
     ? `<interface type='bridge'><source bridge='${xmlText(spec.bridge.name)}'/><mac address='${xmlText(spec.mac)}'/>` +
-      "<model type='virtio'/>" +
-      `<filterref filter='clean-traffic'><parameter name='IP' value='${xmlText(spec.bridge.address)}'/></filterref>` +
-      "</interface>"
+      `<model type='virtio'/>${filterRef(spec.bridge)}</interface>`
     : "";
   return `<domain type='${spec.virtType}' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
   <name>${xmlText(spec.name)}</name>${spec.uuid ? `<uuid>${xmlText(spec.uuid)}</uuid>` : ""}

@@ -77,6 +77,34 @@ describe("guest networking", () => {
     expect(USER_NETWORK_CONFIG).toContain("accept-ra: false");
   });
 
+  it("with IPv6: the server's ::1 beside its IPv4, its gateway on the bridge, and still no autoconfiguration", () => {
+    const seed = networkConfig({
+      mac: macFor(12),
+      address: "203.0.113.12",
+      prefix: 24,
+      gateway: "203.0.113.1",
+      ipv6: { address: "2001:db8:1:105::1", gateway: "fe80::1" },
+    });
+    expect(seed).toContain("    addresses: [203.0.113.12/24, '2001:db8:1:105::1/64']\n");
+    expect(seed).toContain("    gateway6: 'fe80::1'\n    accept-ra: false\n    link-local: [ipv6]\n");
+    // Its card's filter: the one for IPv6 guests, bound to its addresses.
+    const xml = domainXml({
+      ...spec,
+      mac: macFor(12),
+      bridge: {
+        name: "br0",
+        address: "203.0.113.12",
+        ipv6: { network: "2001:db8:1:105::", linkLocal: "fe80::5054:ff:fe00:c" },
+      },
+    });
+    expect(xml).toContain(
+      "<filterref filter='vps-clean-traffic-v6'><parameter name='IP' value='203.0.113.12'/>" +
+        "<parameter name='IPV6_NET' value='2001:db8:1:105::'/><parameter name='IPV6_LL' value='fe80::5054:ff:fe00:c'/>" +
+        "</filterref>",
+    );
+    expect(xml).not.toContain("filter='clean-traffic'");
+  });
+
   it("hands out a pool's lowest free address, across octet boundaries, and nothing when exhausted", () => {
     const pool = { first: "198.51.100.254", last: "198.51.101.1" };
     expect(poolAddresses(pool)).toEqual(["198.51.100.254", "198.51.100.255", "198.51.101.0", "198.51.101.1"]);
@@ -127,5 +155,62 @@ describe("guest networking", () => {
     // The libssh transport is accepted: it is the one that checks keyfile and known_hosts.
     const libssh = "qemu+libssh://root@h2:2222/system?keyfile=/etc/vps/id&known_hosts=/etc/vps/known_hosts";
     expect(parse([{ ...bridged, uri: libssh }]).hypervisors[0]?.uri).toBe(libssh);
+  });
+
+  it("reads a host's IPv6 prefix beside its pool: a bridge needed, /32 to /63, no two hosts overlapping", () => {
+    const bridged = {
+      name: "nl-1",
+      location: "nl",
+      uri: "qemu:///system",
+      memory_mb: 8192,
+      vcpus: 4,
+      disk_gb: 200,
+      bridge: "br0",
+      ipv4_pool: "203.0.113.10-203.0.113.40",
+      ipv4_prefix: 24,
+      ipv4_gateway: "203.0.113.1",
+    };
+    const parse = (hosts: unknown[]) =>
+      SERVER_SETTINGS.parse({
+        DATA_DIR: mkdtempSync(path.join(tmpdir(), "vps-network-")),
+        PROVISIONER: "libvirt",
+        ALLOW_DEMO_LIBVIRT: "1",
+        HYPERVISORS: JSON.stringify(hosts),
+      });
+    expect(parse([{ ...bridged, ipv6_prefix: "2001:DB8:1:1ff::/56" }]).hypervisors[0]?.network?.ipv6).toEqual(
+      {
+        prefix: { address: "2001:db8:1:100::", length: 56, family: 6 },
+        gateway: "fe80::1",
+      },
+    );
+    expect(
+      parse([{ ...bridged, ipv6_prefix: "2001:db8:1::/48", ipv6_gateway: "2001:db8:1::1" }]).hypervisors[0]
+        ?.network?.ipv6?.gateway,
+    ).toBe("2001:db8:1::1");
+    for (const prefix of ["2001:db8::/64", "2001:db8::/31", "10.0.0.0/8", "nonsense"]) {
+      expect(() => parse([{ ...bridged, ipv6_prefix: prefix }])).toThrow(/invalid ipv6_prefix/);
+    }
+    const {
+      bridge: _bridge,
+      ipv4_pool: _pool,
+      ipv4_prefix: _prefix,
+      ipv4_gateway: _gateway,
+      ...unbridged
+    } = bridged;
+    expect(() => parse([{ ...unbridged, ipv6_prefix: "2001:db8::/48" }])).toThrow(/needs a bridge/);
+    expect(() => parse([{ ...bridged, ipv6_gateway: "fe80::1" }])).toThrow(
+      /ipv6_gateway without ipv6_prefix/,
+    );
+    expect(() =>
+      parse([
+        { ...bridged, ipv6_prefix: "2001:db8:1::/48" },
+        {
+          ...bridged,
+          name: "nl-2",
+          ipv4_pool: "203.0.113.50-203.0.113.60",
+          ipv6_prefix: "2001:db8:1:200::/56",
+        },
+      ]),
+    ).toThrow(/nl-1 and nl-2 have overlapping ipv6_prefix/);
   });
 });

@@ -33,10 +33,14 @@ export function macFor(serverId: number): string {
   return `52:54:${bytes.map((byte) => byte.toString(16).padStart(2, "0")).join(":")}`;
 }
 
+/** A server's routed /64 as its seed configures it: `::1` of the prefix, the gateway on the host's bridge. */
+export type SeedIpv6 = { address: string; gateway: string };
+
 /**
- * cloud-init network-config (version 2): a static IPv4 on the interface with this MAC, and no IPv6
- * autoconfiguration: router advertisements are not accepted and no link-local address is made, so a rogue
- * advertisement cannot give the guest a route or an address (the host's filter drops guests' IPv6 anyway).
+ * cloud-init network-config (version 2): a static IPv4 on the interface with this MAC (and a static IPv6 where
+ * the server has a /64), and no IPv6 autoconfiguration: router advertisements are not accepted, so a rogue
+ * advertisement cannot give the guest a route or an address (the host's filter drops them anyway). Without
+ * IPv6 no link-local address is made either.
  */
 export function networkConfig(input: {
   mac: string;
@@ -44,20 +48,30 @@ export function networkConfig(input: {
   prefix: number;
   gateway: string;
   nameservers?: string[];
+  ipv6?: SeedIpv6;
 }): string {
+  const addresses = [
+    `${input.address}/${input.prefix}`,
+    ...(input.ipv6 ? [`'${input.ipv6.address}/64'`] : []),
+  ];
   const lines = [
     "version: 2",
     "ethernets:",
     "  nic0:",
     `    match: {macaddress: '${input.mac}'}`,
     "    set-name: eth0",
-    `    addresses: [${input.address}/${input.prefix}]`,
+    `    addresses: [${addresses.join(", ")}]`,
     `    gateway4: ${input.gateway}`,
-    "    accept-ra: false",
-    "    link-local: []",
+    ...ipv6Lines(input.ipv6),
   ];
   if (input.nameservers && input.nameservers.length > 0) {
     lines.push(`    nameservers: {addresses: [${input.nameservers.join(", ")}]}`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** The interface's IPv6 lines: its gateway (link-local on the host's bridge), or no IPv6 part at all. */
+function ipv6Lines(ipv6: SeedIpv6 | undefined): string[] {
+  if (!ipv6) return ["    accept-ra: false", "    link-local: []"];
+  return [`    gateway6: '${ipv6.gateway}'`, "    accept-ra: false", "    link-local: [ipv6]"];
 }

@@ -6,6 +6,9 @@ import path from "node:path";
 import type { HypervisorHost, ServerSettings } from "../config";
 import type { ConsoleHandlers, ConsoleStream } from "../console/stream";
 import { CustomerFacingError } from "../failure-reasons";
+import { linkLocalOf, parseNetwork, serverIpv6Address } from "../network/addresses";
+import type { Counter } from "../network/compile";
+import { tableName } from "../network/compile";
 import type { ServerRow } from "../present";
 import {
   type BuildSpec,
@@ -34,6 +37,14 @@ import { openSerialConsole } from "./console";
 import { copyDiskAtRest, copyRunningDisk, volumeSize } from "./disk-copy";
 import { domainXml, overlayVolumeXml } from "./domain";
 import {
+  applyFirewall,
+  type FirewallState,
+  type HostPlace,
+  listTables,
+  readTable,
+  removeFirewall,
+} from "./host-firewall";
+import {
   type HostInventory,
   INVENTORY_COMMANDS,
   parseDomains,
@@ -41,6 +52,7 @@ import {
   parsePoolInfo,
 } from "./inventory";
 import { FORWARDED_SSH_ADDRESS, macFor, networkConfig } from "./network";
+import { IPV6_FILTER_XML } from "./nwfilter";
 import { withOwnerUserData } from "./user-data";
 import { run, VirshError, virsh, virshScript, virshShellArg } from "./virsh";
 
@@ -147,6 +159,7 @@ export class LibvirtProvisioner implements Provisioner {
   readonly simulated = false;
   private readonly pools = new Map<string, Promise<void>>();
   private readonly virtTypes = new Map<string, Promise<"kvm" | "qemu">>();
+  private readonly ipv6Filters = new Map<string, Promise<void>>();
 
   constructor(private readonly settings: ServerSettings) {}
 
@@ -231,6 +244,24 @@ export class LibvirtProvisioner implements Provisioner {
     return ready;
   }
 
+  /**
+   * The layer-2 filter of guests with IPv6 (nwfilter.ts), defined on the host once per process: defined again
+   * it is updated in place (fixed UUIDs), so a newer version reaches hosts that had an older one.
+   */
+  private ensureIpv6Filter(host: HypervisorHost): Promise<void> {
+    let ready = this.ipv6Filters.get(host.uri);
+    if (!ready) {
+      ready = (async () => {
+        for (const xml of IPV6_FILTER_XML) {
+          await this.withXmlFile(xml, (file) => virsh(host.uri, ["nwfilter-define", file]));
+        }
+      })();
+      this.ipv6Filters.set(host.uri, ready);
+      ready.catch(() => this.ipv6Filters.delete(host.uri));
+    }
+    return ready;
+  }
+
   /** Writes XML to a private temporary file for virsh, which reads it (locally, also for remote hosts). */
   private async withXmlFile<T>(xml: string, use: (file: string) => Promise<T>): Promise<T> {
     const dir = await mkdtemp(path.join(tmpdir(), "vps-xml-"));
@@ -274,6 +305,8 @@ export class LibvirtProvisioner implements Provisioner {
   private async define(server: ServerRow, host: HypervisorHost): Promise<void> {
     const rescue = server.rescueState === "active";
     const name = this.domainName(server);
+    const ipv6 = this.ipv6Of(server, host);
+    if (ipv6) await this.ensureIpv6Filter(host);
     const xml = domainXml({
       name,
       uuid: await this.existingUuid(host, name),
@@ -287,7 +320,11 @@ export class LibvirtProvisioner implements Provisioner {
       sshForwardPort: this.sshPort(server),
       mac: host.network ? macFor(server.id) : USER_NETWORK_MAC,
       bridge: host.network
-        ? { name: host.network.bridge, address: this.reservedAddress(server, host) }
+        ? {
+            name: host.network.bridge,
+            address: this.reservedAddress(server, host),
+            ...(ipv6 ? { ipv6: { network: ipv6.network, linkLocal: linkLocalOf(macFor(server.id)) } } : {}),
+          }
         : undefined,
     });
     await this.withXmlFile(xml, (file) => virsh(host.uri, ["define", file]));
@@ -379,12 +416,84 @@ export class LibvirtProvisioner implements Provisioner {
     return server.ip;
   }
 
-  /** The seed's network-config: the reserved public address on a bridged host, user-mode addressing else. */
+  /** The server's /64 where its host hands out IPv6 and it has one: the network's address, its `::1`. */
+  private ipv6Of(server: ServerRow, host: HypervisorHost) {
+    if (!host.network?.ipv6 || !server.ipv6Prefix) return undefined;
+    const network = parseNetwork(server.ipv6Prefix);
+    if (!network) throw new Error(`server ${server.id} has an invalid IPv6 prefix ${server.ipv6Prefix}`);
+    return {
+      network: network.address,
+      address: serverIpv6Address(server.ipv6Prefix),
+      gateway: host.network.ipv6.gateway,
+    };
+  }
+
+  /** The seed's network-config: the reserved public addresses on a bridged host, user-mode addressing else. */
   private networkConfigOf(server: ServerRow, host: HypervisorHost): string {
     if (!host.network) return USER_NETWORK_CONFIG;
     const { prefix, gateway, nameservers } = host.network;
     const address = this.reservedAddress(server, host);
-    return networkConfig({ mac: macFor(server.id), address, prefix, gateway, nameservers });
+    const ipv6 = this.ipv6Of(server, host);
+    return networkConfig({
+      mac: macFor(server.id),
+      address,
+      prefix,
+      gateway,
+      nameservers,
+      ...(ipv6 ? { ipv6: { address: ipv6.address, gateway: ipv6.gateway } } : {}),
+    });
+  }
+
+  /** Where the server sits on its bridged host, for its firewall; undefined on a host without a bridge. */
+  private placeOf(server: ServerRow): HostPlace | undefined {
+    const host = this.host(server);
+    if (!host.network) return undefined;
+    const mac = macFor(server.id);
+    const ipv6Prefix = this.ipv6Of(server, host) ? server.ipv6Prefix : null;
+    return {
+      uri: host.uri,
+      network: host.network,
+      domain: this.domainName(server),
+      mac,
+      ipv4: server.ip,
+      ipv6Prefix,
+      linkLocal: ipv6Prefix ? linkLocalOf(mac) : null,
+    };
+  }
+
+  firewallAvailable(server: ServerRow): boolean {
+    return Boolean(this.settings.hypervisors.find((h) => h.name === server.hypervisor)?.network);
+  }
+
+  async applyNetwork(server: ServerRow, state: FirewallState): Promise<boolean> {
+    const place = this.placeOf(server);
+    if (!place || (!place.ipv4 && !place.ipv6Prefix)) return false;
+    await applyFirewall(place, state);
+    return true;
+  }
+
+  async removeNetwork(server: ServerRow): Promise<void> {
+    const place = this.placeOf(server);
+    if (place) await removeFirewall(place);
+  }
+
+  async firewallCounters(server: ServerRow): Promise<Map<string, Counter> | undefined> {
+    const place = this.placeOf(server);
+    if (!place) return undefined;
+    return (await readTable(place))?.counters;
+  }
+
+  async firewallTables(hypervisor: string): Promise<Set<number> | undefined> {
+    const host = this.settings.hypervisors.find((h) => h.name === hypervisor);
+    if (!host?.network) return undefined;
+    const prefix = tableName(`${this.settings.domainPrefix}0`).slice(0, -1);
+    const ids = new Set<number>();
+    for (const name of await listTables(host.uri)) {
+      if (!name.startsWith(prefix)) continue;
+      const id = Number(name.slice(prefix.length));
+      if (Number.isSafeInteger(id)) ids.add(id);
+    }
+    return ids;
   }
 
   async ready(server: ServerRow): Promise<boolean> {

@@ -9,6 +9,7 @@ import { lockServerAfterAccount } from "../billing";
 import { serverSettings } from "../config";
 import { CustomerFacingError } from "../failure-reasons";
 import { enqueueJob, finish, type Job, kickJobs, requeue } from "../jobs";
+import { applyServerNetwork } from "../network/firewall";
 import type { ServerRow } from "../present";
 import { provisioner } from "../provisioner";
 import { serverRow } from "../rows";
@@ -122,6 +123,8 @@ export async function runResize(job: Job): Promise<void> {
   const reverting = resize.state === "reverting";
   // The disk is copied at rest before it grows (a retry whose copy was made goes straight on).
   if (!reverting && job.snapshotId !== null) await snapshotAtRest(job, server);
+  // A machine started on its new size runs behind its firewall, as every start does.
+  if (resize.wasRunning) await applyServerNetwork(server);
   await provisioner().resize(server, {
     start: resize.wasRunning,
     restoreDiskFrom: reverting ? await takenSnapshotVolume(resize.snapshotId) : undefined,

@@ -5,6 +5,7 @@ import { snapshots } from "@/lib/db/schema";
 import { recordRestoreFailed, recordSnapshotFailed, recordSnapshotTaken } from "@/lib/notifications/facts";
 import { now } from "@/lib/util/clock";
 import { endFailedDiskRewrite, finish, type Job } from "../jobs";
+import { releaseIpv6Prefix } from "../network/ipv6-pool";
 import type { ServerRow } from "../present";
 import { provisioner, type SnapshotTaken } from "../provisioner";
 import { serverRow } from "../rows";
@@ -90,6 +91,8 @@ export async function runDeleteSnapshot(job: Job): Promise<void> {
   else if (snapshot?.volume) await provisioner().deleteSnapshot(server, snapshot.volume);
   await database.transaction(async (tx) => {
     if (snapshot) await tx.delete(snapshots).where(eq(snapshots.id, snapshot.id));
+    // A lapsed server's last disk gone, nothing of it is left to come back: its /64 is free again.
+    if (snapshot?.kind === "expiry") await releaseIpv6Prefix(tx, server.id);
     await finish(tx, job, "done");
   });
 }

@@ -28,6 +28,7 @@ export default async function AccountPage(props: { params: Promise<{ id: string 
   }
   const canSuspend = mayDo(operator, "suspend");
   const canAdjust = mayDo(operator, "adjust_ledger");
+  const canOpenMail = mayDo(operator, "mail_policy");
   return (
     <section className="space-y-8">
       <header className="space-y-2">
@@ -89,8 +90,9 @@ export default async function AccountPage(props: { params: Promise<{ id: string 
                 </span>{" "}
                 · <span data-testid="server-status">{server.status}</span> · {server.plan} in{" "}
                 {server.location}
-                {server.hypervisor && ` on ${server.hypervisor}`} · {server.ip ?? "no address"} · paid until{" "}
-                {when(server.expires_at)}
+                {server.hypervisor && ` on ${server.hypervisor}`} · {server.ip ?? "no address"}
+                {server.ipv6_prefix && ` · ${server.ipv6_prefix}`} · paid until {when(server.expires_at)} ·
+                mail (port 25): <span data-testid="server-smtp">{server.smtp}</span>
               </p>
               {server.status_reason && (
                 <p className={`text-sm ${TEXT_STYLES.muted}`} data-testid="server-reason">
@@ -120,6 +122,17 @@ export default async function AccountPage(props: { params: Promise<{ id: string 
                     pauseChoice
                   />
                 ))}
+              {canOpenMail && server.status !== "terminated" && (
+                <ReasonForm
+                  csrfToken={csrfToken}
+                  method="PUT"
+                  path={`/servers/${server.id}/smtp`}
+                  extra={{ open: server.smtp !== "open" }}
+                  label="Why outbound mail is opened or blocked (audit log)"
+                  submit={server.smtp === "open" ? "Block outbound mail" : "Open outbound mail"}
+                  success={server.smtp === "open" ? "Blocked." : "Opened."}
+                />
+              )}
             </li>
           ))}
         </ul>

@@ -30,10 +30,13 @@ import * as serversIdRdnsRoute from "@/app/api/v1/servers/[id]/rdns/route";
 import * as serversIdReinstallRoute from "@/app/api/v1/servers/[id]/reinstall/route";
 import * as serversIdRenewRoute from "@/app/api/v1/servers/[id]/renew/route";
 import * as serversIdRescueRoute from "@/app/api/v1/servers/[id]/rescue/route";
+import * as serversIdResizeRoute from "@/app/api/v1/servers/[id]/resize/route";
+import * as serversIdResizesRoute from "@/app/api/v1/servers/[id]/resizes/route";
 import * as serversIdRoute from "@/app/api/v1/servers/[id]/route";
 import * as serversIdSnapshotsSnapshotIdRestoreRoute from "@/app/api/v1/servers/[id]/snapshots/[snapshotId]/restore/route";
 import * as serversIdSnapshotsSnapshotIdRoute from "@/app/api/v1/servers/[id]/snapshots/[snapshotId]/route";
 import * as serversIdSnapshotsRoute from "@/app/api/v1/servers/[id]/snapshots/route";
+import * as serversIdSnapshotsScheduleRoute from "@/app/api/v1/servers/[id]/snapshots/schedule/route";
 import * as serversRoute from "@/app/api/v1/servers/route";
 import * as sessionsIdRoute from "@/app/api/v1/sessions/[id]/route";
 import * as sessionsCurrentRoute from "@/app/api/v1/sessions/current/route";
@@ -78,9 +81,12 @@ export const API_ROUTES: Record<string, Record<string, unknown>> = {
   "/servers/{id}/reinstall": serversIdReinstallRoute,
   "/servers/{id}/renew": serversIdRenewRoute,
   "/servers/{id}/rescue": serversIdRescueRoute,
+  "/servers/{id}/resize": serversIdResizeRoute,
+  "/servers/{id}/resizes": serversIdResizesRoute,
   "/servers/{id}": serversIdRoute,
   "/servers/{id}/snapshots/{snapshotId}/restore": serversIdSnapshotsSnapshotIdRestoreRoute,
   "/servers/{id}/snapshots/{snapshotId}": serversIdSnapshotsSnapshotIdRoute,
+  "/servers/{id}/snapshots/schedule": serversIdSnapshotsScheduleRoute,
   "/servers/{id}/snapshots": serversIdSnapshotsRoute,
   "/servers": serversRoute,
   "/sessions/{id}": sessionsIdRoute,

@@ -1,7 +1,15 @@
 import { Field, hintId, INPUT_STYLE } from "../ui/field";
 
-/** API refusals that belong to one of these fields; any other refusal is shown at the form's end. */
-export const ACCESS_FIELD_CODES = new Set(["invalid_hostname", "invalid_root_password", "invalid_ssh_key"]);
+/**
+ * API refusals that belong to one of these fields (or to the user data beside them); any other refusal is shown
+ * at the form's end.
+ */
+export const ACCESS_FIELD_CODES = new Set([
+  "invalid_hostname",
+  "invalid_root_password",
+  "invalid_ssh_key",
+  "invalid_user_data",
+]);
 
 /**
  * Host name, root password and SSH key: optional, read from the form on submit. A refusal of one of them is

@@ -16,6 +16,7 @@ import { OrderSummary } from "./order-summary";
 import { OsSelect } from "./os-select";
 import { PlanPicker } from "./plan-picker";
 import { type Order, useOrder } from "./use-order";
+import { UserDataField } from "./user-data-field";
 
 /**
  * The order form: the price is computed live with the catalog's `priceFor` (the API's own function) and set
@@ -52,6 +53,7 @@ export function OrderForm({
     const hostname = String(form.get("hostname") ?? "").trim();
     const rootPassword = String(form.get("root_password") ?? "");
     const sshKey = String(form.get("ssh_key") ?? "").trim();
+    const userData = String(form.get("user_data") ?? "");
     order.mutate({
       plan: planId as Order["plan"],
       location: locationId as Order["location"],
@@ -61,6 +63,7 @@ export function OrderForm({
       ...(hostname ? { hostname } : {}),
       ...(rootPassword ? { root_password: rootPassword } : {}),
       ...(sshKey ? { ssh_keys: [sshKey] } : {}),
+      ...(userData.trim() ? { user_data: userData } : {}),
     });
   }
 
@@ -89,6 +92,10 @@ export function OrderForm({
         />
 
         <AccessFields ids={ids} hostnamePlaceholder={`${plan.id}-${location.id}-…`} refusal={refused} />
+        <UserDataField
+          id={`${ids}-user-data`}
+          error={refused?.code === "invalid_user_data" ? refused.message : undefined}
+        />
 
         <label className="flex items-start gap-2 text-sm">
           <input

@@ -3,12 +3,14 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useRef, useState } from "react";
 import { BUTTON_STYLES } from "@/components/ui/button";
-import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
+import { BffError, bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/dashboard/queries/idempotency";
 import { queryKeys } from "@/lib/dashboard/queries/query-keys";
 import { serverQuery } from "@/lib/dashboard/queries/servers";
 import type { Server } from "@/lib/dashboard/queries/types";
+import { Checkbox } from "../ui/checkbox";
 import { HostnameConfirmField } from "./hostname-confirm";
+import { UserDataField } from "./user-data-field";
 
 type OsChoice = { id: string; name: string; available: boolean };
 
@@ -35,7 +37,7 @@ export function ReinstallPanel({ server }: { server: Server }) {
     staleTime: 300_000,
   });
   const reinstall = useMutation({
-    mutationFn: (body: { os: string; confirm: string; snapshot_first: boolean }) =>
+    mutationFn: (body: { os: string; confirm: string; snapshot_first: boolean; user_data?: string }) =>
       bffFetch<Server>(`/bff/servers/${server.id}/reinstall`, {
         method: "POST",
         body,
@@ -71,21 +73,27 @@ export function ReinstallPanel({ server }: { server: Server }) {
         <>
           {started && server.status === "active" && (
             <p role="status" data-testid="reinstall-status" className="text-sm">
-              Reinstalled with {server.os}. Reveal the new root password under Root login; the SSH host key is
-              new too.
+              Reinstalled with {server.os}. Reveal the new root password on the Overview, under Root login;
+              the SSH host key is new too.
             </p>
           )}
           <p className="text-sm">
             Wipes the disk and installs the chosen system with a new root password and a new SSH host key. The
             address, plan and paid period stay. With a snapshot first, the old disk can be restored under
-            Snapshots. Type <code className="font-semibold">{server.hostname}</code> to confirm.
+            Snapshots &amp; rescue. Type <code className="font-semibold">{server.hostname}</code> to confirm.
           </p>
           <form
             className="flex flex-wrap items-end gap-2"
             onSubmit={(event) => {
               event.preventDefault();
+              const userData = String(new FormData(event.currentTarget).get("user_data") ?? "");
               if (typed === server.hostname) {
-                reinstall.mutate({ os, confirm: typed, snapshot_first: snapshotFirst });
+                reinstall.mutate({
+                  os,
+                  confirm: typed,
+                  snapshot_first: snapshotFirst,
+                  ...(userData.trim() ? { user_data: userData } : {}),
+                });
               }
             }}
           >
@@ -104,14 +112,19 @@ export function ReinstallPanel({ server }: { server: Server }) {
                 ))}
               </select>
             </label>
-            <label className="flex items-center gap-2 text-sm">
-              <input
-                type="checkbox"
-                checked={snapshotFirst}
-                onChange={(e) => setSnapshotFirst(e.target.checked)}
-              />
+            <Checkbox checked={snapshotFirst} onChange={setSnapshotFirst}>
               Take a snapshot first
-            </label>
+            </Checkbox>
+            <div className="basis-full">
+              <UserDataField
+                id={`${ids}-user-data`}
+                error={
+                  reinstall.error instanceof BffError && reinstall.error.code === "invalid_user_data"
+                    ? reinstall.error.message
+                    : undefined
+                }
+              />
+            </div>
             <HostnameConfirmField
               id={`${ids}-confirm`}
               label="Host name to confirm reinstall"
@@ -128,11 +141,12 @@ export function ReinstallPanel({ server }: { server: Server }) {
           </form>
         </>
       )}
-      {reinstall.error && (
-        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-          {errorMessage(reinstall.error)}
-        </p>
-      )}
+      {reinstall.error &&
+        !(reinstall.error instanceof BffError && reinstall.error.code === "invalid_user_data") && (
+          <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+            {errorMessage(reinstall.error)}
+          </p>
+        )}
     </section>
   );
 }

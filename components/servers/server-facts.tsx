@@ -11,7 +11,7 @@ const Term = ({ children }: { children: string }) => <dt className={TEXT_STYLES.
 export function ServerFacts({ server }: { server: Server }) {
   const location = findLocation(server.location);
   return (
-    <dl className="grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[10rem_1fr]">
+    <dl data-testid="server-facts" className="grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[10rem_1fr]">
       <Term>IPv4</Term>
       <dd className="font-mono" data-testid="server-ip">
         {server.ip ?? "assigned when built"}

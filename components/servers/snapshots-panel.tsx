@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useId, useRef, useState } from "react";
+import { lazy, useId, useRef, useState } from "react";
 import { BUTTON_STYLES, Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/panel";
 import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
@@ -11,7 +11,11 @@ import { serverQuery, snapshotsQuery } from "@/lib/dashboard/queries/servers";
 import type { Server, Snapshot } from "@/lib/dashboard/queries/types";
 import { Alert, TEXT_STYLES } from "../ui/alert";
 import { HostnameConfirmField } from "./hostname-confirm";
+import { AfterHydration } from "./sections/after-hydration";
 import { formatUtc } from "./status-badge";
+
+/** The schedule's form is used now and then: its code loads once the page has hydrated. */
+const SnapshotScheduleForm = lazy(() => import("./snapshot-schedule"));
 
 const UNITS = ["B", "KB", "MB", "GB", "TB"] as const;
 
@@ -147,6 +151,17 @@ export function SnapshotsPanel({ server }: { server: Server }) {
             {take.isPending ? "Taking snapshot…" : "Take snapshot"}
           </button>
         </form>
+      )}
+
+      {list.data && server.status !== "terminated" && (
+        <AfterHydration room="min-h-10">
+          {/* Keyed by the schedule as saved, so the form shows it again after a save or a refresh. */}
+          <SnapshotScheduleForm
+            key={JSON.stringify(list.data.schedule)}
+            serverId={server.id}
+            schedule={list.data.schedule}
+          />
+        </AfterHydration>
       )}
 
       {list.isPending ? (

@@ -100,6 +100,19 @@ export async function setup(project: TestProject) {
     CONSOLE_BEHIND_SECONDS: String(TEST_LIMITS.consoleBehindSeconds),
     // The status page's figures follow the tests within a second (status.test.ts).
     STATUS_REFRESH_SECONDS: "1",
+    // A host per location, as a deployment has them (the simulated provisioner never calls them): room for
+    // everything, but in Kuala Lumpur only 3 GiB of memory, so a resize meets a host's limit there
+    // (resize.test.ts); nothing else orders in that location.
+    HYPERVISORS: JSON.stringify(
+      ["bg", "ch", "fr", "is", "my", "nl", "ro", "se"].map((location) => ({
+        name: `${location}-1`,
+        location,
+        uri: "qemu:///system",
+        ...(location === "my"
+          ? { memory_mb: 3072, vcpus: 4, disk_gb: 200 }
+          : { memory_mb: 16_777_216, vcpus: 65_536, disk_gb: 1_048_576 }),
+      })),
+    ),
   };
   if (target === "postgres") {
     const url = process.env.TEST_DATABASE_URL;

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Receiver, startReceiver } from "../support/webhook-receiver";
 import { balanceOf } from "./funding";
 import { api, createAccount, errorCode, until } from "./helpers";
 import { accountWithActiveServer } from "./server-fixtures";
@@ -13,7 +14,16 @@ type Server = {
   status_reason: string | null;
   rescue: { state: string } | null;
 };
-type Snapshot = { id: number; name: string; kind: string; state: string; consistency: string | null };
+type Snapshot = {
+  id: number;
+  name: string;
+  kind: string;
+  state: string;
+  consistency: string | null;
+  created_at: string;
+  failure_reason: string | null;
+};
+type Schedule = { frequency: string; hour: number; weekday: string | null; next_run_at: string };
 
 const read = async (key: string, id: number) =>
   (await api(`/servers/${id}`, { key })).body as unknown as Server;
@@ -21,6 +31,7 @@ const listed = async (key: string, id: number) =>
   (await api(`/servers/${id}/snapshots`, { key })).body as unknown as {
     snapshots: Snapshot[];
     limit: number;
+    schedule: Schedule | null;
   };
 
 /** An account with one active (simulated) server. */
@@ -42,7 +53,7 @@ describe("snapshots (simulated provisioner)", () => {
 
     const { apiKey, server } = await activeServer();
     const balance = await balanceOf(apiKey);
-    expect(await listed(apiKey, server.id)).toEqual({ snapshots: [], limit: 3 });
+    expect(await listed(apiKey, server.id)).toEqual({ snapshots: [], limit: 3, schedule: null });
 
     // Bad names are 400 and record nothing.
     for (const name of ["tab\there", "é", "x".repeat(65)]) {
@@ -168,6 +179,134 @@ describe("snapshots (simulated provisioner)", () => {
     );
     expect((await listed(apiKey, server.id)).snapshots).toHaveLength(3);
   });
+});
+
+describe("automatic snapshots (simulated provisioner, the test clock)", () => {
+  let receiver: Receiver;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(() => receiver.close());
+
+  const serviceNow = async () => Date.parse((await api("/demo/clock")).body.now as string);
+  /** Moves the service's clock a minute past `at`. */
+  const moveTo = async (at: number) => {
+    const seconds = Math.max(1, Math.ceil((at - (await serviceNow())) / 1000) + 60);
+    expect((await api("/demo/clock", { method: "POST", body: { advance_seconds: seconds } })).status).toBe(
+      200,
+    );
+  };
+  /** The list once nothing is being taken or deleted, and it has `count` automatic snapshots or failures. */
+  const afterRun = (key: string, id: number, done: (snapshots: Snapshot[]) => boolean) =>
+    until(
+      () => listed(key, id),
+      (list) =>
+        done(list.snapshots) &&
+        list.snapshots.every((snapshot) => snapshot.state !== "creating" && snapshot.state !== "deleting"),
+    );
+  const automatic = (snapshots: Snapshot[]) => snapshots.filter((snapshot) => snapshot.kind === "automatic");
+
+  it("a daily schedule takes one at each run and deletes the oldest automatic one at the limit, never a manual one; a limit of manual ones fails the run with snapshot.failed", async () => {
+    const { apiKey, server } = await activeServer();
+    const path = `/servers/${server.id}/snapshots/schedule`;
+    const setSchedule = (body: unknown) => api(path, { method: "PUT", key: apiKey, body });
+    for (const [body, code] of [
+      [{ frequency: "hourly", hour: 3 }, "invalid_frequency"],
+      [{ frequency: "daily", hour: 24 }, "invalid_hour"],
+      [{ frequency: "daily", hour: 2.5 }, "invalid_hour"],
+      [{ frequency: "weekly", hour: 3 }, "invalid_weekday"],
+      [{ frequency: "weekly", hour: 3, weekday: "someday" }, "invalid_weekday"],
+      [{ frequency: "daily", hour: 3, weekday: "monday" }, "invalid_weekday"],
+    ] as const) {
+      const refused = await setSchedule(body);
+      expect([refused.status, errorCode(refused)], JSON.stringify(body)).toEqual([400, code]);
+    }
+    expect((await api(path, { key: apiKey })).body).toEqual({ schedule: null });
+    const weekly = await setSchedule({ frequency: "weekly", hour: 4, weekday: "sunday" });
+    expect(weekly.body.schedule).toMatchObject({ frequency: "weekly", hour: 4, weekday: "sunday" });
+    const sunday = new Date((weekly.body.schedule as Schedule).next_run_at);
+    expect([sunday.getUTCDay(), sunday.getUTCHours(), sunday.getUTCMinutes()]).toEqual([0, 4, 0]);
+
+    // Every notification of this account reaches the receiver.
+    const hook = await api("/webhooks", {
+      method: "POST",
+      key: apiKey,
+      body: { url: `${receiver.url}/snap` },
+    });
+    expect(hook.status).toBe(201);
+    const manual = await take(apiKey, server.id, { name: "by hand" });
+    await available(apiKey, server.id, manual.body.id as number);
+
+    // Daily, at the hour after the service's present one.
+    const hour = new Date((await serviceNow()) + 3_600_000).getUTCHours();
+    const daily = await setSchedule({ frequency: "daily", hour });
+    expect(daily.status).toBe(200);
+    let schedule = daily.body.schedule as Schedule;
+    expect(schedule).toMatchObject({ frequency: "daily", hour, weekday: null });
+    expect((await listed(apiKey, server.id)).schedule).toEqual(schedule);
+    const taken: Snapshot[] = [];
+    for (let run = 1; run <= 3; run++) {
+      await moveTo(Date.parse(schedule.next_run_at));
+      const list = await afterRun(apiKey, server.id, (snapshots) =>
+        automatic(snapshots).some((s) => !taken.some((t) => t.id === s.id) && s.state === "available"),
+      );
+      const fresh = automatic(list.snapshots).find((s) => !taken.some((t) => t.id === s.id));
+      expect(fresh).toMatchObject({ state: "available", consistency: "frozen" });
+      expect(fresh?.name).toMatch(/^Automatic, /);
+      taken.push(fresh as Snapshot);
+      const next = (await listed(apiKey, server.id)).schedule as Schedule;
+      expect(Date.parse(next.next_run_at) - Date.parse(schedule.next_run_at)).toBe(86_400_000);
+      schedule = next;
+    }
+    // The limit is 3: the third run deleted the first automatic one; the manual one stays.
+    const after = (await listed(apiKey, server.id)).snapshots;
+    expect(after.map((s) => s.id).sort()).toEqual(
+      [manual.body.id as number, taken[1]?.id, taken[2]?.id].sort(),
+    );
+
+    // Only manual snapshots in the way: nothing of theirs is deleted, and the run fails, saying why.
+    for (const snapshot of automatic(after)) {
+      const path = `/servers/${server.id}/snapshots/${snapshot.id}`;
+      expect((await api(path, { method: "DELETE", key: apiKey })).status).toBe(202);
+      await until(
+        async () => (await api(path, { key: apiKey })).status,
+        (status) => status === 404,
+      );
+    }
+    for (const name of ["two", "three"]) {
+      const more = await take(apiKey, server.id, { name });
+      expect(more.status).toBe(202);
+      await available(apiKey, server.id, more.body.id as number);
+    }
+    await moveTo(Date.parse(((await listed(apiKey, server.id)).schedule as Schedule).next_run_at));
+    const failed = await afterRun(apiKey, server.id, (snapshots) =>
+      automatic(snapshots).some((s) => s.state === "failed"),
+    );
+    expect(failed.snapshots.filter((s) => s.kind === "manual")).toHaveLength(3);
+    const [failure] = automatic(failed.snapshots);
+    expect(failure?.failure_reason).toBe(
+      "The scheduled snapshot was not taken (the server keeps 3 snapshots and none of them is automatic: delete one).",
+    );
+    const event = await until(
+      async () =>
+        receiver.received
+          .filter((request) => request.path === "/snap")
+          .map((request) => JSON.parse(request.body) as { type: string; data: Record<string, unknown> })
+          .find((sent) => sent.type === "snapshot.failed"),
+      (sent) => sent !== undefined,
+    );
+    expect(event?.data).toMatchObject({
+      operation: "snapshot",
+      reason: failure?.failure_reason,
+      snapshot: { id: failure?.id, kind: "automatic" },
+      server: { id: server.id },
+    });
+
+    // Off: the schedule goes, the snapshots stay.
+    expect((await api(path, { method: "DELETE", key: apiKey })).body).toEqual({ schedule: null });
+    expect((await listed(apiKey, server.id)).schedule).toBeNull();
+    expect((await listed(apiKey, server.id)).snapshots.filter((s) => s.kind === "manual")).toHaveLength(3);
+  }, 120_000);
 });
 
 describe("rescue mode (simulated provisioner)", () => {

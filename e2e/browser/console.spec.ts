@@ -4,9 +4,8 @@ import { api, fundBalance, recordResponseBodies, signUp } from "../support/dashb
 /** A class name xterm.js gives its input element: present in its code, and in no other script of ours. */
 const XTERM_MARKER = "xterm-helper-textarea";
 
-// Taller than the whole server page: xterm.js draws nothing while its terminal is out of sight, and the
-// usage graphs above it appear while the test runs and push it down.
-test.use({ viewport: { width: 1280, height: 5000 } });
+// Taller than the console's section: xterm.js draws nothing while its terminal is out of sight.
+test.use({ viewport: { width: 1280, height: 2000 } });
 
 test("the demo console: loaded only when opened, labelled demo, typing, copy and paste, stop and start", async ({
   page,
@@ -27,7 +26,8 @@ test("the demo console: loaded only when opened, labelled demo, typing, copy and
   expect(ordered.status).toBe(201);
 
   const scripts = recordResponseBodies(page, (url) => url.pathname.endsWith(".js"));
-  await page.goto(`/dashboard/servers/${ordered.body.id}`);
+  // The console is a section of the server page, with the power buttons beside it.
+  await page.goto(`/dashboard/servers/${ordered.body.id}/console`);
   await expect(page.getByTestId("server-status")).toHaveText("active", { timeout: 20_000 });
   await page.waitForLoadState("networkidle");
   expect((await scripts()).filter((script) => script.body.includes(XTERM_MARKER))).toEqual([]);

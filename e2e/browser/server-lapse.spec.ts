@@ -84,7 +84,16 @@ test("a lapsed server's page names the last day its disk is kept, and renewing t
   });
   await expect(renew).toBeVisible();
   await expect(later.getByLabel("Renew automatically from the balance")).toHaveCount(0);
+  const sections = later.getByRole("navigation", { name: "Server sections" });
+  await sections.getByRole("link", { name: "Console" }).click();
+  await expect(later.getByTestId("section-unavailable")).toHaveText(
+    "The console opens while the server is active.",
+  );
   await expect(later.getByRole("button", { name: "Open console" })).toHaveCount(0);
+  await sections.getByRole("link", { name: "Settings" }).click();
+  await expect(later.getByTestId("section-unavailable")).toContainText("This server is terminated");
+  await expect(later.getByRole("button", { name: "Terminate server" })).toHaveCount(0);
+  await sections.getByRole("link", { name: "Overview" }).click();
 
   await renew.click();
   await expect(later.getByTestId("server-notice")).toHaveText("Renewed.");

@@ -9,9 +9,9 @@ test("the Network panel: addresses, PTRs, a firewall rule added, moved and remov
   const { apiKey, id } = await signUpWithServer(page, request);
   const server = (await api(request, apiKey, `/servers/${id}`)).body;
 
-  await page.goto(`/dashboard/servers/${id}`);
+  await page.goto(`/dashboard/servers/${id}/networking`);
   await expect(page.getByTestId("server-status")).toHaveText("active", { timeout: 20_000 });
-  const panel = page.getByRole("region", { name: "Network" });
+  const panel = page.getByRole("region", { name: "Network", exact: true });
   const addresses = panel.getByTestId("network-addresses");
   await expect(addresses).toContainText(server.ip);
   await expect(addresses).toContainText(server.ipv6);

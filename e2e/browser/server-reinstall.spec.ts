@@ -23,9 +23,12 @@ test("a new root password, then a reinstall with another OS after typing the hos
   await page.getByRole("button", { name: "Hide new password" }).click();
   await expect(shown).toHaveCount(0);
 
-  // Reinstall waits for the exact host name; a wrong one leaves the server as it is.
+  // Reinstall (under Settings) waits for the exact host name; a wrong one leaves the server as it is.
   await page.getByRole("button", { name: "Reveal password" }).click();
   await expect(page.getByTestId("root-password")).toHaveText(changed);
+  const sections = page.getByRole("navigation", { name: "Server sections" });
+  await sections.getByRole("link", { name: "Settings" }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/servers/${id}/settings$`));
   await page.getByLabel("Operating system").selectOption({ label: "Debian 12 (Bookworm)" });
   const reinstall = page.getByRole("button", { name: "Reinstall server" });
   await expect(reinstall).toBeDisabled();
@@ -36,9 +39,8 @@ test("a new root password, then a reinstall with another OS after typing the hos
   await page.getByLabel("Host name to confirm reinstall").fill(hostname);
   await reinstall.click();
 
-  // Pending while it runs (the revealed password is hidden again), then active with the new system.
+  // Pending while it runs, then active with the new system; the overview's login is masked again.
   await expect(page.getByTestId("reinstall-status")).toContainText("Reinstalling debian-12");
-  await expect(page.getByTestId("root-password")).toHaveText("••••••••••••");
   await expect(page.getByTestId("server-status")).toHaveText("active", { timeout: 20_000 });
   await expect(page.getByTestId("reinstall-status")).toContainText("Reinstalled with debian-12");
   const after = (await api(request, apiKey, `/servers/${id}`)).body;
@@ -49,7 +51,9 @@ test("a new root password, then a reinstall with another OS after typing the hos
     expires_at: before.expires_at,
   });
 
-  // The new password through the existing reveal.
+  // The new password through the existing reveal, on the overview.
+  await sections.getByRole("link", { name: "Overview" }).click();
+  await expect(page.getByTestId("root-password")).toHaveText("••••••••••••");
   await page.getByRole("button", { name: "Reveal password" }).click();
   const revealed = page.getByTestId("root-password");
   await expect(revealed).not.toHaveText("••••••••••••");

@@ -11,7 +11,15 @@ test("snapshots from the server page: take, list, restore after typing the host 
 
   await page.goto(`/dashboard/servers/${id}`);
   await expect(page.getByTestId("server-status")).toHaveText("active", { timeout: 20_000 });
-  const panel = page.getByRole("region", { name: "Snapshots" });
+  // The server page's sections are pages of their own: snapshots are under theirs.
+  const sections = page.getByRole("navigation", { name: "Server sections" });
+  await sections.getByRole("link", { name: "Snapshots & rescue" }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/servers/${id}/snapshots$`));
+  await expect(sections.getByRole("link", { name: "Snapshots & rescue" })).toHaveAttribute(
+    "aria-current",
+    "page",
+  );
+  const panel = page.getByRole("region", { name: "Snapshots", exact: true });
   await expect(panel.getByTestId("no-snapshots")).toBeVisible();
   const catalog = (await api(request, apiKey, "/catalog")).body;
   await expect(panel).toContainText(`a server keeps up to ${catalog.snapshots.per_server}`);
@@ -54,16 +62,35 @@ test("snapshots from the server page: take, list, restore after typing the host 
   expect(after).toMatchObject({ status: "active", ip: before.ip, expires_at: before.expires_at });
   expect((await listed()).snapshots).toHaveLength(1);
 
+  // Automatic snapshots: daily at 03:00 UTC, which the API then has, with its next run; then off again.
+  await panel.getByLabel("Take one").selectOption("daily");
+  await panel.getByLabel("At (UTC)").selectOption("3");
+  await panel.getByRole("button", { name: "Save schedule" }).click();
+  await expect(panel.getByTestId("snapshot-schedule")).toContainText(
+    /^Daily at 03:00 UTC; next \d{4}-\d\d-\d\d 03:00 UTC\./,
+  );
+  expect((await listed()).schedule).toMatchObject({ frequency: "daily", hour: 3, weekday: null });
+  await panel.getByLabel("Take one").selectOption("weekly");
+  await panel.getByLabel(/^On/).selectOption("sunday");
+  await panel.getByRole("button", { name: "Save schedule" }).click();
+  await expect(panel.getByTestId("snapshot-schedule")).toContainText(/^Every Sunday at 03:00 UTC/);
+  await panel.getByLabel("Take one").selectOption("off");
+  await panel.getByRole("button", { name: "Save schedule" }).click();
+  await expect(panel.getByTestId("snapshot-schedule")).toContainText(/^Off\./);
+  expect((await listed()).schedule).toBeNull();
+
   // Delete: gone from the page and from the API.
   await panel.getByRole("button", { name: "Delete Before the upgrade" }).click();
   await expect(panel.getByTestId("no-snapshots")).toBeVisible({ timeout: 20_000 });
   expect((await listed()).snapshots).toEqual([]);
 
-  // A reinstall with "Take a snapshot first" (the default) leaves the old disk listed.
+  // A reinstall (under Settings) with "Take a snapshot first" (the default) leaves the old disk listed.
+  await sections.getByRole("link", { name: "Settings" }).click();
   await expect(page.getByLabel("Take a snapshot first")).toBeChecked();
   await page.getByLabel("Host name to confirm reinstall").fill(hostname);
   await page.getByRole("button", { name: "Reinstall server" }).click();
   await expect(page.getByTestId("server-status")).toHaveText("active", { timeout: 30_000 });
+  await sections.getByRole("link", { name: "Snapshots & rescue" }).click();
   await expect(panel.getByTestId("snapshot").filter({ hasText: "Before reinstall" })).toBeVisible({
     timeout: 20_000,
   });
@@ -77,7 +104,8 @@ test("rescue mode from the server page: boot it, reveal its password, leave it",
   test.setTimeout(90_000);
   const { apiKey, id } = await signUpWithServer(page, request);
 
-  await page.goto(`/dashboard/servers/${id}`);
+  // A section's own address opens it directly.
+  await page.goto(`/dashboard/servers/${id}/snapshots`);
   await expect(page.getByTestId("server-status")).toHaveText("active", { timeout: 20_000 });
   const panel = page.getByRole("region", { name: "Rescue mode" });
   await panel.getByRole("button", { name: "Boot rescue system" }).click();

@@ -22,8 +22,16 @@ test("the server page draws its usage graphs with data (demo series), the traffi
   await page.waitForLoadState("load");
   expect(chartScripts).toEqual([]);
 
+  // Nor of the server's overview: the graphs are a section of their own.
   await page.goto(`/dashboard/servers/${id}`);
   await expect(page.getByTestId("server-status")).toHaveText("active", { timeout: 20_000 });
+  await page.waitForLoadState("load");
+  expect(chartScripts).toEqual([]);
+  await page
+    .getByRole("navigation", { name: "Server sections" })
+    .getByRole("link", { name: "Usage" })
+    .click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/servers/${id}/usage$`));
   await expect(page.getByTestId("traffic-used")).toContainText("of 1.00 TB");
   await expect(page.getByRole("progressbar", { name: "Outbound traffic used this period" })).toBeVisible();
 

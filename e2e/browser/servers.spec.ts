@@ -69,7 +69,11 @@ test("a server is renewed, switched off and on, and terminated only after typing
     "/dashboard/topups?amount=25.00",
   );
 
-  // Termination waits for the exact host name.
+  // Termination, under Settings, waits for the exact host name.
+  await page
+    .getByRole("navigation", { name: "Server sections" })
+    .getByRole("link", { name: "Settings" })
+    .click();
   const terminate = page.getByRole("button", { name: "Terminate server" });
   await expect(terminate).toBeDisabled();
   await page.getByLabel("Host name to confirm termination").fill("not-the-name");
@@ -79,6 +83,11 @@ test("a server is renewed, switched off and on, and terminated only after typing
   await terminate.click();
   await expect(page.getByTestId("server-status")).toHaveText("terminated");
   expect((await api(request, apiKey, `/servers/${id}`)).body.status).toBe("terminated");
+  await page
+    .getByRole("navigation", { name: "Server sections" })
+    .getByRole("link", { name: "Overview" })
+    .click();
+  await expect(page.getByTestId("server-facts")).toBeVisible();
   await expect(page.getByRole("button", { name: "Reveal password" })).toHaveCount(0);
 });
 

@@ -40,10 +40,16 @@ export async function fundBalance(request: APIRequestContext, key: string, usd: 
     .toBe("completed");
 }
 
+/** Signs up through the page and funds the balance with `usd` (25 by default). */
+export async function signUpFunded(page: Page, request: APIRequestContext, usd = 25) {
+  const account = await signUp(page);
+  await fundBalance(request, account.apiKey, usd);
+  return account;
+}
+
 /** Signs up through the page, funds the balance and orders a server (pup, nl, Debian 13) through the API. */
 export async function signUpWithServer(page: Page, request: APIRequestContext) {
-  const { apiKey } = await signUp(page);
-  await fundBalance(request, apiKey, 25);
+  const { apiKey } = await signUpFunded(page, request);
   const ordered = await api(request, apiKey, "/servers", "POST", {
     plan: "pup",
     location: "nl",

@@ -1,9 +1,11 @@
 /**
  * The money invariants, checked on the database after a test run: every balance equals the sum of its
  * ledger rows, nothing is below zero, every top-up's credit is in the ledger exactly and is what its payments
- * recorded crediting, every settled x402 authorization credited exactly one top-up, and no payment is credited
- * twice: one adjustment at most settles a flagged payment, and a payment an adjustment settled is never also
- * credited by its rail (an x402 authorization's top-up, a deposit payment counted after the adjustment).
+ * recorded crediting, every settled x402 authorization credited exactly one top-up, no payment is credited
+ * twice (one adjustment at most settles a flagged payment, and a payment an adjustment settled is never also
+ * credited by its rail: an x402 authorization's top-up, a deposit payment counted after the adjustment), and
+ * every resize moved exactly its pro-rated amount (an upgrade charged until it failed and was refunded, a
+ * downgrade credited once done).
  */
 type Query = (sql: string) => Promise<Record<string, unknown>[]>;
 
@@ -49,6 +51,21 @@ export async function checkLedger(query: Query): Promise<LedgerReport> {
     "SELECT id FROM x402_authorizations WHERE state = 'settled' AND topup_id IS NULL",
   )) {
     problems.push(`x402 authorization ${row.id}: settled without a top-up`);
+  }
+  const resizes = await query(`
+    SELECT r.id, r.state, r.amount_cents, COALESCE(SUM(l.amount_cents), 0) AS ledger_cents
+    FROM server_resizes r LEFT JOIN ledger_entries l
+      ON l.reference IN ('resize:' || r.id, 'refund:resize:' || r.id)
+    GROUP BY r.id, r.state, r.amount_cents
+    HAVING COALESCE(SUM(l.amount_cents), 0) <> CASE
+      WHEN r.state = 'done' THEN -r.amount_cents
+      WHEN r.state IN ('failed', 'reverting') THEN 0
+      WHEN r.amount_cents > 0 THEN -r.amount_cents
+      ELSE 0 END`);
+  for (const row of resizes) {
+    problems.push(
+      `resize ${row.id} (${row.state}, ${row.amount_cents}): the ledger moved ${row.ledger_cents} for it`,
+    );
   }
   const orphans = await query(`
     SELECT l.id FROM ledger_entries l WHERE l.kind = 'topup'

@@ -43,6 +43,15 @@ export const VM_LIMITS = {
   diskGb: 4,
   sshPortBase: Number(process.env.VM_TEST_SSH_PORT_BASE ?? 23600),
 };
+/**
+ * The Debian app caps disks at 40 GB rather than VM_LIMITS.diskGb, so a Pup's 20 GB disk grows to a Fox's 40 GB
+ * in a resize (sparse overlays: the host stores only what the guest writes).
+ */
+export const DEBIAN_DISK_CAP_GB = 40;
+/** A Pup's disk in the Debian app. */
+export const DEBIAN_DISK_GB = 20;
+/** The tiny guest's app caps memory at 2 GiB: a Pup gets its 1 GiB (VM_LIMITS), a resize to Jackal 2 GiB. */
+export const TINY_MEMORY_CAP_MB = 2048;
 /** The tiny guest's app forwards SSH from its own range; the local sshd listens just below it. */
 export const TINY_SSH_PORT_BASE = VM_LIMITS.sshPortBase + 500;
 /** Each app's range of forwarded ports ends before the next one's, and before the local sshd's port. */
@@ -65,9 +74,9 @@ export async function setup(project: TestProject) {
     // A test machine only this run reaches: demo payments fund its real machines.
     ALLOW_DEMO_LIBVIRT: "1",
     HYPERVISORS: JSON.stringify([
-      // Room for one capped server (1 GiB, 1 vCPU, 4 GB) and a snapshot of its disk: a second order in nl is
-      // out of capacity (memory).
-      { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 10 },
+      // Room for one capped server (1 GiB, 1 vCPU) with its disk grown to 40 GB and snapshots of it: a second
+      // order in nl is out of capacity (memory).
+      { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 120 },
       // A host that cannot be reached (nothing listens on port 1): every build there fails.
       { name: "unreachable-1", location: "fr", uri: UNREACHABLE_URI, memory_mb: 4096, vcpus: 4, disk_gb: 40 },
     ]),
@@ -75,7 +84,7 @@ export async function setup(project: TestProject) {
     SERVER_DISKS_DIR: DISKS_DIR,
     LIBVIRT_DOMAIN_PREFIX: PREFIX,
     SERVER_MEMORY_CAP_MB: String(VM_LIMITS.memoryMb),
-    SERVER_DISK_CAP_GB: String(VM_LIMITS.diskGb),
+    SERVER_DISK_CAP_GB: String(DEBIAN_DISK_CAP_GB),
     SSH_FORWARD_PORT_BASE: String(VM_LIMITS.sshPortBase),
     SSH_FORWARD_PORT_COUNT,
     SERVER_STOP_TIMEOUT_SECONDS: "60",
@@ -121,11 +130,13 @@ export async function setup(project: TestProject) {
         ipv6_prefix: TEST_BRIDGE.ipv6Prefixes[index],
       })),
       { name: "unreachable-1", location: "fr", uri: UNREACHABLE_URI, memory_mb: 4096, vcpus: 4, disk_gb: 40 },
+      // Room for the lapse test's server to grow to a Jackal (2 GiB, 2 vCPUs) and come back after lapsing.
+      { name: "local-2", location: "bg", uri: URI, memory_mb: 3072, vcpus: 2, disk_gb: 12 },
     ]),
     GUEST_IMAGES_DIR: TINY_IMAGES_DIR,
     SERVER_DISKS_DIR: TINY_DISKS_DIR,
     LIBVIRT_DOMAIN_PREFIX: TINY_PREFIX,
-    SERVER_MEMORY_CAP_MB: String(VM_LIMITS.memoryMb),
+    SERVER_MEMORY_CAP_MB: String(TINY_MEMORY_CAP_MB),
     SERVER_DISK_CAP_GB: String(VM_LIMITS.diskGb),
     SSH_FORWARD_PORT_BASE: String(TINY_SSH_PORT_BASE),
     SSH_FORWARD_PORT_COUNT,

@@ -1,11 +1,14 @@
+import { createHash } from "node:crypto";
 import ssh2 from "ssh2";
 import { describe, expect, inject, it } from "vitest";
 import type { Status } from "../../lib/api/schemas/status";
 import { balanceOf, fund } from "../api/funding";
 import { api, createAccount, errorCode } from "../api/helpers";
 import { logInOnConsole, openConsole, requestTicket } from "../support/console-client";
-import { VM_LIMITS } from "./global-setup";
+import { DEBIAN_DISK_GB, VM_LIMITS } from "./global-setup";
 import { domstate, PREFIX, type Server, sshRun, sshWhenUp, volumes, waitFor } from "./host";
+
+type Resize = { state: string; to_plan: string; downtime_seconds: number | null };
 
 /**
  * The one test that boots the real Debian 12 image (openssh, cloud-init) end to end; the lifecycle
@@ -15,9 +18,19 @@ import { domstate, PREFIX, type Server, sshRun, sshWhenUp, volumes, waitFor } fr
 const BOOT_MS = Number(process.env.VM_TEST_BOOT_MS ?? 420_000);
 /** What ssh2 says when the server refuses every credential offered. */
 const REFUSED = /authentication methods failed/;
+/** The owner's cloud-init user data of the order: a file it writes, beside the service's own seed. */
+const USER_DATA = [
+  "#cloud-config",
+  "write_files:",
+  "  - path: /root/from-user-data",
+  "    content: written by my cloud-init",
+  // Tries to take root's password login away: the service's part wins.
+  "ssh_pwauth: false",
+  "",
+].join("\n");
 
 describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
-  it("order -> SSH login with the revealed password and the order's key on a pinned host key; a serial console login; new password through the guest agent; terminate", async () => {
+  it("order with user data -> SSH login with the revealed password and the order's key on a pinned host key, the user data's file there; a serial console login; new password through the guest agent; a resize growing the disk; terminate", async () => {
     const health = await api("/health");
     expect(health.body.provisioner).toBe("libvirt");
     // Demo mode with real machines, as ALLOW_DEMO_LIBVIRT=1 allows for this test machine: /health says so.
@@ -57,6 +70,7 @@ describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
         os: "debian-12",
         hostname: "vm-one",
         ssh_keys: [clientKey.public],
+        user_data: USER_DATA,
       },
     });
     expect(ordered.status).toBe(201);
@@ -65,7 +79,11 @@ describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
       status: "provisioning",
       provisioner: "libvirt",
       memory_mb: VM_LIMITS.memoryMb,
-      disk_gb: VM_LIMITS.diskGb,
+      disk_gb: DEBIAN_DISK_GB,
+      user_data: {
+        sha256: createHash("sha256").update(USER_DATA).digest("hex"),
+        size_bytes: Buffer.byteLength(USER_DATA),
+      },
     });
 
     // The host has room for one: a second order is refused with nothing charged.
@@ -118,7 +136,11 @@ describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
     expect(memKb).toBeGreaterThan(VM_LIMITS.memoryMb * 1024 * 0.85);
     expect(memKb).toBeLessThanOrEqual(VM_LIMITS.memoryMb * 1024);
     const diskBytes = Number(await sshRun(port, pinned, byPassword, "cat /sys/block/vda/size"));
-    expect(diskBytes * 512).toBe(VM_LIMITS.diskGb * 1024 ** 3);
+    expect(diskBytes * 512).toBe(DEBIAN_DISK_GB * 1024 ** 3);
+    // The owner's user data ran beside the service's seed, whose password and key logins still work.
+    expect(await sshRun(port, pinned, byPassword, "cat /root/from-user-data")).toBe(
+      "written by my cloud-init",
+    );
     // The key given at order logs in as root too.
     expect(await sshRun(port, pinned, { privateKey: clientKey.private }, "id -u")).toBe("0");
     // A wrong host key is never accepted.
@@ -166,6 +188,39 @@ describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
     expect(
       await sshRun(port, pinned, { password: agentPassword }, "touch /root/after-snapshot && echo ok"),
     ).toBe("ok");
+
+    // A resize to Fox growing the disk (memory stays capped here): a snapshot of the disk at rest first, the
+    // machine restarted on a 40 GB disk, and cloud-init's resizefs grows the root filesystem at that boot.
+    const growing = await api(`/servers/${created.id}/resize`, {
+      method: "POST",
+      key: apiKey,
+      body: { plan: "fox", grow_disk: true },
+    });
+    expect(growing.status, JSON.stringify(growing.body)).toBe(202);
+    expect(growing.body).toMatchObject({ disk_gb: 40, downgrade_possible: false, state: "pending" });
+    const [grown] = await waitFor(
+      async () => (await api(`/servers/${created.id}/resizes`, { key: apiKey })).body.resizes as Resize[],
+      (list) => list[0]?.state === "done" || list[0]?.state === "failed",
+      BOOT_MS + 300_000,
+    );
+    expect(grown).toMatchObject({ state: "done", to_plan: "fox" });
+    console.log(`Debian guest: resize growing the disk, downtime ${grown?.downtime_seconds} s`);
+    const login = { password: agentPassword };
+    expect(Number(await sshWhenUp(port, pinned, login, "cat /sys/block/vda/size", 120_000)) * 512).toBe(
+      40 * 1024 ** 3,
+    );
+    const rootBytes = Number(await sshRun(port, pinned, login, "df -B1 --output=size / | tail -1"));
+    expect(rootBytes).toBeGreaterThan(38 * 1024 ** 3);
+    expect(await sshRun(port, pinned, login, "test -e /root/after-snapshot && echo kept")).toBe("kept");
+    const before = (await api(`/servers/${created.id}/snapshots`, { key: apiKey })).body.snapshots as {
+      id: number;
+      kind: string;
+      state: string;
+    }[];
+    expect(before.find((s) => s.id === growing.body.snapshot_id)).toMatchObject({
+      kind: "resize",
+      state: "available",
+    });
     // A stopped machine's guest agent cannot take a password; the old one stays.
     const stopped = await api(`/servers/${created.id}/actions`, {
       method: "POST",

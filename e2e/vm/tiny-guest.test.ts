@@ -367,13 +367,13 @@ describe("real virtual machines (libvirt, tiny test guest)", () => {
     );
   });
 
-  it("a server whose period lapsed keeps its disk after termination: renewing brings it back on the same port and host key; after the retention it is deleted", async () => {
+  it("a resize that fails on its host is undone and refunded; one that works gives the machine its new memory and vCPUs; a server whose period lapsed keeps its disk after termination: renewing brings it back on the same port and host key; after the retention it is deleted", async () => {
     const { apiKey } = await createAccount();
     await fund(apiKey, 30);
     const ordered = await api("/servers", {
       method: "POST",
       key: apiKey,
-      body: { plan: "pup", location: "nl", os: "debian-12", hostname: "tiny-lapse" },
+      body: { plan: "pup", location: "bg", os: "debian-12", hostname: "tiny-lapse" },
     });
     expect(ordered.status).toBe(201);
     const id = ordered.body.id as number;
@@ -384,6 +384,63 @@ describe("real virtual machines (libvirt, tiny test guest)", () => {
     const port = server.ssh_port as number;
     const pinned = server.ssh_host_key_fingerprint as string;
     await sshWhenUp(port, pinned, login, "echo still-here > /root/marker && sync", BOOT_MS);
+    const size = "nproc; awk '/MemTotal/ {print $2}' /proc/meminfo";
+    const sizeOf = async () => (await sshWhenUp(port, pinned, login, size, BOOT_MS)).split("\n").map(Number);
+    const resizes = async () =>
+      (await api(`/servers/${id}/resizes`, { key: apiKey })).body.resizes as {
+        state: string;
+        charge_usd: number;
+        downtime_seconds: number | null;
+        failure_reason: string | null;
+      }[];
+    const toJackal = () =>
+      api(`/servers/${id}/resize`, { method: "POST", key: apiKey, body: { plan: "jackal" } });
+
+    // The host's storage goes away under a resize (its pool stopped): every attempt fails, the old size is put
+    // back once the storage is there again, and the charge is refunded.
+    const funded = await balanceOf(apiKey);
+    expect((await virsh("pool-destroy", TINY_POOL)).ok).toBe(true);
+    let poolDown = true;
+    try {
+      const failing = await toJackal();
+      expect(failing.status, JSON.stringify(failing.body)).toBe(202);
+      expect(await balanceOf(apiKey)).toBeCloseTo(funded - (failing.body.charge_usd as number), 2);
+      await waitFor(resizes, (list) => list[0]?.state === "reverting", 180_000);
+      expect((await virsh("pool-start", TINY_POOL)).ok).toBe(true);
+      poolDown = false;
+    } finally {
+      if (poolDown) await virsh("pool-start", TINY_POOL);
+    }
+    const [undone] = await waitFor(resizes, (list) => list[0]?.state === "failed", BOOT_MS);
+    expect(undone?.failure_reason).toMatch(/^after 3 attempts: /);
+    expect(await balanceOf(apiKey)).toBe(funded);
+    const reverted = await waitFor(read, (s) => s.power_state === "running" && s.memory_mb === 1024, 60_000);
+    expect(reverted).toMatchObject({ status: "active", vcpus: 1, ssh_host_key_fingerprint: pinned });
+    expect(reverted.status_reason).toMatch(
+      /^The resize to Jackal failed .*back on Pup and the charge was refunded\.$/,
+    );
+    const [cpus, memKb] = await sizeOf();
+    expect(cpus).toBe(1);
+    expect(memKb).toBeLessThanOrEqual(1024 * 1024);
+
+    // Up to Jackal: 2 vCPUs and 2 GiB, the files and the host key as they were, the downtime measured.
+    const up = await toJackal();
+    expect(up.status).toBe(202);
+    const [done] = await waitFor(
+      resizes,
+      (list) => list[0]?.state !== "pending" && list[0]?.state !== "running",
+      BOOT_MS,
+    );
+    expect(done?.state).toBe("done");
+    console.log(`tiny guest: resize downtime ${done?.downtime_seconds} s (target 30 s)`);
+    expect(done?.downtime_seconds).toBeGreaterThan(0);
+    expect(await balanceOf(apiKey)).toBeCloseTo(funded - (up.body.charge_usd as number), 2);
+    const [moreCpus, moreKb] = await sizeOf();
+    expect(moreCpus).toBe(2);
+    expect(moreKb).toBeGreaterThan(2048 * 1024 * 0.85);
+    expect(moreKb).toBeLessThanOrEqual(2048 * 1024);
+    expect(await sshRun(port, pinned, login, "cat /root/marker")).toBe("still-here");
+    expect(await read()).toMatchObject({ plan: "jackal", vcpus: 2, memory_mb: 2048, status_reason: null });
 
     // Unpaid: suspended at expiry, terminated after the 7-day grace period, its disk kept as a snapshot.
     const lapse = async () => {

@@ -101,10 +101,35 @@ export const ERROR_CODES = {
     status: 503,
     message: "The server's host cannot be reached right now; nothing was changed. Retry shortly.",
   },
+  // Resizes and cloud-init user data
+  invalid_grow_disk: { status: 400, message: "Send grow_disk as true or false." },
+  invalid_dry_run: { status: 400, message: "Send dry_run as true or false." },
+  invalid_quote: { status: 400, message: "Send quote_id as a dry run of this server's resize returned it." },
+  quote_mismatch: { status: 409, message: "The quote is for another plan or disk choice." },
+  quote_expired: {
+    status: 409,
+    message: "The quote no longer holds (10 minutes passed, or the server changed): ask for a new one.",
+  },
+  already_on_plan: { status: 409, message: "The server is on this plan already." },
+  disk_cannot_grow: { status: 409, message: "The plan's disk is not larger than the server's." },
+  disk_too_large: {
+    status: 409,
+    message: "The server's disk is larger than the plan's, and a disk never shrinks.",
+  },
+  invalid_user_data: {
+    status: 400,
+    message: "Send user_data as a #cloud-config document or a #! script, at most 32 KiB.",
+  },
   // Snapshots and rescue mode
   invalid_snapshot_name: { status: 400, message: "Send name as 1 to 64 printable ASCII characters." },
   invalid_snapshot_first: { status: 400, message: "Send snapshot_first as true or false." },
   snapshot_limit_reached: { status: 409, message: "The server keeps as many snapshots as it may." },
+  invalid_frequency: { status: 400, message: "Send frequency as daily or weekly." },
+  invalid_hour: { status: 400, message: "Send hour as a whole hour of the day in UTC, 0 to 23." },
+  invalid_weekday: {
+    status: 400,
+    message: "Send weekday (weekly schedules only) as monday, tuesday, ... or sunday.",
+  },
   snapshot_not_available: { status: 409, message: "Only an available snapshot can be restored." },
   server_in_rescue: { status: 409, message: "The server is in rescue mode: leave it first." },
   not_in_rescue: { status: 409, message: "The server is not in rescue mode." },

@@ -43,7 +43,7 @@ export const SCOPES = {
     dangerous: true,
   },
   "servers:snapshots": {
-    summary: "Take, restore and delete snapshots; enter and leave rescue mode",
+    summary: "Take, restore and delete snapshots, set their automatic schedule; enter and leave rescue mode",
     group: "servers",
     needs: ["servers:read"],
   },
@@ -65,7 +65,7 @@ export const SCOPES = {
     dangerous: true,
   },
   "billing:spend": {
-    summary: "Spend the balance: order and renew servers, switch auto-renewal",
+    summary: "Spend the balance: order, renew and resize servers, switch auto-renewal",
     group: "money",
     needs: ["servers:read", "account:read"],
     dangerous: true,

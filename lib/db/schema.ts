@@ -33,6 +33,8 @@ import type {
   PtrState,
   PushStatus,
   RescueState,
+  ResizeState,
+  ScheduleFrequency,
   ServerStatus,
   SnapshotConsistency,
   SnapshotKind,
@@ -182,6 +184,13 @@ export const servers = pgTable(
     heldPriorPower: text("held_prior_power").$type<PowerState>(),
     /** The server's routed IPv6 /64 (`2001:db8:1:5::/64`), held while it or its kept disk lives. */
     ipv6Prefix: text("ipv6_prefix"),
+    /**
+     * The owner's cloud-init user data (lib/servers/user-data.ts): sealed like the root password until the build
+     * that uses it is done, then dropped; its SHA-256 and size stay, the only things ever shown of it.
+     */
+    userDataEnc: text("user_data_enc"),
+    userDataSha256: text("user_data_sha256"),
+    userDataBytes: integer("user_data_bytes"),
   },
   (table) => [
     index("servers_account_id_idx").on(table.accountId, table.id),
@@ -226,11 +235,95 @@ export const snapshots = pgTable(
   (table) => [
     index("snapshots_server_idx").on(table.serverId, table.id),
     index("snapshots_hypervisor_idx").on(table.hypervisor).where(sql`hypervisor IS NOT NULL`),
-    check("snapshots_kind_check", sql`${table.kind} IN ('manual', 'reinstall', 'expiry')`),
+    check(
+      "snapshots_kind_check",
+      sql`${table.kind} IN ('manual', 'reinstall', 'expiry', 'automatic', 'resize')`,
+    ),
     check("snapshots_state_check", sql`${table.state} IN ('creating', 'available', 'failed', 'deleting')`),
     check(
       "snapshots_consistency_check",
       sql`${table.consistency} IN ('powered_off', 'frozen', 'crash_consistent')`,
+    ),
+  ],
+);
+
+/**
+ * A server moved to another plan (lib/servers/resize): what it was and becomes, the pro-rated amount (positive:
+ * charged at the request; negative: credited once done), and the machine's downtime as measured.
+ */
+export const serverResizes = pgTable(
+  "server_resizes",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    serverId: integer("server_id")
+      .notNull()
+      .references(() => servers.id, { onDelete: "cascade" }),
+    hypervisor: text("hypervisor"),
+    /** pending | running | reverting (back to the old size after a failure) | done | failed */
+    state: text("state").$type<ResizeState>().notNull().default("pending"),
+    fromPlan: text("from_plan").notNull(),
+    toPlan: text("to_plan").notNull(),
+    fromMemoryMb: integer("from_memory_mb").notNull(),
+    fromVcpus: integer("from_vcpus").notNull(),
+    fromDiskGb: integer("from_disk_gb").notNull(),
+    toMemoryMb: integer("to_memory_mb").notNull(),
+    toVcpus: integer("to_vcpus").notNull(),
+    toDiskGb: integer("to_disk_gb").notNull(),
+    fromPriceCents: bigint("from_price_cents", { mode: "number" }).notNull(),
+    toPriceCents: bigint("to_price_cents", { mode: "number" }).notNull(),
+    amountCents: bigint("amount_cents", { mode: "number" }).notNull(),
+    growDisk: boolean("grow_disk").notNull(),
+    /** Whether the machine ran when asked: a stopped one is changed and left stopped. */
+    wasRunning: boolean("was_running").notNull(),
+    /** The snapshot taken of the disk at rest before it grows. */
+    snapshotId: integer("snapshot_id").references(() => snapshots.id, { onDelete: "set null" }),
+    pricedAt: timestamp("priced_at", { withTimezone: true, mode: "date" }).notNull(),
+    secondsLeft: integer("seconds_left").notNull(),
+    periodSeconds: integer("period_seconds").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    /** When the machine was asked to shut down: its downtime runs from here until SSH answers again. */
+    startedAt: timestamp("started_at", { withTimezone: true, mode: "date" }),
+    finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }),
+    downtimeMs: integer("downtime_ms"),
+    failureReason: text("failure_reason"),
+  },
+  (table) => [
+    index("server_resizes_server_idx").on(table.serverId, table.id),
+    index("server_resizes_done_idx")
+      .on(table.hypervisor, table.growDisk, table.finishedAt)
+      .where(sql`state = 'done'`),
+    check(
+      "server_resizes_state_check",
+      sql`${table.state} IN ('pending', 'running', 'reverting', 'done', 'failed')`,
+    ),
+  ],
+);
+
+/**
+ * A server's automatic snapshots (lib/servers/snapshots/schedule.ts): daily or weekly (ISO weekday, 1 = Monday)
+ * at `hour` UTC. `occurrence_at` is the run being served; `next_at` when the background pass acts next (later
+ * than the occurrence while the server is busy).
+ */
+export const snapshotSchedules = pgTable(
+  "snapshot_schedules",
+  {
+    serverId: integer("server_id")
+      .primaryKey()
+      .references(() => servers.id, { onDelete: "cascade" }),
+    frequency: text("frequency").$type<ScheduleFrequency>().notNull(),
+    hour: integer("hour").notNull(),
+    weekday: integer("weekday"),
+    occurrenceAt: timestamp("occurrence_at", { withTimezone: true, mode: "date" }).notNull(),
+    nextAt: timestamp("next_at", { withTimezone: true, mode: "date" }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (table) => [
+    index("snapshot_schedules_next_idx").on(table.nextAt),
+    check("snapshot_schedules_frequency_check", sql`${table.frequency} IN ('daily', 'weekly')`),
+    check("snapshot_schedules_hour_check", sql`${table.hour} BETWEEN 0 AND 23`),
+    check(
+      "snapshot_schedules_weekday_check",
+      sql`(${table.frequency} = 'daily' AND ${table.weekday} IS NULL) OR (${table.frequency} = 'weekly' AND ${table.weekday} BETWEEN 1 AND 7)`,
     ),
   ],
 );
@@ -296,7 +389,7 @@ export const serverJobs = pgTable(
     index("server_jobs_finished_idx").on(table.finishedAt).where(sql`state IN ('done', 'failed')`),
     check(
       "server_jobs_kind_check",
-      sql`${table.kind} IN ('provision', 'power', 'destroy', 'reinstall', 'password', 'snapshot', 'restore', 'delete_snapshot', 'rescue', 'leave_rescue', 'revive', 'firewall')`,
+      sql`${table.kind} IN ('provision', 'power', 'destroy', 'reinstall', 'password', 'snapshot', 'restore', 'delete_snapshot', 'rescue', 'leave_rescue', 'revive', 'firewall', 'resize')`,
     ),
     check("server_jobs_state_check", sql`${table.state} IN ('pending', 'running', 'done', 'failed')`),
   ],

@@ -6,9 +6,10 @@
 
 /**
  * Why a balance moved: one ledger row each. `adjustment`: a credit or debit an operator posted by hand, its
- * reason in ledger_adjustments.
+ * reason in ledger_adjustments. `resize`: a move to another plan, pro-rated over the paid time left (a debit
+ * for an upgrade, a credit for a downgrade).
  */
-export type LedgerKind = "topup" | "order" | "renewal" | "refund" | "adjustment";
+export type LedgerKind = "topup" | "order" | "renewal" | "refund" | "adjustment" | "resize";
 
 /** A server's billing period. */
 export type Cycle = "monthly" | "annual";
@@ -38,7 +39,8 @@ export type JobKind =
   | "leave_rescue"
   | "revive"
   /** Applies the server's firewall (and routes) on its host after its rules changed, or after a host restart. */
-  | "firewall";
+  | "firewall"
+  | "resize";
 
 /** A PTR record's write to DNS: still to be done (retried with backoff), or done. */
 export type PtrState = "pending" | "applied";
@@ -56,8 +58,19 @@ export type FirewallRule = {
 
 export type JobState = "pending" | "running" | "done" | "failed";
 
-/** Why a snapshot exists: asked for, taken before a reinstall, or the last disk of a server whose period lapsed. */
-export type SnapshotKind = "manual" | "reinstall" | "expiry";
+/**
+ * Why a snapshot exists: asked for, taken before a reinstall, the last disk of a server whose period lapsed,
+ * taken by the server's schedule (rotated: the oldest goes when the limit is reached), or taken before a resize
+ * grows the disk.
+ */
+export const SNAPSHOT_KINDS = ["manual", "reinstall", "resize", "automatic", "expiry"] as const;
+export type SnapshotKind = (typeof SNAPSHOT_KINDS)[number];
+
+/** How often a server's automatic snapshots are taken. */
+export type ScheduleFrequency = "daily" | "weekly";
+
+/** A resize: queued, changing the machine, putting the old size back after a failure, then done or failed. */
+export type ResizeState = "pending" | "running" | "reverting" | "done" | "failed";
 
 /** `deleting`: its volume is being removed; it still holds its space on the host until then. */
 export type SnapshotState = "creating" | "available" | "failed" | "deleting";

@@ -37,12 +37,16 @@ export const payerOf = (auth: AuthContext): Payer => ({
 });
 
 /** 402 with the spec's fields: what it costs, what there is, and what is missing, all in USD. */
-export function insufficientBalance(priceCents: number, balanceCents: number): ApiError {
+export function insufficientBalance(
+  priceCents: number,
+  balanceCents: number,
+  doing: "ordering" | "resizing" = "ordering",
+): ApiError {
   const deficit = priceCents - balanceCents;
   return new ApiError(
     402,
     "insufficient_balance",
-    `Top up your balance before ordering: ${formatUsd(deficit)} more is needed (price ${formatUsd(priceCents)}, balance ${formatUsd(balanceCents)}).`,
+    `Top up your balance before ${doing}: ${formatUsd(deficit)} more is needed (price ${formatUsd(priceCents)}, balance ${formatUsd(balanceCents)}).`,
     { price: centsToUsd(priceCents), balance: centsToUsd(balanceCents), deficit: centsToUsd(deficit) },
   );
 }
@@ -52,20 +56,26 @@ export function insufficientBalance(priceCents: number, balanceCents: number): A
  * everywhere is account, then server: the account must be locked before any row that references it is
  * inserted (that takes a key-share lock, and two transactions upgrading it would deadlock).
  */
-export async function lockFunds(tx: Tx, accountId: number, priceCents: number): Promise<void> {
+export async function lockFunds(
+  tx: Tx,
+  accountId: number,
+  priceCents: number,
+  doing: "ordering" | "resizing" = "ordering",
+): Promise<void> {
   const [account] = await tx
     .select({ balanceCents: accounts.balanceCents })
     .from(accounts)
     .where(eq(accounts.id, accountId))
     .for("update");
   const balance = account?.balanceCents ?? 0;
-  if (balance < priceCents) throw insufficientBalance(priceCents, balance);
+  if (balance < priceCents) throw insufficientBalance(priceCents, balance, doing);
 }
 
 /**
- * Debits the (already locked) account with its ledger row; a reference already posted is refused.
- * `apiKeyId` is the key whose request pays (its spend cap counts it), or null for the account's own
- * (automatic renewal): every caller says which.
+ * Debits the (already locked) account with its ledger row; a reference already posted is refused. Every
+ * charge for a server (an order, a renewal, a resize's upgrade) goes through here. `apiKeyId` is the key whose
+ * request pays (its spend cap counts it), or null for the account's own (automatic renewal): every caller says
+ * which.
  */
 export async function debit(
   tx: Tx,
@@ -73,7 +83,7 @@ export async function debit(
     accountId: number;
     apiKeyId: number | null;
     priceCents: number;
-    kind: "order" | "renewal";
+    kind: "order" | "renewal" | "resize";
     reference: string;
   },
 ) {
@@ -200,14 +210,19 @@ export async function terminateInTx(
  * money-moving transaction locks in); undefined when it is no longer being built.
  */
 export async function lockBuildToRefund(tx: Tx, job: Job): Promise<ServerRow | undefined> {
+  const row = await lockServerAfterAccount(tx, job.serverId);
+  return row.status === "provisioning" ? row : undefined;
+}
+
+/** A server locked after its account, for a job's transaction that moves money (a refund, a credit). */
+export async function lockServerAfterAccount(tx: Tx, serverId: number): Promise<ServerRow> {
   // Read through tx: PGlite has one connection, and a query beside an open transaction would wait forever.
   const [{ accountId } = { accountId: 0 }] = await tx
     .select({ accountId: servers.accountId })
     .from(servers)
-    .where(eq(servers.id, job.serverId));
+    .where(eq(servers.id, serverId));
   await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
-  const row = await lockServer(tx, job.serverId);
-  return row.status === "provisioning" ? row : undefined;
+  return lockServer(tx, serverId);
 }
 
 /** Gives back a charge that bought nothing, through the ledger, once (`reference` names the charge). */

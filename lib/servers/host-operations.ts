@@ -6,7 +6,7 @@ import { type JobInFlight, jobInFlight } from "./jobs";
 
 /**
  * What one account may ask of the hosts. Power actions, root password changes, reinstalls, snapshots (taken,
- * restored, deleted) and rescue mode each start virsh (and openssl) on a hypervisor: a server does one such operation at a time, and an account starts
+ * restored, deleted) and rescue mode and resizes each start virsh (and openssl) on a hypervisor: a server does one such operation at a time, and an account starts
  * at most RATE_LIMIT_HOST_OPERATIONS of them per window.
  */
 
@@ -28,6 +28,7 @@ const DESCRIBED: Record<string, string> = {
   leave_rescue: "leaving rescue mode",
   revive: "coming back on its last disk",
   firewall: "applying its firewall",
+  resize: "a resize",
 };
 
 /** 409 naming what the server is busy with, and since when. */

@@ -27,6 +27,7 @@ import {
   reserveHostAddress,
 } from "./provisioner";
 import { endFailedLeaveRescue, endFailedRescue, runEnterRescue, runLeaveRescue } from "./rescue";
+import { endFailedResize, runResize } from "./resize/jobs";
 import { completeRevival, recordKeptDisk, reviveOnHost } from "./retention";
 import { lockServer, serverRow } from "./rows";
 import { decryptRootPassword } from "./secrets";
@@ -36,8 +37,9 @@ import {
   restoreOnHost,
   runDeleteSnapshot,
   runSnapshot,
-  snapshotBeforeReinstall,
+  snapshotAtRest,
 } from "./snapshots/jobs";
+import { openUserData } from "./user-data";
 
 export type { JobKind };
 export type Job = typeof serverJobs.$inferSelect;
@@ -57,11 +59,12 @@ const MAX_ATTEMPTS: Record<JobKind, number> = {
   revive: 3,
   // A host that refuses the table keeps refusing; the owner sees its words meanwhile (firewall `error`).
   firewall: 5,
+  resize: 3,
 };
 /** A running job not finished by then was abandoned by its worker (the process died) and is taken again. */
 const LEASE_MS = 15 * 60_000;
 /** Jobs that copy a whole disk hold their lease for as long as the longest copy may take. */
-const COPYING: ReadonlySet<JobKind> = new Set(["snapshot", "restore", "reinstall"]);
+const COPYING: ReadonlySet<JobKind> = new Set(["snapshot", "restore", "reinstall", "resize"]);
 const leaseFor = (kind: JobKind) => (COPYING.has(kind) ? DISK_COPY_TIMEOUT_MS + LEASE_MS : LEASE_MS);
 /** How often a booting machine is probed for its SSH server (the status page says so beside the figure). */
 export const BOOT_POLL_MS = 2_000;
@@ -189,6 +192,8 @@ async function markBuilt(
       status: "active",
       powerState: "running",
       statusReason: null,
+      // The owner's user data has reached the machine: only its hash and size are kept from here on.
+      userDataEnc: null,
     })
     .where(eq(servers.id, row.id));
   await finish(tx, job, "done");
@@ -213,8 +218,12 @@ async function buildOnHost(
     sshKeys: target.sshKeys ? (JSON.parse(target.sshKeys) as string[]) : [],
   };
   if (job.kind === "revive") return reviveOnHost(spec);
-  if (job.kind === "reinstall" && job.snapshotId !== null) await snapshotBeforeReinstall(job, target);
-  return provisioner().create(spec);
+  if (job.kind === "reinstall" && job.snapshotId !== null) await snapshotAtRest(job, target);
+  const { userDataEnc } = target;
+  return provisioner().create({
+    ...spec,
+    userData: userDataEnc ? openUserData(config().encryptionKey, target.id, userDataEnc) : undefined,
+  });
 }
 
 /** Runs a build (provision, reinstall, restore, revive): the host work, then the wait for SSH. */
@@ -359,6 +368,7 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
     if (job.kind === "rescue") return endFailedRescue(tx, job, reason);
     if (job.kind === "leave_rescue") return endFailedLeaveRescue(tx, job, reason);
     if (job.kind === "provision") return endFailedBuild(tx, job, reason);
+    if (job.kind === "resize") return endFailedResize(tx, job, reason);
   });
 }
 
@@ -410,6 +420,7 @@ const RUNNERS: Record<JobKind, (job: Job) => Promise<void>> = {
   rescue: runEnterRescue,
   leave_rescue: runLeaveRescue,
   firewall: runFirewallJob,
+  resize: runResize,
 };
 
 async function execute(job: Job): Promise<void> {

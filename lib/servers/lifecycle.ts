@@ -16,6 +16,7 @@ import { reconcileFirewalls } from "./network/reconcile";
 import type { ServerRow } from "./present";
 import { type PowerState, provisioner } from "./provisioner";
 import { endRescueWithStop } from "./rescue";
+import { runSnapshotSchedules } from "./snapshots/schedule";
 
 const BATCH = 100;
 const MISSING = "The machine was missing from host";
@@ -268,6 +269,11 @@ export async function runServerLifecycle(database?: Database, clock: () => Date 
   await handleRetentionEnds(database ?? (await db()), clock, rest);
   await enforceHolds(database);
   if (database !== undefined) return;
+  try {
+    await runSnapshotSchedules(clock);
+  } catch (error) {
+    console.error(`snapshot schedules: ${firstLine(error)}`);
+  }
   await runDueJobs();
   try {
     await reconcileWithHosts();

@@ -21,6 +21,7 @@ import { placeServer, sizeFor } from "./placement";
 import { provisioner, reserveForwardedPort } from "./provisioner";
 import { encryptRootPassword, fingerprintedPassword, generateRootPassword } from "./secrets";
 import { normalizeSshKeys } from "./ssh-keys";
+import { checkUserData, userDataColumns } from "./user-data";
 
 /**
  * Orders a server: validates against the catalog, then in ONE transaction locks the account, checks the
@@ -47,6 +48,7 @@ export async function orderServer(
     throw conflict("os_unavailable", `${request.os} cannot be installed here right now; choose another OS.`);
   }
   const sshKeys = normalizeSshKeys(request.ssh_keys ?? []);
+  if (request.user_data !== undefined) checkUserData(request.user_data);
   const priceCents = priceFor(plan, location, request.cycle);
   const settings = config();
   const size = sizeFor(plan);
@@ -60,6 +62,7 @@ export async function orderServer(
       fingerprint: fingerprint({
         ...request,
         root_password: fingerprintedPassword(settings.requestFingerprintKey, request.root_password),
+        user_data: fingerprintedPassword(settings.requestFingerprintKey, request.user_data),
       }),
     },
     async (tx) => {
@@ -106,7 +109,10 @@ export async function orderServer(
       const password = request.root_password ?? generateRootPassword();
       const [stored] = await tx
         .update(servers)
-        .set({ rootPasswordEnc: encryptRootPassword(settings.encryptionKey, row.id, password) })
+        .set({
+          rootPasswordEnc: encryptRootPassword(settings.encryptionKey, row.id, password),
+          ...userDataColumns(settings.encryptionKey, row.id, request.user_data),
+        })
         .where(eq(servers.id, row.id))
         .returning();
       if (!stored) throw new Error("server update returned no row");

@@ -60,5 +60,9 @@ export function presentServer(
     ssh_keys: row.sshKeys ? (JSON.parse(row.sshKeys) as string[]).length : 0,
     provisioner,
     traffic,
+    user_data:
+      row.userDataSha256 && row.userDataBytes !== null
+        ? { sha256: row.userDataSha256, size_bytes: row.userDataBytes }
+        : null,
   };
 }

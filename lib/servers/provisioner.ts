@@ -23,6 +23,8 @@ export type BuildSpec = {
   server: ServerRow;
   rootPassword: string;
   sshKeys: string[];
+  /** The owner's cloud-init user data (a new system only: an order or a reinstall), merged into the seed. */
+  userData?: string;
 };
 
 /** The running machine cannot take a new password: it is stopped, or has no (answering) guest agent. */
@@ -45,6 +47,9 @@ export type SnapshotTaken = { sizeBytes: number | null; consistency: SnapshotCon
 
 /** The rescue system's login: a temporary root password and the owner's SSH keys, on a host key of its own. */
 export type RescueSpec = { server: ServerRow; rootPassword: string; sshKeys: string[] };
+
+/** How a resize leaves the machine: started again or not, and the snapshot to put the disk back from. */
+export type ResizeOptions = { start: boolean; restoreDiskFrom?: string };
 
 /** A lapsed server brought back on its kept disk; `newSeed` when its kept seed no longer fits (a new address). */
 export type ReviveSpec = BuildSpec & { newSeed: boolean };
@@ -100,6 +105,13 @@ export interface Provisioner {
   leaveRescue(server: ServerRow, options?: { start?: boolean }): Promise<void>;
   /** Defines and starts a lapsed server's machine on its kept disk; a new seed gives a new host key. */
   revive(spec: ReviveSpec): Promise<Built>;
+  /**
+   * Gives the machine the size the server row says (memory, vCPUs, disk): shut down (forced after the stop
+   * timeout), its disk copied back from the snapshot `restoreDiskFrom` first where given and the disk is
+   * larger than the row's (a growth undone), the disk grown where smaller, the domain defined anew, and
+   * started again when `start`. Idempotent: a retry finds what an earlier attempt did.
+   */
+  resize(server: ServerRow, options: ResizeOptions): Promise<void>;
   /** Power state per server id of the machines on the hosts, or undefined when the host cannot tell. */
   hostStates(hypervisor: string): Promise<Map<number, PowerState> | undefined>;
   /**
@@ -210,6 +222,12 @@ export class SimulatedProvisioner implements Provisioner {
 
   async revive(spec: ReviveSpec): Promise<Built> {
     return { ip: spec.server.ip ?? undefined, sshPort: 22, hostKeyFingerprint: null };
+  }
+
+  async resize(server: ServerRow): Promise<void> {
+    // The machine goes down for its new size: its consoles end as with a stop.
+    this.stopConsoles(server);
+    await simulatedHostCall();
   }
 
   async hostStates(): Promise<undefined> {

@@ -17,6 +17,7 @@ import { lockServer } from "./rows";
 import { encryptRootPassword, fingerprintedPassword, generateRootPassword } from "./secrets";
 import { recordSnapshot } from "./snapshots/requests";
 import { normalizeSshKeys } from "./ssh-keys";
+import { checkUserData, userDataColumns } from "./user-data";
 
 /**
  * Reinstalls a server: in one transaction the request is checked, the new OS, password and keys are
@@ -32,6 +33,7 @@ export function reinstallServer(
   idempotencyKey: string | undefined,
 ): Promise<StoredResponse> {
   const sshKeys = request.ssh_keys === undefined ? undefined : normalizeSshKeys(request.ssh_keys);
+  if (request.user_data !== undefined) checkUserData(request.user_data);
   return withHostQuota(accountId, () =>
     reinstallWithinQuota(accountId, serverId, request, sshKeys, idempotencyKey),
   );
@@ -53,6 +55,7 @@ async function reinstallWithinQuota(
       fingerprint: fingerprint({
         ...request,
         root_password: fingerprintedPassword(settings.requestFingerprintKey, request.root_password),
+        user_data: fingerprintedPassword(settings.requestFingerprintKey, request.user_data),
       }),
     },
     async (tx) => {
@@ -71,6 +74,7 @@ async function reinstallWithinQuota(
           sshHostKeyFingerprint: null,
           statusReason: `Reinstalling ${os}: the disk is being wiped.`,
           rootPasswordEnc: encryptRootPassword(settings.encryptionKey, row.id, password),
+          ...userDataColumns(settings.encryptionKey, row.id, request.user_data),
           ...(sshKeys === undefined ? {} : { sshKeys: sshKeys.length > 0 ? JSON.stringify(sshKeys) : null }),
         })
         .where(eq(servers.id, row.id))

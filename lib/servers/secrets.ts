@@ -25,6 +25,9 @@ export const encryptRescuePassword = (key: Buffer, serverId: number, password: s
 export const decryptRescuePassword = (key: Buffer, serverId: number, stored: string) =>
   unseal(key, rescuePasswordPurpose(serverId), stored);
 
-/** A chosen password as a stored request fingerprint may hold it: only a keyed hash, never guessable offline. */
+/**
+ * A secret of a request (a chosen password, user data) as a stored request fingerprint may hold it: only a keyed
+ * hash, never guessable offline.
+ */
 export const fingerprintedPassword = (key: Buffer, password: string | undefined) =>
   password === undefined ? null : createHmac("sha256", key).update(password).digest("hex");

@@ -15,6 +15,8 @@ export const SUBKEY_LABELS = {
   operatorCsrf: "prepaid-vps operator-csrf v1",
   /** ENCRYPTION_KEY -> the HMAC key of secrets inside stored request fingerprints (idempotency). */
   requestFingerprint: "prepaid-vps request-fingerprint v1",
+  /** ENCRYPTION_KEY -> the HMAC key that signs a resize quote, so its price holds without being stored. */
+  resizeQuote: "prepaid-vps resize-quote v1",
 } as const;
 
 /** HKDF-SHA256 (RFC 5869) of `secret` under `label`: 32 bytes, the same for the same inputs on every instance. */

@@ -10,7 +10,7 @@ const ConsoleTerminal = lazy(() => import("./console-terminal"));
 
 /**
  * The machine's serial console in the page, for when SSH does not answer: the boot log and a login prompt.
- * Closed until asked for; the terminal stays open while the rest of the page (power, reinstall) is used.
+ * Closed until asked for; the terminal stays open while the power buttons beside it are used.
  */
 export function ConsolePanel({ server }: { server: Server }) {
   const [open, setOpen] = useState(false);
@@ -18,7 +18,8 @@ export function ConsolePanel({ server }: { server: Server }) {
     <Panel id="console" title="Console">
       <p className="text-sm">
         The machine&apos;s serial console: its boot log and a login prompt, also when SSH does not answer (a
-        firewall rule, a broken SSH server, a full disk). Log in as root with the password above.
+        firewall rule, a broken SSH server, a full disk). Log in as root with the root password (revealed
+        under Overview).
       </p>
       {open ? (
         <Suspense fallback={<p role="status">Loading the console…</p>}>

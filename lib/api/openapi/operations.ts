@@ -16,6 +16,7 @@ import { keysPaths } from "./keys";
 import { serverMetricsPaths } from "./metrics";
 import { networkPaths } from "./network";
 import { notificationsPaths } from "./notifications";
+import { resizePaths } from "./resize";
 import { serverMachinePaths } from "./server-machine";
 import { serversPaths } from "./servers";
 import { sessionsPaths } from "./sessions";
@@ -31,6 +32,7 @@ export const API_PATHS: ZodOpenApiPathsObject = {
   ...topupsPaths,
   ...serversPaths,
   ...serverMachinePaths,
+  ...resizePaths,
   ...snapshotsPaths,
   ...networkPaths,
   ...serverMetricsPaths,

@@ -7,7 +7,9 @@ import {
   RescueBody,
   RescueStartedSchema,
   RestoreSnapshotBody,
+  SetSnapshotScheduleBody,
   SnapshotListSchema,
+  SnapshotScheduleStateSchema,
   SnapshotSchema,
 } from "@/lib/api/schemas/snapshots";
 import { hostOperationConflict, serverIdParam, serverNotFound } from "./servers";
@@ -86,6 +88,56 @@ export const snapshotsPaths: ZodOpenApiPathsObject = {
         "415": responses.unsupportedMedia,
         "422": responses.idempotencyKeyReused,
         "429": hostOperationLimited,
+      },
+    }),
+  },
+  "/servers/{id}/snapshots/schedule": {
+    get: authed("servers:read", {
+      tags: ["Snapshots and rescue"],
+      operationId: "getSnapshotSchedule",
+      summary: "The server's automatic snapshots",
+      requestParams: { path: serverIdParam },
+      responses: {
+        "200": { description: "The schedule, or null.", content: jsonContent(SnapshotScheduleStateSchema) },
+        "404": serverNotFound,
+      },
+    }),
+    put: authed("servers:snapshots", {
+      tags: ["Snapshots and rescue"],
+      operationId: "setSnapshotSchedule",
+      summary: "Take snapshots automatically, daily or weekly",
+      description:
+        "Sets (or replaces) the server's schedule: a snapshot (kind `automatic`) at `hour`:00 UTC every day, or " +
+        "every week on `weekday`. Each run that finds the server keeping as many snapshots as it may deletes its " +
+        "oldest automatic one first; manual snapshots (and those taken before a reinstall or resize) are never " +
+        "deleted, and when they alone fill the limit the run fails. A run that fails is listed as a `failed` " +
+        "automatic snapshot with its reason and sends `snapshot.failed`. A suspended server's runs are skipped; a " +
+        "server busy with another host operation is tried again every 5 minutes for an hour. Free, like every " +
+        "snapshot.",
+      requestParams: { path: serverIdParam },
+      requestBody: jsonRequest(SetSnapshotScheduleBody),
+      responses: {
+        "200": {
+          description: "The schedule, with its next run.",
+          content: jsonContent(SnapshotScheduleStateSchema),
+        },
+        "400": bodyErrors(
+          "Bad body (a weekly schedule needs its weekday, a daily one takes none).",
+          SetSnapshotScheduleBody,
+        ),
+        "404": serverNotFound,
+        "409": errorResponse("The server is terminated.", ["server_terminated"]),
+      },
+    }),
+    delete: authed("servers:snapshots", {
+      tags: ["Snapshots and rescue"],
+      operationId: "clearSnapshotSchedule",
+      summary: "Stop taking snapshots automatically",
+      description: "The snapshots already taken stay.",
+      requestParams: { path: serverIdParam },
+      responses: {
+        "200": { description: "`schedule: null`.", content: jsonContent(SnapshotScheduleStateSchema) },
+        "404": serverNotFound,
       },
     }),
   },

@@ -4,7 +4,7 @@
  * `webhook-id` header is the event's id: it is the same on every retry and redelivery.
  */
 import { z } from "zod";
-import type { EventType } from "@/lib/db/types";
+import { type EventType, SNAPSHOT_KINDS } from "@/lib/db/types";
 import {
   EVENT_DESCRIPTIONS,
   HELD_OWNER_MAY,
@@ -42,7 +42,7 @@ const EventSnapshotSchema = z
   .object({
     id: z.int(),
     name: z.string(),
-    kind: z.enum(["manual", "reinstall", "expiry"]),
+    kind: z.enum(SNAPSHOT_KINDS),
   })
   .meta({ id: "EventSnapshot" });
 

@@ -19,6 +19,11 @@ export const ReinstallServerRequestSchema = z
       description:
         "OpenSSH public keys installed for root. Omitted: the server's current keys are installed again; `[]`: none.",
     }),
+    user_data: order.user_data.meta({
+      description:
+        "cloud-init user data for the new system, as at order (a `#cloud-config` document or a `#!` script, at " +
+        "most 32 KiB), merged with the service's seed whose part wins. Omitted: none (the order's is not reused).",
+    }),
     snapshot_first: z
       .boolean()
       .default(true)
@@ -36,6 +41,7 @@ export const ReinstallServerBody = requestBody(ReinstallServerRequestSchema, {
   os: "invalid_os",
   root_password: "invalid_root_password",
   ssh_keys: "invalid_ssh_key",
+  user_data: "invalid_user_data",
   snapshot_first: "invalid_snapshot_first",
 });
 
@@ -73,6 +79,7 @@ export const ServerBusySchema = z
         "rescue",
         "leave_rescue",
         "revive",
+        "resize",
       ])
       .meta({
         description:

@@ -132,6 +132,20 @@ export const ServerSchema = z
     traffic: TrafficSchema.nullable().meta({
       description: "This period's traffic against the plan's allowance; null once terminated.",
     }),
+    user_data: z
+      .object({
+        sha256: z.string().meta({
+          description: "SHA-256 (hex) of the user data as sent: compare it with `sha256sum` of your file.",
+          example: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        }),
+        size_bytes: z.int().meta({ example: 412 }),
+      })
+      .nullable()
+      .meta({
+        description:
+          "The cloud-init user data given at the order or the last reinstall, as its hash and size only: its text " +
+          "is never shown again. Null when none was given.",
+      }),
   })
   .meta({
     id: "Server",
@@ -162,6 +176,9 @@ export const ServerListSchema = z
     next_cursor: nextCursorField(),
   })
   .meta({ id: "ServerList" });
+
+/** The largest cloud-init user data taken, in bytes of UTF-8. */
+export const USER_DATA_MAX_BYTES = 32 * 1024;
 
 const ids = <T extends { id: string }>(items: readonly T[]) =>
   items.map((item) => item.id) as [string, ...string[]];
@@ -202,6 +219,20 @@ export const CreateServerRequestSchema = z
           "OpenSSH public keys (ssh-ed25519, ecdsa-sha2-*, ssh-rsa of 2048+ bits) installed for root; a password is generated all the same.",
         example: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBlo me@laptop"],
       }),
+    user_data: z
+      .string()
+      .max(USER_DATA_MAX_BYTES)
+      .optional()
+      .meta({
+        description:
+          "cloud-init user data run at the first boot: a `#cloud-config` document or a script starting with `#!`, " +
+          "at most 32 KiB (32768 bytes of UTF-8). It is merged with the service's own seed, whose part always " +
+          "wins: root's password and SSH keys, the pinned host key, sshd's settings, the hostname and the network " +
+          "stay as this API says (the owner's `write_files`, `bootcmd` and `users` are joined with the service's, " +
+          "without entries for root or for a file the service writes). A script runs after the service's part. " +
+          "Never shown again: the server shows its SHA-256 and size.",
+        example: "#cloud-config\npackages: [nginx]\nwrite_files:\n  - path: /etc/motd\n    content: Hello\n",
+      }),
   })
   .meta({ id: "CreateServerRequest" });
 
@@ -214,6 +245,7 @@ export const CreateServerBody = requestBody(CreateServerRequestSchema, {
   root_password: "invalid_root_password",
   auto_renew: "invalid_auto_renew",
   ssh_keys: "invalid_ssh_key",
+  user_data: "invalid_user_data",
 });
 
 export const UpdateServerRequestSchema = z

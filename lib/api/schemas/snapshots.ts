@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { requestBody } from "@/lib/api/request-body";
+import { SNAPSHOT_KINDS } from "@/lib/db/types";
+import { WEEKDAYS } from "@/lib/servers/snapshots/schedule-rules";
 import { timestamp } from "./common";
 import { ServerSchema } from "./servers";
 
@@ -8,10 +10,12 @@ export const SnapshotSchema = z
     id: z.int().meta({ example: 42 }),
     server_id: z.int().meta({ example: 311 }),
     name: z.string().meta({ example: "Before the upgrade" }),
-    kind: z.enum(["manual", "reinstall", "expiry"]).meta({
+    kind: z.enum(SNAPSHOT_KINDS).meta({
       description:
-        "`manual`: asked for; `reinstall`: taken before a reinstall; `expiry`: the last disk of a server " +
-        "terminated because its period lapsed, kept until `kept_until` (renew the server to bring it back).",
+        "`manual`: asked for; `reinstall`: taken before a reinstall; `resize`: taken before a resize grew the " +
+        "disk; `automatic`: taken by the server's schedule (the oldest automatic one is deleted to make room when " +
+        "the limit is reached; manual ones never are); `expiry`: the last disk of a server terminated because its " +
+        "period lapsed, kept until `kept_until` (renew the server to bring it back).",
     }),
     state: z.enum(["creating", "available", "failed", "deleting"]).meta({
       description:
@@ -46,12 +50,54 @@ export const SnapshotSchema = z
   })
   .meta({ id: "Snapshot" });
 
+export const SnapshotScheduleSchema = z
+  .object({
+    frequency: z.enum(["daily", "weekly"]),
+    hour: z.int().min(0).max(23).meta({ description: "The hour of the day, UTC.", example: 3 }),
+    weekday: z.enum(WEEKDAYS).nullable().meta({ description: "For a weekly schedule, its day; else null." }),
+    next_run_at: timestamp().meta({ description: "When the next automatic snapshot is taken." }),
+  })
+  .meta({
+    id: "SnapshotSchedule",
+    description:
+      "Automatic snapshots (kind `automatic`): one at each run, of the running or stopped machine. When the " +
+      "server keeps as many snapshots as it may, the oldest automatic one is deleted to make room; manual and " +
+      "other snapshots never are, and a limit they fill alone makes the run fail (`snapshot.failed`). A server " +
+      "busy with another host operation is tried again for up to an hour; a suspended one is skipped.",
+  });
+
+export const SnapshotScheduleStateSchema = z
+  .object({
+    schedule: SnapshotScheduleSchema.nullable().meta({ description: "Null: no automatic snapshots." }),
+  })
+  .meta({ id: "SnapshotScheduleState" });
+
+export const SetSnapshotScheduleRequestSchema = z
+  .strictObject({
+    frequency: z.enum(["daily", "weekly"]),
+    hour: z.int().min(0).max(23).meta({ description: "0 to 23, UTC.", example: 3 }),
+    weekday: z.enum(WEEKDAYS).optional().meta({
+      description: "Weekly schedules only (and required there): the day of the week.",
+      example: "sunday",
+    }),
+  })
+  .meta({ id: "SetSnapshotScheduleRequest" });
+
+export const SetSnapshotScheduleBody = requestBody(SetSnapshotScheduleRequestSchema, {
+  frequency: "invalid_frequency",
+  hour: "invalid_hour",
+  weekday: "invalid_weekday",
+});
+
 export const SnapshotListSchema = z
   .object({
     snapshots: z.array(SnapshotSchema).meta({ description: "Newest first." }),
     limit: z
       .int()
       .meta({ description: "How many snapshots (not counting a last disk) the server may keep." }),
+    schedule: SnapshotScheduleSchema.nullable().meta({
+      description: "The server's automatic snapshots; null when it has none.",
+    }),
   })
   .meta({ id: "SnapshotList" });
 
@@ -86,6 +132,8 @@ export const RescueStartedSchema = ServerSchema.extend({
 }).meta({ id: "RescueStarted" });
 
 export type Snapshot = z.infer<typeof SnapshotSchema>;
+export type SnapshotSchedule = z.infer<typeof SnapshotScheduleSchema>;
+export type SetSnapshotScheduleRequest = z.infer<typeof SetSnapshotScheduleRequestSchema>;
 export type CreateSnapshotRequest = z.infer<typeof CreateSnapshotRequestSchema>;
 export type RestoreSnapshotRequest = z.infer<typeof RestoreSnapshotRequestSchema>;
 

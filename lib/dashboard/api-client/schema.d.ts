@@ -466,6 +466,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/servers/{id}/resize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a server to a larger or smaller plan (or quote it)
+         * @description CPU and memory move to `plan` both ways; the disk keeps its size unless `grow_disk` is `true`, which grows it to the plan's for good (plans with less disk are closed from then on: every answer says whether a later downgrade stays possible, `downgrade_possible`, and the cheapest plan still open, `smallest_plan_after`). The price is the difference of the two plans' prices for the paid time left, per second: `(new price - old price) x seconds_left / period_seconds`. An upgrade is charged from the balance now (rounded up to the cent; 402 with the exact deficit when short), a downgrade credited once the machine runs on its new size (rounded down). `expires_at` does not move; renewals cost the new plan's price (`renewal_price_usd`). The host's room is checked first (409 `out_of_capacity` naming what does not fit; nothing is charged).
+         *
+         *     `dry_run: true` answers 200 with a quote and changes nothing; sending its `quote_id` back within 10 minutes resizes at the quoted price. Otherwise 202 with the resize, `pending`: a job shuts the machine down (after a snapshot of its disk at rest when it grows; the snapshot counts as one of the server's), gives it the new size (the guest's cloud-init grows its filesystem at boot) and starts it; it is `done` once SSH answers, with the downtime measured (`downtime_seconds`; follow it at GET /servers/{id}/resizes). A failure after the job's retries puts the old size back (the disk from the snapshot) and refunds the charge. A stopped machine is changed and left stopped. Accepts an Idempotency-Key: a retry resizes once.
+         */
+        post: operations["resizeServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/resizes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A server's resizes, with their measured downtime */
+        get: operations["listResizes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/servers/{id}/snapshots": {
         parameters: {
             query?: never;
@@ -485,6 +524,31 @@ export interface paths {
          */
         post: operations["takeSnapshot"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/snapshots/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The server's automatic snapshots */
+        get: operations["getSnapshotSchedule"];
+        /**
+         * Take snapshots automatically, daily or weekly
+         * @description Sets (or replaces) the server's schedule: a snapshot (kind `automatic`) at `hour`:00 UTC every day, or every week on `weekday`. Each run that finds the server keeping as many snapshots as it may deletes its oldest automatic one first; manual snapshots (and those taken before a reinstall or resize) are never deleted, and when they alone fill the limit the run fails. A run that fails is listed as a `failed` automatic snapshot with its reason and sends `snapshot.failed`. A suspended server's runs are skipped; a server busy with another host operation is tried again every 5 minutes for an hour. Free, like every snapshot.
+         */
+        put: operations["setSnapshotSchedule"];
+        post?: never;
+        /**
+         * Stop taking snapshots automatically
+         * @description The snapshots already taken stay.
+         */
+        delete: operations["clearSnapshotSchedule"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1455,6 +1519,15 @@ export interface components {
              *     ]
              */
             ssh_keys?: string[];
+            /**
+             * @description cloud-init user data run at the first boot: a `#cloud-config` document or a script starting with `#!`, at most 32 KiB (32768 bytes of UTF-8). It is merged with the service's own seed, whose part always wins: root's password and SSH keys, the pinned host key, sshd's settings, the hostname and the network stay as this API says (the owner's `write_files`, `bootcmd` and `users` are joined with the service's, without entries for root or for a file the service writes). A script runs after the service's part. Never shown again: the server shows its SHA-256 and size.
+             * @example #cloud-config
+             *     packages: [nginx]
+             *     write_files:
+             *       - path: /etc/motd
+             *         content: Hello
+             */
+            user_data?: string;
         };
         UpdateServerRequest: {
             /** @description Turn automatic renewal on or off. */
@@ -1486,6 +1559,15 @@ export interface components {
              */
             ssh_keys?: string[];
             /**
+             * @description cloud-init user data for the new system, as at order (a `#cloud-config` document or a `#!` script, at most 32 KiB), merged with the service's seed whose part wins. Omitted: none (the order's is not reused).
+             * @example #cloud-config
+             *     packages: [nginx]
+             *     write_files:
+             *       - path: /etc/motd
+             *         content: Hello
+             */
+            user_data?: string;
+            /**
              * @description Default `true`: the machine is shut down and its disk kept as a snapshot (kind `reinstall`) before it is wiped; restore it to undo the reinstall. It takes one of the server's snapshot places: at the limit the reinstall is refused (`snapshot_limit_reached`) unless this is `false`.
              * @default true
              */
@@ -1495,12 +1577,47 @@ export interface components {
             /** @description 10 to 128 printable ASCII characters; generated (24 characters) when omitted. */
             root_password?: string;
         };
+        ResizeServerRequest: {
+            /**
+             * @description The plan to move to, larger or smaller, from the catalog.
+             * @example fox
+             * @enum {string}
+             */
+            plan: "pup" | "fox" | "jackal" | "coyote" | "dingo" | "husky" | "wolf" | "warg" | "direwolf" | "fenrir";
+            /**
+             * @description Default `false`: CPU and memory change, the disk keeps its size, and every plan with at least that much disk stays open (a later downgrade included). `true`: the disk grows to the plan's (it must be larger), a snapshot of it is kept first, and it can never shrink again: plans with less disk are closed to the server from then on.
+             * @default false
+             */
+            grow_disk: boolean;
+            /**
+             * @description `true`: nothing changes; the answer is a quote (the charge or credit, the renewal price, the downtime expected, what stays open) whose price holds for 10 minutes when its `quote_id` is sent back.
+             * @default false
+             */
+            dry_run: boolean;
+            /** @description A dry run's `quote_id`: the resize is charged (or credited) exactly what was quoted, if sent within 10 minutes, for the same plan and `grow_disk`, while the server's plan and expiry are unchanged. */
+            quote_id?: string;
+        };
         CreateSnapshotRequest: {
             /**
              * @description 1 to 64 printable ASCII characters; default `Snapshot of <date> UTC`.
              * @example Before the upgrade
              */
             name?: string;
+        };
+        SetSnapshotScheduleRequest: {
+            /** @enum {string} */
+            frequency: "daily" | "weekly";
+            /**
+             * @description 0 to 23, UTC.
+             * @example 3
+             */
+            hour: number;
+            /**
+             * @description Weekly schedules only (and required there): the day of the week.
+             * @example sunday
+             * @enum {string}
+             */
+            weekday?: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
         };
         RestoreSnapshotRequest: {
             /**
@@ -1926,7 +2043,7 @@ export interface components {
             id: number;
             name: string;
             /** @enum {string} */
-            kind: "manual" | "reinstall" | "expiry";
+            kind: "manual" | "reinstall" | "resize" | "automatic" | "expiry";
         };
         /** @description A server was restored from a snapshot. */
         SnapshotRestoredEvent: {
@@ -2760,6 +2877,16 @@ export interface components {
             provisioner: "simulated" | "libvirt";
             /** @description This period's traffic against the plan's allowance; null once terminated. */
             traffic: components["schemas"]["ServerTraffic"] | null;
+            /** @description The cloud-init user data given at the order or the last reinstall, as its hash and size only: its text is never shown again. Null when none was given. */
+            user_data: {
+                /**
+                 * @description SHA-256 (hex) of the user data as sent: compare it with `sha256sum` of your file.
+                 * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+                 */
+                sha256: string;
+                /** @example 412 */
+                size_bytes: number;
+            } | null;
             /** @description The generated root password: present only when none was given. Shown here and by /credentials. */
             root_password?: string;
         };
@@ -2967,6 +3094,16 @@ export interface components {
             provisioner: "simulated" | "libvirt";
             /** @description This period's traffic against the plan's allowance; null once terminated. */
             traffic: components["schemas"]["ServerTraffic"] | null;
+            /** @description The cloud-init user data given at the order or the last reinstall, as its hash and size only: its text is never shown again. Null when none was given. */
+            user_data: {
+                /**
+                 * @description SHA-256 (hex) of the user data as sent: compare it with `sha256sum` of your file.
+                 * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+                 */
+                sha256: string;
+                /** @example 412 */
+                size_bytes: number;
+            } | null;
         };
         /** @description Root login. Sent with `Cache-Control: no-store`. */
         ServerCredentials: {
@@ -2985,18 +3122,155 @@ export interface components {
              * @description What the server is doing: a power action, a root password change, a reinstall, a snapshot, a restore, ...
              * @enum {string}
              */
-            operation: "start" | "stop" | "reboot" | "password" | "reinstall" | "provision" | "destroy" | "snapshot" | "restore" | "delete_snapshot" | "rescue" | "leave_rescue" | "revive";
+            operation: "start" | "stop" | "reboot" | "password" | "reinstall" | "provision" | "destroy" | "snapshot" | "restore" | "delete_snapshot" | "rescue" | "leave_rescue" | "revive" | "resize";
             /**
              * Format: date-time
              * @description When that operation was asked for.
              */
             since: string;
         };
+        /** @description What a resize would cost and change; nothing was changed. */
+        ResizeQuote: {
+            /** @constant */
+            dry_run: true;
+            /** @description Send back as `quote_id` (with the same plan and `grow_disk`) to resize at this price. */
+            quote_id: string;
+            /**
+             * Format: date-time
+             * @description Until when the quoted price holds (10 minutes).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            quote_expires_at: string;
+            /** @example pup */
+            from_plan: string;
+            /** @example fox */
+            to_plan: string;
+            /**
+             * @description `upgrade`: the new plan costs more per cycle (charged now); `downgrade`: less (credited).
+             * @enum {string}
+             */
+            direction: "upgrade" | "downgrade";
+            grow_disk: boolean;
+            /** @description Memory after the resize (this deployment's caps applied). */
+            memory_mb: number;
+            vcpus: number;
+            /** @description Disk after the resize: the same as before unless `grow_disk`. */
+            disk_gb: number;
+            /** @description Debited from the balance when the resize is accepted (an upgrade): the difference of the two plans' prices for the paid time left, per second, rounded up to the cent. 0 for a downgrade. */
+            charge_usd: number;
+            /** @description Credited to the balance once the machine runs on its new size (a downgrade): the same difference, rounded down to the cent. 0 for an upgrade. */
+            credit_usd: number;
+            /** @description What each renewal costs from now on: the new plan's price for the server's cycle. */
+            renewal_price_usd: number;
+            /** @enum {string} */
+            cycle: "monthly" | "annual";
+            /**
+             * Format: date-time
+             * @description The end of the paid period: a resize never moves it.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description The moment the paid time left was counted from.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            priced_at: string;
+            /** @description The paid time left at `priced_at`, in whole seconds. */
+            seconds_left: number;
+            /** @description The length of the billing period that time is in (its calendar month or year), in seconds: the charge is (new price - old price) x seconds_left / period_seconds. */
+            period_seconds: number;
+            /** @description How long the machine is expected to be unreachable (shutdown, the new size, boot until SSH answers): the median of the last resizes measured on its host, or a default until there are some. */
+            downtime_estimate_seconds: number;
+            /** @description Whether a cheaper plan than `to_plan` can still take the server afterwards: false once the disk has grown past every cheaper plan's (disks never shrink). */
+            downgrade_possible: boolean;
+            /**
+             * @description The cheapest plan whose disk can take the server's afterwards.
+             * @example pup
+             */
+            smallest_plan_after: string;
+        };
+        Resize: {
+            /** @example 12 */
+            id: number;
+            /** @example 311 */
+            server_id: number;
+            /**
+             * @description `pending` until the host takes it; `running` while the machine is shut down, changed and started; `done` once SSH answers on the new size (a downgrade's credit is then paid); after a failure, `reverting` while the old size is put back, then `failed` (an upgrade's charge refunded).
+             * @enum {string}
+             */
+            state: "pending" | "running" | "reverting" | "done" | "failed";
+            /** @example pup */
+            from_plan: string;
+            /** @example fox */
+            to_plan: string;
+            /**
+             * @description `upgrade`: the new plan costs more per cycle (charged now); `downgrade`: less (credited).
+             * @enum {string}
+             */
+            direction: "upgrade" | "downgrade";
+            grow_disk: boolean;
+            /** @description Memory after the resize (this deployment's caps applied). */
+            memory_mb: number;
+            vcpus: number;
+            /** @description Disk after the resize: the same as before unless `grow_disk`. */
+            disk_gb: number;
+            /** @description Debited from the balance when the resize is accepted (an upgrade): the difference of the two plans' prices for the paid time left, per second, rounded up to the cent. 0 for a downgrade. */
+            charge_usd: number;
+            /** @description Credited to the balance once the machine runs on its new size (a downgrade): the same difference, rounded down to the cent. 0 for an upgrade. */
+            credit_usd: number;
+            /** @description What each renewal costs from now on: the new plan's price for the server's cycle. */
+            renewal_price_usd: number;
+            /** @enum {string} */
+            cycle: "monthly" | "annual";
+            /**
+             * Format: date-time
+             * @description The end of the paid period: a resize never moves it.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description The moment the paid time left was counted from.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            priced_at: string;
+            /** @description The paid time left at `priced_at`, in whole seconds. */
+            seconds_left: number;
+            /** @description The length of the billing period that time is in (its calendar month or year), in seconds: the charge is (new price - old price) x seconds_left / period_seconds. */
+            period_seconds: number;
+            /** @description How long the machine is expected to be unreachable (shutdown, the new size, boot until SSH answers): the median of the last resizes measured on its host, or a default until there are some. */
+            downtime_estimate_seconds: number;
+            /** @description Whether a cheaper plan than `to_plan` can still take the server afterwards: false once the disk has grown past every cheaper plan's (disks never shrink). */
+            downgrade_possible: boolean;
+            /**
+             * @description The cheapest plan whose disk can take the server's afterwards.
+             * @example pup
+             */
+            smallest_plan_after: string;
+            /** @description The snapshot of the disk at rest taken before it grew (`grow_disk`); null otherwise. */
+            snapshot_id: number | null;
+            /** @description Measured: from the shutdown request until SSH answered on the new size, to the tenth of a second. Null until done, and for a machine that was stopped (it is left stopped). */
+            downtime_seconds: number | null;
+            failure_reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            finished_at: string | null;
+        };
+        ResizeList: {
+            /** @description Newest first, the last 20. */
+            resizes: components["schemas"]["Resize"][];
+        };
         SnapshotList: {
             /** @description Newest first. */
             snapshots: components["schemas"]["Snapshot"][];
             /** @description How many snapshots (not counting a last disk) the server may keep. */
             limit: number;
+            /** @description The server's automatic snapshots; null when it has none. */
+            schedule: components["schemas"]["SnapshotSchedule"] | null;
         };
         Snapshot: {
             /** @example 42 */
@@ -3006,10 +3280,10 @@ export interface components {
             /** @example Before the upgrade */
             name: string;
             /**
-             * @description `manual`: asked for; `reinstall`: taken before a reinstall; `expiry`: the last disk of a server terminated because its period lapsed, kept until `kept_until` (renew the server to bring it back).
+             * @description `manual`: asked for; `reinstall`: taken before a reinstall; `resize`: taken before a resize grew the disk; `automatic`: taken by the server's schedule (the oldest automatic one is deleted to make room when the limit is reached; manual ones never are); `expiry`: the last disk of a server terminated because its period lapsed, kept until `kept_until` (renew the server to bring it back).
              * @enum {string}
              */
-            kind: "manual" | "reinstall" | "expiry";
+            kind: "manual" | "reinstall" | "resize" | "automatic" | "expiry";
             /**
              * @description `creating` while the disk is copied; `available` to restore; `failed` (see `failure_reason`; delete it); `deleting` until its volume is removed.
              * @enum {string}
@@ -3034,6 +3308,28 @@ export interface components {
             completed_at: string | null;
             /** @description For the snapshots of a server terminated because its period lapsed: when they are deleted unless the server is renewed first. Null while the server lives (its snapshots last as long as it does). */
             kept_until: string | null;
+        };
+        /** @description Automatic snapshots (kind `automatic`): one at each run, of the running or stopped machine. When the server keeps as many snapshots as it may, the oldest automatic one is deleted to make room; manual and other snapshots never are, and a limit they fill alone makes the run fail (`snapshot.failed`). A server busy with another host operation is tried again for up to an hour; a suspended one is skipped. */
+        SnapshotSchedule: {
+            /** @enum {string} */
+            frequency: "daily" | "weekly";
+            /**
+             * @description The hour of the day, UTC.
+             * @example 3
+             */
+            hour: number;
+            /** @description For a weekly schedule, its day; else null. */
+            weekday: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday") | null;
+            /**
+             * Format: date-time
+             * @description When the next automatic snapshot is taken.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            next_run_at: string;
+        };
+        SnapshotScheduleState: {
+            /** @description Null: no automatic snapshots. */
+            schedule: components["schemas"]["SnapshotSchedule"] | null;
         };
         RescueStarted: {
             /** @example 311 */
@@ -3152,6 +3448,16 @@ export interface components {
             provisioner: "simulated" | "libvirt";
             /** @description This period's traffic against the plan's allowance; null once terminated. */
             traffic: components["schemas"]["ServerTraffic"] | null;
+            /** @description The cloud-init user data given at the order or the last reinstall, as its hash and size only: its text is never shown again. Null when none was given. */
+            user_data: {
+                /**
+                 * @description SHA-256 (hex) of the user data as sent: compare it with `sha256sum` of your file.
+                 * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+                 */
+                sha256: string;
+                /** @example 412 */
+                size_bytes: number;
+            } | null;
             /** @description The rescue system's temporary root password, shown here once and by /credentials while it runs. */
             rescue_password: string;
         };
@@ -5585,7 +5891,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerCreated"];
                 };
             };
-            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_plan`, `invalid_location`, `invalid_os`, `invalid_cycle`, `invalid_hostname`, `invalid_root_password`, `invalid_auto_renew`, `invalid_ssh_key`, `invalid_idempotency_key`. */
+            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_plan`, `invalid_location`, `invalid_os`, `invalid_cycle`, `invalid_hostname`, `invalid_root_password`, `invalid_auto_renew`, `invalid_ssh_key`, `invalid_user_data`, `invalid_idempotency_key`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6247,7 +6553,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerCreated"];
                 };
             };
-            /** @description Bad body, or `confirm` is not the hostname. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_confirm`, `invalid_os`, `invalid_root_password`, `invalid_ssh_key`, `invalid_snapshot_first`, `confirmation_mismatch`, `invalid_idempotency_key`. */
+            /** @description Bad body, or `confirm` is not the hostname. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_confirm`, `invalid_os`, `invalid_root_password`, `invalid_ssh_key`, `invalid_user_data`, `invalid_snapshot_first`, `confirmation_mismatch`, `invalid_idempotency_key`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6434,6 +6740,206 @@ export interface operations {
             };
         };
     };
+    resizeServer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters. The same key with the same body returns the first response again (with `Idempotent-Replayed: true`) for 24 hours; with another body it is refused (422). Failed requests do not use up the key. Keys are per account. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResizeServerRequest"];
+            };
+        };
+        responses: {
+            /** @description The quote (`dry_run: true`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResizeQuote"];
+                };
+            };
+            /** @description The resize, `pending`; the server shows its new plan and size at once. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Resize"];
+                };
+            };
+            /** @description Bad body, or a `quote_id` this service did not give for this server. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_plan`, `invalid_grow_disk`, `invalid_dry_run`, `invalid_quote`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An upgrade the balance does not cover: `insufficient_balance` with its price, the balance and the deficit in USD. Nothing changed. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientBalance"];
+                };
+            };
+            /** @description The key must hold the scope `billing:spend`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `server_not_active`: only an active server is resized; `server_in_rescue`: leave rescue mode first; `already_on_plan`; `disk_cannot_grow`: `grow_disk` with a plan whose disk is not larger; `disk_too_large`: the server's disk is larger than the plan's and never shrinks; `out_of_capacity`: its host has no room for the new size (the message names what is missing) or for the snapshot; `snapshot_limit_reached`: growing the disk takes a snapshot first and the server keeps as many as it may; `quote_expired`: the quote is older than 10 minutes, or the server's plan or expiry changed since; `quote_mismatch`: the quote is for another plan or `grow_disk`; `idempotency_key_in_use`: the key's first request is still running. Nothing is charged. `server_busy`: the server is running another host operation (a power action, a root password change, a reinstall, its build): the answer names it (`operation`) and when it was asked for (`since`); nothing is done or queued. Codes: `server_not_active`, `server_in_rescue`, `already_on_plan`, `disk_cannot_grow`, `disk_too_large`, `out_of_capacity`, `snapshot_limit_reached`, `quote_expired`, `quote_mismatch`, `idempotency_key_in_use`, `server_busy`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerBusy"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with a different body. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many host operations for this account (power actions, root password changes, reinstalls, snapshots taken, restored or deleted, and rescue mode together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listResizes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resizes, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResizeList"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listSnapshots: {
         parameters: {
             query?: never;
@@ -6609,6 +7115,250 @@ export interface operations {
                 };
             };
             /** @description Too many host operations for this account (power actions, root password changes, reinstalls, snapshots taken, restored or deleted, and rescue mode together: 30 per 10 minutes by default, `RATE_LIMIT_HOST_OPERATIONS`); nothing was done or queued, and refusals (4xx) are not counted. Also this client address sending too many bad API keys. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSnapshotSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule, or null. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnapshotScheduleState"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:read`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setSnapshotSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetSnapshotScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description The schedule, with its next run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnapshotScheduleState"];
+                };
+            };
+            /** @description Bad body (a weekly schedule needs its weekday, a daily one takes none). Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_frequency`, `invalid_hour`, `invalid_weekday`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:snapshots`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is terminated. Codes: `server_terminated`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota and seconds to reset, e.g. `"account-create";r=0;t=3599`. */
+                    RateLimit?: string;
+                    /** @description The quota, e.g. `"account-create";q=10;w=3600`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is briefly unreachable; retry shortly. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    clearSnapshotSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's integer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `schedule: null`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnapshotScheduleState"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), or a key past its `expires_at` (`key_expired`, with `expired_at`: make a new key). Codes: `unauthorized`, `key_expired`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key must hold the scope `servers:snapshots`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRefusal"];
+                };
+            };
+            /** @description No server with that id on this account. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client address sent too many bad API keys; this key is bad too. Good keys are never refused. Codes: `rate_limited`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */

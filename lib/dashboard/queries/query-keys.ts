@@ -16,6 +16,8 @@ export const queryKeys = {
     snapshots: (id: number) => ["servers", id, "snapshots"] as const,
     /** A server's usage graphs over one period. */
     metrics: (id: number, period: string) => ["servers", id, "metrics", period] as const,
+    /** Its resizes, with their state and measured downtime. */
+    resizes: (id: number) => ["servers", id, "resizes"] as const,
     /** When its owner is warned before it expires. */
     expiryWarnings: (id: number) => ["servers", id, "expiry-warnings"] as const,
   },

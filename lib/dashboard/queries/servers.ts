@@ -2,7 +2,7 @@ import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
 import { bffFetch } from "./bff-fetch";
 import { pagePath } from "./pages";
 import { queryKeys } from "./query-keys";
-import type { Server, ServerMetrics, SnapshotList } from "./types";
+import type { Resize, Server, ServerMetrics, SnapshotList } from "./types";
 
 /** While a server is being built its status changes within seconds. */
 const PROVISIONING_POLL_MS = 2_000;
@@ -77,4 +77,17 @@ export const snapshotsQuery = (serverId: number) =>
       query.state.data?.snapshots.some((s) => s.state === "creating" || s.state === "deleting")
         ? SNAPSHOT_POLL_MS
         : false,
+  });
+
+/** A resize moves through its states within seconds to minutes; once done or failed nothing moves. */
+const RESIZE_POLL_MS = 1_500;
+const resizeMoving = (resize: Resize | undefined) =>
+  resize?.state === "pending" || resize?.state === "running" || resize?.state === "reverting";
+
+/** A server's resizes, newest first; polled while the latest is in progress. */
+export const resizesQuery = (serverId: number) =>
+  queryOptions({
+    queryKey: queryKeys.servers.resizes(serverId),
+    queryFn: () => bffFetch<{ resizes: Resize[] }>(`/bff/servers/${serverId}/resizes`),
+    refetchInterval: (query) => (resizeMoving(query.state.data?.resizes[0]) ? RESIZE_POLL_MS : false),
   });

@@ -21,6 +21,7 @@ import {
   type PowerState,
   type Provisioner,
   type RescueSpec,
+  type ResizeOptions,
   type ReviveSpec,
   type SnapshotTaken,
 } from "../provisioner";
@@ -52,9 +53,13 @@ import {
 } from "./inventory";
 import { FORWARDED_SSH_ADDRESS, macFor, networkConfig } from "./network";
 import { IPV6_FILTER_XML } from "./nwfilter";
+import { withOwnerUserData } from "./user-data";
 import { run, VirshError, virsh, virshScript, virshShellArg } from "./virsh";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** virsh's volume sizes are in bytes; servers' disks in GiB. */
+const GIB = 1024 ** 3;
 
 /** "shut off", "running", "paused", ... from `virsh domstate`, as the API's two power states. */
 export function powerStateOf(domstate: string): PowerState {
@@ -139,8 +144,8 @@ export const RESCUE_FILES = { kernel: "rescue.vmlinuz", initrd: "rescue.initrd" 
 /** The rescue system's kernel command line: its console on the serial port, the disk left alone. */
 const RESCUE_CMDLINE = "console=ttyS0 clocksource=hpet no_timer_check vps.rescue=1";
 
-/** The login a seed carries; the host key is generated for each seed. */
-type SeedLogin = { hostname: string; rootPassword: string; sshKeys: string[] };
+/** The login a seed carries (and a new system's user data); the host key is generated for each seed. */
+type SeedLogin = { hostname: string; rootPassword: string; sshKeys: string[]; userData?: string };
 
 /**
  * Real machines through libvirt: one connection URI per hypervisor host, `virsh` with argument arrays.
@@ -356,6 +361,7 @@ export class LibvirtProvisioner implements Provisioner {
       hostname: server.hostname,
       rootPassword: spec.rootPassword,
       sshKeys: spec.sshKeys,
+      userData: spec.userData,
     });
     await this.define(server, host);
     await virsh(host.uri, ["start", name]);
@@ -379,9 +385,8 @@ export class LibvirtProvisioner implements Provisioner {
         iso: path.join(dir, "seed.iso"),
       };
       const passwordHash = await sha512Crypt(login.rootPassword);
-      await writeFile(files.user, userData({ passwordHash, sshKeys: login.sshKeys, hostKey }), {
-        mode: 0o600,
-      });
+      const seed = userData({ passwordHash, sshKeys: login.sshKeys, hostKey });
+      await writeFile(files.user, withOwnerUserData(seed, login.userData), { mode: 0o600 });
       await writeFile(files.meta, metaData(`${this.domainName(server)}-${Date.now()}`, login.hostname), {
         mode: 0o600,
       });
@@ -691,6 +696,30 @@ export class LibvirtProvisioner implements Provisioner {
     await virsh(host.uri, ["start", this.domainName(server)]);
     const ip = host.network ? this.reservedAddress(server, host) : FORWARDED_SSH_ADDRESS;
     return { ip, sshPort: this.sshPort(server), hostKeyFingerprint };
+  }
+
+  /**
+   * A new size needs a new QEMU process (memory and vCPUs are read at its start): the machine is shut down,
+   * defined with the row's size and started again. A disk larger than the row's (a growth being undone) is
+   * first copied back from the snapshot taken before it grew; a smaller one is grown with `vol-resize`, and the
+   * guest's cloud-init (growpart and resizefs, which run on every boot) grows its filesystem to match.
+   */
+  async resize(server: ServerRow, options: ResizeOptions): Promise<void> {
+    const host = this.host(server);
+    await this.ensurePool(host);
+    await this.power(server, "stop");
+    const disk = this.diskVolume(server);
+    const wanted = (server.diskGb ?? 0) * GIB;
+    let { capacity } = await volumeSize(host.uri, this.pool, disk);
+    if (capacity > wanted && options.restoreDiskFrom) {
+      await copyDiskAtRest(host.uri, this.pool, options.restoreDiskFrom, disk, DISK_COPY_TIMEOUT_MS);
+      ({ capacity } = await volumeSize(host.uri, this.pool, disk));
+    }
+    if (capacity < wanted) {
+      await virsh(host.uri, ["vol-resize", "--pool", this.pool, disk, String(wanted)]);
+    }
+    await this.define(server, host);
+    if (options.start) await virsh(host.uri, ["start", this.domainName(server)]);
   }
 
   async hostStates(hypervisor: string): Promise<Map<number, PowerState> | undefined> {

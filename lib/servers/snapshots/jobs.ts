@@ -61,10 +61,11 @@ export async function runSnapshot(job: Job): Promise<void> {
 }
 
 /**
- * The snapshot a reinstall takes first: the machine is shut down (a clean stop, forced after the stop timeout)
- * so the copy is of a disk at rest. A retried reinstall whose snapshot was already taken goes straight on.
+ * The snapshot a reinstall (or a resize growing the disk) takes first: the machine is shut down (a clean stop,
+ * forced after the stop timeout) so the copy is of a disk at rest. A retry whose snapshot was already taken
+ * goes straight on.
  */
-export async function snapshotBeforeReinstall(job: Job, server: ServerRow): Promise<void> {
+export async function snapshotAtRest(job: Job, server: ServerRow): Promise<void> {
   const snapshot = await snapshotOf(job);
   if (snapshot?.state !== "creating") return;
   await provisioner().power(server, "stop");

@@ -17,6 +17,7 @@ import type { ServerRow } from "../present";
 import { provisioner } from "../provisioner";
 import { lockServer, serverRow } from "../rows";
 import { checkRestore, checkSnapshotLimit, snapshotName } from "./rules";
+import { presentSchedule, scheduleOf } from "./schedule";
 
 /**
  * Snapshots of a server's disk: taken on request (running or not), kept as volumes of the server's host's
@@ -73,6 +74,7 @@ export async function listSnapshots(accountId: number, serverId: number) {
   return {
     snapshots: rows.map((row) => presentSnapshot(row, server)),
     limit: serverSettings().snapshotsPerServer,
+    schedule: presentSchedule(await scheduleOf(database, server.id)),
   };
 }
 

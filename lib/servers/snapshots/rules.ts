@@ -32,7 +32,10 @@ export function snapshotName(requested: string | undefined, kind: SnapshotKind, 
     return name;
   }
   const when = `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
-  return kind === "reinstall" ? `Before reinstall, ${when}` : `Snapshot of ${when}`;
+  if (kind === "reinstall") return `Before reinstall, ${when}`;
+  if (kind === "resize") return `Before resize, ${when}`;
+  if (kind === "automatic") return `Automatic, ${when}`;
+  return `Snapshot of ${when}`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { USER_DATA_MAX_BYTES } from "@/lib/api/schemas/servers";
 import {
   bffJson,
   bffRoute,
@@ -13,6 +14,8 @@ const ReinstallBody = z.strictObject({
   os: z.string().max(64),
   confirm: z.string().max(253),
   snapshot_first: z.boolean().optional(),
+  // The API checks it (kind and size) and answers with its own code.
+  user_data: z.string().max(USER_DATA_MAX_BYTES).optional(),
 });
 
 /** The OSes a reinstall can choose from: the catalog's, with whether this deployment has an image. */
@@ -39,7 +42,10 @@ export const POST = bffRoute(
     const body = ReinstallBody.safeParse(await jsonBody(request));
     if (!body.success) {
       return bffJson(
-        { error: "invalid_body", message: "Send {os, confirm: the server's hostname, snapshot_first?}." },
+        {
+          error: "invalid_body",
+          message: "Send {os, confirm: the server's hostname, snapshot_first?, user_data?}.",
+        },
         400,
       );
     }

@@ -1,0 +1,8 @@
+import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { listResizes } from "@/lib/servers/resize/requests";
+
+export const GET = authedRoute("listResizes", async ({ auth, params }) =>
+  json(await listResizes(auth.accountId, pathId(params, "id", "server"))),
+);
+
+export const { POST, PUT, PATCH, DELETE } = methodNotAllowed(["GET"]);

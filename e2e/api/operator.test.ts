@@ -28,8 +28,6 @@ type Server = { id: number; status: string; status_reason: string | null; power_
 describe("the operator API", () => {
   let admin: NewOperator;
   let reader: NewOperator;
-  /** Made on the machine at once, for the tests that need an operator of their own. */
-  let others: Record<"second" | "sweeper" | "leaver" | "leaver2", NewOperator>;
   let adminSession: OperatorSession;
   let readerSession: OperatorSession;
   let customer: TestAccount;
@@ -37,19 +35,10 @@ describe("the operator API", () => {
   let serverIp: string;
 
   beforeAll(async () => {
-    let second: NewOperator;
-    let sweeper: NewOperator;
-    let leaver: NewOperator;
-    let leaver2: NewOperator;
-    [admin, reader, second, sweeper, leaver, leaver2] = await Promise.all([
+    [admin, reader] = await Promise.all([
       addOperator(env(), "api-admin", "admin"),
       addOperator(env(), "api-reader", "read-only"),
-      addOperator(env(), "api-admin-2", "admin"),
-      addOperator(env(), "api-sweeper", "read-only"),
-      addOperator(env(), "api-leaver", "support"),
-      addOperator(env(), "api-leaver-2", "read-only"),
     ]);
-    others = { second, sweeper, leaver, leaver2 };
     adminSession = await signInOperator(base(), admin);
     readerSession = await signInOperator(base(), reader);
     customer = await createAccount();
@@ -371,7 +360,7 @@ describe("the operator API", () => {
 
   it("holds an adjustment past the operator's daily cap until another admin approves it; the asker cannot", async () => {
     const cap = TEST_LIMITS.adjustmentDailyCapUsd;
-    const second = await signInOperator(base(), others.second);
+    const second = await signInOperator(base(), await addOperator(env(), "api-admin-2", "admin"));
     const listed = (await call(adminSession, "/operators")).body as {
       operators: { name: string; adjusted_24h_usd: number }[];
       daily_cap_usd: number;
@@ -439,7 +428,7 @@ describe("the operator API", () => {
   it("counts the console's pages against the operator's request limit, as its API, and refuses pages past it", async () => {
     const remaining = (response: Response) =>
       Number(/;r=(\d+)/.exec(response.headers.get("ratelimit") ?? "")?.[1] ?? Number.NaN);
-    const sweeper = await signInOperator(base(), others.sweeper);
+    const sweeper = await signInOperator(base(), await addOperator(env(), "api-sweeper", "read-only"));
     const asSweeper = (path: string) => fetch(`${base()}${path}`, { headers: { cookie: sweeper.cookie } });
     const first = await asSweeper("/api/operator/v1/session");
     const page = await asSweeper(`/operator/accounts/${customer.userId}`);
@@ -472,7 +461,7 @@ describe("the operator API", () => {
   }, 60_000);
 
   it("lets an admin deactivate an operator: their sessions end at once, they cannot sign in again, and it is audited", async () => {
-    const { leaver } = others;
+    const leaver = await addOperator(env(), "api-leaver", "support");
     const session = await signInOperator(base(), leaver);
     expect((await call(session, "/session")).status).toBe(200);
     const self = await call(adminSession, "/operators/api-admin/deactivation", {
@@ -522,7 +511,7 @@ describe("the operator API", () => {
   }, 90_000);
 
   it("deactivates an operator from the machine with npm run operator:disable", async () => {
-    const leaver = others.leaver2;
+    const leaver = await addOperator(env(), "api-leaver-2", "read-only");
     const session = await signInOperator(base(), leaver);
     expect((await call(session, "/session")).status).toBe(200);
     const printed = await disableOperatorOnMachine(env(), "api-leaver-2", "Laptop stolen");

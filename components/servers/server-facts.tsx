@@ -1,4 +1,3 @@
-import { findLocation, findOs, findPlan } from "@/lib/catalog/catalog";
 import type { Server } from "@/lib/dashboard/queries/types";
 import { formatApiUsd } from "@/lib/util/cents";
 import { TEXT_STYLES } from "../ui/alert";
@@ -7,9 +6,19 @@ import { formatUtc } from "./status-badge";
 /** A term of the facts list, in the muted look. */
 const Term = ({ children }: { children: string }) => <dt className={TEXT_STYLES.muted}>{children}</dt>;
 
+/**
+ * The catalog's names of plans, locations and systems by id, given by the page from the server, so the
+ * catalog's code stays out of the overview's first load (its budget, e2e/browser/page-weight.spec.ts).
+ */
+export type CatalogWords = {
+  plans: Record<string, string>;
+  locations: Record<string, { city: string; country: string }>;
+  os: Record<string, string>;
+};
+
 /** What a server is and where to reach it: address, plan, place, system, SSH, size, machine, power, dates. */
-export function ServerFacts({ server }: { server: Server }) {
-  const location = findLocation(server.location);
+export function ServerFacts({ server, words }: { server: Server; words: CatalogWords }) {
+  const location = words.locations[server.location];
   return (
     <dl data-testid="server-facts" className="grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[10rem_1fr]">
       <Term>IPv4</Term>
@@ -18,7 +27,7 @@ export function ServerFacts({ server }: { server: Server }) {
       </dd>
       <Term>Plan</Term>
       <dd>
-        {findPlan(server.plan)?.name ?? server.plan}, {formatApiUsd(server.price_usd)} per{" "}
+        {words.plans[server.plan] ?? server.plan}, {formatApiUsd(server.price_usd)} per{" "}
         {server.cycle === "annual" ? "year" : "month"}
       </dd>
       <Term>Location</Term>
@@ -26,7 +35,7 @@ export function ServerFacts({ server }: { server: Server }) {
         {location?.city ?? server.location}, {location?.country}
       </dd>
       <Term>System</Term>
-      <dd>{findOs(server.os)?.name ?? server.os}</dd>
+      <dd>{words.os[server.os] ?? server.os}</dd>
       <Term>SSH</Term>
       <dd className="font-mono break-all" data-testid="server-ssh">
         {server.ip

@@ -7,10 +7,10 @@ test("the Network panel: addresses, PTRs, a firewall rule added, moved and remov
 }) => {
   test.setTimeout(90_000);
   const { apiKey, id } = await signUpWithServer(page, request);
-  const server = (await api(request, apiKey, `/servers/${id}`)).body;
-
   await page.goto(`/dashboard/servers/${id}/networking`);
   await expect(page.getByTestId("server-status")).toHaveText("active", { timeout: 20_000 });
+  // Read once it is built: its addresses are given by the build.
+  const server = (await api(request, apiKey, `/servers/${id}`)).body;
   const panel = page.getByRole("region", { name: "Network", exact: true });
   const addresses = panel.getByTestId("network-addresses");
   await expect(addresses).toContainText(server.ip);

@@ -13,7 +13,15 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        test: { name: "unit", include: ["lib/**/*.test.ts", "components/**/*.test.ts"], environment: "node" },
+        test: {
+          name: "unit",
+          include: ["lib/**/*.test.ts", "components/**/*.test.ts"],
+          environment: "node",
+          // Most files run an embedded PostgreSQL: under CI, beside the VM suite's guests, a test that takes
+          // a second alone can take ten.
+          testTimeout: 30_000,
+          hookTimeout: 120_000,
+        },
       },
       {
         resolve: { alias },

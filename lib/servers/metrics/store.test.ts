@@ -243,7 +243,7 @@ describe("usage storage, directly against the real schema", () => {
     // 30 days of hourly points are all there.
     const month = await readServerMetrics(db, sampled[0] as SampledServer, "30d", false, new Date(end));
     expect(month.series.cpu_percent.filter((value) => value !== null).length).toBeGreaterThanOrEqual(719);
-  }, 120_000);
+  }, 400_000);
 
   it("deletes a terminated server's usage once the longest tier would have", async () => {
     const a = await server();

@@ -488,8 +488,11 @@ describe("names the account chose, resolved by a name server that never answers"
     }
     const worst = (list: number[]) => Math.max(...list);
     expect(during.delivery.length).toBeGreaterThan(0);
-    expect(worst(during.delivery), JSON.stringify({ quiet, during })).toBeLessThan(quiet.delivery + 1_000);
-    expect(worst(during.rpc), JSON.stringify({ quiet, during })).toBeLessThan(quiet.rpc + 1_000);
+    // Queued behind the hanging lookups, a getaddrinfo would wait for them by the tens of seconds; a busy CI
+    // machine alone can double a quiet figure, so the bound leaves room for that and no more.
+    const bound = (quietMs: number) => quietMs * 2 + 3_000;
+    expect(worst(during.delivery), JSON.stringify({ quiet, during })).toBeLessThan(bound(quiet.delivery));
+    expect(worst(during.rpc), JSON.stringify({ quiet, during })).toBeLessThan(bound(quiet.rpc));
   }, 60_000);
 
   it("checks ownership and the endpoint limit before resolving, and counts URL changes per account", async () => {

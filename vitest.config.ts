@@ -57,7 +57,8 @@ export default defineConfig({
           include: ["e2e/vm/**/*.test.ts"],
           environment: "node",
           globalSetup: ["e2e/vm/global-setup.ts"],
-          testTimeout: 1_500_000,
+          // The Debian test boots twice under TCG, each boot allowed DEBIAN_BOOT_MS on a busy machine.
+          testTimeout: 2_400_000,
           hookTimeout: 120_000,
           fileParallelism: false,
         },

@@ -5,7 +5,7 @@ import type { Status } from "../../lib/api/schemas/status";
 import { balanceOf, fund } from "../api/funding";
 import { api, createAccount, errorCode } from "../api/helpers";
 import { logInOnConsole, openConsole, requestTicket } from "../support/console-client";
-import { DEBIAN_DISK_GB, VM_LIMITS } from "./global-setup";
+import { DEBIAN_BOOT_MS, DEBIAN_DISK_GB, VM_LIMITS } from "./global-setup";
 import { domstate, PREFIX, type Server, sshRun, sshWhenUp, volumes, waitFor } from "./host";
 
 type Resize = { state: string; to_plan: string; downtime_seconds: number | null };
@@ -14,8 +14,7 @@ type Resize = { state: string; to_plan: string; downtime_seconds: number | null 
  * The one test that boots the real Debian 12 image (openssh, cloud-init) end to end; the lifecycle
  * (failed builds, power actions, a vanished domain, remote hosts) runs on the tiny test guest.
  */
-// Overridable for a busy shared host, where a TCG boot can take many minutes.
-const BOOT_MS = Number(process.env.VM_TEST_BOOT_MS ?? 420_000);
+const BOOT_MS = DEBIAN_BOOT_MS;
 /** What ssh2 says when the server refuses every credential offered. */
 const REFUSED = /authentication methods failed/;
 /** The owner's cloud-init user data of the order: a file it writes, beside the service's own seed. */

@@ -4,6 +4,7 @@ import { useId, useState } from "react";
 import { BUTTON_STYLES } from "@/components/ui/button";
 import { Field, INPUT_STYLE } from "@/components/ui/field";
 import { TEXT_STYLES } from "../../ui/alert";
+import { DirectionField, ProtocolField } from "./packet-fields";
 import type { FirewallRuleInput } from "./queries";
 
 /** Networks typed with commas or spaces between them. */
@@ -49,30 +50,13 @@ export function RuleForm(props: {
         </p>
       )}
       <div className="grid gap-2 sm:grid-cols-4">
-        <Field id={`${ids}-direction`} label="Direction">
-          <select
-            id={`${ids}-direction`}
-            className={INPUT_STYLE}
-            value={direction}
-            onChange={(event) => setDirection(event.target.value as FirewallRuleInput["direction"])}
-          >
-            <option value="in">inbound</option>
-            <option value="out">outbound</option>
-          </select>
-        </Field>
-        <Field id={`${ids}-protocol`} label="Protocol">
-          <select
-            id={`${ids}-protocol`}
-            className={INPUT_STYLE}
-            value={protocol}
-            onChange={(event) => setProtocol(event.target.value as FirewallRuleInput["protocol"])}
-          >
-            <option value="tcp">tcp</option>
-            <option value="udp">udp</option>
-            <option value="icmp">icmp</option>
-            <option value="any">any</option>
-          </select>
-        </Field>
+        <DirectionField id={`${ids}-direction`} value={direction} onChange={setDirection} />
+        <ProtocolField
+          id={`${ids}-protocol`}
+          value={protocol}
+          onChange={setProtocol}
+          protocols={["tcp", "udp", "icmp", "any"] as const}
+        />
         <Field id={`${ids}-ports`} label="Ports" hint="22, 8000-8100, 80,443; empty: all">
           <input
             id={`${ids}-ports`}

@@ -6,6 +6,7 @@ import { BUTTON_STYLES } from "@/components/ui/button";
 import { Field, INPUT_STYLE } from "@/components/ui/field";
 import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { Alert } from "../../ui/alert";
+import { DirectionField, ProtocolField } from "./packet-fields";
 import type { Simulation } from "./queries";
 
 type Question = {
@@ -53,29 +54,13 @@ export function SimulateBox({ serverId }: { serverId: number }) {
     >
       <h4 className="text-sm font-semibold">Would a packet pass?</h4>
       <div className="grid gap-2 sm:grid-cols-[auto_auto_6rem_1fr_auto] sm:items-end">
-        <Field id={`${ids}-direction`} label="Direction">
-          <select
-            id={`${ids}-direction`}
-            className={INPUT_STYLE}
-            value={direction}
-            onChange={(event) => setDirection(event.target.value as Question["direction"])}
-          >
-            <option value="in">inbound</option>
-            <option value="out">outbound</option>
-          </select>
-        </Field>
-        <Field id={`${ids}-protocol`} label="Protocol">
-          <select
-            id={`${ids}-protocol`}
-            className={INPUT_STYLE}
-            value={protocol}
-            onChange={(event) => setProtocol(event.target.value as Question["protocol"])}
-          >
-            <option value="tcp">tcp</option>
-            <option value="udp">udp</option>
-            <option value="icmp">icmp</option>
-          </select>
-        </Field>
+        <DirectionField id={`${ids}-direction`} value={direction} onChange={setDirection} />
+        <ProtocolField
+          id={`${ids}-protocol`}
+          value={protocol}
+          onChange={setProtocol}
+          protocols={["tcp", "udp", "icmp"] as const}
+        />
         <Field id={`${ids}-port`} label="Port">
           <input
             id={`${ids}-port`}

@@ -123,9 +123,12 @@ test.describe("the operator's console", () => {
       `Suspended by the operator: ${reason}`,
     );
     await expect(customer.getByRole("button", { name: "Start" })).toHaveCount(0);
-    // Why it cannot be terminated, nor its snapshots deleted, where the owner would try.
+    // Why it cannot be terminated, nor its snapshots deleted, where the owner would try: the settings
+    // section and the snapshots section.
+    await customer.goto(`${app.url}/dashboard/servers/${serverId}/settings`);
     await expect(customer.getByTestId("terminate-held")).toContainText(reason);
     await expect(customer.getByRole("button", { name: "Terminate server" })).toHaveCount(0);
+    await customer.goto(`${app.url}/dashboard/servers/${serverId}/snapshots`);
     await expect(customer.getByTestId("snapshots-held")).toContainText(reason);
     const viaApi = await customerApi(apiKey, `/servers/${serverId}`);
     expect(viaApi.body).toMatchObject({
@@ -142,10 +145,11 @@ test.describe("the operator's console", () => {
     await card.getByLabel("Why it is lifted (audit log)").fill("Scanner removed by the customer");
     await card.getByRole("button", { name: "Lift suspension" }).click();
     await expect(card.getByTestId("server-status")).toHaveText("active");
-    await customer.reload();
+    await customer.goto(`${app.url}/dashboard/servers/${serverId}`);
     await expect(customer.getByTestId("server-status")).toHaveText("active");
     await expect(customer.getByTestId("server-status-reason")).toHaveCount(0);
     await expect(customer.getByRole("button", { name: "Stop" })).toBeVisible();
+    await customer.goto(`${app.url}/dashboard/servers/${serverId}/settings`);
     await expect(customer.getByRole("button", { name: "Terminate server" })).toBeVisible();
 
     // A credit through the ledger, with its reason.

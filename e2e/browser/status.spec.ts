@@ -45,7 +45,9 @@ test("the status page shows anyone signed out the measured figures, how each is 
   await expect(orders).toContainText(
     "From the moment an order is accepted to the moment its server is recorded active",
   );
-  await expect(page.getByTestId("status-credits")).toContainText("first sighting of its confirming block");
+  await expect(page.getByTestId("status-credits")).toContainText(
+    "the time of the block that gave a payment the confirmations",
+  );
   await expect(page.getByTestId("status-console")).toContainText("From the issue of a console ticket");
   await expect(page.getByTestId("status-webhooks")).toContainText("the receiver's answer");
   await expect(page.getByTestId("status-parts")).toContainText(/deposits \(simulated\): up/);

@@ -59,10 +59,14 @@ const LOCATION_IDS = LOCATIONS.map((location) => location.id);
 const OS_IDS = OS_IMAGES.map((os) => os.id);
 const COIN_CODES: readonly string[] = COINS.map((coin) => coin.code);
 
-/** Each configured host's state, counted per location. */
+/**
+ * Each configured host's state, counted per location. None under the simulated provisioner: it never calls
+ * the hosts configured beside it (they only place servers), so there is no reading to show.
+ */
 async function hostsByLocation(at: Date): Promise<Status["hosts"]> {
-  const configured = serverSettings().hypervisors;
-  if (configured.length === 0) return [];
+  const settings = serverSettings();
+  const configured = settings.hypervisors;
+  if (configured.length === 0 || settings.provisioner === "simulated") return [];
   const database = await db();
   const rows = await database
     .select({ name: hypervisors.name, readAt: hypervisors.readAt, failingSince: hypervisors.failingSince })

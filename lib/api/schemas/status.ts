@@ -161,8 +161,8 @@ export const StatusSchema = z
     description:
       "The public status page's figures. `state`: the service as a whole, `down` when no location has a host " +
       "up, `degraded` when a location or a deposit watcher is not up, else `up`. Times: `to_active` and " +
-      "`to_ssh` run from the accepted order, `to_credit` from the first sighting of a deposit's confirming " +
-      "block to its credit, `to_first_byte` from a console ticket's issue, `to_delivery` from a webhook event's " +
+      "`to_ssh` run from the accepted order, `to_credit` from the chain's time of the block that completed " +
+      "a deposit's confirmations to its credit, `to_first_byte` from a console ticket's issue, `to_delivery` from a webhook event's " +
       "commit; `methods` says exactly how each is measured.",
   });
 

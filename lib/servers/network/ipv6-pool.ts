@@ -21,11 +21,24 @@ export function simulatedIpv6Pool(location: string): Network | undefined {
   return parseNetwork(`2001:db8:${(0x100 + index).toString(16)}::/48`);
 }
 
-/** Where the server's /64 comes from: its host's prefix, the simulated plan, or nowhere (no IPv6 there). */
+/**
+ * Where the server's /64 comes from: its host's prefix, the simulated plan, or nowhere (no IPv6 there). The
+ * simulated provisioner calls no host, so hosts configured beside it (for placement) hand out no prefix: its
+ * servers take their location's plan, whichever host they were placed on.
+ */
 export function ipv6PoolOf(server: Pick<ServerRow, "hypervisor" | "location">): Network | undefined {
   const settings = serverSettings();
-  if (settings.provisioner === "simulated" && !server.hypervisor) return simulatedIpv6Pool(server.location);
+  if (settings.provisioner === "simulated") return simulatedIpv6Pool(server.location);
   return settings.hypervisors.find((host) => host.name === server.hypervisor)?.network?.ipv6?.prefix;
+}
+
+/** Whose /64s a pool's are: a host's, or under the simulated provisioner a location's. */
+function poolOwner(
+  server: Pick<ServerRow, "hypervisor" | "location">,
+): { hypervisor: string } | { location: string } {
+  if (serverSettings().provisioner === "simulated" || !server.hypervisor)
+    return { location: server.location };
+  return { hypervisor: server.hypervisor };
 }
 
 /**
@@ -36,7 +49,8 @@ export async function reserveIpv6Prefix(tx: Tx, server: ServerRow): Promise<stri
   if (server.ipv6Prefix) return server.ipv6Prefix;
   const pool = ipv6PoolOf(server);
   if (!pool) return null;
-  const scope = server.hypervisor ?? `simulated:${server.location}`;
+  const owner = poolOwner(server);
+  const scope = "hypervisor" in owner ? owner.hypervisor : `simulated:${owner.location}`;
   await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`vps-ipv6:${scope}`}))`);
   const held = await tx
     .select({ prefix: servers.ipv6Prefix })
@@ -44,9 +58,9 @@ export async function reserveIpv6Prefix(tx: Tx, server: ServerRow): Promise<stri
     .where(
       and(
         isNotNull(servers.ipv6Prefix),
-        server.hypervisor
-          ? eq(servers.hypervisor, server.hypervisor)
-          : and(isNull(servers.hypervisor), eq(servers.location, server.location)),
+        "hypervisor" in owner
+          ? eq(servers.hypervisor, owner.hypervisor)
+          : eq(servers.location, owner.location),
       ),
     );
   const taken = new Set(held.map((row) => row.prefix));

@@ -14,8 +14,9 @@ export default defineConfig({
   fullyParallel: true,
   workers: 2,
   retries: 0,
-  // CI runs this suite beside the API suite on PostgreSQL and the VMs: room for a busy machine.
-  timeout: 45_000,
+  // CI runs this suite beside the API suite on PostgreSQL and the VMs, whose emulated CPUs can slow a page
+  // threefold: room for a busy machine.
+  timeout: 75_000,
   // A step's patience too: 5 s was missed on a machine booting guests beside this suite.
   expect: { timeout: 15_000 },
   // Not the vm-browser suite's folder inside it, which that suite may be writing to meanwhile.

@@ -115,10 +115,10 @@ fi
 # After the build, so the route types Next generates are current.
 check types npx tsc --noEmit
 
-vitest_suite() { # name, project, then NAME=value settings and --vitest-options
+vitest_suite() { # name, project, then NAME=value settings, --vitest-options and test files
   local name=$1 project=$2; shift 2
   local settings=() options=()
-  for arg in "$@"; do if [[ $arg == --* ]]; then options+=("$arg"); else settings+=("$arg"); fi; done
+  for arg in "$@"; do if [[ $arg =~ ^[A-Z_]+= ]]; then settings+=("$arg"); else options+=("$arg"); fi; done
   echo "== $name"
   env "${settings[@]}" npx vitest run --project "$project" --reporter=default --reporter=json \
     --outputFile.json="$reports/$name.vitest.json" "${options[@]}"
@@ -134,8 +134,8 @@ vitest_suite() { # name, project, then NAME=value settings and --vitest-options
 first_stream() {
   # Unit test files mostly wait on PGlite and child processes: three at a time.
   vitest_suite unit unit --maxWorkers=3
-  # The API suites end with a ledger check on their database, reported as one more test.
-  vitest_suite api-pglite api API_TEST_DB=pglite LEDGER_CHECK_FILE="$reports/api-pglite-ledger.check"
+  # The API suite's share on PGlite; it ends with a ledger check on its database, reported as one more test.
+  api_pglite
   echo "== browser"
   PLAYWRIGHT_JSON_OUTPUT_FILE="$reports/browser.playwright.json" npx playwright test --reporter=list,json
   # Deposits read from real coin nodes in regtest (litecoind, monerod), on PostgreSQL, with the same check.
@@ -168,12 +168,23 @@ vm_suites() {
     echo '{"passed":0,"failed":1}' >"$reports/vm-guest-build.check"
   fi
 }
-# API test files whose every test runs an app of its own on an embedded database, whichever database the
-# suite is on: the PGlite run covers them, so the PostgreSQL run leaves them out instead of repeating them.
-OWN_PGLITE_APP_FILES=(e2e/api/quickstart.test.ts e2e/api/topups-tron.test.ts e2e/api/client-address.test.ts)
+# The API suite runs once, its files shared between the two databases (each run ends with the ledger check on
+# its own): on PostgreSQL, what production runs, the files with tests only PostgreSQL can run (connection
+# loss, limits and deliveries shared by two instances, row locks under concurrent requests) and the money
+# the service holds (deposits, spend caps, holds); every other file on PGlite, the demo's database, so a
+# new file lands there. Both databases take the same migrations and queries, so each run proves them.
+# `npm run test:api` runs every file on one database (API_TEST_DB).
+POSTGRES_API_FILES=(console database-faults server-reads servers sessions shared-limits notifications topups
+  scoped-keys holds keys pagination account)
+POSTGRES_API_FILES=("${POSTGRES_API_FILES[@]/#/e2e/api/}")
+POSTGRES_API_FILES=("${POSTGRES_API_FILES[@]/%/.test.ts}")
+api_pglite() {
+  vitest_suite api-pglite api API_TEST_DB=pglite LEDGER_CHECK_FILE="$reports/api-pglite-ledger.check" \
+    "${POSTGRES_API_FILES[@]/#/--exclude=}"
+}
 api_postgres() {
   vitest_suite api-postgres api API_TEST_DB=postgres LEDGER_CHECK_FILE="$reports/api-postgres-ledger.check" \
-    "${OWN_PGLITE_APP_FILES[@]/#/--exclude=}"
+    "${POSTGRES_API_FILES[@]}"
   # Without a database of its own the node suite follows the API suite on the same one.
   [ -z "${NODES_DATABASE_URL:-}" ] && nodes_suite "$TEST_DATABASE_URL"
 }

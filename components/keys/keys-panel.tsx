@@ -86,10 +86,9 @@ export function KeysPanel({ totpEnabled }: { totpEnabled: boolean }) {
           <thead>
             <tr>
               <th className="py-2">Name</th>
-              <th>Prefix</th>
               <th>Scopes</th>
-              <th>Spend cap</th>
-              <th>Expires</th>
+              <th className="hidden sm:table-cell">Spend cap</th>
+              <th className="hidden sm:table-cell">Expires</th>
               <th>Last used</th>
               <th>
                 <span className="sr-only">Actions</span>
@@ -99,9 +98,14 @@ export function KeysPanel({ totpEnabled }: { totpEnabled: boolean }) {
           <tbody>
             {keys.map((key) => (
               <tr key={key.id} className="border-t border-zinc-200 align-top dark:border-zinc-800">
-                <td className="py-2">{key.name ?? "—"}</td>
-                <td>
-                  <code>{key.prefix}…</code>
+                {/* The prefix under the name, and on a phone the cap and expiry too: the table fits its screen. */}
+                <td className="py-2">
+                  {key.name ?? "—"}
+                  <code className="block text-xs">{key.prefix}…</code>
+                  <span className="block text-xs sm:hidden">
+                    {key.spend_cap ? `cap ${capText(key.spend_cap)}` : "no spend cap"}, expires{" "}
+                    {expiryText(key.expires_at)}
+                  </span>
                 </td>
                 <td className="max-w-xs font-mono text-xs">
                   {key.full_access ? "every scope" : key.scopes.join(" ")}
@@ -110,8 +114,8 @@ export function KeysPanel({ totpEnabled }: { totpEnabled: boolean }) {
                     <span className="block">from {key.allowed_networks.join(" ")}</span>
                   )}
                 </td>
-                <td>{capText(key.spend_cap)}</td>
-                <td>{expiryText(key.expires_at)}</td>
+                <td className="hidden sm:table-cell">{capText(key.spend_cap)}</td>
+                <td className="hidden sm:table-cell">{expiryText(key.expires_at)}</td>
                 <td>
                   {key.last_used_at?.slice(0, 16).replace("T", " ") ?? "never"}
                   {key.last_used_from && <span className="block text-xs">{key.last_used_from}</span>}

@@ -1,21 +1,22 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { lazy, useId, useRef, useState } from "react";
+import { lazy, Suspense, useRef, useState } from "react";
 import { BUTTON_STYLES, Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/panel";
 import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/dashboard/queries/idempotency";
 import { queryKeys } from "@/lib/dashboard/queries/query-keys";
-import { serverQuery, snapshotsQuery } from "@/lib/dashboard/queries/servers";
+import { snapshotsQuery } from "@/lib/dashboard/queries/servers";
 import type { Server, Snapshot } from "@/lib/dashboard/queries/types";
 import { Alert, TEXT_STYLES } from "../ui/alert";
-import { HostnameConfirmField } from "./hostname-confirm";
 import { AfterHydration } from "./sections/after-hydration";
 import { formatUtc } from "./status-badge";
 
 /** The schedule's form is used now and then: its code loads once the page has hydrated. */
 const SnapshotScheduleForm = lazy(() => import("./snapshot-schedule"));
+/** So is restoring one: its form loads when Restore is pressed. */
+const SnapshotRestoreForm = lazy(() => import("./snapshot-restore"));
 
 const UNITS = ["B", "KB", "MB", "GB", "TB"] as const;
 
@@ -67,13 +68,10 @@ const CONSISTENCY_LABELS: Record<NonNullable<Snapshot["consistency"]>, string> =
  */
 export function SnapshotsPanel({ server }: { server: Server }) {
   const queryClient = useQueryClient();
-  const ids = useId();
   const list = useQuery(snapshotsQuery(server.id));
   const [name, setName] = useState("");
   const [restoring, setRestoring] = useState<Snapshot>();
-  const [typed, setTyped] = useState("");
   const takeIntent: IntentRef = useRef(undefined);
-  const restoreIntent: IntentRef = useRef(undefined);
 
   const refreshList = () =>
     queryClient.invalidateQueries({ queryKey: queryKeys.servers.snapshots(server.id) });
@@ -90,21 +88,6 @@ export function SnapshotsPanel({ server }: { server: Server }) {
       void refreshList();
     },
   });
-  const restore = useMutation({
-    mutationFn: ({ snapshot, body }: { snapshot: Snapshot; body: { confirm: string } }) =>
-      bffFetch<Server>(`/bff/servers/${server.id}/snapshots/${snapshot.id}/restore`, {
-        method: "POST",
-        body,
-        headers: { "idempotency-key": idempotencyKeyFor(restoreIntent, { id: snapshot.id, ...body }) },
-      }),
-    onSettled: (_data, error) => settleIntent(restoreIntent, error),
-    onSuccess: (updated) => {
-      setRestoring(undefined);
-      setTyped("");
-      queryClient.setQueryData(serverQuery(server.id).queryKey, updated);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.servers.all(), exact: true });
-    },
-  });
   const remove = useMutation({
     mutationFn: (snapshot: Snapshot) =>
       bffFetch<Snapshot>(`/bff/servers/${server.id}/snapshots/${snapshot.id}`, { method: "DELETE" }),
@@ -114,7 +97,7 @@ export function SnapshotsPanel({ server }: { server: Server }) {
   const active = server.status === "active";
   const snapshots = list.data?.snapshots ?? [];
   const limit = list.data?.limit;
-  const failure = take.error ?? restore.error ?? remove.error ?? list.error;
+  const failure = take.error ?? remove.error ?? list.error;
 
   return (
     <Panel id="snapshots" title="Snapshots">
@@ -189,10 +172,7 @@ export function SnapshotsPanel({ server }: { server: Server }) {
               </div>
               {active && snapshot.state === "available" && snapshot.kind !== "expiry" && (
                 <Button
-                  onClick={() => {
-                    setRestoring(snapshot);
-                    setTyped("");
-                  }}
+                  onClick={() => setRestoring(snapshot)}
                   disabled={server.rescue !== null}
                   aria-label={`Restore ${snapshot.name}`}
                 >
@@ -214,36 +194,14 @@ export function SnapshotsPanel({ server }: { server: Server }) {
       )}
 
       {restoring && (
-        <form
-          aria-labelledby={`${ids}-restore`}
-          className="space-y-2 rounded border border-amber-300 p-3 dark:border-amber-900"
-          onSubmit={(event) => {
-            event.preventDefault();
-            if (typed === server.hostname) restore.mutate({ snapshot: restoring, body: { confirm: typed } });
-          }}
-        >
-          <p id={`${ids}-restore`} className="text-sm" data-testid="restore-warning">
-            Restoring “{restoring.name}” returns the disk to {formatUtc(restoring.created_at)}: everything
-            written to it since then is lost. The server restarts; its address, SSH host key, password and
-            paid period stay. Type <code className="font-semibold">{server.hostname}</code> to confirm.
-          </p>
-          <div className="flex flex-wrap items-end gap-2">
-            <HostnameConfirmField
-              id={`${ids}-confirm`}
-              label="Host name to confirm restore"
-              value={typed}
-              onChange={setTyped}
-            />
-            <button
-              type="submit"
-              disabled={typed !== server.hostname || restore.isPending}
-              className={BUTTON_STYLES.danger}
-            >
-              {restore.isPending ? "Starting restore…" : "Restore snapshot"}
-            </button>
-            <Button onClick={() => setRestoring(undefined)}>Cancel</Button>
-          </div>
-        </form>
+        <Suspense fallback={null}>
+          <SnapshotRestoreForm
+            key={restoring.id}
+            server={server}
+            snapshot={restoring}
+            onDone={() => setRestoring(undefined)}
+          />
+        </Suspense>
       )}
 
       {failure && <Alert className="text-sm">{errorMessage(failure)}</Alert>}

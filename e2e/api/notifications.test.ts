@@ -577,8 +577,9 @@ describe("names the account chose, resolved by a name server that never answers"
   });
 });
 
-// The embedded database belongs to one process: this runs its own app on its own DATA_DIR.
-describe.runIf(inject("dbTarget") === "pglite")("a restart in the middle of retries", () => {
+// The embedded database belongs to one process: this runs its own app on PGlite in its own DATA_DIR,
+// whichever database the suite is on.
+describe("a restart in the middle of retries", () => {
   it("loses nothing and sends nothing twice", async () => {
     const { DATABASE_URL: _shared, ...env } = inject("appEnv");
     const ownEnv = {

@@ -237,10 +237,11 @@ describe("host operations: one at a time per server, a limit per account", () =>
   it("a reinstall while a snapshot is being taken is refused with 409 server_busy and changes nothing", async () => {
     const { apiKey, server } = await activeServer();
     const credentials = await password(apiKey, server.id);
-    // A snapshot is a host operation that runs as a job (a second or more here): the server is busy with it.
+    const state = await read(apiKey, server.id);
+    // A snapshot is a host operation that runs as a job (a second or more here): the server is busy with it,
+    // so the reinstall goes right after it, with nothing between them.
     const taken = await api(`/servers/${server.id}/snapshots`, { method: "POST", key: apiKey, body: {} });
     expect(taken.status).toBe(202);
-    const state = await read(apiKey, server.id);
     const refused = await reinstall(apiKey, server.id, { confirm: server.hostname, os: "debian-12" });
     expect([refused.status, errorCode(refused)]).toEqual([409, "server_busy"]);
     expect(refused.body).toMatchObject({ operation: "snapshot" });
@@ -259,7 +260,9 @@ describe("host operations: one at a time per server, a limit per account", () =>
     ).toBe(202);
   });
 
-  it("past the account's limit: 429 with Retry-After, and the refused request changes and queues nothing", async () => {
+  it("past the account's limit: 429 with Retry-After, and the refused request changes and queues nothing", {
+    timeout: 90_000,
+  }, async () => {
     const { apiKey, server } = await activeServer();
     const ops = [() => changePassword(apiKey, server.id), () => powerAction(apiKey, server.id, "reboot")];
     // Refusals (4xx) along the way are given back: a reinstall with the wrong name, an unknown server.

@@ -60,8 +60,11 @@ test("order on the dashboard, log in over SSH with the shown port, host key and 
   const port = Number(shown?.[1]);
   expect(await sshWhenUp(port, fingerprint, { password }, "hostname", 90_000)).toBe("web-vm");
 
-  // The serial console: a login prompt on ttyS0, root's revealed password, the ordered hostname.
+  // The serial console, in the server's console section: a login prompt on ttyS0, root's revealed password,
+  // the ordered hostname.
+  const id = Number(new URL(page.url()).pathname.split("/").pop());
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.getByRole("navigation", { name: "Server sections" }).getByRole("link", { name: "Console" }).click();
   await page.getByRole("button", { name: "Open console" }).click();
   const terminal = page.getByTestId("console-terminal");
   const status = page.getByTestId("console-status");
@@ -96,12 +99,13 @@ test("order on the dashboard, log in over SSH with the shown port, host key and 
   await page.getByRole("button", { name: "Stop", exact: true }).click();
   // A guest that ignores the shutdown request is forced off after SERVER_STOP_TIMEOUT_SECONDS (60): wait past it.
   await expect(status).toContainText("The machine is stopped", { timeout: 120_000 });
-  // The console ends as the guest goes down; the server's record says stopped once the stop job has seen it.
-  await expect(page.getByTestId("power-state")).toHaveText("stopped", { timeout: 60_000 });
+  // The console ends as the guest goes down; the server's record says stopped once the stop job has seen it,
+  // and the power panel beside the console then offers Start and no longer Stop.
+  await expect(page.getByRole("button", { name: "Stop", exact: true })).toBeDisabled({ timeout: 60_000 });
+  await expect(page.getByRole("button", { name: "Start", exact: true })).toBeEnabled();
   await page.getByRole("button", { name: "Close console" }).click();
   await page.getByRole("button", { name: "Open console" }).click();
   await expect(status).toContainText("The server is stopped: start it, then open its console.");
 
-  const id = Number(page.url().split("/").pop());
   expect((await api(request, apiKey, `/servers/${id}`, "DELETE")).status).toBe(200);
 });

@@ -16,6 +16,8 @@ export type RunningApp = {
   logs: () => string;
   /** The same, as a file another process can read (a test beside a suite's global setup). */
   outputFile: string;
+  /** The app's process (the Node server itself): what a benchmark reads its CPU time from. */
+  pid: number;
 };
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -82,7 +84,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
     await stop();
     throw new Error(`${(error as Error).message}\n${output}`);
   }
-  return { url, dataDir, stop, logs: () => output, outputFile };
+  return { url, dataDir, stop, logs: () => output, outputFile, pid: child.pid as number };
 }
 
 /** Calls the API of an app started here as JSON, with an API key when given; resolves to the parsed body. */

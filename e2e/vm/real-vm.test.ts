@@ -29,7 +29,7 @@ const USER_DATA = [
 ].join("\n");
 
 describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
-  it("order with user data -> SSH login with the revealed password and the order's key on a pinned host key, the user data's file there; a serial console login; new password through the guest agent; a resize growing the disk; terminate", async () => {
+  it("order with user data -> SSH login with the revealed password and the order's key on a pinned host key, the user data's file there; a serial console login; new password through the guest agent; a resize growing the disk (VM_DEBIAN_RESIZE=1); terminate", async () => {
     const health = await api("/health");
     expect(health.body.provisioner).toBe("libvirt");
     // Demo mode with real machines, as ALLOW_DEMO_LIBVIRT=1 allows for this test machine: /health says so.
@@ -188,38 +188,43 @@ describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
       await sshRun(port, pinned, { password: agentPassword }, "touch /root/after-snapshot && echo ok"),
     ).toBe("ok");
 
-    // A resize to Fox growing the disk (memory stays capped here): a snapshot of the disk at rest first, the
-    // machine restarted on a 40 GB disk, and cloud-init's resizefs grows the root filesystem at that boot.
-    const growing = await api(`/servers/${created.id}/resize`, {
-      method: "POST",
-      key: apiKey,
-      body: { plan: "fox", grow_disk: true },
-    });
-    expect(growing.status, JSON.stringify(growing.body)).toBe(202);
-    expect(growing.body).toMatchObject({ disk_gb: 40, downgrade_possible: false, state: "pending" });
-    const [grown] = await waitFor(
-      async () => (await api(`/servers/${created.id}/resizes`, { key: apiKey })).body.resizes as Resize[],
-      (list) => list[0]?.state === "done" || list[0]?.state === "failed",
-      BOOT_MS + 300_000,
-    );
-    expect(grown).toMatchObject({ state: "done", to_plan: "fox" });
-    console.log(`Debian guest: resize growing the disk, downtime ${grown?.downtime_seconds} s`);
-    const login = { password: agentPassword };
-    expect(Number(await sshWhenUp(port, pinned, login, "cat /sys/block/vda/size", 120_000)) * 512).toBe(
-      40 * 1024 ** 3,
-    );
-    const rootBytes = Number(await sshRun(port, pinned, login, "df -B1 --output=size / | tail -1"));
-    expect(rootBytes).toBeGreaterThan(38 * 1024 ** 3);
-    expect(await sshRun(port, pinned, login, "test -e /root/after-snapshot && echo kept")).toBe("kept");
-    const before = (await api(`/servers/${created.id}/snapshots`, { key: apiKey })).body.snapshots as {
-      id: number;
-      kind: string;
-      state: string;
-    }[];
-    expect(before.find((s) => s.id === growing.body.snapshot_id)).toMatchObject({
-      kind: "resize",
-      state: "available",
-    });
+    // A resize to Fox growing the disk boots Debian a second time (eight minutes and more under TCG beside the
+    // other suites), so CI leaves it out: VM_DEBIAN_RESIZE=1 runs it. The tiny guest's resize (tiny-guest.test.ts)
+    // runs in CI; what this adds is cloud-init growing the root filesystem onto the larger disk.
+    if (process.env.VM_DEBIAN_RESIZE === "1") {
+      // A resize to Fox growing the disk (memory stays capped here): a snapshot of the disk at rest first, the
+      // machine restarted on a 40 GB disk, and cloud-init's resizefs grows the root filesystem at that boot.
+      const growing = await api(`/servers/${created.id}/resize`, {
+        method: "POST",
+        key: apiKey,
+        body: { plan: "fox", grow_disk: true },
+      });
+      expect(growing.status, JSON.stringify(growing.body)).toBe(202);
+      expect(growing.body).toMatchObject({ disk_gb: 40, downgrade_possible: false, state: "pending" });
+      const [grown] = await waitFor(
+        async () => (await api(`/servers/${created.id}/resizes`, { key: apiKey })).body.resizes as Resize[],
+        (list) => list[0]?.state === "done" || list[0]?.state === "failed",
+        BOOT_MS + 300_000,
+      );
+      expect(grown).toMatchObject({ state: "done", to_plan: "fox" });
+      console.log(`Debian guest: resize growing the disk, downtime ${grown?.downtime_seconds} s`);
+      const login = { password: agentPassword };
+      expect(Number(await sshWhenUp(port, pinned, login, "cat /sys/block/vda/size", 120_000)) * 512).toBe(
+        40 * 1024 ** 3,
+      );
+      const rootBytes = Number(await sshRun(port, pinned, login, "df -B1 --output=size / | tail -1"));
+      expect(rootBytes).toBeGreaterThan(38 * 1024 ** 3);
+      expect(await sshRun(port, pinned, login, "test -e /root/after-snapshot && echo kept")).toBe("kept");
+      const before = (await api(`/servers/${created.id}/snapshots`, { key: apiKey })).body.snapshots as {
+        id: number;
+        kind: string;
+        state: string;
+      }[];
+      expect(before.find((s) => s.id === growing.body.snapshot_id)).toMatchObject({
+        kind: "resize",
+        state: "available",
+      });
+    }
     // A stopped machine's guest agent cannot take a password; the old one stays.
     const stopped = await api(`/servers/${created.id}/actions`, {
       method: "POST",

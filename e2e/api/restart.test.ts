@@ -23,7 +23,8 @@ async function call(
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-// The embedded database belongs to one process, so this runs its own app on its own DATA_DIR.
+// The embedded database belongs to one process, so this runs its own app on its own DATA_DIR (started twice:
+// each start can take a minute beside CI's VM suite).
 describe.runIf(inject("dbTarget") === "pglite")("work driven from the database survives a restart", () => {
   it("a server ordered before a restart is provisioned after it", async () => {
     const env: Record<string, string> = {
@@ -66,7 +67,7 @@ describe.runIf(inject("dbTarget") === "pglite")("work driven from the database s
     } finally {
       await app.stop();
     }
-  }, 90_000);
+  }, 240_000);
 });
 
 describe("an instance whose log is gone", () => {
@@ -105,5 +106,5 @@ describe("an instance whose log is gone", () => {
     }
     // Its first line ("server: listening ...") could not be written: it exited with 1.
     expect(gone).toBe(1);
-  }, 90_000);
+  }, 240_000);
 });

@@ -149,9 +149,10 @@ describe("the serial console of real machines (tiny test guest)", () => {
     expect(spareTicket.status).toBe(201);
     const flooded = await openConsole(spareTicket.body.websocket_url, spareTicket.body.ticket);
     await logInOnConsole(flooded, "con-spare", spare.root_password);
-    flooded.type("yes 0123456789abcdefghijklmnopqrstuvwxyz\r");
-    await flooded.waitFor("0123456789abcdefghijklmnopqrstuvwxyz\r\n0123456789", 20_000);
+    // The client stops reading before the flood starts: its socket's receive buffer, which grows while it
+    // reads fast, stays small, so the backlog reaches the app within what a busy host's serial line sends.
     (flooded.ws as unknown as { _socket: { pause: () => void } })._socket.pause();
+    flooded.type("yes 0123456789abcdefghijklmnopqrstuvwxyz\r");
     const virshPid = () =>
       execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
         .split("\n")

@@ -134,6 +134,53 @@ export function sshRun(
   });
 }
 
+/** An SSH connection kept open: commands run over it one after another until it is ended. */
+export type SshSession = { run: (command: string) => Promise<string>; end: () => void };
+
+/** Logs in as root over SSH on the pinned host key and keeps the connection open (`sshRun` closes it). */
+export function sshOpen(
+  target: SshTarget,
+  fingerprint: string,
+  login: Login,
+  timeoutMs = 60_000,
+): Promise<SshSession> {
+  const { host, port } = typeof target === "number" ? { host: "127.0.0.1", port: target } : target;
+  const client = new ssh2.Client();
+  const run = (command: string) =>
+    new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`ssh: ${command} timed out`)), timeoutMs);
+      client.exec(command, (error, stream) => {
+        if (error) {
+          clearTimeout(timer);
+          reject(error);
+          return;
+        }
+        let out = "";
+        stream.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+        });
+        stream.stderr.on("data", () => {});
+        stream.on("close", () => {
+          clearTimeout(timer);
+          resolve(out.trim());
+        });
+      });
+    });
+  return new Promise((resolve, reject) => {
+    client
+      .on("ready", () => resolve({ run, end: () => client.end() }))
+      .on("error", reject)
+      .connect({
+        host,
+        port,
+        username: "root",
+        ...login,
+        readyTimeout: timeoutMs,
+        hostVerifier: (key: Buffer) => fingerprintOfKey(key) === fingerprint,
+      });
+  });
+}
+
 /** Retries `sshRun` until it succeeds or `timeoutMs` passes (a machine still booting refuses). */
 export async function sshWhenUp(
   target: SshTarget,

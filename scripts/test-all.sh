@@ -171,11 +171,11 @@ vm_suites() {
 # The API suite runs once, its files shared between the two databases (each run ends with the ledger check on
 # its own): on PostgreSQL, what production runs, the files with tests only PostgreSQL can run (connection
 # loss, limits and deliveries shared by two instances, row locks under concurrent requests) and the money
-# the service holds (deposits, spend caps, holds); every other file on PGlite, the demo's database, so a
+# the service holds (deposits, spend caps, holds, the operator's adjustments); every other file on PGlite, the demo's database, so a
 # new file lands there. Both databases take the same migrations and queries, so each run proves them.
 # `npm run test:api` runs every file on one database (API_TEST_DB).
 POSTGRES_API_FILES=(console database-faults server-reads servers sessions shared-limits notifications topups
-  scoped-keys holds keys pagination account)
+  scoped-keys holds keys pagination account operator)
 POSTGRES_API_FILES=("${POSTGRES_API_FILES[@]/#/e2e/api/}")
 POSTGRES_API_FILES=("${POSTGRES_API_FILES[@]/%/.test.ts}")
 api_pglite() {

@@ -140,6 +140,8 @@ async function main() {
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
     PROVISION_DELAY_SECONDS: "1",
+    // Seeding waits on twenty paid top-ups: the demo watcher looks every second, not every five.
+    WATCHER_INTERVAL_MS: "1000",
     RATE_LIMIT_ACCOUNT_CREATE: "1000/1h",
     RATE_LIMIT_DEPOSIT_TOPUPS: "100/1h",
     RATE_LIMIT_NOTIFICATION_SENDS: "100/1h",

@@ -30,7 +30,8 @@ export default defineConfig({
           include: ["e2e/api/**/*.test.ts"],
           environment: "node",
           globalSetup: ["e2e/api/global-setup.ts"],
-          testTimeout: 30_000,
+          // CI runs the suite beside the VM suite's emulated guests: a test that takes 10 s alone can take 30.
+          testTimeout: 60_000,
           hookTimeout: 60_000,
           // One app server is shared; files run one after another so rate-limit tests see their own counters.
           fileParallelism: false,

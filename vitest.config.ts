@@ -58,7 +58,7 @@ export default defineConfig({
           include: ["e2e/vm/**/*.test.ts"],
           environment: "node",
           globalSetup: ["e2e/vm/global-setup.ts"],
-          // The Debian test boots twice under TCG, each boot allowed DEBIAN_BOOT_MS on a busy machine.
+          // The Debian test boots once under TCG (twice with VM_DEBIAN_RESIZE=1), each boot allowed DEBIAN_BOOT_MS.
           testTimeout: 2_400_000,
           hookTimeout: 120_000,
           fileParallelism: false,

@@ -141,7 +141,7 @@ export async function logInOnConsole(
   session: ConsoleConnection,
   hostname: string,
   password: string,
-  timeoutMs = 120_000,
+  timeoutMs = 300_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

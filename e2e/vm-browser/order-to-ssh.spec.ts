@@ -64,7 +64,10 @@ test("order on the dashboard, log in over SSH with the shown port, host key and 
   // the ordered hostname.
   const id = Number(new URL(page.url()).pathname.split("/").pop());
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
-  await page.getByRole("navigation", { name: "Server sections" }).getByRole("link", { name: "Console" }).click();
+  await page
+    .getByRole("navigation", { name: "Server sections" })
+    .getByRole("link", { name: "Console" })
+    .click();
   await page.getByRole("button", { name: "Open console" }).click();
   const terminal = page.getByTestId("console-terminal");
   const status = page.getByTestId("console-status");

@@ -15,12 +15,11 @@
  */
 import { execSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startApp } from "../e2e/support/app-server";
 import { resetPostgres } from "../e2e/support/reset-postgres";
-import { apiCall } from "./api-call";
+import { apiCall, startWebhookSink } from "./api-call";
 import { openLoad, summarizeOpen } from "./read-load";
 
 const target = process.env.BENCH_DB ?? "pglite";
@@ -160,13 +159,9 @@ async function main() {
   }
   const app = await startApp(env);
   base = app.url;
-  const receiver = http.createServer((request, response) => {
-    request.resume();
-    request.on("end", () => response.writeHead(204).end());
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  const receiver = await startWebhookSink();
   try {
-    const seeded = await seed(`http://127.0.0.1:${(receiver.address() as { port: number }).port}`);
+    const seeded = await seed(receiver.url);
     const { key, serverId } = seeded;
     const server = `/servers/${serverId}`;
     const routes: Record<string, { path: string; key?: string }> = {

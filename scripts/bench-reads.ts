@@ -30,12 +30,11 @@
  */
 import { execSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startApp } from "../e2e/support/app-server";
 import { resetPostgres } from "../e2e/support/reset-postgres";
-import { apiCall } from "./api-call";
+import { apiCall, startWebhookSink } from "./api-call";
 import { percentile } from "./percentile";
 import { load, type OpenSample, openLoad, type Sample, summarize, summarizeOpen } from "./read-load";
 
@@ -181,12 +180,7 @@ async function main() {
   const app = await startApp(env);
   base = app.url;
   // The webhook's receiver: the notification worker delivers to it throughout the run.
-  const receiver = http.createServer((request, response) => {
-    request.resume();
-    request.on("end", () => response.writeHead(204).end());
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  const receiverPort = (receiver.address() as { port: number }).port;
+  const receiver = await startWebhookSink();
   try {
     const seedStarted = Date.now();
     const measured = await newFundedAccount(200);
@@ -205,7 +199,7 @@ async function main() {
     const webhook = await call("/webhooks", {
       method: "POST",
       key: measured,
-      body: { url: `http://127.0.0.1:${receiverPort}/hook` },
+      body: { url: `${receiver.url}/hook` },
     });
     await call(`/webhooks/${webhook.id}/test`, { method: "POST", key: measured });
     console.log(

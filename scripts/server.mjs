@@ -69,6 +69,12 @@ const server = http.createServer((request, response) => {
   });
 });
 
+// An idle keep-alive connection is closed by the side whose timer runs out first. Node's 5 s default closes it
+// under a client (or nginx's upstream pool, 60 s) that has just sent its next request on it, which then sees
+// ECONNRESET; a server that waits longer than its clients leaves the closing to them.
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
+
 const refuse = (socket, status, text) =>
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n${text}`,

@@ -16,7 +16,10 @@ export function QueryProvider({ children }: { children: ReactNode }) {
     () =>
       new QueryClient({
         defaultOptions: {
-          queries: { staleTime: 5_000, retry: shouldRetry, refetchOnWindowFocus: true },
+          // A page's data comes with it, read by the server as it rendered (components/providers/prefetched):
+          // fresh for 30 s, so a slow network or a busy server between render and hydration does not ask again
+          // for what the page has just brought. Live data polls on its own interval; mutations invalidate.
+          queries: { staleTime: 30_000, retry: shouldRetry, refetchOnWindowFocus: true },
           mutations: { retry: false },
         },
       }),

@@ -79,7 +79,7 @@ test.describe("the deposit page for payments a watcher has seen", () => {
   });
 
   test("Monero: the page says why a seen payment waits for 10 confirmations", async ({ page }) => {
-    test.setTimeout(60_000);
+    test.setTimeout(120_000);
     await signUp(page, app.url);
     await startDeposit(page, "30", /Monero/);
     await page.getByRole("button", { name: /Simulate paying \d/ }).click();

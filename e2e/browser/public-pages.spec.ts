@@ -34,7 +34,8 @@ test("the API reference documents every v1 endpoint from the OpenAPI document, a
   page,
   request,
 }) => {
-  test.setTimeout(90_000);
+  // A page per tag, each loaded in turn: a busy machine takes seconds a page.
+  test.setTimeout(180_000);
   const document = (await (await request.get("/api/v1/openapi.json")).json()) as {
     tags: { name: string }[];
     paths: Record<string, Record<string, { operationId: string; tags: string[]; "x-scope"?: string }>>;

@@ -22,7 +22,7 @@ test("a server is renewed, switched off and on, and terminated only after typing
   page,
   request,
 }) => {
-  test.setTimeout(60_000);
+  test.setTimeout(120_000);
   const { apiKey } = await signUp(page);
   await fundBalance(request, apiKey, 25);
   // $9.00 a month against $25: the order and one renewal fit, a second renewal does not.

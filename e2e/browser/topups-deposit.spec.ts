@@ -160,7 +160,7 @@ test.describe("ETH read from a local Ethereum chain by the EVM watcher", () => {
   });
 
   test("an ETH deposit turns completed when the transfer lands on chain", async ({ page }) => {
-    test.setTimeout(60_000);
+    test.setTimeout(120_000);
     await signUp(page, app.url);
     await startDeposit(page, "25", /^Ether/, app.url);
     await expect(page.getByTestId("deposit-network")).toContainText("Ethereum");

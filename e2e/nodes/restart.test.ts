@@ -19,8 +19,9 @@ async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, t
 
 type Watcher = { name: string; status: string; cursor: number | null; tip: number | null };
 
+// Two app starts and a dozen blocks: minutes on a machine booting guests beside this suite.
 it("the app restarted mid-way: the watcher's cursor survives, the payment is credited once", {
-  timeout: 90_000,
+  timeout: 240_000,
 }, async () => {
   const env = {
     WATCHER_INTERVAL_MS: "300",
@@ -75,11 +76,11 @@ it("the app restarted mid-way: the watcher's cursor survives, the payment is cre
   const second = await startApp({ ...env, DATA_DIR: first.dataDir });
   try {
     const auth = { authorization: `Bearer ${key}` };
-    // Taken over at its first passes, long before the 30 s lease would have run out.
+    // Taken over at its first passes, before the 30 s lease would have run out (it was given back, above).
     const done = await waitFor(
       () => call(second.url, `/topups/${ref}`, { headers: auth }),
       (t) => t.status === "completed",
-      10_000,
+      25_000,
     );
     expect(done.credited_usd).toBe(85);
     const health = await waitFor(

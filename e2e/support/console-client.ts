@@ -86,7 +86,7 @@ export function connectConsole(
           waiters.delete(check);
           reject(
             new Error(
-              `console: no ${String(text)} within ${timeoutMs} ms; got ${JSON.stringify(output.slice(-400))}`,
+              `console: no ${String(text)} within ${timeoutMs} ms; got ${JSON.stringify(output.slice(-1_000))}`,
             ),
           );
         }, timeoutMs);

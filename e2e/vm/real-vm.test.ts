@@ -150,11 +150,31 @@ describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
     );
     expect(await sshRun(port, pinned, byPassword, `cat ${raSettings.join(" ")}`)).toBe("0\n0\n0\n0");
 
-    // The serial console: Debian's serial getty on ttyS0 logs root in with the same password.
+    // The serial console: Debian's serial getty on ttyS0 logs root in with the same password. Under TCG on a
+    // busy machine cloud-init's last stages ran for ten minutes after SSH answered, and no login prompt came
+    // meanwhile: the console is tried once systemd says the boot is done (running, or degraded by a unit the
+    // test does not need).
+    const booted = await sshRun(
+      port,
+      pinned,
+      byPassword,
+      "timeout 900 systemctl is-system-running --wait",
+      960_000,
+    );
+    expect(booted).toMatch(/^(running|degraded)$/);
     const ticket = await requestTicket(inject("baseUrl"), apiKey, created.id);
     expect(ticket.status).toBe(201);
     const console1 = await openConsole(ticket.body.websocket_url, ticket.body.ticket);
-    await logInOnConsole(console1, "vm-one", password);
+    await logInOnConsole(console1, "vm-one", password).catch(async (error: Error) => {
+      // What the guest says of its serial getty, for the failure's report.
+      const getty = await sshRun(
+        port,
+        pinned,
+        byPassword,
+        "systemctl status --no-pager serial-getty@ttyS0.service; hostname; tail -c 600 /etc/issue",
+      ).catch((sshError: Error) => sshError.message);
+      throw new Error(`${error.message}\nserial getty: ${getty}`);
+    });
     const from = console1.output().length;
     console1.type("hostname\r");
     await console1.waitFor("vm-one\r\n", 20_000, from);

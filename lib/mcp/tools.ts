@@ -33,7 +33,11 @@ const CURATED: Record<string, Curated> = {
   },
   serverPowerAction: { next: "Poll get_server until power_state shows the result." },
   getServerCredentials: { next: "Log in with ssh root@<ip>." },
-  renewServer: { next: "expires_at moved on by one cycle; auto_renew is set with update_server." },
+  renewServer: {
+    next:
+      "expires_at moved on by one cycle; auto_renew is set with update_server. Short of balance, the 402 " +
+      "carries the x402 offer for the renewal: sign it and call again with x_payment (or payment_signature).",
+  },
   updateServer: { next: "Read it back with get_server." },
   listSnapshots: { next: "Restore one with restore_snapshot or take one with take_snapshot." },
   takeSnapshot: { next: "Poll list_snapshots until its status is available." },

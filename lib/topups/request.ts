@@ -23,9 +23,14 @@ import { createDepositTopup } from "./deposit";
  * client, unsigned), else this app's loopback address. A malformed Host never reaches the challenge.
  */
 export function topupResource(request: Request): string {
+  return paidResource(request, "/api/v1/topups");
+}
+
+/** The absolute URL of `path` on this service, as x402 names what is paid for (see topupResource). */
+export function paidResource(request: Request, path: string): string {
   const { publicBaseUrl, port } = config();
   const base = publicBaseUrl?.replace(/\/+$/, "") ?? requestOrigin(request) ?? `http://127.0.0.1:${port}`;
-  return `${base}/api/v1/topups`;
+  return `${base}${path}`;
 }
 
 /**
@@ -33,7 +38,7 @@ export function topupResource(request: Request): string {
  * and pays nothing). A payment credited or answered again, one still being settled, and a failure on our
  * side (5xx, the chain unreachable) do not, so a client retrying its own payment is never locked out.
  */
-function x402AttemptCounts(outcome: QuotaOutcome<unknown>): boolean {
+export function x402AttemptCounts(outcome: QuotaOutcome<unknown>): boolean {
   if (!("error" in outcome)) return false;
   const { error } = outcome;
   return error instanceof ApiError && error.status < 500 && error.code !== "payment_in_progress";

@@ -58,11 +58,19 @@ type Credited = { status: 200 | 201; topup: Topup; txHash: string; payer: string
 type AuthorizationKey = { network: string; asset: string; payer: string; nonce: string };
 type AuthorizationRow = typeof x402Authorizations.$inferSelect;
 
-/** The requirement for a top-up of `amountCents`, with the resource URL it is paid at. */
-export function x402Requirement(amountCents: number, resource: string): X402Requirement {
+/**
+ * The requirement for a top-up of `amountCents`, with the resource URL it is paid at, and what the payer's
+ * wallet shows (a top-up's own words unless the top-up pays for something else, such as a renewal).
+ */
+export function x402Requirement(
+  amountCents: number,
+  resource: string,
+  description?: string,
+): X402Requirement {
   const settings = x402Settings();
   if (!settings.payTo) throw new Error("X402_PAY_TO is not configured");
-  return topupRequirement(settings, settings.payTo, amountCents, resource);
+  const requirement = topupRequirement(settings, settings.payTo, amountCents, resource);
+  return description ? { ...requirement, description } : requirement;
 }
 
 /** The 402 challenge body: the spec's X402Requirements plus the API's `error` and `message`. */
@@ -382,8 +390,10 @@ export async function payTopupWithX402(input: {
   /** 1: the header was `X-PAYMENT`; 2: it was `PAYMENT-SIGNATURE`. */
   version: X402Version;
   resource: string;
+  /** The offer's words, when they were not a top-up's (the challenge's, so a refusal repeats them). */
+  description?: string;
 }): Promise<X402Payment> {
-  const requirement = x402Requirement(input.amountCents, input.resource);
+  const requirement = x402Requirement(input.amountCents, input.resource, input.description);
   let payment: ExactEvmPayloadV1;
   try {
     if (input.version === 2) {

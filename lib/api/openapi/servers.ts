@@ -10,6 +10,7 @@ import {
   CreateServerBody,
   CredentialsSchema,
   InsufficientBalanceSchema,
+  RenewalOfferSchema,
   SERVER_PAGE_DEFAULT,
   ServerActionBody,
   ServerCreatedSchema,
@@ -17,6 +18,7 @@ import {
   ServerSchema,
   UpdateServerBody,
 } from "@/lib/api/schemas/servers";
+import { X402RequirementsSchema } from "@/lib/api/schemas/topups";
 import {
   authed,
   bodyErrors,
@@ -207,12 +209,55 @@ export const serversPaths: ZodOpenApiPathsObject = {
         "`retained_until`: it turns `provisioning` and comes back on its kept disk, on the same address and port " +
         "where still free, with the same root password and host key (a new host key only if its address changed " +
         "on a bridged host); its new period starts once it runs, and a return that fails is refunded. Accepts an " +
-        "Idempotency-Key.",
-      requestParams: { path: serverIdParam, header: idempotencyHeader },
+        "Idempotency-Key. When the balance is short, the 402 offers to pay the renewal with x402 (USDC on " +
+        "Base): re-send the request with the signed payment for exactly the renewal's price. It is settled at " +
+        "once, credited as a completed top-up and charged for the renewal, so the balance stays as it was; the " +
+        "balance is tried first, so a payment is never taken when it is not needed. The payment names the " +
+        "request: sending it again answers the first renewal (no Idempotency-Key needed). A renewal refused " +
+        "after the payment settled (a spend cap, a server terminated meanwhile) leaves the payment on the " +
+        "balance, and its message says so.",
+      requestParams: {
+        path: serverIdParam,
+        header: idempotencyHeader.extend({
+          "X-PAYMENT": z
+            .string()
+            .optional()
+            .meta({ description: "The signed x402 v1 payment for the renewal (re-sent request)." }),
+          "PAYMENT-SIGNATURE": z.string().optional().meta({
+            description: "The signed x402 v2 payment with `accepted` (re-sent request); not with X-PAYMENT.",
+          }),
+        }),
+      },
       responses: {
-        "200": { description: "The renewed server.", content: jsonContent(ServerSchema) },
-        "400": bodyErrors("The body was not empty or `{}`.", EmptyBody, ["invalid_idempotency_key"]),
-        "402": paymentRefused("The balance does not cover the price: `insufficient_balance`."),
+        "200": {
+          description: "The renewed server.",
+          content: jsonContent(ServerSchema),
+          headers: {
+            "X-PAYMENT-RESPONSE": {
+              description: "Paid with x402 v1: base64 JSON `{success, transaction, network, payer}`.",
+              schema: { type: "string" as const },
+            },
+            "PAYMENT-RESPONSE": {
+              description: "Paid with x402 v2: base64 JSON `{success, transaction, network, payer}`.",
+              schema: { type: "string" as const },
+            },
+          },
+        },
+        "400": bodyErrors("The body was not empty or `{}`.", EmptyBody, [
+          "invalid_idempotency_key",
+          "invalid_payment",
+        ]),
+        "402": {
+          description:
+            "The balance does not cover the price: `insufficient_balance`, with the x402 offer for the " +
+            "renewal's price in `accepts` (v1) and the `PAYMENT-REQUIRED` header (v2). A payment refused " +
+            "before any chain transaction answers the top-ups' x402 codes (`payment_amount_mismatch`, " +
+            "`payment_expired`, `insufficient_funds`, ...) with the offer again. Or `spend_cap_exceeded`: the " +
+            "debit would pass the spend cap of the key used (or of a key above it), with `cap`, `spent` this " +
+            "period, `price`, `resets_at` and the capping key (`cap_key_id`). A key without `billing:spend` is " +
+            "refused before this (`403 missing_scope`).",
+          content: jsonContent(z.union([RenewalOfferSchema, X402RequirementsSchema, SpendCapExceededSchema])),
+        },
         "404": serverNotFound,
         "409": hostOperationConflict(
           "`server_terminated`: terminated, and its disk is no longer kept; `already_charged`: this renewal was " +

@@ -4,6 +4,7 @@ import { CYCLES, LOCATIONS, OS_IMAGES, PLANS } from "@/lib/catalog/catalog";
 import { SERVER_STATUSES } from "@/lib/db/types";
 import { nextCursorField, timestamp } from "./common";
 import { TrafficSchema } from "./metrics";
+import { X402RequirementSchema } from "./topups";
 
 export const ServerSchema = z
   .object({
@@ -279,6 +280,17 @@ export const InsufficientBalanceSchema = z
     deficit: z.number().meta({ description: "USD: price minus balance.", example: 4.5 }),
   })
   .meta({ id: "InsufficientBalance" });
+
+export const RenewalOfferSchema = InsufficientBalanceSchema.extend({
+  x402Version: z.literal(1).optional(),
+  accepts: z.array(X402RequirementSchema).optional().meta({
+    description: "The x402 offer that pays the renewal: exactly its price in USDC on Base.",
+  }),
+}).meta({
+  id: "RenewalPaymentRequired",
+  description:
+    "A renewal the balance does not cover: the deficit, and (when x402 is offered) the requirement to sign instead.",
+});
 
 export type Server = z.infer<typeof ServerSchema>;
 export type ServerCreated = z.infer<typeof ServerCreatedSchema>;

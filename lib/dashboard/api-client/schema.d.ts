@@ -397,7 +397,7 @@ export interface paths {
         put?: never;
         /**
          * Renew for one more cycle
-         * @description Charges the price from the balance and extends `expires_at` by one cycle (from now for a suspended server, which becomes active again; a server the operator holds with its period paused is extended from `expires_at`, never from now, and stays suspended until the hold is lifted). A server terminated because its period lapsed can be renewed until `retained_until`: it turns `provisioning` and comes back on its kept disk, on the same address and port where still free, with the same root password and host key (a new host key only if its address changed on a bridged host); its new period starts once it runs, and a return that fails is refunded. Accepts an Idempotency-Key.
+         * @description Charges the price from the balance and extends `expires_at` by one cycle (from now for a suspended server, which becomes active again; a server the operator holds with its period paused is extended from `expires_at`, never from now, and stays suspended until the hold is lifted). A server terminated because its period lapsed can be renewed until `retained_until`: it turns `provisioning` and comes back on its kept disk, on the same address and port where still free, with the same root password and host key (a new host key only if its address changed on a bridged host); its new period starts once it runs, and a return that fails is refunded. Accepts an Idempotency-Key. When the balance is short, the 402 offers to pay the renewal with x402 (USDC on Base): re-send the request with the signed payment for exactly the renewal's price. It is settled at once, credited as a completed top-up and charged for the renewal, so the balance stays as it was; the balance is tried first, so a payment is never taken when it is not needed. The payment names the request: sending it again answers the first renewal (no Idempotency-Key needed). A renewal refused after the payment settled (a spend cap, a server terminated meanwhile) leaves the payment on the balance, and its message says so.
          */
         post: operations["renewServer"];
         delete?: never;
@@ -3112,6 +3112,32 @@ export interface components {
             password: string;
             /** @description In rescue mode, root's temporary password of the rescue system; null otherwise. */
             rescue_password: string | null;
+        };
+        /** @description A renewal the balance does not cover: the deficit, and (when x402 is offered) the requirement to sign instead. */
+        RenewalPaymentRequired: {
+            /** @constant */
+            error: "insufficient_balance";
+            /** @example Top up your balance before ordering: 4.50 USD more is needed. */
+            message: string;
+            /**
+             * @description USD.
+             * @example 6.5
+             */
+            price: number;
+            /**
+             * @description USD.
+             * @example 2
+             */
+            balance: number;
+            /**
+             * @description USD: price minus balance.
+             * @example 4.5
+             */
+            deficit: number;
+            /** @constant */
+            x402Version?: 1;
+            /** @description The x402 offer that pays the renewal: exactly its price in USDC on Base. */
+            accepts?: components["schemas"]["X402Requirement"][];
         };
         ServerBusy: {
             /** @constant */
@@ -6331,6 +6357,10 @@ export interface operations {
             header?: {
                 /** @description 1 to 255 printable ASCII characters. The same key with the same body returns the first response again (with `Idempotent-Replayed: true`) for 24 hours; with another body it is refused (422). Failed requests do not use up the key. Keys are per account. */
                 "Idempotency-Key"?: string;
+                /** @description The signed x402 v1 payment for the renewal (re-sent request). */
+                "X-PAYMENT"?: string;
+                /** @description The signed x402 v2 payment with `accepted` (re-sent request); not with X-PAYMENT. */
+                "PAYMENT-SIGNATURE"?: string;
             };
             path: {
                 /** @description The server's integer id. */
@@ -6343,13 +6373,17 @@ export interface operations {
             /** @description The renewed server. */
             200: {
                 headers: {
+                    /** @description Paid with x402 v1: base64 JSON `{success, transaction, network, payer}`. */
+                    "X-PAYMENT-RESPONSE"?: string;
+                    /** @description Paid with x402 v2: base64 JSON `{success, transaction, network, payer}`. */
+                    "PAYMENT-RESPONSE"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Server"];
                 };
             };
-            /** @description The body was not empty or `{}`. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_idempotency_key`. */
+            /** @description The body was not empty or `{}`. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_idempotency_key`, `invalid_payment`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6367,13 +6401,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The balance does not cover the price: `insufficient_balance`. Or `spend_cap_exceeded`: the debit would pass the spend cap of the key used (or of a key above it), with `cap`, `spent` this period, `price`, `resets_at` and the capping key (`cap_key_id`). Nothing is charged. A key without `billing:spend` is refused before this (`403 missing_scope`). */
+            /** @description The balance does not cover the price: `insufficient_balance`, with the x402 offer for the renewal's price in `accepts` (v1) and the `PAYMENT-REQUIRED` header (v2). A payment refused before any chain transaction answers the top-ups' x402 codes (`payment_amount_mismatch`, `payment_expired`, `insufficient_funds`, ...) with the offer again. Or `spend_cap_exceeded`: the debit would pass the spend cap of the key used (or of a key above it), with `cap`, `spent` this period, `price`, `resets_at` and the capping key (`cap_key_id`). A key without `billing:spend` is refused before this (`403 missing_scope`). */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InsufficientBalance"] | components["schemas"]["SpendCapExceeded"];
+                    "application/json": components["schemas"]["RenewalPaymentRequired"] | components["schemas"]["X402Requirements"] | components["schemas"]["SpendCapExceeded"];
                 };
             };
             /** @description The key must hold the scope `billing:spend`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */

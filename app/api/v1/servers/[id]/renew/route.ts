@@ -3,14 +3,25 @@ import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { EmptyBody } from "@/lib/api/schemas/common";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
 import { payerOf } from "@/lib/servers/billing";
-import { renewServer } from "@/lib/servers/control";
+import { renewServerPaying } from "@/lib/servers/x402-renewal";
+import { paidResource, readPaymentHeader } from "@/lib/topups/request";
 
-export const POST = authedRoute("renewServer", async ({ request, auth, params }) => {
+export const POST = authedRoute("renewServer", async ({ request, auth, params, client }) => {
   const serverId = pathId(params, "id", "server");
   const idempotencyKey = readIdempotencyKey(request.headers);
   await parseJsonBody(request, EmptyBody);
-  const outcome = await renewServer(payerOf(auth), serverId, idempotencyKey);
-  return json(outcome.body, outcome.status, outcome.headers);
+  const outcome = await renewServerPaying({
+    payer: payerOf(auth),
+    serverId,
+    idempotencyKey,
+    payment: readPaymentHeader(request.headers),
+    resource: paidResource(request, `/api/v1/servers/${serverId}/renew`),
+    client,
+  });
+  return json(outcome.body, outcome.status, {
+    ...outcome.headers,
+    "Access-Control-Expose-Headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE",
+  });
 });
 
 export const { GET, PUT, PATCH, DELETE } = methodNotAllowed(["POST"]);

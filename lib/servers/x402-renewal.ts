@@ -1,0 +1,136 @@
+import "server-only";
+import { createHash } from "node:crypto";
+import { ApiError } from "@/lib/api/errors";
+import { fingerprint, type StoredResponse, withIdempotency } from "@/lib/idempotency/idempotency";
+import { decodePaymentHeader, decodePaymentSignatureV2 } from "@/lib/rails/x402/payload";
+import { limiters, withQuotas } from "@/lib/rate-limit/limits";
+import { x402AttemptCounts } from "@/lib/topups/request";
+import { payTopupWithX402, type X402Version, x402ChallengeHeaders, x402Requirement } from "@/lib/topups/x402";
+import { formatUsd } from "@/lib/util/cents";
+import type { Payer } from "./billing";
+import { renewServer } from "./control";
+import { serverRow } from "./rows";
+
+/**
+ * A renewal paid with x402 when the balance is short: the 402 `insufficient_balance` of POST
+ * /servers/{id}/renew carries an x402 offer for the renewal's price (the v1 `accepts` in the body, the v2
+ * PAYMENT-REQUIRED header), and the request re-sent with the payment is settled at once (nothing is built, so
+ * nothing to wait for), credited as a completed top-up and charged for the renewal, both in the ledger. The
+ * balance is left as it was. A payment re-sent answers the first renewal again; a renewal refused after the
+ * payment settled (the key's spend cap, say) leaves the payment on the balance and says so.
+ */
+
+type Payment = { header: string; version: X402Version };
+
+const isShortOfBalance = (error: unknown): error is ApiError =>
+  error instanceof ApiError && error.code === "insufficient_balance";
+
+const offerWords = (serverId: number, priceCents: number) =>
+  `Renew server ${serverId} for one more cycle: ${formatUsd(priceCents)}, credited to the balance and charged for the renewal`;
+
+/** The 402 of a renewal the balance does not cover, with the x402 offer that pays it. */
+function withX402Offer(refusal: ApiError, serverId: number, priceCents: number, resource: string): ApiError {
+  const requirement = x402Requirement(priceCents, resource, offerWords(serverId, priceCents));
+  return new ApiError(
+    402,
+    refusal.code,
+    `${refusal.message} Or pay the renewal with x402: sign an EIP-3009 authorization for exactly maxAmountRequired and re-send this request with the X-PAYMENT (or PAYMENT-SIGNATURE) header.`,
+    { ...refusal.extra, x402Version: 1, accepts: [requirement] },
+    {
+      ...x402ChallengeHeaders(requirement, refusal.code),
+      "Access-Control-Expose-Headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE",
+    },
+  );
+}
+
+/**
+ * One authorization is one payment whichever header carried it: the payer and nonce name it. A header that
+ * does not decode is named by its hash (the payment step refuses it with 400).
+ */
+function paymentIdentity(payment: Payment): string {
+  try {
+    const authorization =
+      payment.version === 2
+        ? decodePaymentSignatureV2(payment.header).payload.authorization
+        : decodePaymentHeader(payment.header).payload.authorization;
+    return `${authorization.from}:${authorization.nonce}`.toLowerCase();
+  } catch {
+    return `header:${createHash("sha256").update(payment.header).digest("hex")}`;
+  }
+}
+
+/** A refusal of the renewal after the payment settled: the payment is on the balance, and the answer says so. */
+function paidButRefused(error: unknown, priceCents: number): unknown {
+  if (!(error instanceof ApiError)) return error;
+  return new ApiError(
+    error.status,
+    error.code,
+    `Your x402 payment of ${formatUsd(priceCents)} was credited to the balance, but the renewal was refused: ${error.message}`,
+    error.extra,
+    error.headers,
+  );
+}
+
+/**
+ * POST /servers/{id}/renew. Without a payment, a renewal from the balance (402 with the x402 offer when it is
+ * short). With one, the balance is tried first (a payment is never taken when it is not needed), then the
+ * payment is settled and the renewal charged; the payment's own identity is its idempotency key.
+ */
+export async function renewServerPaying(input: {
+  payer: Payer;
+  serverId: number;
+  idempotencyKey: string | undefined;
+  payment: Payment | null;
+  /** The absolute URL of this renewal, which the x402 offer names as the resource paid for. */
+  resource: string;
+  /** The client's address: x402 attempts are limited by it beside the account. */
+  client: string;
+}): Promise<StoredResponse> {
+  const { payer, serverId, payment } = input;
+  const priceOf = async () => (await serverRow(serverId, { ownedBy: payer.accountId })).priceCents;
+  if (!payment) {
+    try {
+      return await renewServer(payer, serverId, input.idempotencyKey);
+    } catch (error) {
+      if (!isShortOfBalance(error)) throw error;
+      throw withX402Offer(error, serverId, await priceOf(), input.resource);
+    }
+  }
+  return withIdempotency(
+    {
+      accountId: payer.accountId,
+      operation: `POST /servers/${serverId}/renew x402`,
+      key: paymentIdentity(payment),
+      fingerprint: fingerprint({ serverId }),
+    },
+    async () => {
+      try {
+        return await renewServer(payer, serverId, undefined);
+      } catch (error) {
+        if (!isShortOfBalance(error)) throw error;
+      }
+      const priceCents = await priceOf();
+      const paid = await withQuotas(
+        limiters().x402Attempts,
+        [`account:${payer.accountId}`, `address:${input.client}`],
+        () =>
+          payTopupWithX402({
+            accountId: payer.accountId,
+            amountCents: priceCents,
+            header: payment.header,
+            version: payment.version,
+            resource: input.resource,
+            description: offerWords(serverId, priceCents),
+          }),
+        x402AttemptCounts,
+      );
+      const renewed = await renewServer(payer, serverId, undefined).catch((error: unknown) => {
+        throw paidButRefused(error, priceCents);
+      });
+      return {
+        ...renewed,
+        headers: { ...renewed.headers, [paid.paymentResponse.header]: paid.paymentResponse.value },
+      };
+    },
+  );
+}

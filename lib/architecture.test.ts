@@ -26,6 +26,7 @@ const DOMAINS = [
   "lib/ledger",
   "lib/notifications",
   "lib/operator",
+  "lib/purchases",
   "lib/rails",
   "lib/rate-limit",
   "lib/servers",
@@ -140,6 +141,12 @@ const RULES: Rule[] = [
       "lib/rails/setup.ts",
       "lib/rails/families.ts",
     ],
+  },
+  // Server time bought with an x402 payment joins the two domains it spans, top-ups and servers; the
+  // background settles what it holds, the routes call it.
+  {
+    files: "lib/purchases",
+    mayNotImport: ["lib/dashboard", "lib/background", "lib/boot", "lib/operator", "lib/status"],
   },
   // The operator's console stands over the domains it acts on; only the background and the boot are above it.
   { files: "lib/operator", mayNotImport: ["lib/dashboard", "lib/background", "lib/boot"] },

@@ -1,4 +1,7 @@
+"use client";
+
 import type { ButtonHTMLAttributes } from "react";
+import { useHydrated } from "./use-hydrated";
 
 /** The dashboard's button looks: one for the main action of a form, one for the rest, one for destruction. */
 export const BUTTON_STYLES = {
@@ -11,11 +14,24 @@ export const BUTTON_STYLES = {
 
 type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & { variant?: keyof typeof BUTTON_STYLES };
 
-export function Button({ variant = "secondary", className, type = "button", ...props }: ButtonProps) {
+/**
+ * A button of the dashboard's. One that only runs script (`type="button"`) stays disabled until the page has
+ * hydrated: a click before its handler exists would do nothing, and say nothing. A submit button works before
+ * (its form posts).
+ */
+export function Button({
+  variant = "secondary",
+  className,
+  type = "button",
+  disabled,
+  ...props
+}: ButtonProps) {
+  const hydrated = useHydrated();
   return (
     <button
       type={type}
       className={className ? `${BUTTON_STYLES[variant]} ${className}` : BUTTON_STYLES[variant]}
+      disabled={disabled || (type === "button" && !hydrated)}
       {...props}
     />
   );

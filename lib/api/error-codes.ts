@@ -188,6 +188,10 @@ export const ERROR_CODES = {
   payment_expired: { status: 402, message: "The authorization has expired." },
   payment_not_yet_valid: { status: 402, message: "The authorization is not valid yet." },
   payment_validity_too_long: { status: 402, message: "The authorization is valid for too long." },
+  payment_window_too_short: {
+    status: 402,
+    message: "The authorization expires before the order can be built.",
+  },
   invalid_payment_signature: { status: 402, message: "The authorization's signature is not valid." },
   payment_wallet_not_deployed: { status: 402, message: "The paying smart wallet is not deployed yet." },
   insufficient_funds: { status: 402, message: "The paying wallet does not hold enough USDC." },

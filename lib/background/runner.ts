@@ -1,3 +1,4 @@
+import { settleDueOrderPayments } from "@/lib/purchases/order";
 import "server-only";
 import { databaseHandle } from "@/lib/db/client";
 import { acquireLease } from "@/lib/db/lease";
@@ -146,8 +147,9 @@ async function pollAndSettle(watcher: DepositWatcher, slot: WatcherSlot, woken: 
         }, CATCH_UP_MS).unref();
       }
     }
-    await settleTopups(nextToSettle(touched));
+    // The push's state first: by the time a credit shows, /health tells how the notice that brought it went.
     await savePush(watcher, slot);
+    await settleTopups(nextToSettle(touched));
   } catch (error) {
     logThrottled(watcher.name, `watcher ${watcher.name}: ${firstLine(error)}`);
   }
@@ -287,6 +289,12 @@ export async function runBackgroundPass(): Promise<void> {
     await runServerLifecycle();
   } catch (error) {
     logThrottled("servers", `server lifecycle: ${firstLine(error)}`);
+  }
+  try {
+    // Orders paid with x402 whose servers now answer: their held payments are settled.
+    await settleDueOrderPayments();
+  } catch (error) {
+    logThrottled("x402-orders", `settling x402-paid orders: ${firstLine(error)}`);
   }
   try {
     // Reverse DNS due to be written (or retried): never in the way of an order, whatever DNS does.

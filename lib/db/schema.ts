@@ -667,6 +667,46 @@ export const x402Authorizations = pgTable(
   ],
 );
 
+/**
+ * An order paid with x402 whose authorization is held, not settled, until the server answers: `held` while it
+ * is built; `due` once it is active (settled by the next background pass: a top-up credited and the order
+ * charged, in one transaction); `settled`; `released` when the build failed or the order ended before it was
+ * built (the authorization is never submitted); `failed` when it could not be settled (the server is then
+ * suspended as an unpaid one). The signed payment is kept as sent, to be settled as the same request would be.
+ */
+export const heldOrderPayments = pgTable(
+  "held_order_payments",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    serverId: integer("server_id")
+      .notNull()
+      .unique()
+      .references(() => servers.id, { onDelete: "cascade" }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    amountCents: integer("amount_cents").notNull(),
+    /** The x402 wire version the payment came in (1: X-PAYMENT, 2: PAYMENT-SIGNATURE). */
+    version: integer("version").$type<1 | 2>().notNull(),
+    payment: text("payment").notNull(),
+    /** The offer it answers: its resource URL and validity window, reproduced to settle it. */
+    resource: text("resource").notNull(),
+    maxTimeoutSeconds: integer("max_timeout_seconds").notNull(),
+    payer: text("payer").notNull(),
+    nonce: text("nonce").notNull(),
+    validBefore: timestamp("valid_before", { withTimezone: true, mode: "date" }).notNull(),
+    state: text("state").$type<"held" | "due" | "settled" | "released" | "failed">().notNull(),
+    /** Why it failed, or what the last attempt to settle it met. */
+    reason: text("reason"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    decidedAt: timestamp("decided_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [
+    uniqueIndex("held_order_payments_authorization_idx").on(table.payer, table.nonce),
+    index("held_order_payments_due_idx").on(table.state),
+  ],
+);
+
 /** Stored outcomes of requests sent with an Idempotency-Key, scoped per account and operation. */
 export const idempotencyKeys = pgTable(
   "idempotency_keys",

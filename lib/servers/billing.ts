@@ -9,6 +9,7 @@ import { recordBuildFailed, recordServerResumed, recordServerTerminated } from "
 import { centsToUsd, formatUsd } from "@/lib/util/cents";
 import { now } from "@/lib/util/clock";
 import { addCycle } from "./cycle";
+import { releaseHeldPayment } from "./held-payments";
 import { enqueueJob, type Job } from "./jobs";
 import { recordOrderOutcome } from "./order-outcomes";
 import type { ServerRow } from "./present";
@@ -137,7 +138,7 @@ export async function renewInTx(
     .update(servers)
     .set({
       expiresAt: addCycle(start, row.cycle),
-      ...(resumes ? { status: "active", suspendedAt: null, powerState: "running" } : {}),
+      ...(resumes ? { status: "active", suspendedAt: null, powerState: "running", statusReason: null } : {}),
     })
     .where(eq(servers.id, row.id))
     .returning();
@@ -200,6 +201,8 @@ export async function terminateInTx(
     .where(eq(servers.id, row.id))
     .returning();
   if (!updated) throw new Error("server update returned no row");
+  // Ended before it was built: an order paid with x402 takes nothing.
+  await releaseHeldPayment(tx, row.id, "the order ended before its server was built");
   if (options.destroyMachine ?? true) await enqueueJob(tx, row.id, "destroy");
   if (options.announce ?? true) await recordServerTerminated(tx, updated, options.keepLastDisk === true);
   return updated;
@@ -240,15 +243,17 @@ async function refund(tx: Tx, row: ServerRow, reference: string): Promise<void> 
 export async function endFailedBuild(tx: Tx, job: Job, reason: string): Promise<void> {
   const row = await lockBuildToRefund(tx, job);
   if (!row) return;
-  await refund(tx, row, `refund:server:${row.id}`);
+  // An order paid with x402 was never charged: its payment is released, never submitted.
+  const released = await releaseHeldPayment(tx, row.id, `the build failed: ${reason}`);
+  if (!released) await refund(tx, row, `refund:server:${row.id}`);
   await terminateInTx(tx, row, now(), {
-    statusReason: `The build failed after ${job.attempts} attempts (${reason}); the charge was refunded.`,
+    statusReason: `The build failed after ${job.attempts} attempts (${reason}); ${released ? "the x402 payment was released, never taken" : "the charge was refunded"}.`,
     // A simulated build leaves nothing behind on a host.
     destroyMachine: !provisioner().simulated,
     announce: false,
   });
   await recordOrderOutcome(tx, row, { succeeded: false, sshAnsweredAt: null });
-  await recordBuildFailed(tx, job, reason, row.priceCents);
+  await recordBuildFailed(tx, job, reason, released ? 0 : row.priceCents);
 }
 
 /**

@@ -12,6 +12,7 @@ import { processWide } from "@/lib/util/process-wide";
 import { endFailedBuild, endFailedRevival } from "./billing";
 import { serverSettings } from "./config";
 import { CustomerFacingError, customerReason } from "./failure-reasons";
+import { markHeldPaymentDue } from "./held-payments";
 import { applyServerNetwork, runFirewallJob } from "./network/firewall";
 import { ipv6PoolOf, releaseIpv6Prefix, reserveIpv6Prefix } from "./network/ipv6-pool";
 import { ensureDefaultPtrs, kickPtrSync, resetServerPtrs } from "./network/rdns";
@@ -197,7 +198,11 @@ async function markBuilt(
     })
     .where(eq(servers.id, row.id));
   await finish(tx, job, "done");
-  if (job.kind === "provision") await recordOrderOutcome(tx, row, { succeeded: true, sshAnsweredAt });
+  if (job.kind === "provision") {
+    await recordOrderOutcome(tx, row, { succeeded: true, sshAnsweredAt });
+    // Built and answering: an order paid with x402 is settled now (the background's next pass).
+    await markHeldPaymentDue(tx, row.id);
+  }
   await recordBuildDone(tx, job);
 }
 

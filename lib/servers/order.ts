@@ -7,7 +7,7 @@ import { VALIDATION_MESSAGES } from "@/lib/api/validation-messages";
 import { findLocation, findOs, findPlan, priceFor } from "@/lib/catalog/catalog";
 import { config } from "@/lib/config/env";
 import type { Database } from "@/lib/db/client";
-import { servers } from "@/lib/db/schema";
+import { heldOrderPayments, servers } from "@/lib/db/schema";
 import { fingerprint, type StoredResponse, withIdempotentTransaction } from "@/lib/idempotency/idempotency";
 import { now } from "@/lib/util/clock";
 import { debit, lockFunds, type Payer } from "./billing";
@@ -24,10 +24,20 @@ import { normalizeSshKeys } from "./ssh-keys";
 import { checkUserData, userDataColumns } from "./user-data";
 
 /**
+ * An order's x402 payment, checked and held instead of a debit: recorded with the server, settled once the
+ * server answers (lib/purchases/order.ts), never submitted if it is not built.
+ */
+export type HeldOrderPayment = Omit<
+  typeof heldOrderPayments.$inferInsert,
+  "id" | "serverId" | "accountId" | "state"
+>;
+
+/**
  * Orders a server: validates against the catalog, then in ONE transaction locks the account, checks the
  * balance, inserts the server, stores its encrypted password and debits the price with its ledger row (where
  * the paying key's spend cap is counted). The account lock serialises concurrent orders, and the balance
  * CHECK would refuse an overdraft anyway. A key limited to some servers may touch the one it ordered.
+ * With `heldPayment` the balance is neither checked nor charged: the payment is held with the order instead.
  * `database` and `clock` default to the process ones; the job worker is kicked only for the process database.
  */
 export async function orderServer(
@@ -36,6 +46,7 @@ export async function orderServer(
   idempotencyKey: string | undefined,
   database?: Database,
   clock: () => Date = now,
+  heldPayment?: HeldOrderPayment,
 ): Promise<StoredResponse> {
   const plan = findPlan(request.plan);
   const location = findLocation(request.location);
@@ -68,7 +79,7 @@ export async function orderServer(
     async (tx) => {
       // A suspended account hears that first, whatever its balance (a race is caught by enforceHolds).
       await refuseOrderWhileSuspended(tx, accountId);
-      await lockFunds(tx, accountId, priceCents);
+      if (!heldPayment) await lockFunds(tx, accountId, priceCents);
       // Placed before anything is charged: no room (nor a forwarded port) means 409 and an unchanged balance.
       const hypervisor = await placeServer(tx, location.id, size);
       const forwarded = await reserveForwardedPort(tx, location.id, hypervisor);
@@ -98,13 +109,21 @@ export async function orderServer(
       // The simulated build takes PROVISION_DELAY_SECONDS; a real one starts at once.
       const delayMs = provisioner().simulated ? serverSettings().provisionDelaySeconds * 1000 : 0;
       await enqueueJob(tx, row.id, "provision", { runAfter: new Date(created.getTime() + delayMs) });
-      await debit(tx, {
-        accountId,
-        apiKeyId,
-        priceCents,
-        kind: "order",
-        reference: `order:server:${row.id}`,
-      });
+      if (heldPayment) {
+        if (heldPayment.amountCents !== priceCents)
+          throw new Error("the held payment is not the order's price");
+        await tx
+          .insert(heldOrderPayments)
+          .values({ ...heldPayment, serverId: row.id, accountId, state: "held" });
+      } else {
+        await debit(tx, {
+          accountId,
+          apiKeyId,
+          priceCents,
+          kind: "order",
+          reference: `order:server:${row.id}`,
+        });
+      }
       if (apiKeyId !== null && payer.boundToServers) await bindOrderedServer(tx, apiKeyId, row.id);
       const password = request.root_password ?? generateRootPassword();
       const [stored] = await tx

@@ -7,7 +7,7 @@ import type { ErrorCode } from "@/lib/api/error-codes";
 import { ApiError, badRequest } from "@/lib/api/errors";
 import type { Topup, X402Requirement } from "@/lib/api/schemas/topups";
 import { config } from "@/lib/config/env";
-import { db } from "@/lib/db/client";
+import { db, type Tx } from "@/lib/db/client";
 import { depositPayments, topups, x402Authorizations } from "@/lib/db/schema";
 import { X402_COIN } from "@/lib/rails/registry";
 import { x402Settings } from "@/lib/rails/x402/config";
@@ -59,18 +59,28 @@ type AuthorizationKey = { network: string; asset: string; payer: string; nonce: 
 type AuthorizationRow = typeof x402Authorizations.$inferSelect;
 
 /**
- * The requirement for a top-up of `amountCents`, with the resource URL it is paid at, and what the payer's
- * wallet shows (a top-up's own words unless the top-up pays for something else, such as a renewal).
+ * What a payment is offered for when it is not a plain top-up: the words the payer's wallet shows (a renewal,
+ * an order) and a longer validity window (an order's payment is held while its server is built).
  */
+export type X402Offer = { description?: string; maxTimeoutSeconds?: number };
+
+/** Work done in the credit's own transaction, after the top-up is credited: a charge it pays for. */
+export type CreditFollowUp = (tx: Tx, topupId: number) => Promise<void>;
+
+/** The requirement for a top-up of `amountCents`, with the resource URL it is paid at. */
 export function x402Requirement(
   amountCents: number,
   resource: string,
-  description?: string,
+  offer: X402Offer = {},
 ): X402Requirement {
   const settings = x402Settings();
   if (!settings.payTo) throw new Error("X402_PAY_TO is not configured");
   const requirement = topupRequirement(settings, settings.payTo, amountCents, resource);
-  return description ? { ...requirement, description } : requirement;
+  return {
+    ...requirement,
+    description: offer.description ?? requirement.description,
+    maxTimeoutSeconds: offer.maxTimeoutSeconds ?? requirement.maxTimeoutSeconds,
+  };
 }
 
 /** The 402 challenge body: the spec's X402Requirements plus the API's `error` and `message`. */
@@ -276,6 +286,7 @@ async function creditSettlement(input: {
   amountCents: number;
   requirement: X402Requirement;
   settlement: ChainSettlement;
+  thenInTx?: CreditFollowUp;
 }): Promise<Credited> {
   const { key, claimId, accountId, requirement } = input;
   const { txHash, value, logIndex } = input.settlement;
@@ -313,6 +324,7 @@ async function creditSettlement(input: {
       reference: `x402:${key.network}:${key.asset}:${key.payer}:${key.nonce}`,
     });
     await tx.update(x402Authorizations).set({ topupId }).where(eq(x402Authorizations.id, owned.id));
+    await input.thenInTx?.(tx, topupId);
     return topupId;
   });
   if (outcome === undefined) {
@@ -335,7 +347,13 @@ async function creditFromChain(
   rail: X402Rail,
   payment: ExactEvmPayloadV1,
   requirement: X402Requirement,
-  context: { key: AuthorizationKey; claimId: number; accountId: number; amountCents: number },
+  context: {
+    key: AuthorizationKey;
+    claimId: number;
+    accountId: number;
+    amountCents: number;
+    thenInTx?: CreditFollowUp;
+  },
 ): Promise<Credited> {
   const found = await rail.findSettlement(expectedTransfer(payment, requirement));
   if (!found) {
@@ -390,39 +408,128 @@ export async function payTopupWithX402(input: {
   /** 1: the header was `X-PAYMENT`; 2: it was `PAYMENT-SIGNATURE`. */
   version: X402Version;
   resource: string;
-  /** The offer's words, when they were not a top-up's (the challenge's, so a refusal repeats them). */
-  description?: string;
+  /** The challenge's offer when it was not a top-up's, so the payment is checked against what was offered. */
+  offer?: X402Offer;
+  /** A charge the credit pays for, written in the credit's transaction (never for a payment credited before). */
+  thenInTx?: CreditFollowUp;
 }): Promise<X402Payment> {
-  const requirement = x402Requirement(input.amountCents, input.resource, input.description);
-  let payment: ExactEvmPayloadV1;
+  const requirement = x402Requirement(input.amountCents, input.resource, input.offer);
+  const payment = decodeAsOffered(input.header, input.version, requirement);
+  return paymentResponse(await settleAndCredit(input, requirement, payment), input.version);
+}
+
+/** The payment in a header, checked against the offer when it came as v2 (whose `accepted` must repeat it). */
+function decodeAsOffered(
+  header: string,
+  version: X402Version,
+  requirement: X402Requirement,
+): ExactEvmPayloadV1 {
   try {
-    if (input.version === 2) {
-      const offered = toV2Requirement(requirement, x402Settings().chainId);
-      const checked = acceptedAsOffered(decodePaymentSignatureV2(input.header), offered, requirement.network);
-      if ("rejection" in checked) {
-        throw rejection(requirement, checked.rejection.code, checked.rejection.message);
-      }
-      payment = checked.payment;
-    } else {
-      payment = decodePaymentHeader(input.header);
+    if (version === 1) return decodePaymentHeader(header);
+    const offered = toV2Requirement(requirement, x402Settings().chainId);
+    const checked = acceptedAsOffered(decodePaymentSignatureV2(header), offered, requirement.network);
+    if ("rejection" in checked) {
+      throw rejection(requirement, checked.rejection.code, checked.rejection.message);
     }
+    return checked.payment;
   } catch (error) {
     if (error instanceof PaymentHeaderError) throw badRequest("invalid_payment", error.message);
     throw error;
   }
-  return paymentResponse(await settleAndCredit(input, requirement, payment), input.version);
+}
+
+/**
+ * The checks a payment must pass before it is claimed: within its validity window, the wallet holding the
+ * amount, and a valid signature. The balance comes before the signature: a contract wallet's check runs its
+ * code on our node, and a wallet without the money never gets that far.
+ */
+async function refuseUnpayable(rail: X402Rail, payment: ExactEvmPayloadV1, requirement: X402Requirement) {
+  const window = checkPaymentWindow(payment, requirement, Math.floor(Date.now() / 1000));
+  if (window) throw rejection(requirement, window.code, window.message);
+  const { from, value } = payment.payload.authorization;
+  if ((await rail.balanceOf(from)) < BigInt(value)) {
+    throw rejection(requirement, "insufficient_funds", "The paying wallet does not hold enough USDC.");
+  }
+  const signature = await rail.payerSignature(payment);
+  if (signature === "undeployed_wallet") {
+    throw rejection(
+      requirement,
+      "payment_wallet_not_deployed",
+      "The authorization is signed by a smart wallet that is not deployed yet (ERC-6492); deploy the wallet, then pay.",
+    );
+  }
+  if (signature !== "valid") {
+    throw rejection(
+      requirement,
+      "invalid_payment_signature",
+      "The authorization is not signed by its `from` address.",
+    );
+  }
+}
+
+/** A payment held for later settlement: who pays, under which nonce, and until when it may be settled. */
+export type HeldPayment = { payer: string; nonce: string; validBefore: Date };
+
+/**
+ * Checks a payment as settling it would, without settling: the terms, unused here and on chain, the window
+ * (valid for at least `minValidSeconds` more, so it outlives what it is held for), funds, signature and the
+ * settler's own verification (a simulation). Nothing is claimed or submitted; the caller holds the payment.
+ */
+export async function checkPaymentToHold(input: {
+  amountCents: number;
+  header: string;
+  version: X402Version;
+  resource: string;
+  offer: X402Offer;
+  minValidSeconds: number;
+}): Promise<HeldPayment> {
+  const requirement = x402Requirement(input.amountCents, input.resource, input.offer);
+  const payment = decodeAsOffered(input.header, input.version, requirement);
+  const terms = checkPaymentTerms(payment, requirement);
+  if (terms) throw rejection(requirement, terms.code, terms.message);
+  const { from, nonce, validBefore } = payment.payload.authorization;
+  const used = () =>
+    rejection(requirement, "payment_already_used", "This authorization was already used; sign a new one.");
+  const key = {
+    network: requirement.network,
+    asset: requirement.asset.toLowerCase(),
+    payer: from.toLowerCase(),
+    nonce: nonce.toLowerCase(),
+  };
+  if (await findAuthorization(key)) throw used();
+  if (BigInt(validBefore) < BigInt(Math.floor(Date.now() / 1000) + input.minValidSeconds)) {
+    throw rejection(
+      requirement,
+      "payment_window_too_short",
+      `The authorization must stay valid for the build: sign it with validBefore at least ${input.minValidSeconds} s from now (maxTimeoutSeconds is ${requirement.maxTimeoutSeconds}).`,
+    );
+  }
+  try {
+    const rail = await x402Rail();
+    if (await rail.authorizationUsed(from, nonce)) throw used();
+    await refuseUnpayable(rail, payment, requirement);
+    const verdict = await rail.verify(payment, requirement);
+    if (!verdict.isValid) {
+      const failure = verifyFailure(verdict.invalidReason);
+      throw rejection(requirement, failure.code, failure.message);
+    }
+  } catch (error) {
+    if (error instanceof ChainUnavailableError) throw unavailable();
+    throw error;
+  }
+  return { payer: key.payer, nonce: key.nonce, validBefore: new Date(Number(validBefore) * 1000) };
 }
 
 async function settleAndCredit(
-  input: { accountId: number; amountCents: number },
+  input: { accountId: number; amountCents: number; thenInTx?: CreditFollowUp },
   requirement: X402Requirement,
   payment: ExactEvmPayloadV1,
 ): Promise<Credited> {
-  const { accountId, amountCents } = input;
+  const { accountId, amountCents, thenInTx } = input;
   const terms = checkPaymentTerms(payment, requirement);
   if (terms) throw rejection(requirement, terms.code, terms.message);
 
-  const { from, nonce, value } = payment.payload.authorization;
+  const { from, nonce } = payment.payload.authorization;
   const key: AuthorizationKey = {
     network: requirement.network,
     asset: requirement.asset.toLowerCase(),
@@ -445,35 +552,20 @@ async function settleAndCredit(
       if (!claimed) throw settledElsewhere();
       if ("status" in claimed) return claimed;
       claimId = claimed.id;
-      return await creditFromChain(rail, payment, requirement, { key, claimId, accountId, amountCents });
+      return await creditFromChain(rail, payment, requirement, {
+        key,
+        claimId,
+        accountId,
+        amountCents,
+        thenInTx,
+      });
     }
-    const window = checkPaymentWindow(payment, requirement, Math.floor(Date.now() / 1000));
-    if (window) throw rejection(requirement, window.code, window.message);
-    // The balance before the signature: a contract wallet's check runs its code on our node, and a wallet
-    // without the money never gets that far.
-    if ((await rail.balanceOf(from)) < BigInt(value)) {
-      throw rejection(requirement, "insufficient_funds", "The paying wallet does not hold enough USDC.");
-    }
-    const signature = await rail.payerSignature(payment);
-    if (signature === "undeployed_wallet") {
-      throw rejection(
-        requirement,
-        "payment_wallet_not_deployed",
-        "The authorization is signed by a smart wallet that is not deployed yet (ERC-6492); deploy the wallet, then pay.",
-      );
-    }
-    if (signature !== "valid") {
-      throw rejection(
-        requirement,
-        "invalid_payment_signature",
-        "The authorization is not signed by its `from` address.",
-      );
-    }
+    await refuseUnpayable(rail, payment, requirement);
     const claimed = await claim(key, accountId, true);
     if (!claimed) throw new Error("a claim that may be created was neither created nor answered");
     if ("status" in claimed) return claimed;
     claimId = claimed.id;
-    const context = { key, claimId, accountId, amountCents };
+    const context = { key, claimId, accountId, amountCents, thenInTx };
     if (await rail.authorizationUsed(from, nonce)) {
       // Used between our first look and our claim. A new claim means no request here had claimed it, so the
       // use was not ours; our own earlier claim means our earlier settlement landed.
@@ -499,14 +591,7 @@ async function settleAndCredit(
         expectedTransfer(payment, requirement),
       );
       if (landed) {
-        return await creditSettlement({
-          key,
-          claimId,
-          accountId,
-          amountCents,
-          requirement,
-          settlement: landed,
-        });
+        return await creditSettlement({ ...context, requirement, settlement: landed });
       }
     }
     // Our settlement did not succeed. If the authorization is used anyway, the money reached us by

@@ -1,15 +1,7 @@
 "use client";
 
-import { type ReactNode, Suspense, useSyncExternalStore } from "react";
-
-const noSubscription = () => () => {};
-/** False on the server and while hydrating, true from the first render after. */
-const useHydrated = () =>
-  useSyncExternalStore(
-    noSubscription,
-    () => true,
-    () => false,
-  );
+import { type ReactNode, Suspense } from "react";
+import { useHydrated } from "../../ui/use-hydrated";
 
 /** Where the panels go until their code is there (`room`: its height), so that nothing above them moves much. */
 const Room = ({ room }: { room: string }) => <div aria-busy="true" className={room} />;

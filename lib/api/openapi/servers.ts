@@ -9,8 +9,8 @@ import { ServerBusySchema } from "@/lib/api/schemas/server-machine";
 import {
   CreateServerBody,
   CredentialsSchema,
+  InsufficientBalanceOfferSchema,
   InsufficientBalanceSchema,
-  RenewalOfferSchema,
   SERVER_PAGE_DEFAULT,
   ServerActionBody,
   ServerCreatedSchema,
@@ -58,6 +58,25 @@ const paymentRefused = (balance: string) => ({
   content: jsonContent(z.union([InsufficientBalanceSchema, SpendCapExceededSchema])),
 });
 
+/** The payment headers of a purchase the 402 offered to pay with x402. */
+const x402PaymentHeaders = (what: string) => ({
+  "X-PAYMENT": z
+    .string()
+    .optional()
+    .meta({ description: `The signed x402 v1 payment for the ${what} (re-sent request).` }),
+  "PAYMENT-SIGNATURE": z.string().optional().meta({
+    description: "The signed x402 v2 payment with `accepted` (re-sent request); not with X-PAYMENT.",
+  }),
+});
+
+/** A purchase's 402: the balance short (with the x402 offer), a payment refused, or a key's spend cap. */
+const offeredPayment = (balance: string) => ({
+  ...paymentRefused(balance),
+  content: jsonContent(
+    z.union([InsufficientBalanceOfferSchema, X402RequirementsSchema, SpendCapExceededSchema]),
+  ),
+});
+
 export const serversTag = {
   name: "Servers",
   description:
@@ -97,14 +116,26 @@ export const serversPaths: ZodOpenApiPathsObject = {
         "Idempotency-Key a retried order charges once; a replayed answer omits `root_password` (read it from " +
         "/credentials). Some clients expect the server wrapped as `{server: {...}}`: this API answers with the " +
         "bare Server. `ssh_keys` (OpenSSH public keys) are installed for root. The server is placed on a host of " +
-        "its location with room for it before anything is charged; the build runs as a job after the answer.",
-      requestParams: { header: idempotencyHeader },
+        "its location with room for it before anything is charged; the build runs as a job after the answer. " +
+        "When the balance is short, the 402 offers to pay the order with x402 (USDC on Base), valid long " +
+        "enough for the build (`maxTimeoutSeconds`): re-send the request with the signed payment. It is checked " +
+        "as a settlement would check it and held, not submitted; the server is built and, once it answers on " +
+        "SSH, the payment is settled (a top-up credited and the order charged, in one transaction, so the " +
+        "balance stays as it was). A build that fails releases it unsubmitted; a payment that can no longer be " +
+        "settled (funds moved, authorization expired) leaves the server `suspended` as an unpaid one, renewable " +
+        "from the balance until it is terminated after the grace period. The payment is the order's " +
+        "idempotency key: sent again, it answers the first order. No key's spend cap counts a payment from a " +
+        "wallet.",
+      requestParams: { header: idempotencyHeader.extend(x402PaymentHeaders("order")) },
       requestBody: jsonRequest(CreateServerBody),
       responses: {
         "201": { description: "The server, provisioning.", content: jsonContent(ServerCreatedSchema) },
-        "400": bodyErrors("Bad body.", CreateServerBody, ["invalid_idempotency_key"]),
-        "402": paymentRefused(
-          "The balance does not cover the price: `insufficient_balance` with the deficit in USD.",
+        "400": bodyErrors("Bad body.", CreateServerBody, ["invalid_idempotency_key", "invalid_payment"]),
+        "402": offeredPayment(
+          "The balance does not cover the price: `insufficient_balance` with the deficit in USD, and the x402 " +
+            "offer for the order's price in `accepts` (v1) and the `PAYMENT-REQUIRED` header (v2). A payment " +
+            "refused answers the top-ups' x402 codes with the offer again, or `payment_window_too_short`: it " +
+            "expires before the build could end (sign it for `maxTimeoutSeconds`).",
         ),
         "403": errorResponse(
           "The operator has suspended the account (`GET /account` shows `suspension`); nothing is charged.",
@@ -216,18 +247,7 @@ export const serversPaths: ZodOpenApiPathsObject = {
         "request: sending it again answers the first renewal (no Idempotency-Key needed). A renewal refused " +
         "after the payment settled (a spend cap, a server terminated meanwhile) leaves the payment on the " +
         "balance, and its message says so.",
-      requestParams: {
-        path: serverIdParam,
-        header: idempotencyHeader.extend({
-          "X-PAYMENT": z
-            .string()
-            .optional()
-            .meta({ description: "The signed x402 v1 payment for the renewal (re-sent request)." }),
-          "PAYMENT-SIGNATURE": z.string().optional().meta({
-            description: "The signed x402 v2 payment with `accepted` (re-sent request); not with X-PAYMENT.",
-          }),
-        }),
-      },
+      requestParams: { path: serverIdParam, header: idempotencyHeader.extend(x402PaymentHeaders("renewal")) },
       responses: {
         "200": {
           description: "The renewed server.",
@@ -247,17 +267,12 @@ export const serversPaths: ZodOpenApiPathsObject = {
           "invalid_idempotency_key",
           "invalid_payment",
         ]),
-        "402": {
-          description:
-            "The balance does not cover the price: `insufficient_balance`, with the x402 offer for the " +
+        "402": offeredPayment(
+          "The balance does not cover the price: `insufficient_balance`, with the x402 offer for the " +
             "renewal's price in `accepts` (v1) and the `PAYMENT-REQUIRED` header (v2). A payment refused " +
             "before any chain transaction answers the top-ups' x402 codes (`payment_amount_mismatch`, " +
-            "`payment_expired`, `insufficient_funds`, ...) with the offer again. Or `spend_cap_exceeded`: the " +
-            "debit would pass the spend cap of the key used (or of a key above it), with `cap`, `spent` this " +
-            "period, `price`, `resets_at` and the capping key (`cap_key_id`). A key without `billing:spend` is " +
-            "refused before this (`403 missing_scope`).",
-          content: jsonContent(z.union([RenewalOfferSchema, X402RequirementsSchema, SpendCapExceededSchema])),
-        },
+            "`payment_expired`, `insufficient_funds`, ...) with the offer again.",
+        ),
         "404": serverNotFound,
         "409": hostOperationConflict(
           "`server_terminated`: terminated, and its disk is no longer kept; `already_charged`: this renewal was " +

@@ -281,15 +281,15 @@ export const InsufficientBalanceSchema = z
   })
   .meta({ id: "InsufficientBalance" });
 
-export const RenewalOfferSchema = InsufficientBalanceSchema.extend({
+export const InsufficientBalanceOfferSchema = InsufficientBalanceSchema.extend({
   x402Version: z.literal(1).optional(),
   accepts: z.array(X402RequirementSchema).optional().meta({
-    description: "The x402 offer that pays the renewal: exactly its price in USDC on Base.",
+    description: "The x402 offer that pays the purchase instead: exactly its price in USDC on Base.",
   }),
 }).meta({
-  id: "RenewalPaymentRequired",
+  id: "InsufficientBalanceOffer",
   description:
-    "A renewal the balance does not cover: the deficit, and (when x402 is offered) the requirement to sign instead.",
+    "An order or renewal the balance does not cover: the deficit, and the x402 requirement to sign instead.",
 });
 
 export type Server = z.infer<typeof ServerSchema>;

@@ -332,7 +332,7 @@ export interface paths {
         put?: never;
         /**
          * Order a server
-         * @description Charges one cycle from the balance: `cycle` defaults to `monthly`; `annual` costs 10 x monthly. `hostname` defaults to `<plan>-<location>-<6 random characters>`. `root_password` (10 to 128 printable ASCII characters) is generated when omitted and then returned once as `root_password`. With an Idempotency-Key a retried order charges once; a replayed answer omits `root_password` (read it from /credentials). Some clients expect the server wrapped as `{server: {...}}`: this API answers with the bare Server. `ssh_keys` (OpenSSH public keys) are installed for root. The server is placed on a host of its location with room for it before anything is charged; the build runs as a job after the answer.
+         * @description Charges one cycle from the balance: `cycle` defaults to `monthly`; `annual` costs 10 x monthly. `hostname` defaults to `<plan>-<location>-<6 random characters>`. `root_password` (10 to 128 printable ASCII characters) is generated when omitted and then returned once as `root_password`. With an Idempotency-Key a retried order charges once; a replayed answer omits `root_password` (read it from /credentials). Some clients expect the server wrapped as `{server: {...}}`: this API answers with the bare Server. `ssh_keys` (OpenSSH public keys) are installed for root. The server is placed on a host of its location with room for it before anything is charged; the build runs as a job after the answer. When the balance is short, the 402 offers to pay the order with x402 (USDC on Base), valid long enough for the build (`maxTimeoutSeconds`): re-send the request with the signed payment. It is checked as a settlement would check it and held, not submitted; the server is built and, once it answers on SSH, the payment is settled (a top-up credited and the order charged, in one transaction, so the balance stays as it was). A build that fails releases it unsubmitted; a payment that can no longer be settled (funds moved, authorization expired) leaves the server `suspended` as an unpaid one, renewable from the balance until it is terminated after the grace period. The payment is the order's idempotency key: sent again, it answers the first order. No key's spend cap counts a payment from a wallet.
          */
         post: operations["createServer"];
         delete?: never;
@@ -2919,7 +2919,8 @@ export interface components {
             /** @description The network's speed both ways while slowed (10), once the host has applied it; null when not slowed. */
             slowed_to_mbps: number | null;
         };
-        InsufficientBalance: {
+        /** @description An order or renewal the balance does not cover: the deficit, and the x402 requirement to sign instead. */
+        InsufficientBalanceOffer: {
             /** @constant */
             error: "insufficient_balance";
             /** @example Top up your balance before ordering: 4.50 USD more is needed. */
@@ -2939,6 +2940,10 @@ export interface components {
              * @example 4.5
              */
             deficit: number;
+            /** @constant */
+            x402Version?: 1;
+            /** @description The x402 offer that pays the purchase instead: exactly its price in USDC on Base. */
+            accepts?: components["schemas"]["X402Requirement"][];
         };
         SpendCapExceeded: {
             /** @constant */
@@ -3113,32 +3118,6 @@ export interface components {
             /** @description In rescue mode, root's temporary password of the rescue system; null otherwise. */
             rescue_password: string | null;
         };
-        /** @description A renewal the balance does not cover: the deficit, and (when x402 is offered) the requirement to sign instead. */
-        RenewalPaymentRequired: {
-            /** @constant */
-            error: "insufficient_balance";
-            /** @example Top up your balance before ordering: 4.50 USD more is needed. */
-            message: string;
-            /**
-             * @description USD.
-             * @example 6.5
-             */
-            price: number;
-            /**
-             * @description USD.
-             * @example 2
-             */
-            balance: number;
-            /**
-             * @description USD: price minus balance.
-             * @example 4.5
-             */
-            deficit: number;
-            /** @constant */
-            x402Version?: 1;
-            /** @description The x402 offer that pays the renewal: exactly its price in USDC on Base. */
-            accepts?: components["schemas"]["X402Requirement"][];
-        };
         ServerBusy: {
             /** @constant */
             error: "server_busy";
@@ -3285,6 +3264,27 @@ export interface components {
              */
             created_at: string;
             finished_at: string | null;
+        };
+        InsufficientBalance: {
+            /** @constant */
+            error: "insufficient_balance";
+            /** @example Top up your balance before ordering: 4.50 USD more is needed. */
+            message: string;
+            /**
+             * @description USD.
+             * @example 6.5
+             */
+            price: number;
+            /**
+             * @description USD.
+             * @example 2
+             */
+            balance: number;
+            /**
+             * @description USD: price minus balance.
+             * @example 4.5
+             */
+            deficit: number;
         };
         ResizeList: {
             /** @description Newest first, the last 20. */
@@ -5898,6 +5898,10 @@ export interface operations {
             header?: {
                 /** @description 1 to 255 printable ASCII characters. The same key with the same body returns the first response again (with `Idempotent-Replayed: true`) for 24 hours; with another body it is refused (422). Failed requests do not use up the key. Keys are per account. */
                 "Idempotency-Key"?: string;
+                /** @description The signed x402 v1 payment for the order (re-sent request). */
+                "X-PAYMENT"?: string;
+                /** @description The signed x402 v2 payment with `accepted` (re-sent request); not with X-PAYMENT. */
+                "PAYMENT-SIGNATURE"?: string;
             };
             path?: never;
             cookie?: never;
@@ -5917,7 +5921,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerCreated"];
                 };
             };
-            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_plan`, `invalid_location`, `invalid_os`, `invalid_cycle`, `invalid_hostname`, `invalid_root_password`, `invalid_auto_renew`, `invalid_ssh_key`, `invalid_user_data`, `invalid_idempotency_key`. */
+            /** @description Bad body. Codes: `invalid_json`, `invalid_body`, `unknown_field`, `invalid_request`, `invalid_plan`, `invalid_location`, `invalid_os`, `invalid_cycle`, `invalid_hostname`, `invalid_root_password`, `invalid_auto_renew`, `invalid_ssh_key`, `invalid_user_data`, `invalid_idempotency_key`, `invalid_payment`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5935,13 +5939,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The balance does not cover the price: `insufficient_balance` with the deficit in USD. Or `spend_cap_exceeded`: the debit would pass the spend cap of the key used (or of a key above it), with `cap`, `spent` this period, `price`, `resets_at` and the capping key (`cap_key_id`). Nothing is charged. A key without `billing:spend` is refused before this (`403 missing_scope`). */
+            /** @description The balance does not cover the price: `insufficient_balance` with the deficit in USD, and the x402 offer for the order's price in `accepts` (v1) and the `PAYMENT-REQUIRED` header (v2). A payment refused answers the top-ups' x402 codes with the offer again, or `payment_window_too_short`: it expires before the build could end (sign it for `maxTimeoutSeconds`). Or `spend_cap_exceeded`: the debit would pass the spend cap of the key used (or of a key above it), with `cap`, `spent` this period, `price`, `resets_at` and the capping key (`cap_key_id`). Nothing is charged. A key without `billing:spend` is refused before this (`403 missing_scope`). */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InsufficientBalance"] | components["schemas"]["SpendCapExceeded"];
+                    "application/json": components["schemas"]["InsufficientBalanceOffer"] | components["schemas"]["X402Requirements"] | components["schemas"]["SpendCapExceeded"];
                 };
             };
             /** @description The operator has suspended the account (`GET /account` shows `suspension`); nothing is charged. Codes: `account_suspended`. The key must hold the scope `billing:spend`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */
@@ -6401,13 +6405,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The balance does not cover the price: `insufficient_balance`, with the x402 offer for the renewal's price in `accepts` (v1) and the `PAYMENT-REQUIRED` header (v2). A payment refused before any chain transaction answers the top-ups' x402 codes (`payment_amount_mismatch`, `payment_expired`, `insufficient_funds`, ...) with the offer again. Or `spend_cap_exceeded`: the debit would pass the spend cap of the key used (or of a key above it), with `cap`, `spent` this period, `price`, `resets_at` and the capping key (`cap_key_id`). A key without `billing:spend` is refused before this (`403 missing_scope`). */
+            /** @description The balance does not cover the price: `insufficient_balance`, with the x402 offer for the renewal's price in `accepts` (v1) and the `PAYMENT-REQUIRED` header (v2). A payment refused before any chain transaction answers the top-ups' x402 codes (`payment_amount_mismatch`, `payment_expired`, `insufficient_funds`, ...) with the offer again. Or `spend_cap_exceeded`: the debit would pass the spend cap of the key used (or of a key above it), with `cap`, `spent` this period, `price`, `resets_at` and the capping key (`cap_key_id`). Nothing is charged. A key without `billing:spend` is refused before this (`403 missing_scope`). */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RenewalPaymentRequired"] | components["schemas"]["X402Requirements"] | components["schemas"]["SpendCapExceeded"];
+                    "application/json": components["schemas"]["InsufficientBalanceOffer"] | components["schemas"]["X402Requirements"] | components["schemas"]["SpendCapExceeded"];
                 };
             };
             /** @description The key must hold the scope `billing:spend`: without it, `missing_scope` (naming the scopes needed and those the key holds). A key used from outside the networks it is limited to: `address_not_allowed` (with the client address as seen). */

@@ -2,8 +2,8 @@ import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { EmptyBody } from "@/lib/api/schemas/common";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
+import { renewServerPaying } from "@/lib/purchases/renewal";
 import { payerOf } from "@/lib/servers/billing";
-import { renewServerPaying } from "@/lib/servers/x402-renewal";
 import { paidResource, readPaymentHeader } from "@/lib/topups/request";
 
 export const POST = authedRoute("renewServer", async ({ request, auth, params, client }) => {

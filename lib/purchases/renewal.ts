@@ -1,15 +1,14 @@
 import "server-only";
-import { createHash } from "node:crypto";
 import { ApiError } from "@/lib/api/errors";
 import { fingerprint, type StoredResponse, withIdempotency } from "@/lib/idempotency/idempotency";
-import { decodePaymentHeader, decodePaymentSignatureV2 } from "@/lib/rails/x402/payload";
 import { limiters, withQuotas } from "@/lib/rate-limit/limits";
+import type { Payer } from "@/lib/servers/billing";
+import { renewServer } from "@/lib/servers/control";
+import { serverRow } from "@/lib/servers/rows";
 import { x402AttemptCounts } from "@/lib/topups/request";
-import { payTopupWithX402, type X402Version, x402ChallengeHeaders, x402Requirement } from "@/lib/topups/x402";
+import { payTopupWithX402 } from "@/lib/topups/x402";
 import { formatUsd } from "@/lib/util/cents";
-import type { Payer } from "./billing";
-import { renewServer } from "./control";
-import { serverRow } from "./rows";
+import { isShortOfBalance, type Payment, paymentIdentity, withX402Offer } from "./offer";
 
 /**
  * A renewal paid with x402 when the balance is short: the 402 `insufficient_balance` of POST
@@ -20,44 +19,8 @@ import { serverRow } from "./rows";
  * payment settled (the key's spend cap, say) leaves the payment on the balance and says so.
  */
 
-type Payment = { header: string; version: X402Version };
-
-const isShortOfBalance = (error: unknown): error is ApiError =>
-  error instanceof ApiError && error.code === "insufficient_balance";
-
 const offerWords = (serverId: number, priceCents: number) =>
   `Renew server ${serverId} for one more cycle: ${formatUsd(priceCents)}, credited to the balance and charged for the renewal`;
-
-/** The 402 of a renewal the balance does not cover, with the x402 offer that pays it. */
-function withX402Offer(refusal: ApiError, serverId: number, priceCents: number, resource: string): ApiError {
-  const requirement = x402Requirement(priceCents, resource, offerWords(serverId, priceCents));
-  return new ApiError(
-    402,
-    refusal.code,
-    `${refusal.message} Or pay the renewal with x402: sign an EIP-3009 authorization for exactly maxAmountRequired and re-send this request with the X-PAYMENT (or PAYMENT-SIGNATURE) header.`,
-    { ...refusal.extra, x402Version: 1, accepts: [requirement] },
-    {
-      ...x402ChallengeHeaders(requirement, refusal.code),
-      "Access-Control-Expose-Headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE",
-    },
-  );
-}
-
-/**
- * One authorization is one payment whichever header carried it: the payer and nonce name it. A header that
- * does not decode is named by its hash (the payment step refuses it with 400).
- */
-function paymentIdentity(payment: Payment): string {
-  try {
-    const authorization =
-      payment.version === 2
-        ? decodePaymentSignatureV2(payment.header).payload.authorization
-        : decodePaymentHeader(payment.header).payload.authorization;
-    return `${authorization.from}:${authorization.nonce}`.toLowerCase();
-  } catch {
-    return `header:${createHash("sha256").update(payment.header).digest("hex")}`;
-  }
-}
 
 /** A refusal of the renewal after the payment settled: the payment is on the balance, and the answer says so. */
 function paidButRefused(error: unknown, priceCents: number): unknown {
@@ -93,7 +56,10 @@ export async function renewServerPaying(input: {
       return await renewServer(payer, serverId, input.idempotencyKey);
     } catch (error) {
       if (!isShortOfBalance(error)) throw error;
-      throw withX402Offer(error, serverId, await priceOf(), input.resource);
+      const priceCents = await priceOf();
+      throw withX402Offer(error, priceCents, input.resource, {
+        description: offerWords(serverId, priceCents),
+      });
     }
   }
   return withIdempotency(
@@ -120,7 +86,7 @@ export async function renewServerPaying(input: {
             header: payment.header,
             version: payment.version,
             resource: input.resource,
-            description: offerWords(serverId, priceCents),
+            offer: { description: offerWords(serverId, priceCents) },
           }),
         x402AttemptCounts,
       );

@@ -12,6 +12,7 @@ import { PushMonitor } from "@/lib/rails/deposits/push";
 import type { DepositWatcher } from "@/lib/rails/deposits/watcher";
 import { depositRails } from "@/lib/rails/setup";
 import { releaseWatcherLeasesOnShutdown, watchersStopping } from "@/lib/rails/shutdown";
+import { onHeldPaymentsDue } from "@/lib/servers/held-payments";
 import { runServerLifecycle } from "@/lib/servers/lifecycle";
 import { startMetricsSampling } from "@/lib/servers/metrics/sampler";
 import { syncPtrs } from "@/lib/servers/network/rdns";
@@ -317,6 +318,15 @@ export async function runBackgroundPass(): Promise<void> {
  */
 export function startBackgroundWork(): void {
   releaseWatcherLeasesOnShutdown();
+  // An x402-paid order is settled as soon as its server answers, not at the next pass.
+  processWide("background.held-payments", () => {
+    onHeldPaymentsDue(() => {
+      settleDueOrderPayments().catch((error: unknown) =>
+        logThrottled("x402-orders", `settling x402-paid orders: ${firstLine(error)}`),
+      );
+    });
+    return true;
+  });
   startPushLinks();
   startMetricsSampling();
   startDeliveryWorker();

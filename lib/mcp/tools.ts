@@ -25,7 +25,8 @@ const CURATED: Record<string, Curated> = {
   createServer: {
     next:
       "The server is provisioning: poll get_server with its id until status is active, then read the " +
-      "login with get_server_credentials.",
+      "login with get_server_credentials. Short of balance, the 402 carries the x402 offer for the order: " +
+      "sign it and call again with x_payment (or payment_signature); it is settled once the server answers.",
   },
   listServers: { next: "Read one with get_server; pass next_cursor as cursor for the next page." },
   getServer: {

@@ -104,16 +104,34 @@ export async function orderServerPaying(input: {
 
 type HeldRow = typeof heldOrderPayments.$inferSelect;
 
-/** Settles the held payments of orders whose servers answer (a background pass). */
-export async function settleDueOrderPayments(): Promise<void> {
-  const database = await db();
-  const due = await database
-    .select()
-    .from(heldOrderPayments)
-    .where(eq(heldOrderPayments.state, "due"))
-    .orderBy(asc(heldOrderPayments.id))
-    .limit(SETTLE_BATCH);
-  for (const row of due) await settleHeldOrder(row);
+let settling: Promise<void> | undefined;
+let settleAgain = false;
+
+/**
+ * Settles the held payments of orders whose servers answer: on each background pass, and at once when a build
+ * makes one due. One run at a time in a process; asked while one runs, it runs once more after it.
+ */
+export function settleDueOrderPayments(): Promise<void> {
+  if (settling) {
+    settleAgain = true;
+    return settling;
+  }
+  settling = (async () => {
+    do {
+      settleAgain = false;
+      const database = await db();
+      const due = await database
+        .select()
+        .from(heldOrderPayments)
+        .where(eq(heldOrderPayments.state, "due"))
+        .orderBy(asc(heldOrderPayments.id))
+        .limit(SETTLE_BATCH);
+      for (const row of due) await settleHeldOrder(row);
+    } while (settleAgain);
+  })().finally(() => {
+    settling = undefined;
+  });
+  return settling;
 }
 
 /** Outcomes a later pass may still change: the chain away, a settlement sent but not yet seen, a claim held. */

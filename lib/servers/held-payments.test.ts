@@ -98,7 +98,9 @@ describe("an order whose x402 payment is held while its server is built (real sc
     // Read before the transaction: PGlite has one connection, which the transaction holds.
     const row = await serverOf(id);
     if (!row) throw new Error("no server");
-    await database.transaction((tx) => suspendUnpaidOrder(tx, row, "the paying wallet does not hold enough USDC"));
+    await database.transaction((tx) =>
+      suspendUnpaidOrder(tx, row, "the paying wallet does not hold enough USDC"),
+    );
     const server = await serverOf(id);
     expect(server).toMatchObject({ status: "suspended", powerState: "stopped" });
     expect(server?.expiresAt.getTime()).toBeGreaterThanOrEqual(before - 1_000);

@@ -13,7 +13,19 @@ import type { ServerRow } from "./present";
  * build's outcome decides the payment. Settling it is lib/purchases/order.ts's, which the background runs.
  */
 
-/** The order's server answers: its held payment is due to be settled. */
+/** Who settles due payments as soon as they are due (the background), rather than at its next pass. */
+const dueListeners = new Set<() => void>();
+
+export function onHeldPaymentsDue(listener: () => void): void {
+  dueListeners.add(listener);
+}
+
+/** After the transaction that made a payment due has committed: its settlement may start now. */
+export function announceHeldPaymentsDue(): void {
+  for (const listener of dueListeners) listener();
+}
+
+/** The order's server answers: its held payment is due to be settled (announceHeldPaymentsDue after commit). */
 export async function markHeldPaymentDue(tx: Tx, serverId: number): Promise<void> {
   await tx
     .update(heldOrderPayments)

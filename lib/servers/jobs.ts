@@ -12,7 +12,7 @@ import { processWide } from "@/lib/util/process-wide";
 import { endFailedBuild, endFailedRevival } from "./billing";
 import { serverSettings } from "./config";
 import { CustomerFacingError, customerReason } from "./failure-reasons";
-import { markHeldPaymentDue } from "./held-payments";
+import { announceHeldPaymentsDue, markHeldPaymentDue } from "./held-payments";
 import { applyServerNetwork, runFirewallJob } from "./network/firewall";
 import { ipv6PoolOf, releaseIpv6Prefix, reserveIpv6Prefix } from "./network/ipv6-pool";
 import { ensureDefaultPtrs, kickPtrSync, resetServerPtrs } from "./network/rdns";
@@ -172,6 +172,7 @@ async function waitForBoot(job: Job, server: ServerRow): Promise<void> {
     if (!up) return requeue(tx, job, { runAfter: new Date(current.getTime() + BOOT_POLL_MS) });
     await markBuilt(tx, job, row, {}, current);
   });
+  if (up && job.kind === "provision") announceHeldPaymentsDue();
 }
 
 /**
@@ -266,6 +267,7 @@ async function runBuild(job: Job): Promise<void> {
     });
   });
   kickPtrSync();
+  if (provisioner().simulated && job.kind === "provision") announceHeldPaymentsDue();
 }
 
 /**

@@ -78,12 +78,15 @@ describe("ordering from the balance", () => {
     const result = await order(apiKey, { plan: "fox", location: "nl", os: "debian-13" });
     expect(result.status).toBe(402);
     const { monthly_usd } = price("fox", "nl");
+    // The spec's fields, and the x402 offer that pays the order instead (x402-orders.test.ts).
     expect(result.body).toEqual({
       error: "insufficient_balance",
       message: expect.stringMatching(/top up/i),
       price: monthly_usd,
       balance: 0,
       deficit: monthly_usd,
+      x402Version: 1,
+      accepts: [expect.objectContaining({ maxAmountRequired: String(Math.round(monthly_usd * 1_000_000)) })],
     });
     expect(result.body.message).toContain(monthly_usd.toFixed(2));
     await fund(apiKey, 25);

@@ -80,7 +80,13 @@ async function lockAccount(tx: Tx, accountId: number) {
   await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
 }
 
-async function ownedEndpoint(tx: Tx, accountId: number, id: number, lock = false): Promise<EndpointRow> {
+/** The account's endpoint `id` (locked when asked, inside a transaction), or 404. A plain read needs none. */
+async function ownedEndpoint(
+  tx: Tx | Database,
+  accountId: number,
+  id: number,
+  lock = false,
+): Promise<EndpointRow> {
   const query = tx
     .select()
     .from(notificationEndpoints)
@@ -102,7 +108,7 @@ export async function listWebhooks(accountId: number): Promise<Webhook[]> {
 
 export async function getWebhook(accountId: number, id: number): Promise<Webhook> {
   const database = await db();
-  return presentWebhook(await database.transaction((tx) => ownedEndpoint(tx, accountId, id)));
+  return presentWebhook(await ownedEndpoint(database, accountId, id));
 }
 
 async function refuseAtEndpointLimit(tx: Tx | Database, accountId: number): Promise<void> {
@@ -171,7 +177,7 @@ export async function updateWebhook(
   if (request.url !== undefined) {
     const wellFormed = wellFormedUrl(request.url);
     // Another account's webhook, or none, resolves nothing.
-    await database.transaction((tx) => ownedEndpoint(tx, accountId, id));
+    await ownedEndpoint(database, accountId, id);
     url = await acceptableUrl(accountId, wellFormed);
   }
   const row = await database.transaction(async (tx) => {
@@ -262,7 +268,7 @@ function refuseWhileOff(row: EndpointRow): void {
 export async function sendTest(accountId: number, id: number): Promise<Delivery> {
   const database = await db();
   // Checked before it is counted: a refusal costs nothing.
-  refuseWhileOff(await database.transaction((tx) => ownedEndpoint(tx, accountId, id)));
+  refuseWhileOff(await ownedEndpoint(database, accountId, id));
   await countSend(accountId);
   const deliveryId = await database.transaction(async (tx) => {
     refuseWhileOff(await ownedEndpoint(tx, accountId, id, true));
@@ -388,7 +394,7 @@ async function getDelivery(accountId: number, id: number, deliveryId: number): P
 
 async function deliveryRows(accountId: number, id: number, page: PageRequest, onlyId?: number) {
   const database = await db();
-  await database.transaction((tx) => ownedEndpoint(tx, accountId, id));
+  await ownedEndpoint(database, accountId, id);
   return database
     .select({ delivery: notificationDeliveries, event: notificationEvents })
     .from(notificationDeliveries)

@@ -5,9 +5,6 @@
  * was); one payment orders once; a payer who moves the funds before settlement gets a stopped server and is
  * charged nothing.
  */
-import { x402Client } from "@x402/core/client";
-import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/client";
-import { wrapFetchWithPayment } from "@x402/fetch";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { api, baseUrl, createAccount, errorCode, randomIp, until, waitForServer } from "./helpers";
@@ -18,6 +15,7 @@ import {
   signPayment,
   submitToToken,
   usdcBalance,
+  v1PayingFetch,
 } from "./x402-signing";
 
 const chains = inject("chains");
@@ -71,19 +69,8 @@ describe("an order the balance does not cover, paid with x402 and settled once t
   it("the official client pays: the server is built with the payment held, and settled once it is active", async () => {
     const { apiKey } = await createAccount();
     const payer = await fundedWallet(10_000_000n);
-    const client = new x402Client()
-      .registerV1("base", new ExactEvmSchemeV1(payer))
-      .setSpendControls({ maxAmountPerPayment: "$2000" });
-    // A v1-only client is shown the 402 as a v1 server sends it: the body alone (see x402.test.ts).
-    const v1Only: typeof fetch = async (input, init) => {
-      const response = await fetch(input, init);
-      if (response.status !== 402) return response;
-      const headers = new Headers(response.headers);
-      headers.delete("payment-required");
-      return new Response(await response.text(), { status: 402, headers });
-    };
     const payToBefore = await usdcBalance(chains.payTo);
-    const response = await wrapFetchWithPayment(v1Only, client)(`${baseUrl()}/servers`, {
+    const response = await v1PayingFetch(payer)(`${baseUrl()}/servers`, {
       method: "POST",
       headers: {
         authorization: `Bearer ${apiKey}`,

@@ -6,13 +6,19 @@
 import { x402Client } from "@x402/core/client";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
-import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/client";
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
 import { describe, expect, inject, it } from "vitest";
 import { addMonths } from "@/lib/servers/cycle";
 import { fund } from "./funding";
 import { api, baseUrl, createAccount, errorCode, randomIp, waitForServer } from "./helpers";
-import { balanceOf, fundedWallet, relayerNonce, signPayment, usdcBalance } from "./x402-signing";
+import {
+  balanceOf,
+  fundedWallet,
+  relayerNonce,
+  signPayment,
+  usdcBalance,
+  v1PayingFetch,
+} from "./x402-signing";
 
 const chains = inject("chains");
 /** Dingo in Amsterdam: 21 USD a month, against a 25 USD top-up, so a renewal is 17 USD short. */
@@ -82,19 +88,8 @@ describe("a renewal the balance does not cover, paid with x402", () => {
   it("the official v1 client pays: settled once, credited then charged, one month on, the balance unchanged", async () => {
     const { apiKey, server } = await serverShortOfRenewal();
     const payer = await fundedWallet(50_000_000n);
-    const client = new x402Client()
-      .registerV1("base", new ExactEvmSchemeV1(payer))
-      .setSpendControls({ maxAmountPerPayment: "$2000" });
-    // A v1-only client is shown the 402 as a v1 server sends it: the body alone (see x402.test.ts).
-    const v1Only: typeof fetch = async (input, init) => {
-      const response = await fetch(input, init);
-      if (response.status !== 402) return response;
-      const headers = new Headers(response.headers);
-      headers.delete("payment-required");
-      return new Response(await response.text(), { status: 402, headers });
-    };
     const payToBefore = await usdcBalance(chains.payTo);
-    const response = await wrapFetchWithPayment(v1Only, client)(renewUrl(server.id), {
+    const response = await v1PayingFetch(payer)(renewUrl(server.id), {
       method: "POST",
       headers: { authorization: `Bearer ${apiKey}`, "x-forwarded-for": randomIp() },
     });

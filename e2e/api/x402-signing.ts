@@ -1,5 +1,8 @@
 import { randomBytes } from "node:crypto";
+import { x402Client } from "@x402/core/client";
 import { authorizationTypes } from "@x402/evm";
+import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/client";
+import { wrapFetchWithPayment } from "@x402/fetch";
 import { createPublicClient, createWalletClient, type Hex, http, type PrivateKeyAccount, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { expect, inject } from "vitest";
@@ -20,6 +23,25 @@ export const usdcBalance = (owner: `0x${string}`) =>
   base.readContract({ address: chains.usdc, abi: testTokenAbi, functionName: "balanceOf", args: [owner] });
 export const relayerNonce = () => base.getTransactionCount({ address: chains.relayer });
 export const balanceOf = async (key: string) => (await api("/account", { key })).body.balance_usd as number;
+
+/**
+ * `fetch` paying as the official client (@x402/fetch) configured for x402 v1 only, up to $2000 a payment. The 2.x
+ * client reads PAYMENT-REQUIRED whenever a 402 carries it, so a v1-only one is shown the 402 as a v1 server (or
+ * proxy) sends it: the body alone. Both-versions clients are in x402-v2.test.ts.
+ */
+export function v1PayingFetch(payer: PrivateKeyAccount): typeof fetch {
+  const client = new x402Client()
+    .registerV1("base", new ExactEvmSchemeV1(payer))
+    .setSpendControls({ maxAmountPerPayment: "$2000" });
+  const v1Only: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status !== 402) return response;
+    const headers = new Headers(response.headers);
+    headers.delete("payment-required");
+    return new Response(await response.text(), { status: 402, headers });
+  };
+  return wrapFetchWithPayment(v1Only, client);
+}
 
 export async function fundedWallet(usdc: bigint): Promise<PrivateKeyAccount> {
   const account = privateKeyToAccount(generatePrivateKey());

@@ -1,7 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { x402Client } from "@x402/core/client";
-import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/client";
-import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
+import { decodePaymentResponseHeader } from "@x402/fetch";
 import { getAddress, type PrivateKeyAccount, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, inject, it } from "vitest";
@@ -20,6 +18,7 @@ import {
   submitToToken,
   untilHeld,
   usdcBalance,
+  v1PayingFetch,
 } from "./x402-signing";
 
 const chains = inject("chains");
@@ -84,19 +83,7 @@ describe("paid x402 top-ups on the local Base chain", () => {
   it("the official client @x402/fetch (v1) pays, and the balance is credited", async () => {
     const { apiKey } = await createAccount();
     const payer = await fundedWallet(100_000_000n);
-    const client = new x402Client()
-      .registerV1("base", new ExactEvmSchemeV1(payer))
-      .setSpendControls({ maxAmountPerPayment: "$2000" });
-    // The 2.x client reads PAYMENT-REQUIRED whenever a 402 carries it, so a v1-only one is shown the 402 as a
-    // v1 server (or proxy) sends it: the body alone. Both-versions clients are in x402-v2.test.ts.
-    const v1Only: typeof fetch = async (input, init) => {
-      const response = await fetch(input, init);
-      if (response.status !== 402) return response;
-      const headers = new Headers(response.headers);
-      headers.delete("payment-required");
-      return new Response(await response.text(), { status: 402, headers });
-    };
-    const payingFetch = wrapFetchWithPayment(v1Only, client);
+    const payingFetch = v1PayingFetch(payer);
     const payToBefore = await usdcBalance(chains.payTo);
     const response = await payingFetch(`${baseUrl()}/topups`, {
       method: "POST",

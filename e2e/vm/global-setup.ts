@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { type RunningApp, startApp } from "../support/app-server";
+import { freePort, type RunningApp, startApp } from "../support/app-server";
 import { TEST_BRIDGE } from "./bridge";
 import {
   cleanUpTestMachines,
@@ -107,7 +107,10 @@ export async function setup(project: TestProject) {
   }
   // A second host, reached through a remote libvirt URI: this machine's libvirtd behind a local sshd.
   sshd = await startLocalSshd(LOCAL_SSHD_PORT);
+  // Its demo chain on a known port: the x402 order test funds a wallet there (x402-order.test.ts).
+  const demoChainPort = await freePort();
   tinyApp = await startApp({
+    DEMO_CHAIN_PORT: String(demoChainPort),
     PROVISIONER: "libvirt",
     // A test machine only this run reaches: demo payments fund its real machines.
     ALLOW_DEMO_LIBVIRT: "1",
@@ -160,6 +163,7 @@ export async function setup(project: TestProject) {
   });
   project.provide("tinyBaseUrl", tinyApp.url);
   project.provide("tinyAppEnv", { DATA_DIR: tinyApp.dataDir });
+  project.provide("tinyDemoChainUrl", `http://127.0.0.1:${demoChainPort}`);
 }
 
 declare module "vitest" {
@@ -168,6 +172,8 @@ declare module "vitest" {
     tinyBaseUrl: string;
     /** What a command run beside the tiny guest's app needs of its environment (`operator:add`). */
     tinyAppEnv: Record<string, string>;
+    /** The tiny guest's app's demo chain (Base's chain id, test USDC at USDC's address), for x402 payments. */
+    tinyDemoChainUrl: string;
   }
 }
 

@@ -21,6 +21,7 @@ import {
   notificationEvents,
 } from "@/lib/db/schema";
 import { EVENT_TYPES } from "@/lib/db/types";
+import { reuseUntilWrite } from "@/lib/db/until-write";
 import { consume, limiters } from "@/lib/rate-limit/limits";
 import { now } from "@/lib/util/clock";
 import { seal } from "@/lib/util/seal";
@@ -410,17 +411,28 @@ async function deliveryRows(accountId: number, id: number, page: PageRequest, on
     .limit(page.limit + 1);
 }
 
+/** What a page of deliveries is read from: on the embedded database it is reused until one is written. */
+const DELIVERY_TABLES = [
+  "notification_endpoints",
+  "notification_deliveries",
+  "notification_attempts",
+  "notification_events",
+];
+
 /** One page of an endpoint's deliveries, newest first, each with every attempt made. */
-export async function listDeliveries(
-  accountId: number,
-  id: number,
-  page: PageRequest,
-): Promise<Page<Delivery>> {
-  const rows = await deliveryRows(accountId, id, page);
-  const cut = toPage(
-    rows.map((row) => ({ ...row, id: row.delivery.id })),
-    page.limit,
-    (row) => row,
+export function listDeliveries(accountId: number, id: number, page: PageRequest): Promise<Page<Delivery>> {
+  return reuseUntilWrite(
+    `deliveries:${accountId}:${id}:${page.beforeId ?? ""}:${page.limit}`,
+    async () => {
+      const rows = await deliveryRows(accountId, id, page);
+      const cut = toPage(
+        rows.map((row) => ({ ...row, id: row.delivery.id })),
+        page.limit,
+        (row) => row,
+      );
+      return { items: await presentDeliveries(cut.items), nextCursor: cut.nextCursor };
+    },
+    undefined,
+    DELIVERY_TABLES,
   );
-  return { items: await presentDeliveries(cut.items), nextCursor: cut.nextCursor };
 }

@@ -120,6 +120,11 @@ describe("an order the balance does not cover, paid with x402 and settled once t
     expect(again.body.id).toBe(first.body.id);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect((await api("/servers", { key: apiKey })).body.servers).toHaveLength(1);
+    // Another account sending the same authorization (copied while it was held) orders nothing.
+    const other = await createAccount();
+    const copied = await order(other.apiKey, { "x-payment": signed.header });
+    expect([copied.status, errorCode(copied)]).toEqual([402, "payment_already_used"]);
+    expect((await api("/servers", { key: other.apiKey })).body.servers).toEqual([]);
     await waitForServer<Server>(apiKey, first.body.id as number, (s) => s.status === "active");
     await until(
       () => usdcTopups(apiKey),

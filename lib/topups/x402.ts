@@ -8,7 +8,7 @@ import { ApiError, badRequest } from "@/lib/api/errors";
 import type { Topup, X402Requirement } from "@/lib/api/schemas/topups";
 import { config } from "@/lib/config/env";
 import { db, type Tx } from "@/lib/db/client";
-import { depositPayments, topups, x402Authorizations } from "@/lib/db/schema";
+import { depositPayments, heldOrderPayments, topups, x402Authorizations } from "@/lib/db/schema";
 import { X402_COIN } from "@/lib/rails/registry";
 import { x402Settings } from "@/lib/rails/x402/config";
 import {
@@ -467,6 +467,15 @@ async function refuseUnpayable(rail: X402Rail, payment: ExactEvmPayloadV1, requi
   }
 }
 
+async function heldForAnOrder(payer: string, nonce: string): Promise<boolean> {
+  const database = await db();
+  const [row] = await database
+    .select({ id: heldOrderPayments.id })
+    .from(heldOrderPayments)
+    .where(and(eq(heldOrderPayments.payer, payer), eq(heldOrderPayments.nonce, nonce)));
+  return row !== undefined;
+}
+
 /** A payment held for later settlement: who pays, under which nonce, and until when it may be settled. */
 export type HeldPayment = { payer: string; nonce: string; validBefore: Date };
 
@@ -496,7 +505,8 @@ export async function checkPaymentToHold(input: {
     payer: from.toLowerCase(),
     nonce: nonce.toLowerCase(),
   };
-  if (await findAuthorization(key)) throw used();
+  // Settled or claimed here already, or held for an order (of any account): one authorization pays once.
+  if ((await findAuthorization(key)) || (await heldForAnOrder(key.payer, key.nonce))) throw used();
   if (BigInt(validBefore) < BigInt(Math.floor(Date.now() / 1000) + input.minValidSeconds)) {
     throw rejection(
       requirement,

@@ -194,12 +194,13 @@ describe.runIf(canRun)("compiled firewall tables in a real kernel (network names
           "SYSTEM:while true; do echo p; sleep 0.002; done",
           `UDP4-SENDTO:${SERVER.v4}:9999`,
         ],
-        { stdio: "ignore" },
+        // A group of its own: socat's shell loop is killed with it, not left running after the test.
+        { stdio: "ignore", detached: true },
       );
       try {
         await during();
       } finally {
-        sender.kill();
+        if (sender.pid) process.kill(-sender.pid, "SIGKILL");
         await new Promise((resolve) => setTimeout(resolve, 200));
         receiver.kill();
       }

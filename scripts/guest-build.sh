@@ -3,6 +3,8 @@
 # filesystem, no partition table) with debian-12.vmlinuz and debian-12.initrd beside it for direct kernel boot.
 # openssh-server, cloud-init (NoCloud) and qemu-guest-agent are installed, with a login on the serial console
 # (ttyS0); no SSH host key and no password are baked in: each server gets its own through its cloud-init seed.
+# The serial getty waits for its device however long udev takes: systemd gives a device 90 s by default, and a
+# guest emulated on a busy host missed that, failing the getty for good ("Dependency failed").
 # The result is cached under GUEST_CACHE_DIR keyed on this script's hash, so CI rebuilds only when it changes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +29,7 @@ if [ ! -f "$built/debian-12.qcow2" ]; then
     --customize-hook='truncate -s 0 "$1/etc/machine-id"; rm -f "$1/var/lib/dbus/machine-id"' \
     --customize-hook='chroot "$1" systemctl mask apt-daily.timer apt-daily-upgrade.timer man-db.timer e2scrub_all.timer fstrim.timer systemd-networkd-wait-online.service' \
     --customize-hook='chroot "$1" systemctl enable ssh.service qemu-guest-agent.service serial-getty@ttyS0.service' \
+    --customize-hook='mkdir -p "$1/etc/systemd/system/dev-ttyS0.device.d" && printf "[Unit]\nJobRunningTimeoutSec=infinity\n" > "$1/etc/systemd/system/dev-ttyS0.device.d/wait.conf"' \
     --customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb "$1"/var/lib/apt/lists/*' \
     bookworm "$work/root" "$mirror"
   cp "$work"/root/boot/vmlinuz-* "$work/debian-12.vmlinuz"

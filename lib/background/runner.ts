@@ -1,4 +1,3 @@
-import { settleDueOrderPayments } from "@/lib/purchases/order";
 import "server-only";
 import { databaseHandle } from "@/lib/db/client";
 import { acquireLease } from "@/lib/db/lease";
@@ -6,6 +5,7 @@ import { maintainEmbeddedDatabase } from "@/lib/db/maintenance";
 import { pace } from "@/lib/db/pace";
 import { announceDueWarnings } from "@/lib/notifications/scans";
 import { startDeliveryWorker } from "@/lib/notifications/worker";
+import { settleDueOrderPayments } from "@/lib/purchases/order";
 import { depositSettings } from "@/lib/rails/deposits/config";
 import { LeaseLostError, recordWatcherError, savePushState } from "@/lib/rails/deposits/cursor";
 import { PushMonitor } from "@/lib/rails/deposits/push";

@@ -2,7 +2,13 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { ApiError } from "@/lib/api/errors";
 import { decodePaymentHeader, decodePaymentSignatureV2 } from "@/lib/rails/x402/payload";
-import { type X402Offer, type X402Version, x402ChallengeHeaders, x402Requirement } from "@/lib/topups/x402";
+import {
+  X402_EXPOSED_HEADERS,
+  type X402Offer,
+  type X402Version,
+  x402ChallengeHeaders,
+  x402Requirement,
+} from "@/lib/topups/x402";
 
 /**
  * What a purchase paid with x402 (a renewal, an order) shares: the balance is tried first, and when it is short
@@ -30,7 +36,7 @@ export function withX402Offer(
     { ...refusal.extra, x402Version: 1, accepts: [requirement] },
     {
       ...x402ChallengeHeaders(requirement, refusal.code),
-      "Access-Control-Expose-Headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE",
+      ...X402_EXPOSED_HEADERS,
     },
   );
 }

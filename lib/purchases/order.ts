@@ -7,12 +7,11 @@ import { db, type Tx } from "@/lib/db/client";
 import { accounts, heldOrderPayments } from "@/lib/db/schema";
 import type { StoredResponse } from "@/lib/idempotency/idempotency";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
-import { limiters, withQuotas } from "@/lib/rate-limit/limits";
 import { lockServerAfterAccount, type Payer } from "@/lib/servers/billing";
 import { serverSettings } from "@/lib/servers/config";
 import { suspendUnpaidOrder } from "@/lib/servers/held-payments";
 import { orderServer } from "@/lib/servers/order";
-import { x402AttemptCounts } from "@/lib/topups/request";
+import { withX402Attempts } from "@/lib/topups/request";
 import { checkPaymentToHold, payTopupWithX402 } from "@/lib/topups/x402";
 import { formatUsd } from "@/lib/util/cents";
 import { now } from "@/lib/util/clock";
@@ -78,19 +77,15 @@ export async function orderServerPaying(input: {
     if (!payment) throw withX402Offer(error, priceCents, resource, orderOffer(request, priceCents));
   }
   const offer = orderOffer(request, priceCents);
-  const held = await withQuotas(
-    limiters().x402Attempts,
-    [`account:${payer.accountId}`, `address:${input.client}`],
-    () =>
-      checkPaymentToHold({
-        amountCents: priceCents,
-        header: payment.header,
-        version: payment.version,
-        resource,
-        offer,
-        minValidSeconds: offer.maxTimeoutSeconds - SIGNING_SLACK_SECONDS,
-      }),
-    x402AttemptCounts,
+  const held = await withX402Attempts(payer.accountId, input.client, () =>
+    checkPaymentToHold({
+      amountCents: priceCents,
+      header: payment.header,
+      version: payment.version,
+      resource,
+      offer,
+      minValidSeconds: offer.maxTimeoutSeconds - SIGNING_SLACK_SECONDS,
+    }),
   );
   return orderServer(payer, request, key, undefined, undefined, {
     ...held,
@@ -142,8 +137,9 @@ const RETRYABLE: ReadonlySet<string> = new Set([
 ]);
 
 async function settleHeldOrder(row: HeldRow): Promise<void> {
+  let paid: Awaited<ReturnType<typeof payTopupWithX402>>;
   try {
-    await payTopupWithX402({
+    paid = await payTopupWithX402({
       accountId: row.accountId,
       amountCents: row.amountCents,
       header: row.payment,
@@ -161,9 +157,9 @@ async function settleHeldOrder(row: HeldRow): Promise<void> {
     await failHeldOrder(row, error.message);
     return;
   }
-  // Credited before, without this order's charge (the same authorization sent to POST /topups): the order is
-  // charged from the balance that credit went to.
-  await chargeFromBalanceWhileDue(row);
+  // Credited before (200), so without this order's charge (the same authorization sent to POST /topups): the
+  // order is charged from the balance that credit went to. A fresh credit (201) was charged in its transaction.
+  if (paid.status === 200) await chargeFromBalanceWhileDue(row);
 }
 
 /**

@@ -1,11 +1,10 @@
 import "server-only";
 import { ApiError } from "@/lib/api/errors";
 import { fingerprint, type StoredResponse, withIdempotency } from "@/lib/idempotency/idempotency";
-import { limiters, withQuotas } from "@/lib/rate-limit/limits";
 import type { Payer } from "@/lib/servers/billing";
 import { renewServer } from "@/lib/servers/control";
 import { serverRow } from "@/lib/servers/rows";
-import { x402AttemptCounts } from "@/lib/topups/request";
+import { withX402Attempts } from "@/lib/topups/request";
 import { payTopupWithX402 } from "@/lib/topups/x402";
 import { formatUsd } from "@/lib/util/cents";
 import { isShortOfBalance, type Payment, paymentIdentity, withX402Offer } from "./offer";
@@ -76,19 +75,15 @@ export async function renewServerPaying(input: {
         if (!isShortOfBalance(error)) throw error;
       }
       const priceCents = await priceOf();
-      const paid = await withQuotas(
-        limiters().x402Attempts,
-        [`account:${payer.accountId}`, `address:${input.client}`],
-        () =>
-          payTopupWithX402({
-            accountId: payer.accountId,
-            amountCents: priceCents,
-            header: payment.header,
-            version: payment.version,
-            resource: input.resource,
-            offer: { description: offerWords(serverId, priceCents) },
-          }),
-        x402AttemptCounts,
+      const paid = await withX402Attempts(payer.accountId, input.client, () =>
+        payTopupWithX402({
+          accountId: payer.accountId,
+          amountCents: priceCents,
+          header: payment.header,
+          version: payment.version,
+          resource: input.resource,
+          offer: { description: offerWords(serverId, priceCents) },
+        }),
       );
       const renewed = await renewServer(payer, serverId, undefined).catch((error: unknown) => {
         throw paidButRefused(error, priceCents);

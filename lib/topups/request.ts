@@ -38,10 +38,27 @@ export function paidResource(request: Request, path: string): string {
  * and pays nothing). A payment credited or answered again, one still being settled, and a failure on our
  * side (5xx, the chain unreachable) do not, so a client retrying its own payment is never locked out.
  */
-export function x402AttemptCounts(outcome: QuotaOutcome<unknown>): boolean {
+function x402AttemptCounts(outcome: QuotaOutcome<unknown>): boolean {
   if (!("error" in outcome)) return false;
   const { error } = outcome;
   return error instanceof ApiError && error.status < 500 && error.code !== "payment_in_progress";
+}
+
+/**
+ * Runs one x402 payment attempt (a top-up, a renewal, an order's check) under the attempt quota, per account and
+ * per client address: each costs chain reads.
+ */
+export function withX402Attempts<T>(
+  accountId: number,
+  client: string,
+  attempt: () => Promise<T>,
+): Promise<T> {
+  return withQuotas(
+    limiters().x402Attempts,
+    [`account:${accountId}`, `address:${client}`],
+    attempt,
+    x402AttemptCounts,
+  );
 }
 
 /**
@@ -80,18 +97,14 @@ export async function requestTopup(input: {
     async () => {
       if (x402) {
         // Each attempt costs chain reads: limited per account and per address before any of them.
-        const paid = await withQuotas(
-          limiters().x402Attempts,
-          [`account:${input.accountId}`, `address:${input.client}`],
-          () =>
-            payTopupWithX402({
-              accountId: input.accountId,
-              amountCents,
-              header: input.payment?.header ?? "",
-              version: input.payment?.version ?? 1,
-              resource: input.resource,
-            }),
-          x402AttemptCounts,
+        const paid = await withX402Attempts(input.accountId, input.client, () =>
+          payTopupWithX402({
+            accountId: input.accountId,
+            amountCents,
+            header: input.payment?.header ?? "",
+            version: input.payment?.version ?? 1,
+            resource: input.resource,
+          }),
         );
         return {
           status: paid.status,

@@ -83,6 +83,11 @@ export function x402Requirement(
   };
 }
 
+/** What a browser may read of an x402 answer (CORS): the offer and the settlement receipts. */
+export const X402_EXPOSED_HEADERS = {
+  "Access-Control-Expose-Headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE",
+};
+
 /** The 402 challenge body: the spec's X402Requirements plus the API's `error` and `message`. */
 export function x402Challenge(
   requirement: X402Requirement,

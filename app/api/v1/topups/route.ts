@@ -5,6 +5,7 @@ import { CreateTopupBody, TOPUP_PAGE_DEFAULT } from "@/lib/api/schemas/topups";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
 import { listTopups } from "@/lib/topups/reads";
 import { readPaymentHeader, requestTopup, topupResource } from "@/lib/topups/request";
+import { X402_EXPOSED_HEADERS } from "@/lib/topups/x402";
 
 export const GET = authedRoute("listTopups", async ({ request, auth }) => {
   const page = await listTopups(auth.accountId, readPageRequest(new URL(request.url), TOPUP_PAGE_DEFAULT));
@@ -25,7 +26,7 @@ export const POST = authedRoute("createTopup", async ({ request, auth, client })
   });
   return json(outcome.body, outcome.status, {
     ...outcome.headers,
-    "Access-Control-Expose-Headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE",
+    ...X402_EXPOSED_HEADERS,
   });
 });
 

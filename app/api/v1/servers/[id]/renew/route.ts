@@ -5,6 +5,7 @@ import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
 import { renewServerPaying } from "@/lib/purchases/renewal";
 import { payerOf } from "@/lib/servers/billing";
 import { paidResource, readPaymentHeader } from "@/lib/topups/request";
+import { X402_EXPOSED_HEADERS } from "@/lib/topups/x402";
 
 export const POST = authedRoute("renewServer", async ({ request, auth, params, client }) => {
   const serverId = pathId(params, "id", "server");
@@ -20,7 +21,7 @@ export const POST = authedRoute("renewServer", async ({ request, auth, params, c
   });
   return json(outcome.body, outcome.status, {
     ...outcome.headers,
-    "Access-Control-Expose-Headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE",
+    ...X402_EXPOSED_HEADERS,
   });
 });
 

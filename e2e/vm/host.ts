@@ -72,8 +72,10 @@ export type SshTarget = number | { host: string; port: number };
 /**
  * Logs in as root over SSH, accepting only the pinned host key, runs `command` (with `input` on its standard
  * input, if given) and returns its output. Rejects when the connection is refused or the host key differs.
+ * A connection reset before the SSH handshake is tried again within `timeoutMs`: QEMU's user network accepts
+ * on the host's side and resets when the guest's sshd is briefly busy (a loaded TCG guest), which is no answer.
  */
-export function sshRun(
+export async function sshRun(
   target: SshTarget,
   fingerprint: string,
   login: Login,
@@ -82,16 +84,47 @@ export function sshRun(
   timeoutMs = 60_000,
   input?: Buffer,
 ): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await sshRunOnce(
+        target,
+        fingerprint,
+        login,
+        command,
+        Math.max(deadline - Date.now(), 1_000),
+        input,
+      );
+    } catch (error) {
+      const resetBeforeHandshake = (error as { resetBeforeHandshake?: boolean }).resetBeforeHandshake;
+      if (!resetBeforeHandshake || attempt >= 3 || Date.now() + 1_000 >= deadline) {
+        throw new Error(`ssh "${command}": ${(error as Error).message}`, { cause: error });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+}
+
+function sshRunOnce(
+  target: SshTarget,
+  fingerprint: string,
+  login: Login,
+  command: string,
+  timeoutMs: number,
+  input?: Buffer,
+): Promise<string> {
   const { host, port } = typeof target === "number" ? { host: "127.0.0.1", port: target } : target;
   return new Promise((resolve, reject) => {
     const client = new ssh2.Client();
     let seen: string | undefined;
+    let ready = false;
     const timer = setTimeout(() => {
       client.end();
       reject(new Error("ssh timed out"));
     }, timeoutMs);
     client
       .on("ready", () => {
+        ready = true;
         client.exec(command, (error, stream) => {
           if (error) {
             clearTimeout(timer);
@@ -112,13 +145,13 @@ export function sshRun(
           });
         });
       })
-      .on("error", (error) => {
+      .on("error", (error: Error & { code?: string }) => {
         clearTimeout(timer);
-        reject(
-          seen && seen !== fingerprint
-            ? new Error(`host key ${seen} is not the pinned ${fingerprint}`)
-            : error,
-        );
+        if (seen && seen !== fingerprint) {
+          reject(new Error(`host key ${seen} is not the pinned ${fingerprint}`));
+          return;
+        }
+        reject(Object.assign(error, { resetBeforeHandshake: !ready && error.code === "ECONNRESET" }));
       })
       .connect({
         host,

@@ -77,60 +77,81 @@ export async function stopChild(child: ChildProcess, timeoutMs = 10_000): Promis
   clearTimeout(timer);
 }
 
+/** litecoind started by `startLitecoind`: `restart` stops it and starts it again on its chain and port. */
+export type Litecoind = CoreNode & { cookieFile: string; restart: (downMs?: number) => Promise<void> };
+
 /**
  * Starts litecoind in regtest with cookie authentication; resolves once its RPC answers. `blocknotify`: the
  * command it runs for each new block (`-blocknotify`), as an operator would set it.
  */
-export async function startLitecoind(blocknotify?: string): Promise<CoreNode & { cookieFile: string }> {
+export async function startLitecoind(blocknotify?: string): Promise<Litecoind> {
   if (!existsSync(LITECOIND)) throw new Error(`${LITECOIND} not found: apt-get install litecoind`);
   const dataDir = mkdtempSync(path.join(tmpdir(), "vps-ltc-"));
   const port = await freeLoopbackPort();
-  let output = "";
-  const child = spawn(
-    LITECOIND,
-    [
-      "-regtest",
-      `-datadir=${dataDir}`,
-      "-server",
-      "-listen=0",
-      "-rpcbind=127.0.0.1",
-      "-rpcallowip=127.0.0.1",
-      `-rpcport=${port}`,
-      "-fallbackfee=0.0001",
-      "-printtoconsole=0",
-      "-txindex=0",
-      ...(blocknotify ? [`-blocknotify=${blocknotify}`] : []),
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  child.stdout?.on("data", (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    output += chunk;
-  });
   const rpcUrl = `http://127.0.0.1:${port}/`;
   const cookieFile = path.join(dataDir, "regtest", ".cookie");
   const rpc = coreRpc({ rpcUrl, cookieFile });
+  let child: ChildProcess;
+  let output = "";
+  const launch = async () => {
+    output = "";
+    child = spawn(
+      LITECOIND,
+      [
+        "-regtest",
+        `-datadir=${dataDir}`,
+        "-server",
+        "-listen=0",
+        "-rpcbind=127.0.0.1",
+        "-rpcallowip=127.0.0.1",
+        `-rpcport=${port}`,
+        "-fallbackfee=0.0001",
+        "-printtoconsole=0",
+        "-txindex=0",
+        ...(blocknotify ? [`-blocknotify=${blocknotify}`] : []),
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    child.stdout?.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stderr?.on("data", (chunk) => {
+      output += chunk;
+    });
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`litecoind exited (${child.exitCode}): ${output}`);
+      try {
+        await rpc("getblockcount");
+        return;
+      } catch {
+        if (Date.now() > deadline) {
+          await stopChild(child);
+          throw new Error(`litecoind did not answer within 30 s: ${output}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  };
   const stop = async () => {
     await stopChild(child);
     rmSync(dataDir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`litecoind exited (${child.exitCode}): ${output}`);
-    try {
-      await rpc("getblockcount");
-      break;
-    } catch {
-      if (Date.now() > deadline) {
-        await stop();
-        throw new Error(`litecoind did not answer within 30 s: ${output}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  try {
+    await launch();
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
   }
-  return { rpcUrl, cookieFile, rpc, stop };
+  const restart = async (downMs = 0) => {
+    const wallets = await rpc<string[]>("listwallets");
+    await stopChild(child, 60_000);
+    await new Promise((resolve) => setTimeout(resolve, downMs));
+    await launch();
+    // Wallets created over RPC are not loaded at start unless asked.
+    for (const wallet of wallets) await rpc("loadwallet", [wallet]).catch(() => undefined);
+  };
+  return { rpcUrl, cookieFile, rpc, stop, restart };
 }
 
 /**
@@ -183,9 +204,7 @@ export async function startBcoin(): Promise<CoreNode> {
  * litecoind whose wallet "payer" holds mature coins: 150 blocks mined to `miner` (regtest halves the subsidy
  * every 150 blocks, which leaves 50 mature coinbases of 50 LTC).
  */
-export async function startFundedLitecoind(
-  blocknotify?: string,
-): Promise<CoreNode & { cookieFile: string; miner: string }> {
+export async function startFundedLitecoind(blocknotify?: string): Promise<Litecoind & { miner: string }> {
   const node = await startLitecoind(blocknotify);
   try {
     await node.rpc("createwallet", ["payer"]);

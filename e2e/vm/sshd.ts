@@ -8,7 +8,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { sshAnswers } from "../../lib/servers/libvirt/provisioner";
 
-export type LocalSshd = { uri: string; stop: () => Promise<void> };
+export type LocalSshd = {
+  uri: string;
+  /** Stops the daemon (its port refuses) and keeps its keys, so `restore` brings the same host back. */
+  cut: () => Promise<void>;
+  restore: () => Promise<void>;
+  stop: () => Promise<void>;
+};
 
 export async function startLocalSshd(port: number): Promise<LocalSshd> {
   const dir = mkdtempSync(path.join(tmpdir(), "vps-sshd-"));
@@ -37,21 +43,37 @@ export async function startLocalSshd(port: number): Promise<LocalSshd> {
     ].join("\n"),
   );
   mkdirSync("/run/sshd", { recursive: true });
-  const child: ChildProcess = spawn("/usr/sbin/sshd", ["-D", "-e", "-f", file("sshd_config")], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let log = "";
-  child.stderr?.on("data", (chunk) => {
-    log += chunk;
-  });
-  const deadline = Date.now() + 10_000;
-  while (!(await sshAnswers("127.0.0.1", port, 500))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill();
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error(`local sshd did not start on ${port}: ${log}`);
+  let child: ChildProcess | undefined;
+  const listen = async () => {
+    const daemon = spawn("/usr/sbin/sshd", ["-D", "-e", "-f", file("sshd_config")], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    child = daemon;
+    let log = "";
+    daemon.stderr?.on("data", (chunk) => {
+      log += chunk;
+    });
+    const deadline = Date.now() + 10_000;
+    while (!(await sshAnswers("127.0.0.1", port, 500))) {
+      if (daemon.exitCode !== null || Date.now() > deadline) {
+        daemon.kill();
+        throw new Error(`local sshd did not start on ${port}: ${log}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  };
+  const halt = async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child?.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
+  };
+  try {
+    await listen();
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   }
   // libvirt's libssh transport honours keyfile and known_hosts (its ssh transport ignores known_hosts).
   const query = new URLSearchParams({
@@ -61,12 +83,10 @@ export async function startLocalSshd(port: number): Promise<LocalSshd> {
   });
   return {
     uri: `qemu+libssh://root@127.0.0.1:${port}/system?${query}`,
+    cut: halt,
+    restore: listen,
     stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once("exit", resolve));
-        child.kill("SIGTERM");
-        await exited;
-      }
+      await halt();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -59,11 +59,21 @@ describe("real virtual machines (libvirt, tiny test guest)", () => {
     expect(ordered.body).toMatchObject({ status: "provisioning" });
     const id = ordered.body.id as number;
     expect(await balanceOf(apiKey)).toBeLessThan(funded);
+    // Between attempts the customer is told why it takes longer, and what happens if it keeps failing.
+    const reasonsWhileBuilding = new Set<string>();
     const ended = await waitFor(
-      async () => (await api(`/servers/${id}`, { key: apiKey })).body as unknown as Server,
+      async () => {
+        const server = (await api(`/servers/${id}`, { key: apiKey })).body as unknown as Server;
+        if (server.status === "provisioning" && server.status_reason) reasonsWhileBuilding.add(server.status_reason);
+        return server;
+      },
       (s) => s.status !== "provisioning",
       120_000,
     );
+    expect([...reasonsWhileBuilding].map((reason) => reason.replace(/at \S+Z\./, "at <time>."))).toEqual([
+      "Attempt 1 of 3 to build it failed (the host could not be reached); the next starts at <time>. Should every attempt fail, the charge is refunded.",
+      "Attempt 2 of 3 to build it failed (the host could not be reached); the next starts at <time>. Should every attempt fail, the charge is refunded.",
+    ]);
     expect(ended.status).toBe("terminated");
     expect(ended.status_reason).toMatch(/build failed after 3 attempts .*refunded/);
     // A fixed reason: not virsh's or ssh's words, which name the host's address, its user and the command.

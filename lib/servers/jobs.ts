@@ -345,6 +345,18 @@ async function runDestroy(job: Job): Promise<void> {
   kickPtrSync();
 }
 
+/** What a provisioning server shows between its build's attempts (markBuilt clears it). */
+export function buildRetryReason(
+  job: Pick<Job, "attempts" | "maxAttempts">,
+  reason: string,
+  runAfter: Date,
+): string {
+  return (
+    `Attempt ${job.attempts} of ${job.maxAttempts} to build it failed (${reason}); the next starts at ` +
+    `${runAfter.toISOString()}. Should every attempt fail, the charge is refunded.`
+  );
+}
+
 /**
  * A failed attempt: retried later with backoff, or, after the last attempt, failed for good. A build that
  * fails for good ends the server `terminated` with its charge refunded and the reason given.
@@ -359,12 +371,15 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
   const database = await db();
   await database.transaction(async (tx) => {
     if (job.attempts < job.maxAttempts) {
-      await requeue(tx, job, {
-        lastError: message,
-        phase: null,
-        deadline: null,
-        runAfter: new Date(now().getTime() + backoffMs(job.attempts)),
-      });
+      const runAfter = new Date(now().getTime() + backoffMs(job.attempts));
+      await requeue(tx, job, { lastError: message, phase: null, deadline: null, runAfter });
+      // An order whose build waits for another attempt says so: a host outage is not a silent wait.
+      if (job.kind === "provision") {
+        await tx
+          .update(servers)
+          .set({ statusReason: buildRetryReason(job, reason, runAfter) })
+          .where(and(eq(servers.id, job.serverId), eq(servers.status, "provisioning")));
+      }
       return;
     }
     await finish(tx, job, "failed", message);

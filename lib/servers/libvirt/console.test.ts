@@ -131,4 +131,43 @@ describe("the serial console through virsh", () => {
     // The keys arrive, and virsh's own greeting is not shown as the machine's output.
     expect(output).toBe("root\r");
   }, 20_000);
+
+  it("ends a console whose virsh lost libvirt (it says so and stays), and leaves no virsh behind", async () => {
+    // What a real virsh does when libvirtd is killed under its console: one line on stderr, then it waits on.
+    const bin = mkdtempSync(path.join(tmpdir(), "fake-virsh-"));
+    writeFileSync(
+      path.join(bin, "virsh"),
+      [
+        "#!/usr/bin/perl",
+        "$| = 1;",
+        "print \"Connected to domain 'orphaned'\\nEscape character is ^] (Ctrl + ])\\n\";",
+        "select(undef, undef, undef, 0.3);",
+        "print STDERR \"error: Disconnected from qemu:///system due to end of file\\n\";",
+        "sleep 60;",
+        "",
+      ].join("\n"),
+    );
+    chmodSync(path.join(bin, "virsh"), 0o755);
+    const searchPath = process.env.PATH;
+    process.env.PATH = `${bin}:${searchPath}`;
+    try {
+      const ended = await new Promise<{ why: ConsoleEnd; detail?: string }>((resolve) => {
+        openSerialConsole(
+          { uri: "qemu:///system", domain: "orphaned", state: async () => "running", stateSettleMs: 0 },
+          { data: () => {}, end: (why, detail) => resolve({ why, detail }) },
+        );
+      });
+      expect(ended.why).toBe("host_error");
+      expect(ended.detail).toMatch(/Disconnected from qemu:\/\/\/system/);
+      // The virsh that would have waited a minute is gone (SIGTERM, then SIGKILL after 5 s).
+      const deadline = Date.now() + 8_000;
+      while (consoleProcesses("orphaned").length > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(consoleProcesses("orphaned")).toEqual([]);
+    } finally {
+      process.env.PATH = searchPath;
+      rmSync(bin, { recursive: true, force: true });
+    }
+  }, 20_000);
 });

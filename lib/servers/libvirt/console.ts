@@ -33,6 +33,8 @@ const KILL_AFTER_MS = 5_000;
  * for the terminal to be raw.
  */
 const CONNECTED_BANNER = /Escape character is [^\n]*\n/;
+/** What virsh prints when its connection to libvirt is gone; it does not exit by itself after it. */
+const LOST_CONNECTION = /Disconnected from \S+ due to /;
 /** virsh's greeting is a couple of short lines; more without the banner means it is not coming. */
 const BANNER_MAX_BYTES = 4096;
 /** Client input held while virsh connects (a paste's worth); beyond it, input is dropped. */
@@ -203,6 +205,9 @@ export function openSerialConsole(target: SerialConsoleTarget, handlers: Console
     virsh.stdout?.on("data", fromVirsh);
     virsh.stderr?.on("data", (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-2048);
+      // virsh reports a lost connection to libvirt (libvirtd restarted, an SSH link cut) and then stays,
+      // carrying nothing: the console ends here instead of staying open and deaf.
+      if (LOST_CONNECTION.test(stderr)) void finish(stderr);
     });
     virsh.on("error", (error) => void finish(`virsh: ${error.message}`));
     // "close", not "exit": virsh's last words on stderr have been read by then.

@@ -1,5 +1,8 @@
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { freezeOutcome, parseVolumeInfo } from "./disk-copy";
+import { copyRunningDisk, freezeOutcome, parseVolumeInfo } from "./disk-copy";
 import { VirshError } from "./virsh";
 
 describe("disk copies through virsh", () => {
@@ -30,5 +33,44 @@ describe("disk copies through virsh", () => {
       failed("error: internal error: unable to execute QEMU agent command 'guest-fsfreeze-freeze'"),
     ).toBe("unknown");
     expect(freezeOutcome(new Error("spawn virsh ENOENT"))).toBe("unknown");
+  });
+
+  it("ends a mirror an earlier attempt left running before it starts its own (libvirtd restarted under it)", async () => {
+    // A host as virsh shows it after a snapshot attempt was cut off: vda still has its block job. The fake
+    // virsh logs every call and refuses a second mirror until that job is aborted, as libvirt does.
+    const bin = mkdtempSync(path.join(tmpdir(), "fake-virsh-"));
+    const job = path.join(bin, "active-job");
+    const calls = path.join(bin, "calls");
+    writeFileSync(job, "");
+    writeFileSync(
+      path.join(bin, "virsh"),
+      [
+        "#!/bin/sh",
+        "shift 2", // -c URI
+        `echo "$*" >> ${calls}`,
+        "case \"$1\" in",
+        `  blockjob) [ -e ${job} ] || { echo 'error: No active block job' >&2; exit 1; }; rm ${job} ;;`,
+        `  blockcopy) [ -e ${job} ] && { echo "error: block copy still active: disk 'vda' already in active block job" >&2; exit 1; }; touch ${job} ;;`,
+        "  vol-path) echo /pool/copy.qcow2 ;;",
+        "  domfsfreeze) echo 'error: Guest agent is not responding: QEMU guest agent is not connected' >&2; exit 1 ;;",
+        "esac",
+        "",
+      ].join("\n"),
+    );
+    chmodSync(path.join(bin, "virsh"), 0o755);
+    const searchPath = process.env.PATH;
+    process.env.PATH = `${bin}:${searchPath}`;
+    try {
+      await expect(
+        copyRunningDisk("test:///default", "pool", "vps-7", "vps-7-snap-3.qcow2", 4096, 10_000),
+      ).resolves.toBe("crash_consistent");
+      const commands = readFileSync(calls, "utf8").trim().split("\n").map((line) => line.split(" ")[0]);
+      expect(commands.indexOf("blockjob")).toBeLessThan(commands.indexOf("blockcopy"));
+      // The copy's own mirror was ended too: nothing is left running on the disk.
+      expect(existsSync(job)).toBe(false);
+    } finally {
+      process.env.PATH = searchPath;
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 });

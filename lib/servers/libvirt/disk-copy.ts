@@ -78,6 +78,9 @@ export async function copyRunningDisk(
   capacity: number,
   timeoutMs: number,
 ): Promise<SnapshotConsistency> {
+  // A mirror left running by an earlier attempt that was cut off (libvirtd restarted under it, so its own
+  // abort could not reach the host) would make this one fail with "already in active block job" every time.
+  await virsh(uri, ["blockjob", domain, "vda", "--abort"]).catch(() => undefined);
   await virsh(uri, ["vol-delete", "--pool", pool, target]).catch(() => undefined);
   await virsh(uri, ["vol-create-as", "--pool", pool, target, String(capacity), "--format", "qcow2"]);
   try {

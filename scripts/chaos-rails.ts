@@ -1,0 +1,697 @@
+/**
+ * The chaos run over the real rails: one app with the libvirt provisioner on this machine's libvirtd (a local
+ * host, and the same libvirtd behind a local sshd as a remote host over qemu+libssh), booting the tiny test
+ * guest, and watching a real litecoind in regtest, while customers order, pay, snapshot, restore and hold a
+ * console open. A seeded schedule injects the faults production meets below the app:
+ *
+ * - libvirtd killed (SIGKILL) during a build, a snapshot and a restore, and started again seconds later;
+ * - the remote host's sshd stopped for CHAOS_RAILS_CUT_SECONDS (default 60) while an order builds there;
+ * - litecoind stopped mid-poll for a few seconds while a payment confirms, then started again;
+ * - a reorg deeper than the confirmations asked on litecoind, after the credit.
+ *
+ * Then it checks what must hold and prints it as a table: no 500 from the API; every paid order is a running
+ * server or refunded in full (never both, never neither); the operator's host view agrees with libvirt (no
+ * domain without a live row, no live row without its domain); every deposit credited exactly once, the
+ * reorged one flagged for the operator with the ledger balanced; the console either closed with a reason or
+ * still echoes; /health and the operator console said what was wrong while it was wrong and cleared after.
+ * It also prints what the customers saw: how long each order waited, the statuses and reasons the API gave
+ * meanwhile, and the events their webhooks received. Exits non-zero on any broken invariant.
+ *
+ *   npm run build && npm run guest:build-tiny && npm run chaos:rails     (as root: it restarts libvirtd)
+ *
+ * CHAOS_SEED (default 7) fixes the schedule's offsets. Everything runs on loopback; domains, volumes and
+ * the pool use the prefix CHAOS_RAILS_PREFIX (default "vpsr-") and are removed at the end.
+ */
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { PGlite } from "@electric-sql/pglite";
+import { type RunningApp, startApp } from "../e2e/support/app-server";
+import { type Litecoind, startFundedLitecoind } from "../e2e/support/coin-nodes";
+import { type ConsoleConnection, openConsole, requestTicket } from "../e2e/support/console-client";
+import { checkLedger } from "../e2e/support/ledger-check";
+import { addOperator, type OperatorSession, operatorApi, signInOperator } from "../e2e/support/operator";
+import { type Receiver, startReceiver, verified } from "../e2e/support/webhook-receiver";
+import { type LocalSshd, startLocalSshd } from "../e2e/vm/sshd";
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, "..");
+const SEED = Number(process.env.CHAOS_SEED ?? 7);
+const CUT_SECONDS = Number(process.env.CHAOS_RAILS_CUT_SECONDS ?? 60);
+const PREFIX = process.env.CHAOS_RAILS_PREFIX ?? "vpsr-";
+const POOL = `${PREFIX}disks`;
+const URI = "qemu:///system";
+const IMAGES_DIR = process.env.TINY_GUEST_DIR ?? "/var/lib/vps/test-images";
+const DISKS_DIR = process.env.CHAOS_RAILS_DISKS_DIR ?? "/var/lib/vps/chaos-rails-servers";
+const SSH_PORT_BASE = Number(process.env.CHAOS_RAILS_SSH_PORT_BASE ?? 24600);
+/** How long an order, snapshot or restore may take before the run calls it stuck. */
+const SETTLE_MS = 300_000;
+
+let t0 = Date.now();
+const log = (message: string) => console.log(`[rails ${((Date.now() - t0) / 1000).toFixed(1)}s] ${message}`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** mulberry32: the schedule's offsets from CHAOS_SEED, the same on every run with that seed. */
+function seeded(seed: number) {
+  let state = seed >>> 0;
+  return (min: number, max: number) => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    const unit = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return Math.round(min + unit * (max - min));
+  };
+}
+const offset = seeded(SEED);
+
+// ---------------------------------------------------------------- what happened
+
+type Invariant = { name: string; held: boolean; evidence: string };
+const invariants: Invariant[] = [];
+const holds = (name: string, held: boolean, evidence: string) => invariants.push({ name, held, evidence });
+
+/** Every API answer: status per route, for "no 500". */
+const answers: { route: string; status: number; at: number }[] = [];
+const faults: { name: string; from: number; to: number }[] = [];
+/** What a customer saw while waiting: per order, every distinct (status, reason) and how long it took. */
+type Seen = { label: string; waitedMs: number; states: string[]; outcome: string };
+const seen: Seen[] = [];
+
+let app: RunningApp;
+let base = "";
+
+async function api(
+  method: string,
+  route: string,
+  key?: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const headers: Record<string, string> = {};
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(`${base}/api/v1${route}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  answers.push({
+    route: `${method} ${route.replace(/\/\d+|\/tp_[\w-]+/g, "/:id")}`,
+    status: response.status,
+    at: Date.now(),
+  });
+  return { status: response.status, body: text ? JSON.parse(text) : {} };
+}
+
+async function waitFor<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs: number,
+  what: string,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline)
+      throw new Error(`${what}: still waiting after ${timeoutMs} ms: ${JSON.stringify(value)}`);
+    await sleep(500);
+  }
+}
+
+async function fault(name: string, action: () => Promise<void>) {
+  const from = Date.now();
+  log(`fault: ${name}`);
+  await action();
+  faults.push({ name, from, to: Date.now() });
+  log(`fault over: ${name} (${((Date.now() - from) / 1000).toFixed(1)} s)`);
+}
+
+// ---------------------------------------------------------------- the rails
+
+async function virsh(...args: string[]) {
+  try {
+    const { stdout } = await run("virsh", ["-c", URI, ...args], { env: { ...process.env, LC_ALL: "C" } });
+    return { ok: true, out: stdout.trim() };
+  } catch (error) {
+    return { ok: false, out: String((error as { stderr?: string }).stderr ?? error) };
+  }
+}
+
+async function libvirtdUp(timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await virsh("version")).ok) {
+    if (Date.now() > deadline) throw new Error("libvirtd did not come back");
+    await sleep(250);
+  }
+}
+
+/** libvirtd killed outright (as a crash or an OOM kill would), down for `downMs`, then started again. */
+async function killLibvirtd(downMs: number) {
+  execFileSync("pkill", ["-KILL", "-x", "libvirtd"]);
+  await sleep(downMs);
+  execFileSync("libvirtd", ["-d"]);
+  await libvirtdUp();
+}
+
+async function ourDomains(): Promise<{ name: string; running: boolean }[]> {
+  const all = await virsh("list", "--all", "--name");
+  const running = await virsh("list", "--name");
+  const isRunning = new Set(running.out.split("\n").map((name) => name.trim()));
+  return all.out
+    .split("\n")
+    .map((name) => name.trim())
+    .filter((name) => name.startsWith(PREFIX))
+    .map((name) => ({ name, running: isRunning.has(name) }));
+}
+
+async function cleanUp() {
+  for (const { name } of await ourDomains()) {
+    await virsh("destroy", name);
+    await virsh("undefine", name);
+  }
+  await virsh("pool-refresh", POOL);
+  const listed = await virsh("vol-list", "--pool", POOL);
+  for (const line of listed.out.split("\n").slice(2)) {
+    const volume = line.trim().split(/\s+/)[0];
+    if (volume?.startsWith(PREFIX)) await virsh("vol-delete", "--pool", POOL, volume);
+  }
+  await virsh("pool-destroy", POOL);
+  await virsh("pool-undefine", POOL);
+  rmSync(DISKS_DIR, { recursive: true, force: true });
+}
+
+// ---------------------------------------------------------------- customers
+
+type Customer = { key: string; webhookSecret: string; path: string };
+
+async function customer(receiver: Receiver, name: string, fundUsd: number): Promise<Customer> {
+  const created = await api("POST", "/account");
+  const key = created.body.api_key as string;
+  const hook = await api("POST", "/webhooks", key, { url: `${receiver.url}/${name}` });
+  if (hook.status !== 201) throw new Error(`webhook: ${hook.status} ${JSON.stringify(hook.body)}`);
+  if (fundUsd > 0) {
+    const topup = await api("POST", "/topups", key, { amount: fundUsd, coin: "USDTTRC" });
+    const ref = topup.body.ref as string;
+    await api("POST", `/demo/topups/${ref}/pay`, key, {});
+    await waitFor(
+      () => api("GET", `/topups/${ref}`, key),
+      (t) => t.body.status === "completed",
+      60_000,
+      "funding",
+    );
+  }
+  return { key, webhookSecret: hook.body.secret as string, path: `/${name}` };
+}
+
+const balanceOf = async (c: Customer) => (await api("GET", "/account", c.key)).body.balance_usd as number;
+
+type Server = { id: number; status: string; status_reason: string | null; power_state: string | null };
+
+/** Polls a server until `done`, noting every distinct status and reason the customer was shown meanwhile. */
+async function watchServer(
+  c: Customer,
+  id: number,
+  label: string,
+  done: (s: Server) => boolean,
+  from = Date.now(),
+) {
+  const states: string[] = [];
+  const server = await waitFor(
+    async () => {
+      const s = (await api("GET", `/servers/${id}`, c.key)).body as unknown as Server;
+      const state = `${s.status}${s.status_reason ? `: ${s.status_reason}` : ""}`;
+      if (states.at(-1) !== state) states.push(state);
+      return s;
+    },
+    done,
+    SETTLE_MS,
+    label,
+  );
+  seen.push({ label, waitedMs: Date.now() - from, states, outcome: states.at(-1) ?? "" });
+  return server;
+}
+
+type Order = { customer: Customer; label: string; funded: number; price: number; id: number; at: number };
+
+async function order(c: Customer, label: string, location: string, hostname: string): Promise<Order> {
+  const funded = await balanceOf(c);
+  const at = Date.now();
+  const placed = await api("POST", "/servers", c.key, { plan: "pup", location, os: "debian-12", hostname });
+  if (placed.status !== 201)
+    throw new Error(`${label}: order ${placed.status} ${JSON.stringify(placed.body)}`);
+  const price = funded - (await balanceOf(c));
+  return { customer: c, label, funded, price, id: placed.body.id as number, at };
+}
+
+const settled = (s: Server) => s.status !== "provisioning";
+
+// ---------------------------------------------------------------- the schedule
+
+/** An order on the local host with libvirtd killed during its build. */
+async function buildThroughLibvirtdCrash(
+  receiver: Receiver,
+): Promise<{ order: Order; console?: ConsoleConnection }> {
+  const c = await customer(receiver, "local", 40);
+  const placed = await order(
+    c,
+    "order on the local host, libvirtd killed during the build",
+    "nl",
+    "rails-local",
+  );
+  await sleep(offset(500, 3_000));
+  await fault("libvirtd killed during a build", () => killLibvirtd(offset(3_000, 8_000)));
+  const server = await watchServer(c, placed.id, placed.label, settled, placed.at);
+  if (server.status !== "active") return { order: placed };
+
+  // A console held open across the next crashes: it must close with a reason or keep working.
+  const ticket = await requestTicket(base, c.key, placed.id);
+  const heldConsole =
+    ticket.status === 201 ? await openConsole(ticket.body.websocket_url, ticket.body.ticket) : undefined;
+
+  // A snapshot with libvirtd killed while it is taken: it ends available or failed, never stuck.
+  const taken = await api("POST", `/servers/${placed.id}/snapshots`, c.key, { name: "before the storm" });
+  await sleep(offset(200, 1_500));
+  await fault("libvirtd killed during a snapshot", () => killLibvirtd(offset(2_000, 5_000)));
+  const snapshotId = taken.body.id as number;
+  const snapshot = await waitFor(
+    async () =>
+      (
+        (await api("GET", `/servers/${placed.id}/snapshots`, c.key)).body.snapshots as {
+          id: number;
+          state: string;
+        }[]
+      ).find((s) => s.id === snapshotId),
+    (s) => s?.state !== "creating",
+    SETTLE_MS,
+    "snapshot",
+  );
+  holds(
+    "a snapshot taken through a libvirtd crash ends available or failed",
+    snapshot?.state === "available" || snapshot?.state === "failed",
+    `snapshot ${snapshotId}: ${snapshot?.state}`,
+  );
+  if (snapshot?.state === "available") {
+    const restoreAt = Date.now();
+    const restoring = await api("POST", `/servers/${placed.id}/snapshots/${snapshotId}/restore`, c.key, {
+      confirm: "rails-local",
+    });
+    await sleep(offset(300, 2_000));
+    await fault("libvirtd killed during a restore", () => killLibvirtd(offset(2_000, 5_000)));
+    const restored = await watchServer(
+      c,
+      placed.id,
+      "restore with libvirtd killed during it",
+      settled,
+      restoreAt,
+    );
+    holds(
+      "a restore through a libvirtd crash ends with the server active",
+      restoring.status === 202 && restored.status === "active",
+      `restore ${restoring.status}, then ${restored.status} ${restored.power_state ?? ""} ${restored.status_reason ?? ""}`,
+    );
+  }
+  return { order: placed, console: heldConsole };
+}
+
+/** An order on the remote host with its sshd stopped for CUT_SECONDS while it builds. */
+async function buildThroughHostOutage(
+  receiver: Receiver,
+  sshd: LocalSshd,
+  operator: OperatorSession,
+): Promise<Order> {
+  const c = await customer(receiver, "remote", 40);
+  const placed = await order(
+    c,
+    `order on the remote host, its SSH cut for ${CUT_SECONDS} s`,
+    "se",
+    "rails-remote",
+  );
+  await sleep(offset(200, 2_000));
+  const hostStates = new Set<string>();
+  await fault(`the remote host's SSH cut for ${CUT_SECONDS} s`, async () => {
+    await sshd.cut();
+    const until = Date.now() + CUT_SECONDS * 1000;
+    while (Date.now() < until) {
+      hostStates.add(await remoteHostState(operator));
+      await sleep(3_000);
+    }
+    await sshd.restore();
+  });
+  const server = await watchServer(c, placed.id, placed.label, settled, placed.at);
+  const after = await waitFor(
+    () => remoteHostState(operator),
+    (state) => state === "ok",
+    60_000,
+    "remote host view",
+  );
+  holds(
+    "the operator's host view showed the remote host unreachable while cut, and ok after",
+    hostStates.has("unreachable") && after === "ok",
+    `during: ${[...hostStates].join(", ")}; after: ${after}; the order ended ${server.status}`,
+  );
+  return placed;
+}
+
+async function remoteHostState(operator: OperatorSession): Promise<string> {
+  const answer = await operatorApi(base, operator, "/hosts?fresh=1");
+  const hosts = (answer.body.hosts ?? []) as { name: string; libvirt: { status: string } }[];
+  return hosts.find((host) => host.name === "remote-1")?.libvirt.status ?? `answer ${answer.status}`;
+}
+
+type Watcher = { name: string; status: string; flagged_payments: number };
+const litecoinWatcher = async () =>
+  ((await api("GET", "/health")).body.watchers as Watcher[]).find((w) => w.name === "utxo:litecoin");
+
+type Topup = {
+  status: string;
+  credited_usd: number;
+  confirmations_required: number;
+  payments: { confirmations: number }[];
+};
+
+/**
+ * Two litecoin deposits: one confirming while the node is stopped mid-poll and started again, one credited and
+ * then reorged out by a longer chain without it (deeper than the confirmations asked).
+ */
+async function depositsThroughNodeFaults(receiver: Receiver, ltc: Litecoind & { miner: string }) {
+  const mine = (blocks: number) => ltc.rpc<string[]>("generatetoaddress", [blocks, ltc.miner], "payer");
+  const payAndSee = async (c: Customer, usd: number) => {
+    const created = (await api("POST", "/topups", c.key, { amount: usd, coin: "LTC" })).body;
+    const txid = await ltc.rpc<string>(
+      "sendtoaddress",
+      [created.deposit_address, created.deposit_amount],
+      "payer",
+    );
+    const read = async () => (await api("GET", `/topups/${created.ref}`, c.key)).body as unknown as Topup;
+    await waitFor(read, (t) => t.payments.length > 0, 60_000, "payment seen");
+    return { ref: created.ref as string, txid, read, required: created.confirmations_required as number };
+  };
+
+  // 1. The node stops mid-poll while the payment confirms.
+  const first = await customer(receiver, "deposit-restart", 0);
+  const restartPay = await payAndSee(first, 60);
+  await mine(1);
+  const watcherStates = new Set<string>();
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      watcherStates.add((await litecoinWatcher())?.status ?? "absent");
+      await sleep(500);
+    }
+  })();
+  await fault("litecoind stopped mid-poll, then started again", () => ltc.restart(offset(4_000, 8_000)));
+  await mine(restartPay.required);
+  const credited = await waitFor(
+    restartPay.read,
+    (t) => t.status === "completed",
+    120_000,
+    "credit after restart",
+  );
+  const afterRestart = await waitFor(litecoinWatcher, (w) => w?.status === "ok", 60_000, "watcher ok");
+  sampling = false;
+  await sampler;
+  holds(
+    "/health said the litecoin watcher could not reach its node while it was down, and ok after",
+    watcherStates.has("unreachable") && afterRestart?.status === "ok",
+    `during: ${[...watcherStates].join(", ")}; after: ${afterRestart?.status}`,
+  );
+  holds(
+    "a deposit confirming across a node restart is credited exactly once",
+    credited.credited_usd === 60 && (await balanceOf(first)) === 60,
+    `credited ${credited.credited_usd}, balance ${await balanceOf(first)}`,
+  );
+
+  // 2. Credited, then a longer chain without its transaction: the credit stands and is flagged.
+  const second = await customer(receiver, "deposit-reorg", 0);
+  const reorgPay = await payAndSee(second, 50);
+  const [payingBlock] = await mine(reorgPay.required);
+  await waitFor(reorgPay.read, (t) => t.status === "completed", 120_000, "credit before the reorg");
+  const flaggedBefore = (await litecoinWatcher())?.flagged_payments ?? 0;
+  await fault(`a reorg ${reorgPay.required + 1} blocks deep on litecoind after the credit`, async () => {
+    await ltc.rpc("invalidateblock", [payingBlock]);
+    // Empty blocks: the payment stays out of the new best chain (it waits in the mempool).
+    for (let i = 0; i <= reorgPay.required; i++) await ltc.rpc("generateblock", [ltc.miner, []]);
+  });
+  const flagged = await waitFor(
+    litecoinWatcher,
+    (w) => (w?.flagged_payments ?? 0) > flaggedBefore,
+    60_000,
+    "reorged payment flagged",
+  );
+  const afterReorg = await reorgPay.read();
+  holds(
+    "a credit reorged out stays credited once and is flagged for the operator",
+    afterReorg.credited_usd === 50 &&
+      (await balanceOf(second)) === 50 &&
+      (flagged?.flagged_payments ?? 0) === flaggedBefore + 1,
+    `credited ${afterReorg.credited_usd}, balance ${await balanceOf(second)}, confirmations ${afterReorg.payments[0]?.confirmations}, flagged ${flagged?.flagged_payments}`,
+  );
+  // The payment is mined again in the next block: still one credit.
+  await mine(reorgPay.required);
+  const again = await waitFor(
+    reorgPay.read,
+    (t) => (t.payments[0]?.confirmations ?? 0) >= reorgPay.required,
+    120_000,
+    "payment mined again",
+  );
+  holds(
+    "a reorged payment mined again is not credited a second time",
+    again.credited_usd === 50 && (await balanceOf(second)) === 50,
+    `credited ${again.credited_usd}, balance ${await balanceOf(second)}`,
+  );
+  return [first, second];
+}
+
+// ---------------------------------------------------------------- the checks
+
+async function checkOrders(orders: Order[]) {
+  const domains = await ourDomains();
+  for (const placed of orders) {
+    const server = (await api("GET", `/servers/${placed.id}`, placed.customer.key)).body as unknown as Server;
+    const balance = await balanceOf(placed.customer);
+    const running = domains.some((d) => d.name === `${PREFIX}${placed.id}` && d.running);
+    const refunded = balance === placed.funded;
+    const charged = Math.abs(balance - (placed.funded - placed.price)) < 0.005;
+    const asServer = server.status === "active" && running && charged;
+    const asRefund = server.status === "terminated" && !running && refunded;
+    holds(
+      `paid order ${placed.id} is a running server or refunded in full, not both`,
+      asServer !== asRefund,
+      `${server.status} ${server.status_reason ?? ""}; domain ${running ? "running" : "not running"}; balance ${balance} of ${placed.funded} (price ${placed.price})`,
+    );
+  }
+}
+
+async function checkHostViews(operator: OperatorSession) {
+  type View = {
+    name: string;
+    libvirt: {
+      status: string;
+      stray_domains?: { name: string; why: string }[];
+      missing_domains?: { server_id: number }[];
+    };
+  };
+  // Terminations and retries finish in the background: the views get a minute to agree.
+  let hosts: View[] = [];
+  const problems = () =>
+    hosts.flatMap((host) => [
+      ...(host.libvirt.status === "ok" ? [] : [`${host.name}: ${host.libvirt.status}`]),
+      ...(host.libvirt.stray_domains ?? [])
+        .filter((d) => d.why !== "server on another host")
+        .map((d) => `${host.name}: ${d.name} (${d.why})`),
+      ...(host.libvirt.missing_domains ?? []).map((d) => `${host.name}: server ${d.server_id} has no domain`),
+    ]);
+  const deadline = Date.now() + 60_000;
+  do {
+    hosts = ((await operatorApi(base, operator, "/hosts?fresh=1")).body.hosts ?? []) as View[];
+    if (problems().length === 0) break;
+    await sleep(2_000);
+  } while (Date.now() < deadline);
+  holds(
+    "the operator's host view agrees with libvirt: no domain without a live row, no live row without its domain",
+    hosts.length === 2 && problems().length === 0,
+    problems().join("; ") || `${hosts.length} hosts, all agree`,
+  );
+}
+
+async function checkConsole(connection: ConsoleConnection | undefined) {
+  if (!connection) {
+    holds(
+      "a console open across the faults closed with a reason or still works",
+      false,
+      "no console was opened",
+    );
+    return;
+  }
+  const closed = await Promise.race([connection.closed, sleep(100).then(() => undefined)]);
+  if (closed) {
+    holds(
+      "a console open across the faults closed with a reason or still works",
+      closed.reason.length > 0,
+      `closed ${closed.code}: ${closed.reason}`,
+    );
+    return;
+  }
+  const from = connection.output().length;
+  connection.type("\r");
+  const answered = await connection.waitFor(/login: |# /, 30_000, from).then(
+    () => true,
+    () => false,
+  );
+  holds(
+    "a console open across the faults closed with a reason or still works",
+    answered,
+    answered ? "still open, and the guest answers" : "open, but the guest never answered",
+  );
+  connection.ws.close();
+}
+
+// ---------------------------------------------------------------- the run
+
+async function main() {
+  if (process.getuid?.() !== 0) throw new Error("chaos:rails restarts libvirtd: run it as root");
+  if (!existsSync(path.join(ROOT, ".next", "BUILD_ID")))
+    throw new Error("No production build: run `npm run build` first.");
+  if (!existsSync(path.join(IMAGES_DIR, "debian-12.qcow2"))) {
+    throw new Error(`no tiny test guest in ${IMAGES_DIR}: run \`npm run guest:build-tiny\` first`);
+  }
+  t0 = Date.now();
+  if (!(await virsh("version")).ok) {
+    try {
+      execFileSync("pgrep", ["-x", "virtlogd"]);
+    } catch {
+      execFileSync("virtlogd", ["-d"]);
+    }
+    execFileSync("libvirtd", ["-d"]);
+    await libvirtdUp();
+  }
+  await cleanUp();
+  mkdirSync(DISKS_DIR, { recursive: true });
+
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const [sshd, ltc, receiver] = await Promise.all([
+    startLocalSshd(SSH_PORT_BASE - 1),
+    startFundedLitecoind(),
+    startReceiver(),
+  ]);
+  cleanups.push(sshd.stop, ltc.stop, receiver.close);
+  try {
+    app = await startApp({
+      PROVISIONER: "libvirt",
+      // A test machine only this run reaches: demo payments fund its real machines.
+      ALLOW_DEMO_LIBVIRT: "1",
+      HYPERVISORS: JSON.stringify([
+        { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 16 },
+        { name: "remote-1", location: "se", uri: sshd.uri, memory_mb: 1536, vcpus: 2, disk_gb: 16 },
+      ]),
+      GUEST_IMAGES_DIR: IMAGES_DIR,
+      SERVER_DISKS_DIR: DISKS_DIR,
+      LIBVIRT_DOMAIN_PREFIX: PREFIX,
+      SERVER_MEMORY_CAP_MB: "1024",
+      SERVER_DISK_CAP_GB: "4",
+      SSH_FORWARD_PORT_BASE: String(SSH_PORT_BASE),
+      SSH_FORWARD_PORT_COUNT: "100",
+      SERVER_STOP_TIMEOUT_SECONDS: "30",
+      SERVER_BOOT_TIMEOUT_SECONDS: "120",
+      WATCHER_INTERVAL_MS: "500",
+      LTC_RPC_URL: ltc.rpcUrl,
+      LTC_RPC_COOKIE_FILE: ltc.cookieFile,
+      LTC_CHAIN: "regtest",
+      NOTIFY_TEST_ALLOW_LOOPBACK: "1",
+    });
+    cleanups.unshift(() => app.stop());
+    base = app.url;
+    log(`app at ${base}, seed ${SEED}`);
+    const operator = await signInOperator(
+      base,
+      await addOperator({ DATA_DIR: app.dataDir }, "rails", "support"),
+    );
+
+    // The rails run side by side: the hosts' faults and the coin node's do not touch each other.
+    const [local, remote, depositors] = await Promise.all([
+      buildThroughLibvirtdCrash(receiver),
+      buildThroughHostOutage(receiver, sshd, operator),
+      depositsThroughNodeFaults(receiver, ltc),
+    ]);
+    log("faults over: checking");
+    await checkOrders([local.order, remote]);
+    await checkHostViews(operator);
+    await checkConsole(local.console);
+
+    const fiveHundreds = answers.filter((answer) => answer.status >= 500);
+    holds(
+      "no 500 from the API",
+      fiveHundreds.length === 0,
+      fiveHundreds.map((a) => `${a.route} ${a.status}`).join("; ") || `${answers.length} answers, none 5xx`,
+    );
+
+    // What each customer's webhook received.
+    const customers = [local.order.customer, remote.customer, ...depositors];
+    const events = customers.map((c) => ({
+      path: c.path,
+      types: receiver.received.filter((r) => r.path === c.path).map((r) => verified(r, c.webhookSecret).type),
+    }));
+
+    await app.stop();
+    cleanups.shift();
+    const database = await PGlite.create({ dataDir: path.join(app.dataDir, "pglite") });
+    const ledger = await checkLedger(
+      async (sql) => (await database.query<Record<string, unknown>>(sql)).rows,
+    );
+    await database.close();
+    holds(
+      "the ledger balances: every balance its entries, every credit once",
+      ledger.problems.length === 0,
+      ledger.problems.join("; ") || `${ledger.accounts} accounts, ${ledger.entries} entries`,
+    );
+
+    report(events);
+  } finally {
+    for (const cleanup of cleanups) await cleanup().catch(() => undefined);
+    await cleanUp();
+  }
+  const broken = invariants.filter((invariant) => !invariant.held);
+  // The app's own account of the run, for the evidence behind a broken invariant.
+  const appLog = path.join(tmpdir(), "chaos-rails-app.log");
+  writeFileSync(appLog, app?.logs() ?? "");
+  console.log(`\nthe app's output: ${appLog}`);
+  if (broken.length > 0) {
+    console.log(`\n${broken.length} invariant(s) broken`);
+    process.exit(1);
+  }
+}
+
+function report(events: { path: string; types: string[] }[]) {
+  console.log(`\nfaults (seed ${SEED}):`);
+  for (const f of faults) console.log(`  ${f.name}: ${((f.to - f.from) / 1000).toFixed(1)} s`);
+  console.log("\nwhat the customers saw:");
+  for (const s of seen) {
+    console.log(`  ${s.label}: ${(s.waitedMs / 1000).toFixed(1)} s`);
+    for (const state of s.states) console.log(`      ${state}`);
+  }
+  console.log("\nevents their webhooks received:");
+  for (const e of events) console.log(`  ${e.path}: ${e.types.join(", ") || "none"}`);
+  const byStatus = new Map<number, number>();
+  for (const a of answers) byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
+  console.log(
+    `\nAPI answers by status: ${[...byStatus]
+      .sort()
+      .map(([s, n]) => `${s}=${n}`)
+      .join(" ")}`,
+  );
+  console.log(`\n${"invariant".padEnd(100)} held`);
+  for (const i of invariants) {
+    console.log(`${i.name.padEnd(100)} ${i.held ? "yes" : "NO"}`);
+    console.log(`    ${i.evidence}`);
+  }
+}
+
+main().catch(async (error) => {
+  console.error(error);
+  await cleanUp().catch(() => undefined);
+  process.exit(1);
+});

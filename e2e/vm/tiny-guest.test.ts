@@ -64,7 +64,8 @@ describe("real virtual machines (libvirt, tiny test guest)", () => {
     const ended = await waitFor(
       async () => {
         const server = (await api(`/servers/${id}`, { key: apiKey })).body as unknown as Server;
-        if (server.status === "provisioning" && server.status_reason) reasonsWhileBuilding.add(server.status_reason);
+        if (server.status === "provisioning" && server.status_reason)
+          reasonsWhileBuilding.add(server.status_reason);
         return server;
       },
       (s) => s.status !== "provisioning",

@@ -142,7 +142,7 @@ describe("the serial console through virsh", () => {
         "$| = 1;",
         "print \"Connected to domain 'orphaned'\\nEscape character is ^] (Ctrl + ])\\n\";",
         "select(undef, undef, undef, 0.3);",
-        "print STDERR \"error: Disconnected from qemu:///system due to end of file\\n\";",
+        'print STDERR "error: Disconnected from qemu:///system due to end of file\\n";',
         "sleep 60;",
         "",
       ].join("\n"),

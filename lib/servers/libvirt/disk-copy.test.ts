@@ -48,7 +48,7 @@ describe("disk copies through virsh", () => {
         "#!/bin/sh",
         "shift 2", // -c URI
         `echo "$*" >> ${calls}`,
-        "case \"$1\" in",
+        'case "$1" in',
         `  blockjob) [ -e ${job} ] || { echo 'error: No active block job' >&2; exit 1; }; rm ${job} ;;`,
         `  blockcopy) [ -e ${job} ] && { echo "error: block copy still active: disk 'vda' already in active block job" >&2; exit 1; }; touch ${job} ;;`,
         "  vol-path) echo /pool/copy.qcow2 ;;",
@@ -64,7 +64,10 @@ describe("disk copies through virsh", () => {
       await expect(
         copyRunningDisk("test:///default", "pool", "vps-7", "vps-7-snap-3.qcow2", 4096, 10_000),
       ).resolves.toBe("crash_consistent");
-      const commands = readFileSync(calls, "utf8").trim().split("\n").map((line) => line.split(" ")[0]);
+      const commands = readFileSync(calls, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => line.split(" ")[0]);
       expect(commands.indexOf("blockjob")).toBeLessThan(commands.indexOf("blockcopy"));
       // The copy's own mirror was ended too: nothing is left running on the disk.
       expect(existsSync(job)).toBe(false);

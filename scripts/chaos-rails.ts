@@ -46,6 +46,7 @@ const URI = "qemu:///system";
 const IMAGES_DIR = process.env.TINY_GUEST_DIR ?? "/var/lib/vps/test-images";
 const DISKS_DIR = process.env.CHAOS_RAILS_DISKS_DIR ?? "/var/lib/vps/chaos-rails-servers";
 const SSH_PORT_BASE = Number(process.env.CHAOS_RAILS_SSH_PORT_BASE ?? 24600);
+const POOL_IMAGE = `${DISKS_DIR}.img`;
 /** How long an order, snapshot or restore may take before the run calls it stuck. */
 const SETTLE_MS = 300_000;
 
@@ -81,6 +82,8 @@ type Seen = { label: string; waitedMs: number; states: string[]; outcome: string
 const seen: Seen[] = [];
 
 let app: RunningApp;
+/** What the run started, stopped in reverse at its end (or at its deadline). */
+const cleanups: (() => Promise<unknown>)[] = [];
 let base = "";
 
 async function api(
@@ -159,7 +162,7 @@ async function killLibvirtd(downMs: number) {
 
 async function ourDomains(): Promise<{ name: string; running: boolean }[]> {
   const all = await virsh("list", "--all", "--name");
-  const running = await virsh("list", "--name");
+  const running = await virsh("list", "--state-running", "--name");
   const isRunning = new Set(running.out.split("\n").map((name) => name.trim()));
   return all.out
     .split("\n")
@@ -181,7 +184,21 @@ async function cleanUp() {
   }
   await virsh("pool-destroy", POOL);
   await virsh("pool-undefine", POOL);
+  await run("umount", [DISKS_DIR]).catch(() => undefined);
   rmSync(DISKS_DIR, { recursive: true, force: true });
+  rmSync(POOL_IMAGE, { force: true });
+}
+
+/**
+ * The pool's folder is a small filesystem of its own (a loop-mounted file), so the run can fill it without
+ * touching the machine's disk.
+ */
+async function mountSmallPool() {
+  mkdirSync(DISKS_DIR, { recursive: true });
+  await run("truncate", ["-s", "160M", POOL_IMAGE]);
+  // No blocks reserved for root (the app runs as root): full is full.
+  await run("mkfs.ext4", ["-q", "-F", "-m", "0", POOL_IMAGE]);
+  await run("mount", ["-o", "loop", POOL_IMAGE, DISKS_DIR]);
 }
 
 // ---------------------------------------------------------------- customers
@@ -222,8 +239,12 @@ async function watchServer(
   const states: string[] = [];
   const server = await waitFor(
     async () => {
-      const s = (await api("GET", `/servers/${id}`, c.key)).body as unknown as Server;
-      const state = `${s.status}${s.status_reason ? `: ${s.status_reason}` : ""}`;
+      const answer = await api("GET", `/servers/${id}`, c.key);
+      const s = answer.body as unknown as Server;
+      const state =
+        answer.status === 200
+          ? `${s.status}${s.status_reason ? `: ${s.status_reason}` : ""}`
+          : `answer ${answer.status} ${JSON.stringify(answer.body)}`;
       if (states.at(-1) !== state) states.push(state);
       return s;
     },
@@ -247,7 +268,8 @@ async function order(c: Customer, label: string, location: string, hostname: str
   return { customer: c, label, funded, price, id: placed.body.id as number, at };
 }
 
-const settled = (s: Server) => s.status !== "provisioning";
+/** Out of `provisioning` (an answer that is no server, such as a 404, is not). */
+const settled = (s: Server) => s.status !== undefined && s.status !== "provisioning";
 
 // ---------------------------------------------------------------- the schedule
 
@@ -317,6 +339,102 @@ async function buildThroughLibvirtdCrash(
   return { order: placed, console: heldConsole };
 }
 
+/**
+ * The servers' storage made full (a filler file takes all but a few KiB of the small filesystem the pool lives
+ * on) while an order and a snapshot arrive; then freed, and both are asked again.
+ */
+async function storageFull(receiver: Receiver, heldServer: Order | undefined): Promise<Order[]> {
+  const c = await customer(receiver, "full", 40);
+  const placedOrders: Order[] = [];
+  const filler = path.join(DISKS_DIR, "filler");
+  const asked: string[] = [];
+  await fault("the servers' storage pool full", async () => {
+    const { stdout } = await run("df", ["--output=avail", "-B1", DISKS_DIR]);
+    const free = Number(stdout.trim().split("\n").at(-1));
+    await run("fallocate", ["-l", String(Math.max(free - 64 * 1024, 0)), filler]);
+    try {
+      const placed = await api("POST", "/servers", c.key, {
+        plan: "pup",
+        location: "nl",
+        os: "debian-12",
+        hostname: "rails-full",
+      });
+      asked.push(`order: ${placed.status}${placed.body.error ? ` ${placed.body.error}` : ""}`);
+      if (placed.status === 201) {
+        const order = {
+          customer: c,
+          label: "order while the pool is full",
+          funded: 40,
+          price: 40 - (await balanceOf(c)),
+          id: placed.body.id as number,
+          at: Date.now(),
+        };
+        placedOrders.push(order);
+        await watchServer(c, order.id, order.label, settled, order.at);
+      }
+      if (heldServer) {
+        const taken = await api("POST", `/servers/${heldServer.id}/snapshots`, heldServer.customer.key, {
+          name: "into a full pool",
+        });
+        const snapshot =
+          taken.status === 202 ? await settledSnapshot(heldServer, taken.body.id as number) : undefined;
+        asked.push(`snapshot: ${taken.status} -> ${snapshot?.state ?? "refused"}`);
+        holds(
+          "a snapshot into a full pool ends failed with a reason (or is refused), never stuck",
+          taken.status !== 202 || snapshot?.state === "failed",
+          asked.at(-1) ?? "",
+        );
+        if (snapshot?.state === "failed") {
+          await api("DELETE", `/servers/${heldServer.id}/snapshots/${snapshot.id}`, heldServer.customer.key);
+        }
+      }
+    } finally {
+      rmSync(filler, { force: true });
+    }
+  });
+  if (heldServer) {
+    // QEMU paused the running server at its first write into the full pool; with room again it goes on.
+    const domain = `${PREFIX}${heldServer.id}`;
+    const runsAgain = await waitFor(
+      async () => (await ourDomains()).some((d) => d.name === domain && d.running),
+      (running) => running,
+      90_000,
+      "the held server running again",
+    ).catch(() => false);
+    holds(
+      "a server paused by the full pool runs again once there is room",
+      runsAgain,
+      `${domain}: ${(await virsh("domstate", domain, "--reason")).out}`,
+    );
+  }
+  // Another account, so each account's balance tells its one order's story.
+  const later = await customer(receiver, "roomy", 40);
+  const again = await order(later, "order once the pool has room again", "nl", "rails-roomy");
+  placedOrders.push(again);
+  const built = await watchServer(later, again.id, again.label, settled, again.at);
+  holds(
+    "once the pool has room again an order builds",
+    built.status === "active",
+    `while full: ${asked.join("; ")}; after: ${built.status} ${built.status_reason ?? ""}`,
+  );
+  return placedOrders;
+}
+
+async function settledSnapshot(owner: Order, snapshotId: number) {
+  return waitFor(
+    async () =>
+      (
+        (await api("GET", `/servers/${owner.id}/snapshots`, owner.customer.key)).body.snapshots as {
+          id: number;
+          state: string;
+        }[]
+      ).find((s) => s.id === snapshotId),
+    (s) => s?.state !== "creating",
+    SETTLE_MS,
+    "snapshot",
+  );
+}
+
 /** An order on the remote host with its sshd stopped for CUT_SECONDS while it builds. */
 async function buildThroughHostOutage(
   receiver: Receiver,
@@ -330,6 +448,8 @@ async function buildThroughHostOutage(
     "se",
     "rails-remote",
   );
+  // Watched from the order on, through the outage: what the customer is told while the host is away.
+  const watched = watchServer(c, placed.id, placed.label, settled, placed.at);
   await sleep(offset(200, 2_000));
   const hostStates = new Set<string>();
   await fault(`the remote host's SSH cut for ${CUT_SECONDS} s`, async () => {
@@ -341,13 +461,13 @@ async function buildThroughHostOutage(
     }
     await sshd.restore();
   });
-  const server = await watchServer(c, placed.id, placed.label, settled, placed.at);
+  const server = await watched;
   const after = await waitFor(
     () => remoteHostState(operator),
     (state) => state === "ok",
     60_000,
     "remote host view",
-  );
+  ).catch((error: Error) => `${error.message} (${lastHostError})`);
   holds(
     "the operator's host view showed the remote host unreachable while cut, and ok after",
     hostStates.has("unreachable") && after === "ok",
@@ -356,10 +476,13 @@ async function buildThroughHostOutage(
   return placed;
 }
 
+let lastHostError = "";
 async function remoteHostState(operator: OperatorSession): Promise<string> {
   const answer = await operatorApi(base, operator, "/hosts?fresh=1");
-  const hosts = (answer.body.hosts ?? []) as { name: string; libvirt: { status: string } }[];
-  return hosts.find((host) => host.name === "remote-1")?.libvirt.status ?? `answer ${answer.status}`;
+  const hosts = (answer.body.hosts ?? []) as { name: string; libvirt: { status: string; error?: string } }[];
+  const libvirt = hosts.find((host) => host.name === "remote-1")?.libvirt;
+  if (libvirt?.error) lastHostError = libvirt.error;
+  return libvirt?.status ?? `answer ${answer.status}`;
 }
 
 type Watcher = { name: string; status: string; flagged_payments: number };
@@ -481,7 +604,7 @@ async function checkOrders(orders: Order[]) {
     holds(
       `paid order ${placed.id} is a running server or refunded in full, not both`,
       asServer !== asRefund,
-      `${server.status} ${server.status_reason ?? ""}; domain ${running ? "running" : "not running"}; balance ${balance} of ${placed.funded} (price ${placed.price})`,
+      `${server.status} ${server.status_reason ?? ""}; domain ${running ? "running" : "not running"}; balance ${balance} of ${placed.funded} (price ${placed.price.toFixed(2)})`,
     );
   }
 }
@@ -570,9 +693,8 @@ async function main() {
     await libvirtdUp();
   }
   await cleanUp();
-  mkdirSync(DISKS_DIR, { recursive: true });
+  await mountSmallPool();
 
-  const cleanups: (() => Promise<unknown>)[] = [];
   const [sshd, ltc, receiver] = await Promise.all([
     startLocalSshd(SSH_PORT_BASE - 1),
     startFundedLitecoind(),
@@ -585,7 +707,7 @@ async function main() {
       // A test machine only this run reaches: demo payments fund its real machines.
       ALLOW_DEMO_LIBVIRT: "1",
       HYPERVISORS: JSON.stringify([
-        { name: "local-1", location: "nl", uri: URI, memory_mb: 1536, vcpus: 2, disk_gb: 16 },
+        { name: "local-1", location: "nl", uri: URI, memory_mb: 3072, vcpus: 2, disk_gb: 24 },
         { name: "remote-1", location: "se", uri: sshd.uri, memory_mb: 1536, vcpus: 2, disk_gb: 16 },
       ]),
       GUEST_IMAGES_DIR: IMAGES_DIR,
@@ -613,12 +735,16 @@ async function main() {
 
     // The rails run side by side: the hosts' faults and the coin node's do not touch each other.
     const [local, remote, depositors] = await Promise.all([
-      buildThroughLibvirtdCrash(receiver),
+      buildThroughLibvirtdCrash(receiver).then(async (crashed) => ({
+        ...crashed,
+        // After the libvirtd faults, not beside them: a full pool would fail their snapshot and restore too.
+        fullPoolOrders: await storageFull(receiver, crashed.order),
+      })),
       buildThroughHostOutage(receiver, sshd, operator),
       depositsThroughNodeFaults(receiver, ltc),
     ]);
     log("faults over: checking");
-    await checkOrders([local.order, remote]);
+    await checkOrders([local.order, remote, ...local.fullPoolOrders]);
     await checkHostViews(operator);
     await checkConsole(local.console);
 
@@ -630,7 +756,12 @@ async function main() {
     );
 
     // What each customer's webhook received.
-    const customers = [local.order.customer, remote.customer, ...depositors];
+    const customers = [
+      local.order.customer,
+      remote.customer,
+      ...new Set(local.fullPoolOrders.map((o) => o.customer)),
+      ...depositors,
+    ];
     const events = customers.map((c) => ({
       path: c.path,
       types: receiver.received.filter((r) => r.path === c.path).map((r) => verified(r, c.webhookSecret).type),
@@ -653,12 +784,12 @@ async function main() {
   } finally {
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
     await cleanUp();
+    // The app's own account of the run, for the evidence behind a broken invariant or a failed step.
+    const appLog = path.join(tmpdir(), "chaos-rails-app.log");
+    writeFileSync(appLog, app?.logs() ?? "");
+    console.log(`\nthe app's output: ${appLog}`);
   }
   const broken = invariants.filter((invariant) => !invariant.held);
-  // The app's own account of the run, for the evidence behind a broken invariant.
-  const appLog = path.join(tmpdir(), "chaos-rails-app.log");
-  writeFileSync(appLog, app?.logs() ?? "");
-  console.log(`\nthe app's output: ${appLog}`);
   if (broken.length > 0) {
     console.log(`\n${broken.length} invariant(s) broken`);
     process.exit(1);
@@ -677,8 +808,10 @@ function report(events: { path: string; types: string[] }[]) {
   for (const e of events) console.log(`  ${e.path}: ${e.types.join(", ") || "none"}`);
   const byStatus = new Map<number, number>();
   for (const a of answers) byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
+  const refused = answers.filter((a) => a.status >= 400).map((a) => `${a.route} ${a.status}`);
+  console.log(`\nAPI answers 4xx: ${refused.join("; ") || "none"}`);
   console.log(
-    `\nAPI answers by status: ${[...byStatus]
+    `API answers by status: ${[...byStatus]
       .sort()
       .map(([s, n]) => `${s}=${n}`)
       .join(" ")}`,
@@ -689,6 +822,15 @@ function report(events: { path: string; types: string[] }[]) {
     console.log(`    ${i.evidence}`);
   }
 }
+
+// Bounded: past its time the run fails and cleans up, whatever it was waiting for.
+const DEADLINE_SECONDS = Number(process.env.CHAOS_RAILS_DEADLINE_SECONDS ?? 900);
+setTimeout(async () => {
+  console.error(`chaos:rails: still running after ${DEADLINE_SECONDS} s; stopping`);
+  for (const cleanup of cleanups) await cleanup().catch(() => undefined);
+  await cleanUp().catch(() => undefined);
+  process.exit(1);
+}, DEADLINE_SECONDS * 1000).unref();
 
 main().catch(async (error) => {
   console.error(error);

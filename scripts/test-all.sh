@@ -163,6 +163,9 @@ vm_suites() {
     echo "== vm-browser"
     PLAYWRIGHT_JSON_OUTPUT_FILE="$reports/vm-browser.playwright.json" \
       npx playwright test -c playwright.vm.config.ts --reporter=list,json
+    # The rails' own faults (libvirtd killed during builds, snapshots and a restore, a remote host cut off,
+    # litecoind restarted, a deep reorg) after the VM suites, since it restarts libvirtd (scripts/chaos-rails.ts).
+    check chaos-rails as_root env CHAOS_RAILS_CUT_SECONDS=60 npm run chaos:rails --silent
   else
     echo "the guest image build failed:"; tail -n 40 "$guest_log"
     echo '{"passed":0,"failed":1}' >"$reports/vm-guest-build.check"

@@ -45,6 +45,9 @@ export async function startLocalSshd(port: number): Promise<LocalSshd> {
   mkdirSync("/run/sshd", { recursive: true });
   let child: ChildProcess | undefined;
   const listen = async () => {
+    // Another server on the port (a run killed before it stopped its sshd) would answer for this one.
+    if (await sshAnswers("127.0.0.1", port, 500))
+      throw new Error(`port ${port} is taken: no sshd started there`);
     const daemon = spawn("/usr/sbin/sshd", ["-D", "-e", "-f", file("sshd_config")], {
       stdio: ["ignore", "ignore", "pipe"],
     });

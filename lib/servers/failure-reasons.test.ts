@@ -30,6 +30,13 @@ describe("what a customer is told about a failed build", () => {
       [new Error("the address pool of host hv-7 is exhausted"), "no address was free on the host"],
       [
         new VirshError(
+          ["vol-create-as"],
+          "error: Failed to create vol vps-9.qcow2\nerror: cannot write to '/var/lib/vps/servers/vps-9.qcow2': No space left on device",
+        ),
+        "the host's storage is full",
+      ],
+      [
+        new VirshError(
           ["start"],
           "Command failed: virsh -c qemu+ssh://root@hv2/system start vps-9",
           "",

@@ -17,6 +17,7 @@ const REASONS: [RegExp, string][] = [
     "the system image is missing on the host",
   ],
   [/address pool of .* is exhausted/i, "no address was free on the host"],
+  [/no space left on device|ENOSPC|not enough space/i, "the host's storage is full"],
   [/timed out|ETIMEDOUT/i, "the host did not answer in time"],
 ];
 

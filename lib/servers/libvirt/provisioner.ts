@@ -61,6 +61,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** virsh's volume sizes are in bytes; servers' disks in GiB. */
 const GIB = 1024 ** 3;
 
+/** `virsh domstate --reason` of a machine QEMU paused because a disk write failed (ENOSPC: the pool is full). */
+const PAUSED_BY_STORAGE = /^paused \(I\/O error\)/;
+
 /** "shut off", "running", "paused", ... from `virsh domstate`, as the API's two power states. */
 export function powerStateOf(domstate: string): PowerState {
   return ["running", "paused", "in shutdown", "blocked"].includes(domstate.trim()) ? "running" : "stopped";
@@ -497,7 +500,15 @@ export class LibvirtProvisioner implements Provisioner {
   }
 
   async ready(server: ServerRow): Promise<boolean> {
-    return sshAnswers(server.ip ?? FORWARDED_SSH_ADDRESS, server.sshPort ?? this.sshPort(server));
+    if (await sshAnswers(server.ip ?? FORWARDED_SSH_ADDRESS, server.sshPort ?? this.sshPort(server)))
+      return true;
+    // QEMU pauses a machine whose disk write found the pool full: it would never answer, so the attempt
+    // fails now, with the reason, rather than at the boot timeout.
+    const state = await virsh(this.host(server).uri, ["domstate", this.domainName(server), "--reason"]).catch(
+      () => "",
+    );
+    if (PAUSED_BY_STORAGE.test(state)) throw new CustomerFacingError("the host's storage is full");
+    return false;
   }
 
   async state(server: ServerRow): Promise<PowerState | "missing"> {
@@ -731,12 +742,37 @@ export class LibvirtProvisioner implements Provisioner {
     );
     const states = new Map<number, PowerState>();
     const prefix = this.settings.domainPrefix;
+    for (const name of (await virsh(host.uri, ["list", "--state-paused", "--name"])).split("\n")) {
+      if (name.trim().startsWith(prefix) && (await this.resumeAfterStorageError(host.uri, name.trim()))) {
+        running.add(name.trim());
+      }
+    }
     for (const name of listed.split("\n").map((line) => line.trim())) {
       if (!name.startsWith(prefix)) continue;
       const id = Number(name.slice(prefix.length));
       if (Number.isSafeInteger(id)) states.set(id, running.has(name) ? "running" : "stopped");
     }
     return states;
+  }
+
+  /**
+   * A machine QEMU paused because a disk write failed (the pool was full) is resumed: with room again it goes
+   * on where it stopped; still without, QEMU pauses it at its next write and the next pass tries again.
+   * Machines paused for any other reason are left as they are.
+   */
+  private async resumeAfterStorageError(uri: string, name: string): Promise<boolean> {
+    const state = await virsh(uri, ["domstate", name, "--reason"]).catch(() => "");
+    if (!PAUSED_BY_STORAGE.test(state)) return false;
+    try {
+      await virsh(uri, ["resume", name]);
+      console.error(`${name}: paused by a disk write error (is its pool full?); resumed`);
+      return true;
+    } catch (error) {
+      console.error(
+        `${name}: paused by a disk write error; resuming failed: ${String(error).split("\n")[0]}`,
+      );
+      return false;
+    }
   }
 
   async hostInventory(hypervisor: string): Promise<HostInventory | undefined> {

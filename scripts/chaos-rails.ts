@@ -1,18 +1,19 @@
 /**
  * The chaos run over the real rails: one app with the libvirt provisioner on this machine's libvirtd (a local
  * host, and the same libvirtd behind a local sshd as a remote host over qemu+libssh), booting the tiny test
- * guest, and watching a real litecoind in regtest, while customers order, pay, snapshot, restore and hold a
- * console open. A seeded schedule injects the faults production meets below the app:
+ * guest, and watching a real litecoind in regtest and a local anvil, while customers order, pay, snapshot,
+ * restore and hold a console open. A seeded schedule injects the faults production meets below the app:
  *
  * - libvirtd killed (SIGKILL) during a build, a snapshot and a restore, and started again seconds later;
  * - the remote host's sshd stopped for CHAOS_RAILS_CUT_SECONDS (default 60) while an order builds there;
  * - litecoind stopped mid-poll for a few seconds while a payment confirms, then started again;
- * - a reorg deeper than the confirmations asked on litecoind, after the credit.
+ * - the servers' storage pool made full while an order and a snapshot arrive, then freed;
+ * - a reorg deeper than the confirmations asked on litecoind, and one on anvil (ETH), after the credit.
  *
  * Then it checks what must hold and prints it as a table: no 500 from the API; every paid order is a running
  * server or refunded in full (never both, never neither); the operator's host view agrees with libvirt (no
  * domain without a live row, no live row without its domain); every deposit credited exactly once, the
- * reorged one flagged for the operator with the ledger balanced; the console either closed with a reason or
+ * reorged ones flagged for the operator with the ledger balanced; the console either closed with a reason or
  * still echoes; /health and the operator console said what was wrong while it was wrong and cleared after.
  * It also prints what the customers saw: how long each order waited, the statuses and reasons the API gave
  * meanwhile, and the events their webhooks received. Exits non-zero on any broken invariant.
@@ -28,13 +29,18 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { PGlite } from "@electric-sql/pglite";
+import { createPublicClient, createWalletClient, http, parseEther } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { type RunningApp, startApp } from "../e2e/support/app-server";
 import { type Litecoind, startFundedLitecoind } from "../e2e/support/coin-nodes";
 import { type ConsoleConnection, openConsole, requestTicket } from "../e2e/support/console-client";
 import { checkLedger } from "../e2e/support/ledger-check";
 import { addOperator, type OperatorSession, operatorApi, signInOperator } from "../e2e/support/operator";
+import { reorgAway } from "../e2e/support/reorg";
 import { type Receiver, startReceiver, verified } from "../e2e/support/webhook-receiver";
 import { type LocalSshd, startLocalSshd } from "../e2e/vm/sshd";
+import { type LocalChain, startAnvil } from "../lib/demo-chain/anvil";
+import { fundNativeBalance } from "../lib/demo-chain/test-token";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -589,6 +595,45 @@ async function depositsThroughNodeFaults(receiver: Receiver, ltc: Litecoind & { 
   return [first, second];
 }
 
+/** An ETH deposit on anvil credited, then its block reorganised away (`anvil_reorg`) deeper than asked. */
+async function ethDepositReorgedOut(receiver: Receiver, chain: LocalChain) {
+  const c = await customer(receiver, "deposit-eth", 0);
+  const payer = privateKeyToAccount(generatePrivateKey());
+  await fundNativeBalance(chain.rpcUrl, payer.address, parseEther("10"));
+  const wallet = createWalletClient({ account: payer, transport: http(chain.rpcUrl) });
+  const reader = createPublicClient({ transport: http(chain.rpcUrl), pollingInterval: 200 });
+  const created = (await api("POST", "/topups", c.key, { amount: 32, coin: "ETH" })).body;
+  const hash = await wallet.sendTransaction({
+    chain: null,
+    to: created.deposit_address as `0x${string}`,
+    value: parseEther(created.deposit_amount as string),
+  });
+  const receipt = await reader.waitForTransactionReceipt({ hash });
+  const read = async () => (await api("GET", `/topups/${created.ref}`, c.key)).body as unknown as Topup;
+  await waitFor(read, (t) => t.status === "completed", 120_000, "ETH credit");
+  const watcher = async () =>
+    ((await api("GET", "/health")).body.watchers as Watcher[]).find((w) => w.name === "evm:ethereum");
+  const flaggedBefore = (await watcher())?.flagged_payments ?? 0;
+  await fault("a reorg on anvil taking an ETH deposit's block after the credit", () =>
+    reorgAway(chain.rpcUrl, receipt.blockNumber, receipt.blockHash),
+  );
+  const flagged = await waitFor(
+    watcher,
+    (w) => (w?.flagged_payments ?? 0) > flaggedBefore,
+    60_000,
+    "reorged ETH payment flagged",
+  );
+  const after = await read();
+  holds(
+    "an ETH credit reorged out on anvil stays credited once and is flagged for the operator",
+    after.credited_usd === 32 &&
+      (await balanceOf(c)) === 32 &&
+      (flagged?.flagged_payments ?? 0) === flaggedBefore + 1,
+    `credited ${after.credited_usd}, balance ${await balanceOf(c)}, confirmations ${after.payments[0]?.confirmations}, flagged ${flagged?.flagged_payments}`,
+  );
+  return c;
+}
+
 // ---------------------------------------------------------------- the checks
 
 async function checkOrders(orders: Order[]) {
@@ -695,12 +740,13 @@ async function main() {
   await cleanUp();
   await mountSmallPool();
 
-  const [sshd, ltc, receiver] = await Promise.all([
+  const [sshd, ltc, ethereum, receiver] = await Promise.all([
     startLocalSshd(SSH_PORT_BASE - 1),
     startFundedLitecoind(),
+    startAnvil({ chainId: 1 }),
     startReceiver(),
   ]);
-  cleanups.push(sshd.stop, ltc.stop, receiver.close);
+  cleanups.push(sshd.stop, ltc.stop, ethereum.stop, receiver.close);
   try {
     app = await startApp({
       PROVISIONER: "libvirt",
@@ -723,6 +769,8 @@ async function main() {
       LTC_RPC_URL: ltc.rpcUrl,
       LTC_RPC_COOKIE_FILE: ltc.cookieFile,
       LTC_CHAIN: "regtest",
+      EVM_RPC_URL: ethereum.rpcUrl,
+      DEPOSIT_CONFIRMATIONS: "ETH:3",
       NOTIFY_TEST_ALLOW_LOOPBACK: "1",
     });
     cleanups.unshift(() => app.stop());
@@ -734,7 +782,7 @@ async function main() {
     );
 
     // The rails run side by side: the hosts' faults and the coin node's do not touch each other.
-    const [local, remote, depositors] = await Promise.all([
+    const [local, remote, depositors, ethDepositor] = await Promise.all([
       buildThroughLibvirtdCrash(receiver).then(async (crashed) => ({
         ...crashed,
         // After the libvirtd faults, not beside them: a full pool would fail their snapshot and restore too.
@@ -742,6 +790,7 @@ async function main() {
       })),
       buildThroughHostOutage(receiver, sshd, operator),
       depositsThroughNodeFaults(receiver, ltc),
+      ethDepositReorgedOut(receiver, ethereum),
     ]);
     log("faults over: checking");
     await checkOrders([local.order, remote, ...local.fullPoolOrders]);
@@ -761,6 +810,7 @@ async function main() {
       remote.customer,
       ...new Set(local.fullPoolOrders.map((o) => o.customer)),
       ...depositors,
+      ethDepositor,
     ];
     const events = customers.map((c) => ({
       path: c.path,

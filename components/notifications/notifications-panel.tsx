@@ -17,7 +17,12 @@ import { EndpointForm } from "./endpoint-form";
 /** One endpoint: where it goes, what it takes, whether it is on (and why not), its actions and its log. */
 function EndpointCard({ webhook }: { webhook: Webhook }) {
   const queryClient = useQueryClient();
-  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.webhooks.all() });
+  // A first load still running began before this change (a test just queued): invalidating would only wait
+  // for it, so it is cancelled and loaded again.
+  const refresh = async () => {
+    await queryClient.cancelQueries({ queryKey: queryKeys.webhooks.all() });
+    await queryClient.invalidateQueries({ queryKey: queryKeys.webhooks.all() });
+  };
   const [notice, setNotice] = useState("");
   const [rotated, setRotated] = useState<string>();
   const act = useMutation({

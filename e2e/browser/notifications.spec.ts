@@ -16,6 +16,21 @@ test("add a webhook, send a test, see it delivered; the server page says when it
     await page.getByRole("link", { name: "Notifications" }).click();
     await expect(page.getByRole("heading", { level: 1, name: "Notifications" })).toBeVisible();
     await expect(page.getByTestId("no-webhooks")).toBeVisible();
+    // The new endpoint's delivery log loads at once; its first answer is held back until the test below is
+    // queued (a slow network), so it arrives with no test in it: the page must still come to show the test.
+    let releaseFirstLog = () => {};
+    const firstLogHeld = new Promise<void>((resolve) => {
+      releaseFirstLog = resolve;
+    });
+    let firstLog = true;
+    await page.route("**/bff/webhooks/*/deliveries*", async (route) => {
+      if (!firstLog) return route.continue();
+      firstLog = false;
+      const response = await route.fetch();
+      await firstLogHeld;
+      // The page may have given up on this request meanwhile (cancelled it to load afresh).
+      await route.fulfill({ response }).catch(() => undefined);
+    });
     await page.getByLabel("Webhook URL").fill(`${receiver.url}/dashboard`);
     await page.getByLabel("Description (optional)").fill("my receiver");
     // Every event is picked by default; this one is left out.
@@ -31,8 +46,11 @@ test("add a webhook, send a test, see it delivered; the server page says when it
 
     await card.getByRole("button", { name: "Send test" }).click();
     await expect(card.getByTestId("webhook-notice")).toHaveText("Test event queued.");
-    await card.getByText("Deliveries").click();
+    releaseFirstLog();
+    await card.getByText("Deliveries", { exact: true }).click();
     const delivery = card.getByTestId("delivery").filter({ hasText: "webhook.test" });
+    // Loaded again once the test was queued, not at the log's next idle poll 15 s later.
+    await expect(delivery).toBeVisible({ timeout: 8_000 });
     await expect(delivery.getByTestId("delivery-state")).toHaveText("delivered", { timeout: 15_000 });
     await delivery.getByRole("button", { name: "Attempts (1)" }).click();
     await expect(delivery.getByTestId("attempt")).toContainText("HTTP 200");

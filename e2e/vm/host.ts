@@ -72,8 +72,9 @@ export type SshTarget = number | { host: string; port: number };
 /**
  * Logs in as root over SSH, accepting only the pinned host key, runs `command` (with `input` on its standard
  * input, if given) and returns its output. Rejects when the connection is refused or the host key differs.
- * A connection reset before the SSH handshake is tried again within `timeoutMs`: QEMU's user network accepts
- * on the host's side and resets when the guest's sshd is briefly busy (a loaded TCG guest), which is no answer.
+ * A connection reset before the SSH handshake is tried again, every second until `timeoutMs`: QEMU's user
+ * network accepts on the host's side and resets when nothing in the guest takes the connection (its sshd
+ * busy, or not started yet after a reboot), which is no answer, and no command ran.
  */
 export async function sshRun(
   target: SshTarget,
@@ -85,7 +86,7 @@ export async function sshRun(
   input?: Buffer,
 ): Promise<string> {
   const deadline = Date.now() + timeoutMs;
-  for (let attempt = 1; ; attempt++) {
+  for (;;) {
     try {
       return await sshRunOnce(
         target,
@@ -97,7 +98,7 @@ export async function sshRun(
       );
     } catch (error) {
       const resetBeforeHandshake = (error as { resetBeforeHandshake?: boolean }).resetBeforeHandshake;
-      if (!resetBeforeHandshake || attempt >= 3 || Date.now() + 1_000 >= deadline) {
+      if (!resetBeforeHandshake || Date.now() + 1_000 >= deadline) {
         throw new Error(`ssh "${command}": ${(error as Error).message}`, { cause: error });
       }
       await new Promise((resolve) => setTimeout(resolve, 1_000));

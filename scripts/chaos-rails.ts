@@ -305,18 +305,7 @@ async function buildThroughLibvirtdCrash(
   await sleep(offset(200, 1_500));
   await fault("libvirtd killed during a snapshot", () => killLibvirtd(offset(2_000, 5_000)));
   const snapshotId = taken.body.id as number;
-  const snapshot = await waitFor(
-    async () =>
-      (
-        (await api("GET", `/servers/${placed.id}/snapshots`, c.key)).body.snapshots as {
-          id: number;
-          state: string;
-        }[]
-      ).find((s) => s.id === snapshotId),
-    (s) => s?.state !== "creating",
-    SETTLE_MS,
-    "snapshot",
-  );
+  const snapshot = await settledSnapshot(placed, snapshotId);
   holds(
     "a snapshot taken through a libvirtd crash ends available or failed",
     snapshot?.state === "available" || snapshot?.state === "failed",

@@ -1,8 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { withFakeVirsh } from "@/lib/testing/fake-virsh";
 import type { ConsoleEnd } from "../console/stream";
 import { endReason, openSerialConsole, withoutEscape } from "./console";
 
@@ -93,9 +91,8 @@ describe("the serial console through virsh", () => {
   // do) before doing just that (Perl's POSIX: perl-base is always installed), and echoes what it reads:
   // keys sent the moment the console opens must still reach the machine.
   it("keeps keys typed before virsh is connected, which its switch to raw mode would drop", async () => {
-    const bin = mkdtempSync(path.join(tmpdir(), "fake-virsh-"));
-    writeFileSync(
-      path.join(bin, "virsh"),
+    let output = "";
+    await withFakeVirsh(
       [
         "#!/usr/bin/perl",
         "use POSIX;",
@@ -107,36 +104,27 @@ describe("the serial console through virsh", () => {
         "$t->setlflag($t->getlflag & ~(ECHO | ICANON)); $t->setiflag($t->getiflag & ~ICRNL);",
         "$t->setattr(0, TCSAFLUSH);",
         "while (sysread(STDIN, my $buf, 1024)) { syswrite(STDOUT, $buf); }",
-        "",
-      ].join("\n"),
+      ],
+      async () => {
+        const stream = openSerialConsole(
+          { uri: "test:///default", domain: "slow", state: async () => "running" },
+          { data: (chunk) => (output += chunk), end: () => {} },
+        );
+        stream.write(Buffer.from("root\r"));
+        // Generous: a busy machine may take seconds to start perl.
+        const deadline = Date.now() + 12_000;
+        while (!output.includes("root\r") && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 50));
+        stream.close();
+      },
     );
-    chmodSync(path.join(bin, "virsh"), 0o755);
-    const searchPath = process.env.PATH;
-    process.env.PATH = `${bin}:${searchPath}`;
-    let output = "";
-    try {
-      const stream = openSerialConsole(
-        { uri: "test:///default", domain: "slow", state: async () => "running" },
-        { data: (chunk) => (output += chunk), end: () => {} },
-      );
-      stream.write(Buffer.from("root\r"));
-      // Generous: a busy machine may take seconds to start perl.
-      const deadline = Date.now() + 12_000;
-      while (!output.includes("root\r") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      stream.close();
-    } finally {
-      process.env.PATH = searchPath;
-      rmSync(bin, { recursive: true, force: true });
-    }
     // The keys arrive, and virsh's own greeting is not shown as the machine's output.
     expect(output).toBe("root\r");
   }, 20_000);
 
   it("ends a console whose virsh lost libvirt (it says so and stays), and leaves no virsh behind", async () => {
     // What a real virsh does when libvirtd is killed under its console: one line on stderr, then it waits on.
-    const bin = mkdtempSync(path.join(tmpdir(), "fake-virsh-"));
-    writeFileSync(
-      path.join(bin, "virsh"),
+    await withFakeVirsh(
       [
         "#!/usr/bin/perl",
         "$| = 1;",
@@ -144,30 +132,23 @@ describe("the serial console through virsh", () => {
         "select(undef, undef, undef, 0.3);",
         'print STDERR "error: Disconnected from qemu:///system due to end of file\\n";',
         "sleep 60;",
-        "",
-      ].join("\n"),
+      ],
+      async () => {
+        const ended = await new Promise<{ why: ConsoleEnd; detail?: string }>((resolve) => {
+          openSerialConsole(
+            { uri: "qemu:///system", domain: "orphaned", state: async () => "running", stateSettleMs: 0 },
+            { data: () => {}, end: (why, detail) => resolve({ why, detail }) },
+          );
+        });
+        expect(ended.why).toBe("host_error");
+        expect(ended.detail).toMatch(/Disconnected from qemu:\/\/\/system/);
+        // The virsh that would have waited a minute is gone (SIGTERM, then SIGKILL after 5 s).
+        const deadline = Date.now() + 8_000;
+        while (consoleProcesses("orphaned").length > 0 && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        expect(consoleProcesses("orphaned")).toEqual([]);
+      },
     );
-    chmodSync(path.join(bin, "virsh"), 0o755);
-    const searchPath = process.env.PATH;
-    process.env.PATH = `${bin}:${searchPath}`;
-    try {
-      const ended = await new Promise<{ why: ConsoleEnd; detail?: string }>((resolve) => {
-        openSerialConsole(
-          { uri: "qemu:///system", domain: "orphaned", state: async () => "running", stateSettleMs: 0 },
-          { data: () => {}, end: (why, detail) => resolve({ why, detail }) },
-        );
-      });
-      expect(ended.why).toBe("host_error");
-      expect(ended.detail).toMatch(/Disconnected from qemu:\/\/\/system/);
-      // The virsh that would have waited a minute is gone (SIGTERM, then SIGKILL after 5 s).
-      const deadline = Date.now() + 8_000;
-      while (consoleProcesses("orphaned").length > 0 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      expect(consoleProcesses("orphaned")).toEqual([]);
-    } finally {
-      process.env.PATH = searchPath;
-      rmSync(bin, { recursive: true, force: true });
-    }
   }, 20_000);
 });

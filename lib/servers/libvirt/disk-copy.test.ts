@@ -1,7 +1,7 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { withFakeVirsh } from "@/lib/testing/fake-virsh";
 import { copyRunningDisk, freezeOutcome, parseVolumeInfo } from "./disk-copy";
 import { VirshError } from "./virsh";
 
@@ -38,42 +38,32 @@ describe("disk copies through virsh", () => {
   it("ends a mirror an earlier attempt left running before it starts its own (libvirtd restarted under it)", async () => {
     // A host as virsh shows it after a snapshot attempt was cut off: vda still has its block job. The fake
     // virsh logs every call and refuses a second mirror until that job is aborted, as libvirt does.
-    const bin = mkdtempSync(path.join(tmpdir(), "fake-virsh-"));
-    const job = path.join(bin, "active-job");
-    const calls = path.join(bin, "calls");
-    writeFileSync(job, "");
-    writeFileSync(
-      path.join(bin, "virsh"),
+    await withFakeVirsh(
       [
         "#!/bin/sh",
+        'state="$(dirname "$0")"',
         "shift 2", // -c URI
-        `echo "$*" >> ${calls}`,
+        'echo "$*" >> "$state/calls"',
         'case "$1" in',
-        `  blockjob) [ -e ${job} ] || { echo 'error: No active block job' >&2; exit 1; }; rm ${job} ;;`,
-        `  blockcopy) [ -e ${job} ] && { echo "error: block copy still active: disk 'vda' already in active block job" >&2; exit 1; }; touch ${job} ;;`,
+        '  blockjob) [ -e "$state/job" ] || { echo "error: No active block job" >&2; exit 1; }; rm "$state/job" ;;',
+        `  blockcopy) [ -e "$state/job" ] && { echo "error: block copy still active: disk 'vda' already in active block job" >&2; exit 1; }; touch "$state/job" ;;`,
         "  vol-path) echo /pool/copy.qcow2 ;;",
         "  domfsfreeze) echo 'error: Guest agent is not responding: QEMU guest agent is not connected' >&2; exit 1 ;;",
         "esac",
-        "",
-      ].join("\n"),
+      ],
+      async (folder) => {
+        writeFileSync(path.join(folder, "job"), "");
+        await expect(
+          copyRunningDisk("test:///default", "pool", "vps-7", "vps-7-snap-3.qcow2", 4096, 10_000),
+        ).resolves.toBe("crash_consistent");
+        const commands = readFileSync(path.join(folder, "calls"), "utf8")
+          .trim()
+          .split("\n")
+          .map((line) => line.split(" ")[0]);
+        expect(commands.indexOf("blockjob")).toBeLessThan(commands.indexOf("blockcopy"));
+        // The copy's own mirror was ended too: nothing is left running on the disk.
+        expect(existsSync(path.join(folder, "job"))).toBe(false);
+      },
     );
-    chmodSync(path.join(bin, "virsh"), 0o755);
-    const searchPath = process.env.PATH;
-    process.env.PATH = `${bin}:${searchPath}`;
-    try {
-      await expect(
-        copyRunningDisk("test:///default", "pool", "vps-7", "vps-7-snap-3.qcow2", 4096, 10_000),
-      ).resolves.toBe("crash_consistent");
-      const commands = readFileSync(calls, "utf8")
-        .trim()
-        .split("\n")
-        .map((line) => line.split(" ")[0]);
-      expect(commands.indexOf("blockjob")).toBeLessThan(commands.indexOf("blockcopy"));
-      // The copy's own mirror was ended too: nothing is left running on the disk.
-      expect(existsSync(job)).toBe(false);
-    } finally {
-      process.env.PATH = searchPath;
-      rmSync(bin, { recursive: true, force: true });
-    }
   });
 });

@@ -24,6 +24,7 @@
  * the pool use the prefix CHAOS_RAILS_PREFIX (default "vpsr-") and are removed at the end.
  */
 import { execFile, execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -38,6 +39,7 @@ import { checkLedger } from "../e2e/support/ledger-check";
 import { addOperator, type OperatorSession, operatorApi, signInOperator } from "../e2e/support/operator";
 import { reorgAway } from "../e2e/support/reorg";
 import { type Receiver, startReceiver, verified } from "../e2e/support/webhook-receiver";
+import { URI, virsh, volumes } from "../e2e/vm/host";
 import { type LocalSshd, startLocalSshd } from "../e2e/vm/sshd";
 import { type LocalChain, startAnvil } from "../lib/demo-chain/anvil";
 import { fundNativeBalance } from "../lib/demo-chain/test-token";
@@ -48,7 +50,6 @@ const SEED = Number(process.env.CHAOS_SEED ?? 7);
 const CUT_SECONDS = Number(process.env.CHAOS_RAILS_CUT_SECONDS ?? 60);
 const PREFIX = process.env.CHAOS_RAILS_PREFIX ?? "vpsr-";
 const POOL = `${PREFIX}disks`;
-const URI = "qemu:///system";
 const IMAGES_DIR = process.env.TINY_GUEST_DIR ?? "/var/lib/vps/test-images";
 const DISKS_DIR = process.env.CHAOS_RAILS_DISKS_DIR ?? "/var/lib/vps/chaos-rails-servers";
 const SSH_PORT_BASE = Number(process.env.CHAOS_RAILS_SSH_PORT_BASE ?? 24600);
@@ -60,16 +61,12 @@ let t0 = Date.now();
 const log = (message: string) => console.log(`[rails ${((Date.now() - t0) / 1000).toFixed(1)}s] ${message}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** mulberry32: the schedule's offsets from CHAOS_SEED, the same on every run with that seed. */
+/** The schedule's offsets: the n-th is drawn from a hash of CHAOS_SEED and n, the same on every run. */
 function seeded(seed: number) {
-  let state = seed >>> 0;
+  let drawn = 0;
   return (min: number, max: number) => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    const unit = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    return Math.round(min + unit * (max - min));
+    const digest = createHash("sha256").update(`${seed}:${drawn++}`).digest();
+    return Math.round(min + (digest.readUInt32BE(0) / 2 ** 32) * (max - min));
   };
 }
 const offset = seeded(SEED);
@@ -141,15 +138,6 @@ async function fault(name: string, action: () => Promise<void>) {
 
 // ---------------------------------------------------------------- the rails
 
-async function virsh(...args: string[]) {
-  try {
-    const { stdout } = await run("virsh", ["-c", URI, ...args], { env: { ...process.env, LC_ALL: "C" } });
-    return { ok: true, out: stdout.trim() };
-  } catch (error) {
-    return { ok: false, out: String((error as { stderr?: string }).stderr ?? error) };
-  }
-}
-
 async function libvirtdUp(timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   while (!(await virsh("version")).ok) {
@@ -182,11 +170,8 @@ async function cleanUp() {
     await virsh("destroy", name);
     await virsh("undefine", name);
   }
-  await virsh("pool-refresh", POOL);
-  const listed = await virsh("vol-list", "--pool", POOL);
-  for (const line of listed.out.split("\n").slice(2)) {
-    const volume = line.trim().split(/\s+/)[0];
-    if (volume?.startsWith(PREFIX)) await virsh("vol-delete", "--pool", POOL, volume);
+  for (const volume of await volumes(POOL)) {
+    if (volume.startsWith(PREFIX)) await virsh("vol-delete", "--pool", POOL, volume);
   }
   await virsh("pool-destroy", POOL);
   await virsh("pool-undefine", POOL);

@@ -1,4 +1,7 @@
+"use client";
+
 import type { InputHTMLAttributes, ReactNode } from "react";
+import { useHydrated } from "./use-hydrated";
 
 /** The card looks: a roomy one with a ring for a main choice, a compact one for a list of options. */
 const CARD_STYLES = {
@@ -13,11 +16,21 @@ type RadioCardProps = Omit<InputHTMLAttributes<HTMLInputElement>, "type" | "chil
   children: ReactNode;
 };
 
-/** One option of a radio group drawn as a card that is marked while chosen; the whole card is the label. */
-export function RadioCard({ look = "roomy", children, ...input }: RadioCardProps) {
+/**
+ * One option of a radio group drawn as a card that is marked while chosen; the whole card is the label. Like
+ * `Button`, it is disabled until the page has hydrated: a choice made before that would show as checked while
+ * the form, whose state had not heard of it, went on with the old one.
+ */
+export function RadioCard({ look = "roomy", children, disabled, ...input }: RadioCardProps) {
+  const hydrated = useHydrated();
   return (
     <label className={CARD_STYLES[look]}>
-      <input type="radio" className={look === "roomy" ? "mt-1" : undefined} {...input} />
+      <input
+        type="radio"
+        className={look === "roomy" ? "mt-1" : undefined}
+        disabled={disabled || !hydrated}
+        {...input}
+      />
       {children}
     </label>
   );

@@ -466,8 +466,10 @@ async function remoteHostState(operator: OperatorSession): Promise<string> {
 }
 
 type Watcher = { name: string; status: string; flagged_payments: number };
-const litecoinWatcher = async () =>
-  ((await api("GET", "/health")).body.watchers as Watcher[]).find((w) => w.name === "utxo:litecoin");
+/** A deposit watcher as /health reports it, by name (`utxo:litecoin`, `evm:ethereum`). */
+const watcherNamed = (name: string) => async () =>
+  ((await api("GET", "/health")).body.watchers as Watcher[]).find((w) => w.name === name);
+const litecoinWatcher = watcherNamed("utxo:litecoin");
 
 type Topup = {
   status: string;
@@ -585,8 +587,7 @@ async function ethDepositReorgedOut(receiver: Receiver, chain: LocalChain) {
   const receipt = await reader.waitForTransactionReceipt({ hash });
   const read = async () => (await api("GET", `/topups/${created.ref}`, c.key)).body as unknown as Topup;
   await waitFor(read, (t) => t.status === "completed", 120_000, "ETH credit");
-  const watcher = async () =>
-    ((await api("GET", "/health")).body.watchers as Watcher[]).find((w) => w.name === "evm:ethereum");
+  const watcher = watcherNamed("evm:ethereum");
   const flaggedBefore = (await watcher())?.flagged_payments ?? 0;
   await fault("a reorg on anvil taking an ETH deposit's block after the credit", () =>
     reorgAway(chain.rpcUrl, receipt.blockNumber, receipt.blockHash),

@@ -75,6 +75,8 @@ type Guest = {
   xml: string;
   mac: string;
   run: (command: string, input?: Buffer) => Promise<string>;
+  /** The kernel's id of the guest's current boot; the last one seen while the guest does not answer. */
+  bootId: (lastSeen?: string) => Promise<string>;
   /** An SSH connection to it kept open. */
   open: () => Promise<SshSession>;
 };
@@ -121,6 +123,8 @@ describe("bridged guests (tiny test guest)", () => {
         xml,
         mac,
         run,
+        bootId: (lastSeen = "") =>
+          sshRun(target, pinned, login, "cat /proc/sys/kernel/random/boot_id", 10_000).catch(() => lastSeen),
         open: () => sshOpen(target, pinned, login, 120_000),
       };
     };
@@ -358,9 +362,14 @@ describe("bridged guests (tiny test guest)", () => {
     const local = [a, b].find((guest) => guest.ipv6Prefix.startsWith("2001:db8:77:1")) as Guest;
     const remote = local === a ? b : a;
     const filtered = async (guest: Guest) => {
-      expect((await tcpFrom(TEST_BRIDGE.upstreamNetns, guest.ipv6, 22, 5_000)).greeting).toMatch(
-        /^SSH-2\.0-/,
+      // Just booted, the guest's IPv6 address may still be tentative (duplicate address detection) for a
+      // moment after SSH answers on IPv4.
+      const greeting = await waitFor(
+        async () => (await tcpFrom(TEST_BRIDGE.upstreamNetns, guest.ipv6, 22, 5_000)).greeting,
+        (text) => text.startsWith("SSH-"),
+        30_000,
       );
+      expect(greeting).toMatch(/^SSH-2\.0-/);
       expect((await tcpFrom(TEST_BRIDGE.netns, guest.ip, 8080, 1_500)).reach).toBe("timeout");
     };
     const up = (guest: Guest) =>
@@ -370,12 +379,15 @@ describe("bridged guests (tiny test guest)", () => {
         BOOT_MS,
       );
 
+    const firstBoot = await local.bootId();
     const rebooted = await api(`/servers/${local.id}/actions`, {
       method: "POST",
       key: apiKey,
       body: { action: "reboot" },
     });
     expect(rebooted.status).toBe(200);
+    // The reboot is asked of the guest: until it has gone down, SSH still answers from the old system.
+    await waitFor(() => local.bootId(firstBoot), (id) => id !== firstBoot, BOOT_MS);
     await up(local);
     await filtered(local);
 

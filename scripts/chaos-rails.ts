@@ -7,6 +7,8 @@
  * - libvirtd killed (SIGKILL) during a build, a snapshot and a restore, and started again seconds later;
  * - the remote host's sshd stopped for CHAOS_RAILS_CUT_SECONDS (default 60) while an order builds there;
  * - litecoind stopped mid-poll for a few seconds while a payment confirms, then started again;
+ * - litecoind cut off from its one peer (`setnetworkactive false`) while the peer mines the blocks that
+ *   confirm a payment, then back in touch;
  * - the servers' storage pool made full while an order and a snapshot arrive, then freed;
  * - a reorg deeper than the confirmations asked on litecoind, and one on anvil (ETH), after the credit.
  *
@@ -33,7 +35,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { createPublicClient, createWalletClient, http, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { type RunningApp, startApp } from "../e2e/support/app-server";
-import { type Litecoind, startFundedLitecoind } from "../e2e/support/coin-nodes";
+import { type Litecoind, startFundedLitecoind, startLitecoind } from "../e2e/support/coin-nodes";
 import { type ConsoleConnection, openConsole, requestTicket } from "../e2e/support/console-client";
 import { checkLedger } from "../e2e/support/ledger-check";
 import { addOperator, type OperatorSession, operatorApi, signInOperator } from "../e2e/support/operator";
@@ -478,11 +480,28 @@ type Topup = {
   payments: { confirmations: number }[];
 };
 
+/** Connects our litecoind to its peer (again: a restart or a cut loses the connection) and waits for it. */
+async function peerUp(ltc: Litecoind, peer: Litecoind) {
+  await ltc.rpc("setnetworkactive", [true]);
+  await ltc.rpc("addnode", [peer.peerAddress, "onetry"]);
+  await waitFor(
+    () => ltc.rpc<number>("getconnectioncount"),
+    (count) => count > 0,
+    30_000,
+    "litecoind peered",
+  );
+}
+
 /**
- * Two litecoin deposits: one confirming while the node is stopped mid-poll and started again, one credited and
- * then reorged out by a longer chain without it (deeper than the confirmations asked).
+ * Three litecoin deposits: one confirming while the node is stopped mid-poll and started again, one confirmed
+ * by its peer while our node is cut off from it, one credited and then reorged out by a longer chain without
+ * it (deeper than the confirmations asked).
  */
-async function depositsThroughNodeFaults(receiver: Receiver, ltc: Litecoind & { miner: string }) {
+async function depositsThroughNodeFaults(
+  receiver: Receiver,
+  ltc: Litecoind & { miner: string },
+  peer: Litecoind,
+) {
   const mine = (blocks: number) => ltc.rpc<string[]>("generatetoaddress", [blocks, ltc.miner], "payer");
   const payAndSee = async (c: Customer, usd: number) => {
     const created = (await api("POST", "/topups", c.key, { amount: usd, coin: "LTC" })).body;
@@ -508,7 +527,10 @@ async function depositsThroughNodeFaults(receiver: Receiver, ltc: Litecoind & { 
       await sleep(500);
     }
   })();
-  await fault("litecoind stopped mid-poll, then started again", () => ltc.restart(offset(4_000, 8_000)));
+  await fault("litecoind stopped mid-poll, then started again", async () => {
+    await ltc.restart(offset(4_000, 8_000));
+    await peerUp(ltc, peer);
+  });
   await mine(restartPay.required);
   const credited = await waitFor(
     restartPay.read,
@@ -530,7 +552,59 @@ async function depositsThroughNodeFaults(receiver: Receiver, ltc: Litecoind & { 
     `credited ${credited.credited_usd}, balance ${await balanceOf(first)}`,
   );
 
-  // 2. Credited, then a longer chain without its transaction: the credit stands and is flagged.
+  // 2. Cut off from its peer while the peer mines the payment's confirmations: our node answers every call
+  //    and sees its own tip as current; only its peers tell (WATCHER_MIN_PEERS).
+  const cutOff = await customer(receiver, "deposit-partition", 0);
+  const partitionPay = await payAndSee(cutOff, 40);
+  await waitFor(
+    () => peer.rpc<string[]>("getrawmempool"),
+    (pool) => pool.includes(partitionPay.txid),
+    30_000,
+    "payment relayed to the peer",
+  );
+  const cutStates = new Set<string>();
+  const paidAt = Date.now();
+  const partitionStates: string[] = [];
+  await fault("litecoind cut off from its peer while the peer mines", async () => {
+    await ltc.rpc("setnetworkactive", [false]);
+    await peer.rpc("generatetoaddress", [partitionPay.required, ltc.miner]);
+    const until = Date.now() + offset(8_000, 15_000);
+    while (Date.now() < until) {
+      const watcher = await litecoinWatcher();
+      cutStates.add(watcher?.status ?? "absent");
+      const topup = await partitionPay.read();
+      const state = `${topup.status}, ${topup.payments[0]?.confirmations ?? 0} confirmations`;
+      if (partitionStates.at(-1) !== state) partitionStates.push(state);
+      await sleep(500);
+    }
+    await peerUp(ltc, peer);
+  });
+  const caughtUp = await waitFor(
+    partitionPay.read,
+    (t) => t.status === "completed",
+    120_000,
+    "credit after the partition",
+  );
+  partitionStates.push(`${caughtUp.status}, credited ${caughtUp.credited_usd} USD`);
+  seen.push({
+    label: "LTC deposit confirmed by the peer while our node was cut off",
+    waitedMs: Date.now() - paidAt,
+    states: partitionStates,
+    outcome: caughtUp.status,
+  });
+  const afterPartition = await waitFor(litecoinWatcher, (w) => w?.status === "ok", 60_000, "watcher ok");
+  holds(
+    "/health said the litecoin watcher's node was behind while cut off from its peer, and ok after",
+    cutStates.has("behind") && afterPartition?.status === "ok",
+    `during: ${[...cutStates].join(", ")}; after: ${afterPartition?.status}`,
+  );
+  holds(
+    "a deposit confirmed while its node was cut off is credited exactly once after it caught up",
+    caughtUp.credited_usd === 40 && (await balanceOf(cutOff)) === 40,
+    `credited ${caughtUp.credited_usd}, balance ${await balanceOf(cutOff)}`,
+  );
+
+  // 3. Credited, then a longer chain without its transaction: the credit stands and is flagged.
   const second = await customer(receiver, "deposit-reorg", 0);
   const reorgPay = await payAndSee(second, 50);
   const [payingBlock] = await mine(reorgPay.required);
@@ -568,7 +642,7 @@ async function depositsThroughNodeFaults(receiver: Receiver, ltc: Litecoind & { 
     again.credited_usd === 50 && (await balanceOf(second)) === 50,
     `credited ${again.credited_usd}, balance ${await balanceOf(second)}`,
   );
-  return [first, second];
+  return [first, cutOff, second];
 }
 
 /** An ETH deposit on anvil credited, then its block reorganised away (`anvil_reorg`) deeper than asked. */
@@ -715,13 +789,15 @@ async function main() {
   await cleanUp();
   await mountSmallPool();
 
-  const [sshd, ltc, ethereum, receiver] = await Promise.all([
+  const [sshd, ltc, ltcPeer, ethereum, receiver] = await Promise.all([
     startLocalSshd(SSH_PORT_BASE - 1),
     startFundedLitecoind(),
+    startLitecoind(undefined, { p2p: true }),
     startAnvil({ chainId: 1 }),
     startReceiver(),
   ]);
-  cleanups.push(sshd.stop, ltc.stop, ethereum.stop, receiver.close);
+  cleanups.push(sshd.stop, ltc.stop, ltcPeer.stop, ethereum.stop, receiver.close);
+  await peerUp(ltc, ltcPeer);
   try {
     app = await startApp({
       PROVISIONER: "libvirt",
@@ -744,6 +820,8 @@ async function main() {
       LTC_RPC_URL: ltc.rpcUrl,
       LTC_RPC_COOKIE_FILE: ltc.cookieFile,
       LTC_CHAIN: "regtest",
+      // Our litecoind has one peer: without it, it is cut off (a regtest node is not checked unless asked).
+      WATCHER_MIN_PEERS: "1",
       EVM_RPC_URL: ethereum.rpcUrl,
       DEPOSIT_CONFIRMATIONS: "ETH:3",
       NOTIFY_TEST_ALLOW_LOOPBACK: "1",
@@ -764,7 +842,7 @@ async function main() {
         fullPoolOrders: await storageFull(receiver, crashed.order),
       })),
       buildThroughHostOutage(receiver, sshd, operator),
-      depositsThroughNodeFaults(receiver, ltc),
+      depositsThroughNodeFaults(receiver, ltc, ltcPeer),
       ethDepositReorgedOut(receiver, ethereum),
     ]);
     log("faults over: checking");

@@ -77,17 +77,29 @@ export async function stopChild(child: ChildProcess, timeoutMs = 10_000): Promis
   clearTimeout(timer);
 }
 
-/** litecoind started by `startLitecoind`: `restart` stops it and starts it again on its chain and port. */
-export type Litecoind = CoreNode & { cookieFile: string; restart: (downMs?: number) => Promise<void> };
+/**
+ * litecoind started by `startLitecoind`: `restart` stops it and starts it again on its chain and port;
+ * `peerAddress` is where other nodes reach it when it was started with `p2p`.
+ */
+export type Litecoind = CoreNode & {
+  cookieFile: string;
+  restart: (downMs?: number) => Promise<void>;
+  peerAddress?: string;
+};
 
 /**
  * Starts litecoind in regtest with cookie authentication; resolves once its RPC answers. `blocknotify`: the
- * command it runs for each new block (`-blocknotify`), as an operator would set it.
+ * command it runs for each new block (`-blocknotify`), as an operator would set it. `p2p`: it also takes
+ * peers on a loopback port of its own (otherwise it only reaches out, when told to).
  */
-export async function startLitecoind(blocknotify?: string): Promise<Litecoind> {
+export async function startLitecoind(
+  blocknotify?: string,
+  options: { p2p?: boolean } = {},
+): Promise<Litecoind> {
   if (!existsSync(LITECOIND)) throw new Error(`${LITECOIND} not found: apt-get install litecoind`);
   const dataDir = mkdtempSync(path.join(tmpdir(), "vps-ltc-"));
   const port = await freeLoopbackPort();
+  const peerPort = options.p2p ? await freeLoopbackPort() : undefined;
   const rpcUrl = `http://127.0.0.1:${port}/`;
   const cookieFile = path.join(dataDir, "regtest", ".cookie");
   const rpc = coreRpc({ rpcUrl, cookieFile });
@@ -101,7 +113,7 @@ export async function startLitecoind(blocknotify?: string): Promise<Litecoind> {
         "-regtest",
         `-datadir=${dataDir}`,
         "-server",
-        "-listen=0",
+        ...(peerPort ? ["-listen=1", `-bind=127.0.0.1:${peerPort}`, "-discover=0"] : ["-listen=0"]),
         "-rpcbind=127.0.0.1",
         "-rpcallowip=127.0.0.1",
         `-rpcport=${port}`,
@@ -151,7 +163,14 @@ export async function startLitecoind(blocknotify?: string): Promise<Litecoind> {
     // Wallets created over RPC are not loaded at start unless asked.
     for (const wallet of wallets) await rpc("loadwallet", [wallet]).catch(() => undefined);
   };
-  return { rpcUrl, cookieFile, rpc, stop, restart };
+  return {
+    rpcUrl,
+    cookieFile,
+    rpc,
+    stop,
+    restart,
+    ...(peerPort ? { peerAddress: `127.0.0.1:${peerPort}` } : {}),
+  };
 }
 
 /**

@@ -387,7 +387,11 @@ describe("bridged guests (tiny test guest)", () => {
     });
     expect(rebooted.status).toBe(200);
     // The reboot is asked of the guest: until it has gone down, SSH still answers from the old system.
-    await waitFor(() => local.bootId(firstBoot), (id) => id !== firstBoot, BOOT_MS);
+    await waitFor(
+      () => local.bootId(firstBoot),
+      (id) => id !== firstBoot,
+      BOOT_MS,
+    );
     await up(local);
     await filtered(local);
 

@@ -257,6 +257,18 @@ export const SETTING_WORDS: readonly SettingWords[] = [
       "how often a watcher polls while its node's push works (never more often than the above; see below)",
   },
   {
+    names: ["WATCHER_MIN_PEERS"],
+    meaning:
+      "the peers a Bitcoin-style node must have; with fewer, `/health` reports its watcher `behind` (0: not checked)",
+    default: "1; 0 for a regtest node",
+  },
+  {
+    names: ["WATCHER_MAX_TIP_AGE_BLOCKS"],
+    meaning:
+      "how many blocks' time a Bitcoin-style node's newest block may be old before its watcher is `behind` (0: not checked)",
+    default: "12 (2 hours for Bitcoin, 30 minutes for Litecoin); 0 for a regtest node",
+  },
+  {
     names: ["DEPOSIT_NOTIFY_LISTEN"],
     meaning:
       "`IP:PORT` where nodes' `-blocknotify` calls reach this instance: its own listener, not the public port",

@@ -632,6 +632,13 @@ export const chainCursors = pgTable("chain_cursors", {
   pushStatus: text("push_status").$type<PushStatus>(),
   pushMissed: integer("push_missed").notNull().default(0),
   pushNoticeAt: timestamp("push_notice_at", { withTimezone: true, mode: "date" }),
+  /**
+   * What the node said of itself at the last poll (null: its kind does not say): its peers, the height of the
+   * best chain it has heard of, and its newest block's time. Health judges from them whether it is cut off.
+   */
+  nodePeers: integer("node_peers"),
+  nodeHeaders: bigint("node_headers", { mode: "number" }),
+  nodeTipAt: timestamp("node_tip_at", { withTimezone: true, mode: "date" }),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });
 

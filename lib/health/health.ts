@@ -4,6 +4,7 @@ import type { Health } from "@/lib/api/schemas/health";
 import { config } from "@/lib/config/env";
 import { databaseHandle } from "@/lib/db/client";
 import { readCursors } from "@/lib/rails/deposits/cursor";
+import { nodeBehind } from "@/lib/rails/deposits/node-view";
 import { flaggedPaymentCounts } from "@/lib/rails/deposits/sightings";
 import { depositRails, staleAfterMs } from "@/lib/rails/setup";
 import { serverSettings } from "@/lib/servers/config";
@@ -37,13 +38,27 @@ export async function watcherHealth(): Promise<Health["watchers"]> {
         : Date.now() - checkedAt.getTime() > staleAfterMs()
           ? "stale"
           : "ok";
-    const shown = watcher.demo ? "ok" : status;
+    // A node that answers may still be cut off from its network: what it said of itself tells.
+    const behind =
+      status === "ok" && cursor && watcher.expectations
+        ? nodeBehind(
+            {
+              tip: cursor.headBlock,
+              peers: cursor.nodePeers,
+              headers: cursor.nodeHeaders,
+              tipAt: cursor.nodeTipAt,
+            },
+            watcher.expectations,
+            new Date(),
+          )
+        : null;
+    const shown = watcher.demo ? "ok" : behind ? "behind" : status;
     return {
       name: watcher.name,
       networks: [...watcher.networks],
       demo: watcher.demo,
       status: shown,
-      problem: watcherProblem(shown, cursor?.lastError ?? null, staleAfterMs() / 1000),
+      problem: behind ?? watcherProblem(shown, cursor?.lastError ?? null, staleAfterMs() / 1000),
       tip: polled ? cursor.headBlock : null,
       cursor: polled && cursor.scannedBlock >= 0 ? cursor.scannedBlock : null,
       lag: polled && cursor.scannedBlock >= 0 ? Math.max(0, cursor.headBlock - cursor.scannedBlock) : null,

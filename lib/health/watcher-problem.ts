@@ -3,7 +3,7 @@
  * address, no raw error text. The raw error stays in the log (and the watcher's row) for the operator.
  */
 
-export type WatcherStatus = "ok" | "unreachable" | "stale" | "starting";
+export type WatcherStatus = "ok" | "unreachable" | "stale" | "starting" | "behind";
 
 /** The failure kinds worth telling apart, first match wins; `lastError` is the watcher's last poll error. */
 const KINDS: [RegExp, string | ((match: RegExpExecArray) => string)][] = [

@@ -74,8 +74,9 @@ export function statusMethods(facts: MethodFacts): Methods {
       "answered, degraded when readings have just started failing or none is recent, down when they have " +
       `failed for ${seconds(facts.hostDownSeconds)} or more. Hosts are counted per location and never named.`,
     watchers:
-      "Each coin's deposit watcher, from its last poll of its node: up when the node answered, degraded while " +
-      "it starts or when it has not polled lately, down when the node does not answer (new top-ups in that " +
-      "coin wait until it is back).",
+      "Each coin's deposit watcher, from its last poll of its node: up when the node answered and is current, " +
+      "degraded while it starts, when it has not polled lately or when its node is behind its network (too " +
+      "few peers, or no recent block: payments are credited once it has caught up), down when the node does " +
+      "not answer (new top-ups in that coin wait until it is back).",
   };
 }

@@ -22,6 +22,7 @@ describe("the states the status page shows", () => {
     expect(watcherState("ok")).toBe("up");
     expect(watcherState("starting")).toBe("degraded");
     expect(watcherState("stale")).toBe("degraded");
+    expect(watcherState("behind")).toBe("degraded");
     expect(watcherState("unreachable")).toBe("down");
   });
 

@@ -24,8 +24,11 @@ export function hostState(
   return "up";
 }
 
-/** A deposit watcher from its health: its node answered, it is starting or has not polled lately, or its node fails. */
-export function watcherState(status: "ok" | "unreachable" | "stale" | "starting"): State {
+/**
+ * A deposit watcher from its health: its node answered and is current; it is starting, has not polled lately or
+ * its node is behind its network; or its node fails.
+ */
+export function watcherState(status: "ok" | "unreachable" | "stale" | "starting" | "behind"): State {
   if (status === "ok") return "up";
   return status === "unreachable" ? "down" : "degraded";
 }

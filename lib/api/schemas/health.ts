@@ -24,10 +24,13 @@ export const HealthSchema = z
             .meta({ description: "The watcher, e.g. `utxo:litecoin`, `evm:ethereum`, `demo`." }),
           networks: z.array(z.string()).meta({ description: "The `deposit_network` values it covers." }),
           demo: z.boolean().meta({ description: "True for the simulated watcher of demo mode." }),
-          status: z.enum(["ok", "unreachable", "stale", "starting"]).meta({
+          status: z.enum(["ok", "unreachable", "stale", "starting", "behind"]).meta({
             description:
               "`unreachable`: its last poll of the node failed (new top-ups in its coins answer " +
-              "`coin_unavailable`); `stale`: no poll for a while; `starting`: not polled yet.",
+              "`coin_unavailable`); `stale`: no poll for a while; `starting`: not polled yet; `behind`: the " +
+              "node answers but is not current: it has too few peers, is catching up, or its newest block is " +
+              "far older than the chain's pace (payments to it are credited once it is current again; top-ups " +
+              "stay open).",
           }),
           problem: z
             .string()

@@ -4021,10 +4021,10 @@ export interface components {
                 /** @description True for the simulated watcher of demo mode. */
                 demo: boolean;
                 /**
-                 * @description `unreachable`: its last poll of the node failed (new top-ups in its coins answer `coin_unavailable`); `stale`: no poll for a while; `starting`: not polled yet.
+                 * @description `unreachable`: its last poll of the node failed (new top-ups in its coins answer `coin_unavailable`); `stale`: no poll for a while; `starting`: not polled yet; `behind`: the node answers but is not current: it has too few peers, is catching up, or its newest block is far older than the chain's pace (payments to it are credited once it is current again; top-ups stay open).
                  * @enum {string}
                  */
-                status: "ok" | "unreachable" | "stale" | "starting";
+                status: "ok" | "unreachable" | "stale" | "starting" | "behind";
                 /**
                  * @description What is wrong, in plain words (no node address or raw error: those go to the service's log, once each time they change); null when the status is `ok` or `starting`.
                  * @example The node does not accept connections.

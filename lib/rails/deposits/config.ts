@@ -3,6 +3,7 @@ import { isIP } from "node:net";
 import { z } from "zod";
 import { ConfigError, envSlice, optionalText } from "@/lib/config/slice";
 import { isDepositCoin } from "@/lib/rails/registry";
+import type { NodeExpectations } from "./node-view";
 
 /** `ETH:3,USDT:3` -> per-coin confirmation counts that override the defaults. */
 const confirmationOverrides = z
@@ -87,6 +88,8 @@ export const DEPOSIT_SETTINGS = envSlice({
       .default(168),
     WATCHER_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
     WATCHER_PUSH_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
+    WATCHER_MIN_PEERS: z.coerce.number().int().min(0).max(1_000).optional(),
+    WATCHER_MAX_TIP_AGE_BLOCKS: z.coerce.number().int().min(0).max(10_000).optional(),
     DEPOSIT_NOTIFY_LISTEN: listenAddress,
     DEPOSIT_NOTIFY_SECRET: optionalText.pipe(z.string().min(32, "must be at least 32 characters").optional()),
   },
@@ -108,6 +111,8 @@ export const DEPOSIT_SETTINGS = envSlice({
       watcherIntervalMs: values.WATCHER_INTERVAL_MS,
       /** How often a watcher polls while its node's push is healthy (never more often than the interval above). */
       pushIntervalMs: Math.max(values.WATCHER_PUSH_INTERVAL_MS, values.WATCHER_INTERVAL_MS),
+      /** Set by the operator: the peers a node must have, and how many blocks' time its tip may be old. */
+      nodeChecks: { minPeers: values.WATCHER_MIN_PEERS, maxTipAgeBlocks: values.WATCHER_MAX_TIP_AGE_BLOCKS },
       /** The listener nodes' `-blocknotify` commands call, with the secret they must send; unset: none. */
       notify: values.DEPOSIT_NOTIFY_LISTEN
         ? { ...values.DEPOSIT_NOTIFY_LISTEN, secret: values.DEPOSIT_NOTIFY_SECRET as string }
@@ -118,3 +123,19 @@ export const DEPOSIT_SETTINGS = envSlice({
 
 /** The process's deposit settings. */
 export const depositSettings = () => DEPOSIT_SETTINGS.read();
+
+/**
+ * What health expects of a node on `chain` whose blocks come every `blockSeconds`: one peer at least and a
+ * newest block younger than twelve blocks' time (Bitcoin: 2 hours; a longer gap happens about once in
+ * 160,000 blocks), unless the operator set otherwise. A regtest node is alone and idle by design: unset,
+ * neither is checked there.
+ */
+export function nodeExpectations(chain: "main" | "regtest", blockSeconds: number): NodeExpectations {
+  const { minPeers, maxTipAgeBlocks } = depositSettings().nodeChecks;
+  const tipAgeBlocks = maxTipAgeBlocks ?? (chain === "regtest" ? 0 : 12);
+  return {
+    minPeers: minPeers ?? (chain === "regtest" ? 0 : 1),
+    maxTipAgeSeconds: tipAgeBlocks > 0 ? tipAgeBlocks * blockSeconds : null,
+    blockSeconds,
+  };
+}

@@ -3,6 +3,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { db } from "@/lib/db/client";
 import { instanceId } from "@/lib/db/lease";
 import { chainCursors } from "@/lib/db/schema";
+import type { NodeView } from "./node-view";
 import type { PushState } from "./push";
 
 export type WatcherCursor = typeof chainCursors.$inferSelect;
@@ -34,7 +35,8 @@ export class LeaseLostError extends Error {
 }
 
 /**
- * A successful poll: the new scan position and the node's tip. Saved only while this instance still holds
+ * A successful poll: the new scan position and the node's tip, with what the node said of itself where it
+ * says (health judges from it whether the node is cut off). Saved only while this instance still holds
  * the lease and the row still shows the position the poll started from (`readFrom`): a poll that outlived
  * its lease, while another instance scanned further, must not put the cursor back where it began. A node
  * that was down when the poll began is logged as back.
@@ -43,12 +45,14 @@ export async function saveCursor(
   name: string,
   position: { scannedBlock: number; scannedHash: string | null; headBlock: number },
   readFrom: Pick<WatcherCursor, "scannedBlock" | "lastError"> | undefined,
+  node?: Omit<NodeView, "tip">,
 ): Promise<void> {
   const database = await db();
   const at = new Date();
+  const nodeView = node ? { nodePeers: node.peers, nodeHeaders: node.headers, nodeTipAt: node.tipAt } : {};
   const saved = await database
     .update(chainCursors)
-    .set({ ...position, checkedAt: at, lastError: null, updatedAt: at })
+    .set({ ...position, ...nodeView, checkedAt: at, lastError: null, updatedAt: at })
     .where(
       and(
         eq(chainCursors.network, name),

@@ -1,3 +1,4 @@
+import type { NodeExpectations } from "./node-view";
 import type { PushLink } from "./push";
 
 /** The node a real watcher reads, as health shows it (no credentials). */
@@ -24,6 +25,11 @@ export interface DepositWatcher {
    * less often (./push). Undefined: it polls only.
    */
   readonly push?: PushLink;
+  /**
+   * What health expects of its node (peers, the age of its newest block), for a watcher whose node says
+   * what it sees (the poll saves that with the cursor); undefined: its node is judged only by its answers.
+   */
+  readonly expectations?: NodeExpectations;
   /** The node's best block height as its last poll read it: the push's gap detection compares it. */
   readonly lastTip?: number;
   /**

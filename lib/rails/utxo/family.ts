@@ -1,5 +1,5 @@
 import "server-only";
-import { depositSettings } from "../deposits/config";
+import { depositSettings, nodeExpectations } from "../deposits/config";
 import { NotifyPush } from "../deposits/notify-listener";
 import type { PushLink } from "../deposits/push";
 import type { DepositChain, DepositFamily } from "../family";
@@ -10,6 +10,8 @@ import { utxoPaymentUri } from "./payment-uri";
 import { UtxoWatcher } from "./watcher";
 
 const CHAINS: readonly UtxoChain[] = ["bitcoin", "litecoin"];
+/** Each chain's target block interval: what health measures a node's newest block against. */
+const BLOCK_SECONDS: Record<UtxoChain, number> = { bitcoin: 600, litecoin: 150 };
 
 /** The node configured for `chain`, which must be one of this family's. */
 function nodeOf(chain: DepositChain) {
@@ -42,7 +44,14 @@ export const UTXO_FAMILY: DepositFamily = {
       if (!node.rpcUrl) return [];
       const { rpcUrl, cookieFile, chain: net } = node;
       const create = () =>
-        new UtxoWatcher({ network, rpcUrl, cookieFile, net, push: pushOf(network, { ...node, rpcUrl }) });
+        new UtxoWatcher({
+          network,
+          rpcUrl,
+          cookieFile,
+          net,
+          push: pushOf(network, { ...node, rpcUrl }),
+          expectations: nodeExpectations(net, BLOCK_SECONDS[network]),
+        });
       return [{ name: UtxoWatcher.nameFor(network), networks: [network], create }];
     }),
 };

@@ -1,5 +1,6 @@
 import "server-only";
 import { readCursor, saveCursor } from "../deposits/cursor";
+import type { NodeExpectations, NodeView } from "../deposits/node-view";
 import type { PushLink } from "../deposits/push";
 import {
   dropPayment,
@@ -48,7 +49,12 @@ export type UtxoWatcherOptions = {
   net: AddressNet;
   /** The node's push (`-blocknotify` through the notify listener, or bcoin's socket), if configured. */
   push?: PushLink;
+  /** What health expects of the node: its peers and the age of its newest block. */
+  expectations?: NodeExpectations;
 };
+
+/** Core's and bcoin's getblockchaininfo, the fields read; `time` (the tip's) only in recent Bitcoin Core. */
+type ChainInfo = { chain: string; blocks: number; headers?: number; bestblockhash: string; time?: number };
 
 /**
  * Watches a Bitcoin Core-style node (bitcoind, litecoind, bcoin) without a node wallet: walks blocks from
@@ -66,7 +72,8 @@ export class UtxoWatcher implements DepositWatcher {
   private dialect: "core" | "bcoin" | undefined;
   /** Raw reads the parser refused; after a few the node is read as verbose JSON only. */
   private rawFailures = 0;
-  private chainChecked = false;
+  /** The node's newest block as last read: its time is read again only when the tip changes. */
+  private tipTime: { hash: string; at: Date } | undefined;
   /** Mempool transactions already read, so each is fetched once while it waits. */
   private mempoolSeen = new Set<string>();
   /**
@@ -78,6 +85,7 @@ export class UtxoWatcher implements DepositWatcher {
   /** The watched set as output script -> top-up id, for matching. */
   private readonly byScript: ScriptLookup = { get: (script) => this.watched.get(script)?.topupId };
   readonly push: PushLink | undefined;
+  readonly expectations: NodeExpectations | undefined;
   lastTip: number | undefined;
   /** The last block walk: how many blocks, how long, against how many addresses (for the benchmark). */
   lastScan: { blocks: number; ms: number; addresses: number } | undefined;
@@ -92,6 +100,7 @@ export class UtxoWatcher implements DepositWatcher {
     this.networks = [options.network];
     this.rpc = new BitcoinRpc(options.rpcUrl, options.cookieFile);
     this.push = options.push;
+    this.expectations = options.expectations;
     this.watched = new WatchedAddresses(this.networks, (row) => {
       try {
         return p2wpkhScriptHex(options.network, row.address, options.net);
@@ -105,14 +114,27 @@ export class UtxoWatcher implements DepositWatcher {
     return { url: new URL(this.rpc.displayUrl).origin };
   }
 
-  /** The node must serve the chain our addresses are for: regtest coins on a mainnet service would be lost. */
-  private async checkChain(): Promise<void> {
-    if (this.chainChecked) return;
-    const info = await this.rpc.call<{ chain: string }>("getblockchaininfo");
+  /**
+   * The node's tip and what it says of itself: its peers, the best chain it has heard of, its newest block's
+   * time (read once per tip). It must serve the chain our addresses are for: regtest coins on a mainnet
+   * service would be lost.
+   */
+  private async readNode(): Promise<{ tip: number; view: Omit<NodeView, "tip"> }> {
+    const info = await this.rpc.call<ChainInfo>("getblockchaininfo");
     if (info.chain !== this.options.net) {
       throw new Error(`the node serves chain "${info.chain}", but addresses are for "${this.options.net}"`);
     }
-    this.chainChecked = true;
+    const peers = await this.rpc.call<number>("getconnectioncount");
+    if (this.tipTime?.hash !== info.bestblockhash) {
+      const time =
+        info.time ??
+        (await this.rpc.call<{ time: number }>("getblockheader", [info.bestblockhash, true])).time;
+      this.tipTime = { hash: info.bestblockhash, at: new Date(time * 1000) };
+    }
+    return {
+      tip: info.blocks,
+      view: { peers, headers: info.headers ?? null, tipAt: this.tipTime.at },
+    };
   }
 
   private async getVerboseBlock(hash: string): Promise<Block> {
@@ -193,9 +215,8 @@ export class UtxoWatcher implements DepositWatcher {
   }
 
   async poll(signal?: AbortSignal): Promise<number[]> {
-    await this.checkChain();
     const network = this.options.network;
-    const tip = await this.rpc.call<number>("getblockcount");
+    const { tip, view } = await this.readNode();
     this.lastTip = tip;
     const cursor = await readCursor(this.name);
     let scanned =
@@ -301,7 +322,7 @@ export class UtxoWatcher implements DepositWatcher {
         return new Date(header.time * 1000);
       });
     signal?.throwIfAborted();
-    await saveCursor(this.name, { scannedBlock: scanned, scannedHash, headBlock: tip }, cursor);
+    await saveCursor(this.name, { scannedBlock: scanned, scannedHash, headBlock: tip }, cursor, view);
     return [...touched];
   }
 }

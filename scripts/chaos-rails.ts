@@ -2,7 +2,7 @@
  * The chaos run over the real rails: one app with the libvirt provisioner on this machine's libvirtd (a local
  * host, and the same libvirtd behind a local sshd as a remote host over qemu+libssh), booting the tiny test
  * guest, and watching a real litecoind in regtest and a local anvil, while customers order, pay, snapshot,
- * restore and hold a console open. A seeded schedule injects the faults production meets below the app:
+ * restore and hold a console open through nginx with the deploy kit's site (deploy/nginx/vps.conf). A seeded schedule injects the faults production meets below the app:
  *
  * - libvirtd killed (SIGKILL) during a build, a snapshot and a restore, and started again seconds later;
  * - the remote host's sshd stopped for CHAOS_RAILS_CUT_SECONDS (default 60) while an order builds there;
@@ -27,7 +27,8 @@
  */
 import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import type https from "node:https";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -36,8 +37,9 @@ import { createPublicClient, createWalletClient, http, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { type RunningApp, startApp } from "../e2e/support/app-server";
 import { type Litecoind, startFundedLitecoind, startLitecoind } from "../e2e/support/coin-nodes";
-import { type ConsoleConnection, openConsole, requestTicket } from "../e2e/support/console-client";
+import { type ConsoleConnection, openConsole } from "../e2e/support/console-client";
 import { checkLedger } from "../e2e/support/ledger-check";
+import { httpsJson, type Nginx, nginxAgent, startNginx } from "../e2e/support/nginx";
 import { addOperator, type OperatorSession, operatorApi, signInOperator } from "../e2e/support/operator";
 import { reorgAway } from "../e2e/support/reorg";
 import { type Receiver, startReceiver, verified } from "../e2e/support/webhook-receiver";
@@ -55,6 +57,8 @@ const POOL = `${PREFIX}disks`;
 const IMAGES_DIR = process.env.TINY_GUEST_DIR ?? "/var/lib/vps/test-images";
 const DISKS_DIR = process.env.CHAOS_RAILS_DISKS_DIR ?? "/var/lib/vps/chaos-rails-servers";
 const SSH_PORT_BASE = Number(process.env.CHAOS_RAILS_SSH_PORT_BASE ?? 24600);
+/** The app, and nginx's HTTPS and HTTP ports in front of it: below the SSH forwards and the run's sshd. */
+const APP_PORT = SSH_PORT_BASE - 10;
 const POOL_IMAGE = `${DISKS_DIR}.img`;
 /** How long an order, snapshot or restore may take before the run calls it stuck. */
 const SETTLE_MS = 300_000;
@@ -89,7 +93,11 @@ const seen: Seen[] = [];
 let app: RunningApp;
 /** What the run started, stopped in reverse at its end (or at its deadline). */
 const cleanups: (() => Promise<unknown>)[] = [];
+/** The app itself: the operator's calls go here, as an operator on the host would. */
 let base = "";
+/** nginx with the deploy kit's site in front of the app: every customer call goes through it. */
+let gateway: Nginx;
+let gatewayAgent: https.Agent;
 
 async function api(
   method: string,
@@ -97,21 +105,14 @@ async function api(
   key?: string,
   body?: unknown,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const headers: Record<string, string> = {};
-  if (key) headers.authorization = `Bearer ${key}`;
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(`${base}/api/v1${route}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
+  const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
+  const answer = await httpsJson(gateway, gatewayAgent, method, `/api/v1${route}`, headers, body);
   answers.push({
     route: `${method} ${route.replace(/\/\d+|\/tp_[\w-]+/g, "/:id")}`,
-    status: response.status,
+    status: answer.status,
     at: Date.now(),
   });
-  return { status: response.status, body: text ? JSON.parse(text) : {} };
+  return { status: answer.status, body: answer.body };
 }
 
 async function waitFor<T>(
@@ -283,9 +284,16 @@ async function buildThroughLibvirtdCrash(
   if (server.status !== "active") return { order: placed };
 
   // A console held open across the next crashes: it must close with a reason or keep working.
-  const ticket = await requestTicket(base, c.key, placed.id);
+  const ticket = await api("POST", `/servers/${placed.id}/console`, c.key);
   const heldConsole =
-    ticket.status === 201 ? await openConsole(ticket.body.websocket_url, ticket.body.ticket) : undefined;
+    ticket.status === 201
+      ? await openConsole(
+          String(ticket.body.websocket_url),
+          String(ticket.body.ticket),
+          gateway.origin,
+          gateway.ca,
+        )
+      : undefined;
 
   // A snapshot with libvirtd killed while it is taken: it ends available or failed, never stuck.
   const taken = await api("POST", `/servers/${placed.id}/snapshots`, c.key, { name: "before the storm" });
@@ -798,8 +806,14 @@ async function main() {
   ]);
   cleanups.push(sshd.stop, ltc.stop, ltcPeer.stop, ethereum.stop, receiver.close);
   await peerUp(ltc, ltcPeer);
+  gateway = await startNginx({ app: [APP_PORT], https: APP_PORT + 1, http: APP_PORT + 2 });
+  gatewayAgent = nginxAgent(gateway);
+  cleanups.push(gateway.stop);
   try {
     app = await startApp({
+      PORT: String(APP_PORT),
+      // Customers reach it through nginx: the console's WebSocket address is made from this.
+      PUBLIC_BASE_URL: gateway.origin,
       PROVISIONER: "libvirt",
       // A test machine only this run reaches: demo payments fund its real machines.
       ALLOW_DEMO_LIBVIRT: "1",
@@ -828,7 +842,7 @@ async function main() {
     });
     cleanups.unshift(() => app.stop());
     base = app.url;
-    log(`app at ${base}, seed ${SEED}`);
+    log(`app at ${base}, customers through nginx at ${gateway.origin}, seed ${SEED}`);
     const operator = await signInOperator(
       base,
       await addOperator({ DATA_DIR: app.dataDir }, "rails", "support"),
@@ -849,6 +863,15 @@ async function main() {
     await checkOrders([local.order, remote, ...local.fullPoolOrders]);
     await checkHostViews(operator);
     await checkConsole(local.console);
+
+    const gatewayLines = readFileSync(gateway.accessLog, "utf8").split("\n");
+    const apiLines = gatewayLines.filter((line) => line.includes(" /api/v1/")).length;
+    const consoleLines = gatewayLines.filter((line) => line.includes("/console")).length;
+    holds(
+      "every customer call and the console went through nginx with the deploy kit's site",
+      apiLines >= answers.length && consoleLines > 0,
+      `${apiLines} API requests and ${consoleLines} console requests in nginx's access log, ${answers.length} answers`,
+    );
 
     const fiveHundreds = answers.filter((answer) => answer.status >= 500);
     holds(

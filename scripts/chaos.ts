@@ -33,6 +33,7 @@ import {
 } from "viem/accounts";
 import WebSocket from "ws";
 import { checkLedger } from "../e2e/support/ledger-check";
+import { startNginx } from "../e2e/support/nginx";
 import { type LocalChain, startAnvil } from "../lib/demo-chain/anvil";
 import { fundNativeBalance, installTestToken, mintTestToken } from "../lib/demo-chain/test-token";
 import { RECONNECT_CODES, TICKET_PROTOCOL_PREFIX } from "../lib/servers/console/protocol";
@@ -152,104 +153,6 @@ function killInstance(instance: Instance, signal: NodeJS.Signals) {
       process.kill(-pid, signal);
     } catch {}
   }
-}
-
-// ---------------------------------------------------------------- nginx with the deploy site
-
-/** The deploy site with our ports and certificate; each substitution must match, or the site changed shape. */
-function templateSite(site: string, certDir: string): string {
-  const replace = (text: string, pattern: RegExp, by: string, what: string) => {
-    if (!pattern.test(text))
-      throw new Error(`deploy/nginx/vps.conf: ${what} not found; update scripts/chaos.ts`);
-    return text.replace(pattern, by);
-  };
-  let out = site;
-  out = replace(
-    out,
-    /(upstream vps_app \{[^}]*?)(\s*server 127\.0\.0\.1:\d+[^\n]*)+/,
-    `$1${APP_PORTS.map((p) => `\n    server 127.0.0.1:${p} max_fails=3 fail_timeout=5s;`).join("")}`,
-    "the upstream's server lines",
-  );
-  out = replace(out, /listen 80;/, `listen 127.0.0.1:${HTTP_PORT};`, "listen 80");
-  out = replace(out, /listen 443 ssl([^;]*);/, `listen 127.0.0.1:${HTTPS_PORT} ssl$1;`, "listen 443 ssl");
-  out = replace(out, /\n\s*listen \[::\]:\d+[^;]*;/g, "", "the IPv6 listen lines");
-  out = replace(out, /server_name vps\.example\.com;/g, "server_name localhost;", "server_name");
-  out = replace(out, /ssl_certificate \S+;/, `ssl_certificate ${certDir}/cert.pem;`, "ssl_certificate");
-  out = replace(
-    out,
-    /ssl_certificate_key \S+;/,
-    `ssl_certificate_key ${certDir}/key.pem;`,
-    "ssl_certificate_key",
-  );
-  return out;
-}
-
-async function startNginx() {
-  const dir = mkdtempSync(path.join(tmpdir(), "vps-chaos-nginx-"));
-  execFileSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-days",
-      "1",
-      "-subj",
-      "/CN=localhost",
-      "-addext",
-      "subjectAltName=DNS:localhost",
-      "-keyout",
-      `${dir}/key.pem`,
-      "-out",
-      `${dir}/cert.pem`,
-    ],
-    { stdio: "ignore" },
-  );
-  const site = templateSite(readFileSync(path.join(ROOT, "deploy/nginx/vps.conf"), "utf8"), dir);
-  writeFileSync(`${dir}/site.conf`, site);
-  const temp = `${dir}/temp`;
-  mkdirSync(temp, { mode: 0o777 });
-  execFileSync("chmod", ["0777", temp]);
-  writeFileSync(
-    `${dir}/nginx.conf`,
-    `daemon off;
-worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 4096; }
-http {
-  # nginx's usual access log (the combined format a distribution's nginx.conf sets): the run checks that
-  # no console ticket reaches it.
-  access_log ${dir}/access.log combined;
-  default_type application/octet-stream;
-  client_body_temp_path ${temp}/body;
-  proxy_temp_path ${temp}/proxy;
-  fastcgi_temp_path ${temp}/fastcgi;
-  uwsgi_temp_path ${temp}/uwsgi;
-  scgi_temp_path ${temp}/scgi;
-  include ${dir}/site.conf;
-}
-`,
-  );
-  execFileSync("nginx", ["-t", "-q", "-p", dir, "-c", `${dir}/nginx.conf`], { stdio: "inherit" });
-  const child = spawn("nginx", ["-p", dir, "-c", `${dir}/nginx.conf`], { stdio: "inherit" });
-  cleanups.push(async () => {
-    child.kill("SIGQUIT");
-    await sleep(300);
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const ca = readFileSync(`${dir}/cert.pem`);
-  for (let i = 0; i < 50; i++) {
-    try {
-      execFileSync("bash", ["-c", `exec 3<>/dev/tcp/127.0.0.1/${HTTPS_PORT}`], { stdio: "ignore" });
-      break;
-    } catch {
-      await sleep(100);
-    }
-  }
-  return { ca, errorLog: `${dir}/error.log`, accessLog: `${dir}/access.log` };
 }
 
 // ---------------------------------------------------------------- the HTTP client and its records
@@ -850,7 +753,8 @@ async function main() {
   await waitHealthy(first.port, spawnInstance(first, env));
   await Promise.all(rest.map((instance) => waitHealthy(instance.port, spawnInstance(instance, env))));
   log(`instances on ${APP_PORTS.join(", ")}`);
-  const nginx = await startNginx();
+  const nginx = await startNginx({ app: APP_PORTS, http: HTTP_PORT, https: HTTPS_PORT });
+  cleanups.push(nginx.stop);
   ca = nginx.ca;
   log(`nginx on https://localhost:${HTTPS_PORT}`);
 

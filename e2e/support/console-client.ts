@@ -46,7 +46,7 @@ export async function requestTicket(
 export function connectConsole(
   url: string,
   ticket: string | undefined,
-  options: { origin?: string; protocols?: string[]; headers?: Record<string, string> } = {},
+  options: { origin?: string; protocols?: string[]; headers?: Record<string, string>; ca?: Buffer } = {},
 ): Promise<ConsoleConnection | Refusal> {
   const protocols = options.protocols ?? [
     CONSOLE_PROTOCOL,
@@ -55,6 +55,8 @@ export function connectConsole(
   const ws = new WebSocket(url, protocols, {
     ...(options.origin ? { origin: options.origin } : {}),
     ...(options.headers ? { headers: options.headers } : {}),
+    // A gateway with a certificate of its own (the chaos runs' nginx).
+    ...(options.ca ? { ca: options.ca } : {}),
   });
   // After a refusal the half-open client is dropped; its late errors are of no interest.
   ws.on("error", () => {});
@@ -127,8 +129,13 @@ export function connectConsole(
 export const isRefusal = (value: ConsoleConnection | Refusal): value is Refusal => "status" in value;
 
 /** Opens a console expecting success; throws with the refusal otherwise. */
-export async function openConsole(url: string, ticket: string, origin?: string): Promise<ConsoleConnection> {
-  const result = await connectConsole(url, ticket, { origin });
+export async function openConsole(
+  url: string,
+  ticket: string,
+  origin?: string,
+  ca?: Buffer,
+): Promise<ConsoleConnection> {
+  const result = await connectConsole(url, ticket, { origin, ca });
   if (isRefusal(result)) throw new Error(`console refused: ${result.status} ${JSON.stringify(result.body)}`);
   return result;
 }

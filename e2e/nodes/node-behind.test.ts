@@ -40,10 +40,17 @@ async function until<T>(
 
 const litecoinWatcher = async () =>
   ((await callApp(app, "/health")).watchers as Watcher[]).find((w) => w.name === "utxo:litecoin") as Watcher;
-const litecoinOnStatusPage = async () =>
-  ((await callApp(app, "/status")).watchers as { coins: string[]; state: string }[]).find((w) =>
-    w.coins.includes("LTC"),
-  )?.state;
+/** LTC's state on the public status page, once it is `state` (the page is recomputed every second). */
+const litecoinOnStatusPage = (state: string) =>
+  until(
+    async () =>
+      ((await callApp(app, "/status")).watchers as { coins: string[]; state: string }[]).find((w) =>
+        w.coins.includes("LTC"),
+      )?.state,
+    (shown) => shown === state,
+    `LTC ${state} on the status page`,
+    10_000,
+  );
 const mine = async (node: Litecoind, count: number) => node.rpc("generatetodescriptor", [count, toAnyone]);
 const tipOf = (node: Litecoind) => node.rpc<number>("getblockcount");
 const connect = async () => {
@@ -77,6 +84,8 @@ beforeAll(async () => {
     // A regtest node is alone and idle by design: the checks are off there unless asked for.
     WATCHER_MIN_PEERS: "1",
     WATCHER_MAX_TIP_AGE_BLOCKS: "12",
+    // The status page is computed at most this often.
+    STATUS_REFRESH_SECONDS: "1",
   });
 }, 120_000);
 
@@ -94,12 +103,12 @@ it("a tip hours old on a chain with a block every 2.5 minutes is behind until a 
     tip: 1,
     lag: 0,
   });
-  expect(await litecoinOnStatusPage()).toBe("degraded");
+  await litecoinOnStatusPage("degraded");
 
   await mine(peer, 1);
   const current = await until(litecoinWatcher, (w) => w.status === "ok", "the watcher after a new block");
   expect(current).toMatchObject({ problem: null, tip: 2 });
-  expect(await litecoinOnStatusPage()).toBe("up");
+  await litecoinOnStatusPage("up");
 }, 60_000);
 
 it("cut off from its peer, the node is behind (no peers) while the chain goes on; back in touch, it clears", async () => {
@@ -113,7 +122,7 @@ it("cut off from its peer, the node is behind (no peers) while the chain goes on
     tip: 2,
     lag: 0,
   });
-  expect(await litecoinOnStatusPage()).toBe("degraded");
+  await litecoinOnStatusPage("degraded");
   expect(await tipOf(peer)).toBe(5);
 
   await connect();
@@ -123,5 +132,5 @@ it("cut off from its peer, the node is behind (no peers) while the chain goes on
     "the watcher once its node caught up",
   );
   expect(back).toMatchObject({ problem: null, lag: 0 });
-  expect(await litecoinOnStatusPage()).toBe("up");
+  await litecoinOnStatusPage("up");
 }, 60_000);

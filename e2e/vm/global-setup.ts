@@ -86,6 +86,8 @@ export async function setup(project: TestProject) {
       // A host that cannot be reached (nothing listens on port 1): every build there fails.
       { name: "unreachable-1", location: "fr", uri: UNREACHABLE_URI, memory_mb: 4096, vcpus: 4, disk_gb: 40 },
     ]),
+    // A build waits 20 s (not 5 min) for a host it cannot reach before it is refunded.
+    BUILD_HOST_WAIT_SECONDS: "20",
     GUEST_IMAGES_DIR: IMAGES_DIR,
     SERVER_DISKS_DIR: DISKS_DIR,
     LIBVIRT_DOMAIN_PREFIX: PREFIX,
@@ -140,6 +142,8 @@ export async function setup(project: TestProject) {
       // Room for the lapse test's server to grow to a Jackal (2 GiB, 2 vCPUs) and come back after lapsing.
       { name: "local-2", location: "bg", uri: URI, memory_mb: 3072, vcpus: 2, disk_gb: 12 },
     ]),
+    // A build waits 20 s (not 5 min) for a host it cannot reach before it is refunded.
+    BUILD_HOST_WAIT_SECONDS: "20",
     GUEST_IMAGES_DIR: TINY_IMAGES_DIR,
     SERVER_DISKS_DIR: TINY_DISKS_DIR,
     LIBVIRT_DOMAIN_PREFIX: TINY_PREFIX,

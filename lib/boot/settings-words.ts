@@ -415,6 +415,11 @@ export const SETTING_WORDS: readonly SettingWords[] = [
     meaning: "a build that does not answer on SSH by then is retried (3 attempts, then refunded)",
   },
   {
+    names: ["BUILD_HOST_WAIT_SECONDS"],
+    meaning:
+      "how long from its order a build keeps trying a host that cannot be reached (a restart, a network cut) before it is refunded, past its 3 attempts",
+  },
+  {
     names: ["SERVER_STOP_TIMEOUT_SECONDS"],
     meaning: "ACPI shutdown wait before a stop forces the machine off",
   },

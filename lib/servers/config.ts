@@ -212,6 +212,8 @@ export type ServerSettings = {
   /** How many ports from the base may be forwarded: one per server on a host without a bridge. */
   sshForwardPortCount: number;
   bootTimeoutSeconds: number;
+  /** How long from its order a build waits for a host that cannot be reached before it is refunded. */
+  buildHostWaitSeconds: number;
   stopTimeoutSeconds: number;
   domainPrefix: string;
   /** How often each host's machines are read for usage (one `virsh domstats` per host). */
@@ -260,6 +262,7 @@ export const SERVER_SETTINGS = envSlice({
     SSH_FORWARD_PORT_BASE: z.coerce.number().int().min(1024).max(60000).default(22000),
     SSH_FORWARD_PORT_COUNT: z.coerce.number().int().min(1).max(64512).default(1000),
     SERVER_BOOT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
+    BUILD_HOST_WAIT_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
     SERVER_STOP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
     LIBVIRT_DOMAIN_PREFIX: z
       .string()
@@ -303,6 +306,7 @@ export const SERVER_SETTINGS = envSlice({
       sshForwardPortBase: values.SSH_FORWARD_PORT_BASE,
       sshForwardPortCount: values.SSH_FORWARD_PORT_COUNT,
       bootTimeoutSeconds: values.SERVER_BOOT_TIMEOUT_SECONDS,
+      buildHostWaitSeconds: values.BUILD_HOST_WAIT_SECONDS,
       stopTimeoutSeconds: values.SERVER_STOP_TIMEOUT_SECONDS,
       domainPrefix: values.LIBVIRT_DOMAIN_PREFIX,
       metricsIntervalSeconds: values.METRICS_INTERVAL_SECONDS,

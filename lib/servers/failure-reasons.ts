@@ -7,10 +7,13 @@
 /** A failure described in our own words, safe to show as it is. */
 export class CustomerFacingError extends Error {}
 
+/** What a customer is told when the host could not be reached: nothing was done on it. */
+export const HOST_UNREACHABLE = "the host could not be reached";
+
 const REASONS: [RegExp, string][] = [
   [
     /failed to connect to the hypervisor|no valid connection|cannot recv data|could not resolve hostname|connection refused|connection reset|connection timed out|no route to host|network is unreachable|end of file while reading data|host key verification failed|permission denied \(|authentication failed|libssh/i,
-    "the host could not be reached",
+    HOST_UNREACHABLE,
   ],
   [
     /no image for|cannot access storage file|storage volume not found|no storage vol/i,

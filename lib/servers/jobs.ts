@@ -11,7 +11,7 @@ import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
 import { endFailedBuild, endFailedRevival } from "./billing";
 import { serverSettings } from "./config";
-import { CustomerFacingError, customerReason } from "./failure-reasons";
+import { CustomerFacingError, customerReason, HOST_UNREACHABLE } from "./failure-reasons";
 import { announceHeldPaymentsDue, markHeldPaymentDue } from "./held-payments";
 import { applyServerNetwork, runFirewallJob } from "./network/firewall";
 import { ipv6PoolOf, releaseIpv6Prefix, reserveIpv6Prefix } from "./network/ipv6-pool";
@@ -345,16 +345,37 @@ async function runDestroy(job: Job): Promise<void> {
   kickPtrSync();
 }
 
-/** What a provisioning server shows between its build's attempts (markBuilt clears it). */
+/**
+ * What a provisioning server shows between its build's attempts (markBuilt clears it). `refundAt`: the build
+ * waits for an unreachable host until then, however many attempts that takes.
+ */
 export function buildRetryReason(
   job: Pick<Job, "attempts" | "maxAttempts">,
   reason: string,
   runAfter: Date,
+  refundAt?: Date,
 ): string {
+  if (refundAt) {
+    return (
+      `Attempt ${job.attempts} to build it failed (${reason}); the next starts at ${runAfter.toISOString()}. ` +
+      `Should the host still be unreachable at ${refundAt.toISOString()}, the charge is refunded.`
+    );
+  }
   return (
     `Attempt ${job.attempts} of ${job.maxAttempts} to build it failed (${reason}); the next starts at ` +
     `${runAfter.toISOString()}. Should every attempt fail, the charge is refunded.`
   );
+}
+
+/**
+ * Until when a build that failed for `reason` keeps trying: a host that cannot be reached (restarting, cut off
+ * for a minute) is waited for up to BUILD_HOST_WAIT_SECONDS from the order, past the job's attempts; null when
+ * that does not apply or has passed.
+ */
+function hostWaitUntil(job: Job, reason: string, at: Date): Date | null {
+  if (job.kind !== "provision" || reason !== HOST_UNREACHABLE) return null;
+  const until = new Date(job.createdAt.getTime() + serverSettings().buildHostWaitSeconds * 1000);
+  return until > at ? until : null;
 }
 
 /**
@@ -369,15 +390,19 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
     `server ${job.serverId}: ${job.kind} job ${job.id} attempt ${job.attempts} failed: ${message}`,
   );
   const database = await db();
+  const failedAt = now();
+  const waitUntil = hostWaitUntil(job, reason, failedAt);
   await database.transaction(async (tx) => {
-    if (job.attempts < job.maxAttempts) {
-      const runAfter = new Date(now().getTime() + backoffMs(job.attempts));
+    if (job.attempts < job.maxAttempts || waitUntil) {
+      let runAfter = new Date(failedAt.getTime() + backoffMs(job.attempts));
+      // The last try for an unreachable host comes when its wait ends, not later.
+      if (waitUntil && runAfter > waitUntil) runAfter = waitUntil;
       await requeue(tx, job, { lastError: message, phase: null, deadline: null, runAfter });
       // An order whose build waits for another attempt says so: a host outage is not a silent wait.
       if (job.kind === "provision") {
         await tx
           .update(servers)
-          .set({ statusReason: buildRetryReason(job, reason, runAfter) })
+          .set({ statusReason: buildRetryReason(job, reason, runAfter, waitUntil ?? undefined) })
           .where(and(eq(servers.id, job.serverId), eq(servers.status, "provisioning")));
       }
       return;

@@ -1,0 +1,90 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Database, db } from "@/lib/db/client";
+import { serverJobs, servers } from "@/lib/db/schema";
+import {
+  balanceAndLedgerSum,
+  createFundedAccount,
+  PUP_ORDER,
+  scratchConfigEnv,
+} from "@/lib/testing/memory-db";
+import { advanceClock, now } from "@/lib/util/clock";
+import { runJobNow } from "./jobs";
+import { orderServer } from "./order";
+
+// The real libvirt provisioner with a host nothing answers for (port 1 of this machine): every build fails
+// because the host cannot be reached. The build waits for it 60 s from the order.
+const UNREACHABLE = "qemu+ssh://nobody@127.0.0.1:1/system?no_tty=1";
+const WAIT_SECONDS = 60;
+const images = mkdtempSync(path.join(tmpdir(), "vps-images-"));
+writeFileSync(path.join(images, "debian-13.qcow2"), "");
+const restoreEnv = scratchConfigEnv({
+  PROVISIONER: "libvirt",
+  ALLOW_DEMO_LIBVIRT: "1",
+  GUEST_IMAGES_DIR: images,
+  BUILD_HOST_WAIT_SECONDS: String(WAIT_SECONDS),
+  HYPERVISORS: JSON.stringify([
+    { name: "nl-local", location: "nl", uri: UNREACHABLE, memory_mb: 8192, vcpus: 8, disk_gb: 200 },
+  ]),
+});
+
+describe("a build whose host cannot be reached (real schema, unreachable host)", () => {
+  let database: Database;
+  let movedSeconds = 0;
+  beforeAll(async () => {
+    database = await db();
+  }, 120_000);
+  afterAll(() => {
+    advanceClock(-movedSeconds);
+    restoreEnv();
+  });
+
+  it("keeps trying past its three attempts until the host wait ends, says until when, then is refunded in full", async () => {
+    const accountId = await createFundedAccount(database, 10_000);
+    const funded = await balanceAndLedgerSum(database, accountId);
+    const ordered = await orderServer({ accountId, apiKeyId: null }, PUP_ORDER, "host-wait", database);
+    const serverId = (ordered.body as { id: number }).id;
+    expect((await balanceAndLedgerSum(database, accountId)).balance).toBeLessThan(funded.balance);
+    const [job] = await database
+      .select()
+      .from(serverJobs)
+      .where(and(eq(serverJobs.serverId, serverId), eq(serverJobs.kind, "provision")));
+    if (!job) throw new Error("no build job");
+    const refundAt = new Date(job.createdAt.getTime() + WAIT_SECONDS * 1000).toISOString();
+
+    const reasons: string[] = [];
+    const retriesAt: number[] = [];
+    for (let attempt = 1; attempt <= 10; attempt++) {
+      const [row] = await database.select().from(serverJobs).where(eq(serverJobs.id, job.id));
+      if (row?.state !== "pending") break;
+      // Business time moves to the job's next run (the clock the job queue reads).
+      const ahead = (row.runAfter.getTime() - now().getTime()) / 1000;
+      if (ahead > 0) {
+        retriesAt.push(Math.round((row.runAfter.getTime() - job.createdAt.getTime()) / 1000));
+        advanceClock(ahead);
+        movedSeconds += ahead;
+      }
+      await runJobNow(job.id, 200);
+      const [server] = await database.select().from(servers).where(eq(servers.id, serverId));
+      reasons.push(server?.statusReason ?? "");
+    }
+
+    // Backing off 5, 10 and 20 s, then the last try when the wait ends (not 40 s later): five attempts.
+    expect(retriesAt).toEqual([5, 15, 35, WAIT_SECONDS]);
+    const waiting = (attempt: number) =>
+      new RegExp(
+        `^Attempt ${attempt} to build it failed \\(the host could not be reached\\); the next starts at \\S+Z\\. ` +
+          `Should the host still be unreachable at ${refundAt.replace(/\./g, "\\.")}, the charge is refunded\\.$`,
+      );
+    for (const [index, reason] of reasons.slice(0, 4).entries()) expect(reason).toMatch(waiting(index + 1));
+    expect(reasons.at(-1)).toBe(
+      "The build failed after 5 attempts (the host could not be reached); the charge was refunded.",
+    );
+    const [ended] = await database.select().from(servers).where(eq(servers.id, serverId));
+    expect(ended?.status).toBe("terminated");
+    expect(await balanceAndLedgerSum(database, accountId)).toEqual(funded);
+  });
+});

@@ -1,12 +1,14 @@
 /**
  * The chaos run over the real rails: one app with the libvirt provisioner on this machine's libvirtd (a local
  * host, and the same libvirtd behind a local sshd as a remote host over qemu+libssh), booting the tiny test
- * guest, and watching a real litecoind in regtest and a local anvil, while customers order, pay, snapshot,
+ * guest, and watching a real litecoind (with a peer), monerod (through a view-only wallet) and a local anvil, while customers order, pay, snapshot,
  * restore and hold a console open through nginx with the deploy kit's site (deploy/nginx/vps.conf). A seeded schedule injects the faults production meets below the app:
  *
  * - libvirtd killed (SIGKILL) during a build, a snapshot and a restore, and started again seconds later;
  * - the remote host's sshd stopped for CHAOS_RAILS_CUT_SECONDS (default 60) while an order builds there;
  * - litecoind stopped mid-poll for a few seconds while a payment confirms, then started again;
+ * - monerod stopped mid-poll for a few seconds while a payment confirms, then started again (the service's
+ *   view-only wallet stays up and loses its daemon);
  * - litecoind cut off from its one peer (`setnetworkactive false`) while the peer mines the blocks that
  *   confirm a payment, then back in touch;
  * - the servers' storage pool made full while an order and a snapshot arrive, then freed;
@@ -36,7 +38,13 @@ import { PGlite } from "@electric-sql/pglite";
 import { createPublicClient, createWalletClient, http, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { type RunningApp, startApp } from "../e2e/support/app-server";
-import { type Litecoind, startFundedLitecoind, startLitecoind } from "../e2e/support/coin-nodes";
+import {
+  type Litecoind,
+  type MoneroNodes,
+  startFundedLitecoind,
+  startLitecoind,
+  startMonero,
+} from "../e2e/support/coin-nodes";
 import { type ConsoleConnection, openConsole } from "../e2e/support/console-client";
 import { checkLedger } from "../e2e/support/ledger-check";
 import { httpsJson, type Nginx, nginxAgent, startNginx } from "../e2e/support/nginx";
@@ -47,6 +55,8 @@ import { URI, virsh, volumes } from "../e2e/vm/host";
 import { type LocalSshd, startLocalSshd } from "../e2e/vm/sshd";
 import { type LocalChain, startAnvil } from "../lib/demo-chain/anvil";
 import { fundNativeBalance } from "../lib/demo-chain/test-token";
+import { generateDemoWatchOnlyKeys, watchOnlyKeyEnv } from "../lib/rails/addresses";
+import { moneroPrimaryAddress } from "../lib/rails/monero/address";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -653,6 +663,50 @@ async function depositsThroughNodeFaults(
   return [first, cutOff, second];
 }
 
+/**
+ * An XMR deposit confirming while monerod is stopped mid-poll and started again: the service's wallet-rpc stays
+ * up without its daemon, the watcher reports the node unreachable, and the payment is credited once after.
+ */
+async function moneroDepositThroughRestart(receiver: Receiver, monero: MoneroNodes) {
+  const c = await customer(receiver, "deposit-xmr", 0);
+  const created = (await api("POST", "/topups", c.key, { amount: 80, coin: "XMR" })).body;
+  await monero.payer("refresh");
+  const piconero = Math.round(Number(created.deposit_amount) * 1e12);
+  await monero.payer("transfer", { destinations: [{ amount: piconero, address: created.deposit_address }] });
+  const read = async () => (await api("GET", `/topups/${created.ref}`, c.key)).body as unknown as Topup;
+  await waitFor(read, (t) => t.payments.length > 0, 60_000, "XMR payment seen");
+  await monero.mine(1);
+  const watcher = watcherNamed("xmr:monero");
+  const states = new Set<string>();
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      states.add((await watcher())?.status ?? "absent");
+      await sleep(500);
+    }
+  })();
+  await fault("monerod stopped mid-poll, then started again", () =>
+    monero.restartDaemon(offset(4_000, 8_000)),
+  );
+  // A Monero payment is spendable (and credited) only 10 blocks deep, whatever the confirmations asked.
+  await monero.mine(Math.max(10, created.confirmations_required as number));
+  const credited = await waitFor(read, (t) => t.status === "completed", 120_000, "XMR credit after restart");
+  const after = await waitFor(watcher, (w) => w?.status === "ok", 60_000, "XMR watcher ok");
+  sampling = false;
+  await sampler;
+  holds(
+    "/health said the Monero watcher could not reach its node while monerod was down, and ok after",
+    states.has("unreachable") && after?.status === "ok",
+    `during: ${[...states].join(", ")}; after: ${after?.status}`,
+  );
+  holds(
+    "an XMR deposit confirming across a monerod restart is credited exactly once",
+    credited.credited_usd === 80 && (await balanceOf(c)) === 80,
+    `credited ${credited.credited_usd}, balance ${await balanceOf(c)}`,
+  );
+  return c;
+}
+
 /** An ETH deposit on anvil credited, then its block reorganised away (`anvil_reorg`) deeper than asked. */
 async function ethDepositReorgedOut(receiver: Receiver, chain: LocalChain) {
   const c = await customer(receiver, "deposit-eth", 0);
@@ -797,20 +851,25 @@ async function main() {
   await cleanUp();
   await mountSmallPool();
 
-  const [sshd, ltc, ltcPeer, ethereum, receiver] = await Promise.all([
+  // The service's deposit keys made here, so its view-only Monero wallet is built from the same ones.
+  const keys = generateDemoWatchOnlyKeys();
+  const [sshd, ltc, ltcPeer, monero, ethereum, receiver] = await Promise.all([
     startLocalSshd(SSH_PORT_BASE - 1),
     startFundedLitecoind(),
     startLitecoind(undefined, { p2p: true }),
+    startMonero({ address: moneroPrimaryAddress(keys), viewKey: keys.monero.viewKey }),
     startAnvil({ chainId: 1 }),
     startReceiver(),
   ]);
-  cleanups.push(sshd.stop, ltc.stop, ltcPeer.stop, ethereum.stop, receiver.close);
+  cleanups.push(sshd.stop, ltc.stop, ltcPeer.stop, monero.stop, ethereum.stop, receiver.close);
   await peerUp(ltc, ltcPeer);
   gateway = await startNginx({ app: [APP_PORT], https: APP_PORT + 1, http: APP_PORT + 2 });
   gatewayAgent = nginxAgent(gateway);
   cleanups.push(gateway.stop);
   try {
     app = await startApp({
+      ...watchOnlyKeyEnv(keys),
+      XMR_WALLET_RPC_URL: monero.serviceWalletUrl,
       PORT: String(APP_PORT),
       // Customers reach it through nginx: the console's WebSocket address is made from this.
       PUBLIC_BASE_URL: gateway.origin,
@@ -849,7 +908,7 @@ async function main() {
     );
 
     // The rails run side by side: the hosts' faults and the coin node's do not touch each other.
-    const [local, remote, depositors, ethDepositor] = await Promise.all([
+    const [local, remote, depositors, xmrDepositor, ethDepositor] = await Promise.all([
       buildThroughLibvirtdCrash(receiver).then(async (crashed) => ({
         ...crashed,
         // After the libvirtd faults, not beside them: a full pool would fail their snapshot and restore too.
@@ -857,6 +916,7 @@ async function main() {
       })),
       buildThroughHostOutage(receiver, sshd, operator),
       depositsThroughNodeFaults(receiver, ltc, ltcPeer),
+      moneroDepositThroughRestart(receiver, monero),
       ethDepositReorgedOut(receiver, ethereum),
     ]);
     log("faults over: checking");
@@ -886,6 +946,7 @@ async function main() {
       remote.customer,
       ...new Set(local.fullPoolOrders.map((o) => o.customer)),
       ...depositors,
+      xmrDepositor,
       ethDepositor,
     ];
     const events = customers.map((c) => ({

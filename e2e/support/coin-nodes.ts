@@ -269,6 +269,8 @@ export type MoneroNodes = {
   service: (method: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
   /** Mines `blocks` blocks to the payer's address. */
   mine: (blocks: number) => Promise<void>;
+  /** Stops monerod, waits `downMs`, and starts it again on its chain and ports (the wallets stay up). */
+  restartDaemon: (downMs?: number) => Promise<void>;
   stop: () => Promise<void>;
 };
 
@@ -337,8 +339,10 @@ export async function startMonero(
     if (keep === undefined) rmSync(dir, { recursive: true, force: true });
   };
   const quiet = { stdio: ["ignore", "ignore", "ignore"] as ("ignore" | "pipe")[] };
-  try {
-    const daemon = spawn(
+  const daemonUrl = `http://127.0.0.1:${rpcPort}`;
+  let daemon: ChildProcess | undefined;
+  const launchDaemon = async () => {
+    daemon = spawn(
       "/usr/bin/monerod",
       [
         "--regtest",
@@ -361,9 +365,21 @@ export async function startMonero(
       ],
       quiet,
     );
-    children.push(daemon);
-    const daemonUrl = `http://127.0.0.1:${rpcPort}`;
+    // First in the list: stopped last, after the wallets that read it.
+    children.unshift(daemon);
     await waitForRpc(daemonUrl, "get_info", daemon, "monerod", 90_000);
+  };
+  const restartDaemon = async (downMs = 0) => {
+    const stopping = daemon;
+    if (stopping) {
+      children.splice(children.indexOf(stopping), 1);
+      await stopChild(stopping, 60_000);
+    }
+    await new Promise((resolve) => setTimeout(resolve, downMs));
+    await launchDaemon();
+  };
+  try {
+    await launchDaemon();
     const walletArgs = (port: number, name: string) => [
       `--daemon-address=127.0.0.1:${rpcPort}`,
       "--trusted-daemon",
@@ -430,6 +446,7 @@ export async function startMonero(
       serviceWallet,
       service,
       mine,
+      restartDaemon,
       stop,
     };
   } catch (error) {

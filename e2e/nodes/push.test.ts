@@ -142,7 +142,16 @@ describe("an app whose watchers poll once a minute", () => {
       await coin.pay(topup);
       // The payment's block: seen at once (no poll reads the mempool for another minute).
       await coin.mine(1);
-      await until(read, (t) => t.payments[0]?.confirmations === 1, 10_000, `${coin.code} payment seen`);
+      await until(read, (t) => t.payments[0]?.confirmations === 1, 10_000, `${coin.code} payment seen`).catch(
+        async (error: Error) => {
+          // The evidence: what health says of the watcher and its push, and the app's last words.
+          const health = (await call("/health")) as { watchers: Watcher[] };
+          const watcher = health.watchers.find((w) => w.name === coin.watcher);
+          throw new Error(
+            `${error.message}\nwatcher: ${JSON.stringify(watcher)}\napp: ${app.logs().slice(-3_000)}`,
+          );
+        },
+      );
       if (required > 2) {
         await coin.mine(required - 2);
         await until(

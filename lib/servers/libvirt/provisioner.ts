@@ -151,6 +151,21 @@ const RESCUE_CMDLINE = "console=ttyS0 clocksource=hpet no_timer_check vps.rescue
 type SeedLogin = { hostname: string; rootPassword: string; sshKeys: string[]; userData?: string };
 
 /**
+ * `virsh list --all` (run under LC_ALL=C) as each domain's name and state: "running", "paused", "shut off"…
+ * The table's rows follow its line of dashes; an inactive domain's id is "-".
+ */
+export function parseDomainList(table: string): Map<string, string> {
+  const lines = table.split("\n");
+  const rows = lines.slice(lines.findIndex((line) => /^-{3,}$/.test(line.trim())) + 1);
+  const states = new Map<string, string>();
+  for (const row of rows) {
+    const match = /^\s*\S+\s+(\S+)\s+(\S.*?)\s*$/.exec(row);
+    if (match?.[1] && match[2]) states.set(match[1], match[2]);
+  }
+  return states;
+}
+
+/**
  * Real machines through libvirt: one connection URI per hypervisor host, `virsh` with argument arrays.
  * Each server is a domain `<prefix><id>` with a qcow2 overlay on `GUEST_IMAGES_DIR/<os>.qcow2` and a
  * cloud-init NoCloud seed, both volumes of the storage pool `<prefix>disks` (so they work on remote hosts).
@@ -733,24 +748,21 @@ export class LibvirtProvisioner implements Provisioner {
     if (options.start) await virsh(host.uri, ["start", this.domainName(server)]);
   }
 
+  /**
+   * Each of our machines on the host, running or stopped, read in one call (over SSH each call is a
+   * connection of its own); a machine QEMU paused at a failed disk write is resumed on the way.
+   */
   async hostStates(hypervisor: string): Promise<Map<number, PowerState> | undefined> {
     const host = this.settings.hypervisors.find((h) => h.name === hypervisor);
     if (!host) return undefined;
-    const listed = await virsh(host.uri, ["list", "--all", "--name"]);
-    const running = new Set(
-      (await virsh(host.uri, ["list", "--state-running", "--name"])).split("\n").map((line) => line.trim()),
-    );
     const states = new Map<number, PowerState>();
     const prefix = this.settings.domainPrefix;
-    for (const name of (await virsh(host.uri, ["list", "--state-paused", "--name"])).split("\n")) {
-      if (name.trim().startsWith(prefix) && (await this.resumeAfterStorageError(host.uri, name.trim()))) {
-        running.add(name.trim());
-      }
-    }
-    for (const name of listed.split("\n").map((line) => line.trim())) {
+    for (const [name, state] of parseDomainList(await virsh(host.uri, ["list", "--all"]))) {
       if (!name.startsWith(prefix)) continue;
       const id = Number(name.slice(prefix.length));
-      if (Number.isSafeInteger(id)) states.set(id, running.has(name) ? "running" : "stopped");
+      if (!Number.isSafeInteger(id)) continue;
+      const resumed = state === "paused" && (await this.resumeAfterStorageError(host.uri, name));
+      states.set(id, state === "running" || resumed ? "running" : "stopped");
     }
     return states;
   }

@@ -9,7 +9,7 @@ import { LibvirtProvisioner } from "./provisioner";
 
 /**
  * A host as virsh shows it when its pool filled up: QEMU paused vpst-7 at a failed disk write, vpst-9 is
- * paused by someone on purpose, vpst-8 runs. The stand-in virsh logs every call.
+ * paused by someone on purpose, vpst-8 runs, vpst-11 is shut off. The stand-in virsh logs every call.
  */
 const HOST = [
   "#!/bin/sh",
@@ -17,9 +17,7 @@ const HOST = [
   "shift 2", // -c URI
   'echo "$*" >> "$log"',
   'case "$*" in',
-  '  "list --all --name") printf "vpst-7\\nvpst-8\\nvpst-9\\nother-1\\n" ;;',
-  '  "list --state-running --name") printf "vpst-8\\n" ;;',
-  '  "list --state-paused --name") printf "vpst-7\\nvpst-9\\n" ;;',
+  '  "list --all") printf " Id   Name      State\\n-----------------------------\\n 3    vpst-7    paused\\n 4    vpst-8    running\\n 5    vpst-9    paused\\n -    vpst-11   shut off\\n -    other-1   shut off\\n\\n" ;;',
   '  "domstate vpst-7 --reason") echo "paused (I/O error)" ;;',
   '  "domstate vpst-9 --reason") echo "paused (user)" ;;',
   '  "resume vpst-7") echo "Domain \'vpst-7\' resumed" ;;',
@@ -41,7 +39,14 @@ describe("machines QEMU paused because their pool was full", () => {
   it("are resumed by the host's reconciliation; machines paused for another reason are left paused", async () => {
     await withFakeVirsh(HOST, async (folder) => {
       const states = await provisioner().hostStates("test-1");
-      expect(Object.fromEntries(states ?? [])).toEqual({ 7: "running", 8: "running", 9: "stopped" });
+      expect(Object.fromEntries(states ?? [])).toEqual({
+        7: "running",
+        8: "running",
+        9: "stopped",
+        11: "stopped",
+      });
+      // One call reads the whole host; only the machine paused by a disk error is looked at again.
+      expect(calls(folder).filter((call) => call.startsWith("list"))).toEqual(["list --all"]);
       expect(calls(folder)).toContain("resume vpst-7");
       expect(calls(folder)).not.toContain("resume vpst-9");
     });

@@ -487,8 +487,11 @@ async function remoteHostState(operator: OperatorSession): Promise<string> {
 
 type Watcher = { name: string; status: string; flagged_payments: number };
 /** A deposit watcher as /health reports it, by name (`utxo:litecoin`, `evm:ethereum`). */
-const watcherNamed = (name: string) => async () =>
-  ((await api("GET", "/health")).body.watchers as Watcher[]).find((w) => w.name === name);
+const watcherNamed = (name: string) => async () => {
+  const health = await api("GET", "/health");
+  // An answer without the list (a gateway error) is kept among the answers, with its status, for the report.
+  return (health.body.watchers as Watcher[] | undefined)?.find((w) => w.name === name);
+};
 const litecoinWatcher = watcherNamed("utxo:litecoin");
 
 type Topup = {
@@ -541,7 +544,7 @@ async function depositsThroughNodeFaults(
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
-      watcherStates.add((await litecoinWatcher())?.status ?? "absent");
+      watcherStates.add((await litecoinWatcher().catch(() => undefined))?.status ?? "absent");
       await sleep(500);
     }
   })();
@@ -681,7 +684,7 @@ async function moneroDepositThroughRestart(receiver: Receiver, monero: MoneroNod
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
-      states.add((await watcher())?.status ?? "absent");
+      states.add((await watcher().catch(() => undefined))?.status ?? "absent");
       await sleep(500);
     }
   })();
@@ -969,6 +972,12 @@ async function main() {
 
     report(events);
   } finally {
+    // nginx's error log goes with its folder when it stops: kept first, as evidence.
+    if (gateway) {
+      const gatewayLog = path.join(tmpdir(), "chaos-rails-nginx-error.log");
+      writeFileSync(gatewayLog, existsSync(gateway.errorLog) ? readFileSync(gateway.errorLog) : "");
+      console.log(`nginx's error log: ${gatewayLog}`);
+    }
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
     await cleanUp();
     // The app's own account of the run, for the evidence behind a broken invariant or a failed step.
@@ -1021,6 +1030,7 @@ setTimeout(async () => {
 
 main().catch(async (error) => {
   console.error(error);
+  for (const cleanup of cleanups) await cleanup().catch(() => undefined);
   await cleanUp().catch(() => undefined);
   process.exit(1);
 });

@@ -346,6 +346,8 @@ export async function startMonero(
       "/usr/bin/monerod",
       [
         "--regtest",
+        // Regtest's chain is deleted at each start unless kept: a restarted monerod goes on with its chain.
+        "--keep-fakechain",
         "--offline",
         "--fixed-difficulty=1",
         `--data-dir=${path.join(dir, "daemon")}`,
@@ -414,7 +416,16 @@ export async function startMonero(
         amount_of_blocks: blocks,
         wallet_address: payerAddress,
       });
-      await payer("refresh");
+      // Just after monerod restarted, the wallet has not found it again yet: it does within seconds.
+      for (let tries = 0; ; tries++) {
+        try {
+          await payer("refresh");
+          return;
+        } catch (error) {
+          if (tries >= 60 || !String(error).includes("no connection to daemon")) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      }
     };
     if (reuse) {
       await service("open_wallet", { filename: "service", password: "" });

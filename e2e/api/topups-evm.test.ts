@@ -11,6 +11,7 @@ import { testTokenAbi } from "@/lib/demo-chain/test-token-abi";
 import { callApp, startApp } from "../support/app-server";
 import { reorgAway } from "../support/reorg";
 import { GETH_MAX_PER_POSITION } from "../support/rpc-proxy";
+import { until } from "../support/until";
 import { seedWatchedTopups } from "../support/watched-topups";
 import { api, createAccount, errorCode } from "./helpers";
 
@@ -239,20 +240,6 @@ describe("the EVM watcher woken by its node's new heads (eth_subscribe over WebS
       (watcher) => watcher.name === "evm:ethereum",
     )?.push;
   const sharedPush = () => watcherPush(async (route) => (await api(route)).body);
-  async function until<T>(
-    read: () => Promise<T>,
-    done: (value: T) => boolean,
-    what: string,
-    timeoutMs = 30_000,
-  ) {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await read();
-      if (done(value)) return value;
-      if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
 
   it("heads lost without a word: the poll credits the payment, counts them lost, and subscribes again", async () => {
     const proxy = async (command: Record<string, unknown>) =>

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { callApp, type RunningApp, startApp } from "../support/app-server";
 import { type Litecoind, startLitecoind } from "../support/coin-nodes";
+import { until } from "../support/until";
 
 type Watcher = {
   name: string;
@@ -22,21 +23,6 @@ let peer: Litecoind;
 let app: RunningApp;
 /** Mining needs no wallet: a block's reward goes to an anyone-can-spend script. */
 let toAnyone: string;
-
-async function until<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  what: string,
-  timeoutMs = 30_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 const litecoinWatcher = async () =>
   ((await callApp(app, "/health")).watchers as Watcher[]).find((w) => w.name === "utxo:litecoin") as Watcher;

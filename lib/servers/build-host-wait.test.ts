@@ -5,6 +5,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, db } from "@/lib/db/client";
 import { serverJobs, servers } from "@/lib/db/schema";
+import { withFakeVirsh } from "@/lib/testing/fake-virsh";
 import {
   balanceAndLedgerSum,
   createFundedAccount,
@@ -15,9 +16,17 @@ import { advanceClock, now } from "@/lib/util/clock";
 import { runJobNow } from "./jobs";
 import { orderServer } from "./order";
 
-// The real libvirt provisioner with a host nothing answers for (port 1 of this machine): every build fails
-// because the host cannot be reached. The build waits for it 60 s from the order.
+// The real libvirt provisioner with a host that cannot be reached: its virsh says so as libvirt does over SSH.
+// A stand-in, so every attempt fails the same way: under CI load the real one (ssh to port 1) once failed
+// without a word, which is "the host reported an error", not a host to wait for. The build waits for the host
+// 60 s from the order.
 const UNREACHABLE = "qemu+ssh://nobody@127.0.0.1:1/system?no_tty=1";
+const UNREACHABLE_VIRSH = [
+  "#!/bin/sh",
+  'echo "error: failed to connect to the hypervisor" >&2',
+  'echo "error: Cannot recv data: ssh: connect to host 127.0.0.1 port 1: Connection refused: Connection reset by peer" >&2',
+  "exit 1",
+];
 const WAIT_SECONDS = 60;
 const images = mkdtempSync(path.join(tmpdir(), "vps-images-"));
 writeFileSync(path.join(images, "debian-13.qcow2"), "");
@@ -42,57 +51,58 @@ describe("a build whose host cannot be reached (real schema, unreachable host)",
     restoreEnv();
   });
 
-  it("keeps trying past its three attempts until the host wait ends, says until when, then is refunded in full", async () => {
-    const accountId = await createFundedAccount(database, 10_000);
-    const funded = await balanceAndLedgerSum(database, accountId);
-    const ordered = await orderServer({ accountId, apiKeyId: null }, PUP_ORDER, "host-wait", database);
-    const serverId = (ordered.body as { id: number }).id;
-    expect((await balanceAndLedgerSum(database, accountId)).balance).toBeLessThan(funded.balance);
-    const [job] = await database
-      .select()
-      .from(serverJobs)
-      .where(and(eq(serverJobs.serverId, serverId), eq(serverJobs.kind, "provision")));
-    if (!job) throw new Error("no build job");
-    const refundAt = new Date(job.createdAt.getTime() + WAIT_SECONDS * 1000).toISOString();
+  it("keeps trying past its three attempts until the host wait ends, says until when, then is refunded in full", () =>
+    withFakeVirsh(UNREACHABLE_VIRSH, async () => {
+      const accountId = await createFundedAccount(database, 10_000);
+      const funded = await balanceAndLedgerSum(database, accountId);
+      const ordered = await orderServer({ accountId, apiKeyId: null }, PUP_ORDER, "host-wait", database);
+      const serverId = (ordered.body as { id: number }).id;
+      expect((await balanceAndLedgerSum(database, accountId)).balance).toBeLessThan(funded.balance);
+      const [job] = await database
+        .select()
+        .from(serverJobs)
+        .where(and(eq(serverJobs.serverId, serverId), eq(serverJobs.kind, "provision")));
+      if (!job) throw new Error("no build job");
+      const refundAt = new Date(job.createdAt.getTime() + WAIT_SECONDS * 1000).toISOString();
 
-    const reasons: string[] = [];
-    const retriesAt: number[] = [];
-    for (let attempt = 1; attempt <= 10; attempt++) {
-      const [row] = await database.select().from(serverJobs).where(eq(serverJobs.id, job.id));
-      if (row?.state !== "pending") break;
-      // Business time moves to the job's next run (the clock the job queue reads).
-      const ahead = (row.runAfter.getTime() - now().getTime()) / 1000;
-      if (ahead > 0) {
-        retriesAt.push(Math.round((row.runAfter.getTime() - job.createdAt.getTime()) / 1000));
-        advanceClock(ahead);
-        movedSeconds += ahead;
+      const reasons: string[] = [];
+      const retriesAt: number[] = [];
+      for (let attempt = 1; attempt <= 10; attempt++) {
+        const [row] = await database.select().from(serverJobs).where(eq(serverJobs.id, job.id));
+        if (row?.state !== "pending") break;
+        // Business time moves to the job's next run (the clock the job queue reads).
+        const ahead = (row.runAfter.getTime() - now().getTime()) / 1000;
+        if (ahead > 0) {
+          retriesAt.push(Math.round((row.runAfter.getTime() - job.createdAt.getTime()) / 1000));
+          advanceClock(ahead);
+          movedSeconds += ahead;
+        }
+        await runJobNow(job.id, 200);
+        const [server] = await database.select().from(servers).where(eq(servers.id, serverId));
+        reasons.push(server?.statusReason ?? "");
       }
-      await runJobNow(job.id, 200);
-      const [server] = await database.select().from(servers).where(eq(servers.id, serverId));
-      reasons.push(server?.statusReason ?? "");
-    }
 
-    // Backing off 5, 10 and 20 s after each failure (a failing attempt takes a moment of its own on a busy
-    // machine), then the last try when the wait ends, not 40 s later: five attempts.
-    const evidence = JSON.stringify({ retriesAt, reasons });
-    expect(retriesAt, evidence).toHaveLength(4);
-    const gaps = retriesAt.slice(0, 3).map((at, index) => at - (retriesAt[index - 1] ?? 0));
-    for (const [index, backoff] of [5, 10, 20].entries()) {
-      expect(gaps[index], evidence).toBeGreaterThanOrEqual(backoff);
-      expect(gaps[index], evidence).toBeLessThan(backoff + 10);
-    }
-    expect(retriesAt[3], evidence).toBe(WAIT_SECONDS);
-    const waiting = (attempt: number) =>
-      new RegExp(
-        `^Attempt ${attempt} to build it failed \\(the host could not be reached\\); the next starts at \\S+Z\\. ` +
-          `Should the host still be unreachable at ${refundAt.replace(/\./g, "\\.")}, the charge is refunded\\.$`,
+      // Backing off 5, 10 and 20 s after each failure (a failing attempt takes a moment of its own on a busy
+      // machine), then the last try when the wait ends, not 40 s later: five attempts.
+      const evidence = JSON.stringify({ retriesAt, reasons });
+      expect(retriesAt, evidence).toHaveLength(4);
+      const gaps = retriesAt.slice(0, 3).map((at, index) => at - (retriesAt[index - 1] ?? 0));
+      for (const [index, backoff] of [5, 10, 20].entries()) {
+        expect(gaps[index], evidence).toBeGreaterThanOrEqual(backoff);
+        expect(gaps[index], evidence).toBeLessThan(backoff + 10);
+      }
+      expect(retriesAt[3], evidence).toBe(WAIT_SECONDS);
+      const waiting = (attempt: number) =>
+        new RegExp(
+          `^Attempt ${attempt} to build it failed \\(the host could not be reached\\); the next starts at \\S+Z\\. ` +
+            `Should the host still be unreachable at ${refundAt.replace(/\./g, "\\.")}, the charge is refunded\\.$`,
+        );
+      for (const [index, reason] of reasons.slice(0, 4).entries()) expect(reason).toMatch(waiting(index + 1));
+      expect(reasons.at(-1)).toBe(
+        "The build failed after 5 attempts (the host could not be reached); the charge was refunded.",
       );
-    for (const [index, reason] of reasons.slice(0, 4).entries()) expect(reason).toMatch(waiting(index + 1));
-    expect(reasons.at(-1)).toBe(
-      "The build failed after 5 attempts (the host could not be reached); the charge was refunded.",
-    );
-    const [ended] = await database.select().from(servers).where(eq(servers.id, serverId));
-    expect(ended?.status).toBe("terminated");
-    expect(await balanceAndLedgerSum(database, accountId)).toEqual(funded);
-  });
+      const [ended] = await database.select().from(servers).where(eq(servers.id, serverId));
+      expect(ended?.status).toBe("terminated");
+      expect(await balanceAndLedgerSum(database, accountId)).toEqual(funded);
+    }));
 });

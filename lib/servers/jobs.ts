@@ -370,12 +370,13 @@ export function buildRetryReason(
 /**
  * Until when a build that failed for `reason` keeps trying: a host that cannot be reached (restarting, cut off
  * for a minute) is waited for up to BUILD_HOST_WAIT_SECONDS from the order, past the job's attempts; null when
- * that does not apply or has passed.
+ * that does not apply or has passed. Wall-clock time, as the job's creation is: an outage is not business
+ * time (which tests move).
  */
-function hostWaitUntil(job: Job, reason: string, at: Date): Date | null {
+function hostWaitUntil(job: Job, reason: string): Date | null {
   if (job.kind !== "provision" || reason !== HOST_UNREACHABLE) return null;
   const until = new Date(job.createdAt.getTime() + serverSettings().buildHostWaitSeconds * 1000);
-  return until > at ? until : null;
+  return until.getTime() > Date.now() ? until : null;
 }
 
 /**
@@ -390,13 +391,12 @@ async function recordFailure(job: Job, error: unknown): Promise<void> {
     `server ${job.serverId}: ${job.kind} job ${job.id} attempt ${job.attempts} failed: ${message}`,
   );
   const database = await db();
-  const failedAt = now();
-  const waitUntil = hostWaitUntil(job, reason, failedAt);
+  const waitUntil = hostWaitUntil(job, reason);
   await database.transaction(async (tx) => {
     if (job.attempts < job.maxAttempts || waitUntil) {
-      let runAfter = new Date(failedAt.getTime() + backoffMs(job.attempts));
       // The last try for an unreachable host comes when its wait ends, not later.
-      if (waitUntil && runAfter > waitUntil) runAfter = waitUntil;
+      const waitLeftMs = waitUntil ? waitUntil.getTime() - Date.now() : Number.POSITIVE_INFINITY;
+      const runAfter = new Date(now().getTime() + Math.min(backoffMs(job.attempts), waitLeftMs));
       await requeue(tx, job, { lastError: message, phase: null, deadline: null, runAfter });
       // An order whose build waits for another attempt says so: a host outage is not a silent wait.
       if (job.kind === "provision") {

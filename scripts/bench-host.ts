@@ -59,10 +59,18 @@ type BenchMachines = { machines: number; memoryMb: number; vcpus: number; diskGb
 
 /**
  * The app on the libvirt provisioner with one host, this machine, sized for the benchmark's machines, which
- * get its own domain prefix, pool, disk folder and forwarded SSH ports. `env` adds to or overrides the rest.
+ * get its own domain prefix, pool, disk folder and forwarded SSH ports. `uri`: the host's libvirt address (this
+ * machine's libvirtd by default; a `qemu+libssh` one reaches it as a remote host). `env` adds to or overrides
+ * the rest.
  */
 export function startBenchApp(
-  options: BenchMachines & { prefix: string; images: string; disksDir: string; sshPortBase: number },
+  options: BenchMachines & {
+    prefix: string;
+    images: string;
+    disksDir: string;
+    sshPortBase: number;
+    uri?: string;
+  },
   env: Record<string, string> = {},
 ) {
   return startApp({
@@ -73,7 +81,7 @@ export function startBenchApp(
       {
         name: "bench-1",
         location: "nl",
-        uri: "qemu:///system",
+        uri: options.uri ?? "qemu:///system",
         memory_mb: options.memoryMb * options.machines,
         vcpus: options.vcpus * options.machines,
         disk_gb: options.diskGb * options.machines,

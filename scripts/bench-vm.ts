@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { sshWhenUp } from "../e2e/vm/host";
+import { startLocalSshd } from "../e2e/vm/sshd";
 import { apiCaller, fundedAccount, removeMachines, rssMb, startBenchApp, virsh } from "./bench-host";
 import { percentile } from "./percentile";
 
@@ -10,7 +11,10 @@ const IMAGES = process.env.GUEST_IMAGES_DIR ?? "/var/lib/vps/images";
 const TINY_IMAGES = process.env.TINY_GUEST_DIR ?? "/var/lib/vps/test-images";
 // Forwarded SSH ports of its own, derived from the vm suite's base so parallel runs cannot collide.
 const SSH_PORT_BASE = Number(process.env.VM_TEST_SSH_PORT_BASE ?? 23600) + 300;
-const KINDS = (process.env.BENCH_VM_IMAGES ?? "tiny,debian").split(",");
+// `tiny-remote`: the tiny guest on this machine's libvirtd reached as a remote host, over qemu+libssh through a
+// local sshd, as the VM suite's remote host is: every virsh call of the build is an SSH connection.
+const KINDS = (process.env.BENCH_VM_IMAGES ?? "tiny,tiny-remote,debian").split(",");
+const REMOTE_SSHD_PORT = SSH_PORT_BASE + 150;
 
 const cleanUp = () => removeMachines(PREFIX);
 
@@ -39,7 +43,7 @@ type Result = {
   kernel: number[];
 };
 
-async function bench(kind: string, images: string): Promise<Result> {
+async function bench(kind: string, images: string, uri?: string): Promise<Result> {
   const app = await startBenchApp(
     {
       machines: AT_ONCE,
@@ -50,13 +54,14 @@ async function bench(kind: string, images: string): Promise<Result> {
       images,
       disksDir: "/var/lib/vps/bench-servers",
       sshPortBase: SSH_PORT_BASE,
+      uri,
     },
     { WATCHER_INTERVAL_MS: "500", SERVER_BOOT_TIMEOUT_SECONDS: "900" },
   );
   const call = apiCaller(app.url);
   const result: Result = { kind, logins: [], idle: [], kernel: [] };
   // First-boot work to let settle before measuring idle: cloud-init on Debian, next to nothing on the tiny guest.
-  const settleMs = kind === "tiny" ? 5_000 : 20_000;
+  const settleMs = kind.startsWith("tiny") ? 5_000 : 20_000;
   try {
     const { key } = await fundedAccount(call, 100, "USDTTRC");
 
@@ -112,17 +117,29 @@ async function main() {
   cleanUp();
   const cpuFlags = /\b(vmx|svm)\b/.test(readFileSync("/proc/cpuinfo", "utf8"));
   const results: Result[] = [];
-  for (const kind of KINDS) results.push(await bench(kind, kind === "tiny" ? TINY_IMAGES : IMAGES));
+  for (const kind of KINDS) {
+    const images = kind.startsWith("tiny") ? TINY_IMAGES : IMAGES;
+    if (!kind.endsWith("-remote")) {
+      results.push(await bench(kind, images));
+      continue;
+    }
+    const sshd = await startLocalSshd(REMOTE_SSHD_PORT);
+    try {
+      results.push(await bench(kind, images, sshd.uri));
+    } finally {
+      await sshd.stop();
+    }
+  }
   const p50 = (values: number[]) => percentile(values, 50);
   console.log(
     `\n${cpuFlags ? "KVM" : "TCG (no vmx/svm), tb-cache 128 MiB"}, clocksource=hpet, 1 GiB / 1 vCPU guests, ` +
       `${ORDERS} orders per image, ${AT_ONCE} booting at once, load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]}`,
   );
-  console.log("image   order->SSH p50  max     kernel p50  idle RSS p50  idle CPU p50");
+  console.log("image        order->SSH p50  max     kernel p50  idle RSS p50  idle CPU p50");
   for (const r of results) {
     console.log(
       [
-        r.kind.padEnd(7),
+        r.kind.padEnd(12),
         `${p50(r.logins).toFixed(1)} s`.padStart(14),
         `${Math.max(...r.logins).toFixed(1)} s`.padStart(7),
         `${r.kernel.length ? p50(r.kernel).toFixed(1) : "?"} s`.padStart(11),

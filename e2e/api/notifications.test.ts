@@ -220,6 +220,11 @@ describe("delivery and retries", () => {
     receiver.plan.push(...Array(20).fill(503));
     await api(`/webhooks/${id}/test`, { method: "POST", key: apiKey });
     await waitForArrivals("/down", 1);
+    // The failure is recorded once the answer is read, a moment after it arrived: the days count from then.
+    await until(
+      async () => (await api(`/webhooks/${id}`, { key: apiKey })).body,
+      (webhook) => webhook.failing_since !== null,
+    );
     await advanceClock(6 * 86_400);
     const disabled = await until(
       async () => (await api(`/webhooks/${id}`, { key: apiKey })).body,

@@ -6,6 +6,7 @@ import path from "node:path";
 import type { HypervisorHost, ServerSettings } from "../config";
 import type { ConsoleHandlers, ConsoleStream } from "../console/stream";
 import { CustomerFacingError } from "../failure-reasons";
+import { domstatsBlocks } from "../metrics/domstats";
 import { linkLocalOf, parseNetwork, serverIpv6Address } from "../network/addresses";
 import type { Counter } from "../network/compile";
 import { tableName } from "../network/compile";
@@ -150,20 +151,9 @@ const RESCUE_CMDLINE = "console=ttyS0 clocksource=hpet no_timer_check vps.rescue
 /** The login a seed carries (and a new system's user data); the host key is generated for each seed. */
 type SeedLogin = { hostname: string; rootPassword: string; sshKeys: string[]; userData?: string };
 
-/**
- * `virsh list --all` (run under LC_ALL=C) as each domain's name and state: "running", "paused", "shut off"…
- * The table's rows follow its line of dashes; an inactive domain's id is "-".
- */
-export function parseDomainList(table: string): Map<string, string> {
-  const lines = table.split("\n");
-  const rows = lines.slice(lines.findIndex((line) => /^-{3,}$/.test(line.trim())) + 1);
-  const states = new Map<string, string>();
-  for (const row of rows) {
-    const match = /^\s*\S+\s+(\S+)\s+(\S.*?)\s*$/.exec(row);
-    if (match?.[1] && match[2]) states.set(match[1], match[2]);
-  }
-  return states;
-}
+/** libvirt's virDomainState values `virsh domstats --state` prints as `state.state`. */
+const DOMAIN_RUNNING = "1";
+const DOMAIN_PAUSED = "3";
 
 /**
  * Real machines through libvirt: one connection URI per hypervisor host, `virsh` with argument arrays.
@@ -757,12 +747,13 @@ export class LibvirtProvisioner implements Provisioner {
     if (!host) return undefined;
     const states = new Map<number, PowerState>();
     const prefix = this.settings.domainPrefix;
-    for (const [name, state] of parseDomainList(await virsh(host.uri, ["list", "--all"]))) {
+    for (const [name, stats] of domstatsBlocks(await virsh(host.uri, ["domstats", "--state"]))) {
       if (!name.startsWith(prefix)) continue;
       const id = Number(name.slice(prefix.length));
       if (!Number.isSafeInteger(id)) continue;
-      const resumed = state === "paused" && (await this.resumeAfterStorageError(host.uri, name));
-      states.set(id, state === "running" || resumed ? "running" : "stopped");
+      const state = stats.get("state.state");
+      const resumed = state === DOMAIN_PAUSED && (await this.resumeAfterStorageError(host.uri, name));
+      states.set(id, state === DOMAIN_RUNNING || resumed ? "running" : "stopped");
     }
     return states;
   }

@@ -17,7 +17,7 @@ const HOST = [
   "shift 2", // -c URI
   'echo "$*" >> "$log"',
   'case "$*" in',
-  '  "list --all") printf " Id   Name      State\\n-----------------------------\\n 3    vpst-7    paused\\n 4    vpst-8    running\\n 5    vpst-9    paused\\n -    vpst-11   shut off\\n -    other-1   shut off\\n\\n" ;;',
+  "  \"domstats --state\") printf \"Domain: 'vpst-7'\\n  state.state=3\\n  state.reason=5\\n\\nDomain: 'vpst-8'\\n  state.state=1\\n  state.reason=1\\n\\nDomain: 'vpst-9'\\n  state.state=3\\n  state.reason=1\\n\\nDomain: 'vpst-11'\\n  state.state=5\\n  state.reason=1\\n\\nDomain: 'other-1'\\n  state.state=5\\n  state.reason=0\\n\\n\" ;;",
   '  "domstate vpst-7 --reason") echo "paused (I/O error)" ;;',
   '  "domstate vpst-9 --reason") echo "paused (user)" ;;',
   '  "resume vpst-7") echo "Domain \'vpst-7\' resumed" ;;',
@@ -46,7 +46,9 @@ describe("machines QEMU paused because their pool was full", () => {
         11: "stopped",
       });
       // One call reads the whole host; only the machine paused by a disk error is looked at again.
-      expect(calls(folder).filter((call) => call.startsWith("list"))).toEqual(["list --all"]);
+      expect(calls(folder).filter((call) => call.startsWith("domstats") || call.startsWith("list"))).toEqual([
+        "domstats --state",
+      ]);
       expect(calls(folder)).toContain("resume vpst-7");
       expect(calls(folder)).not.toContain("resume vpst-9");
     });

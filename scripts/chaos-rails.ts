@@ -1,8 +1,9 @@
 /**
  * The chaos run over the real rails: one app with the libvirt provisioner on this machine's libvirtd (a local
  * host, and the same libvirtd behind a local sshd as a remote host over qemu+libssh), booting the tiny test
- * guest, and watching a real litecoind (with a peer), monerod (through a view-only wallet) and a local anvil, while customers order, pay, snapshot,
- * restore and hold a console open through nginx with the deploy kit's site (deploy/nginx/vps.conf). A seeded schedule injects the faults production meets below the app:
+ * guest, and watching a real litecoind (with a peer), monerod (through a view-only wallet) and a local anvil,
+ * while customers order, pay, snapshot, restore and hold a console open through nginx with the deploy kit's
+ * site (deploy/nginx/vps.conf). A seeded schedule injects the faults production meets below the app:
  *
  * - libvirtd killed (SIGKILL) during a build, a snapshot and a restore, and started again seconds later;
  * - the remote host's sshd stopped for CHAOS_RAILS_CUT_SECONDS (default 60) while an order builds there;
@@ -494,6 +495,28 @@ const watcherNamed = (name: string) => async () => {
 };
 const litecoinWatcher = watcherNamed("utxo:litecoin");
 
+/**
+ * A watcher's status read every 500 ms until `stop`, which resolves with every status seen; a read that fails
+ * (a gateway error) counts as "absent" instead of ending the run.
+ */
+function sampleStatuses(read: () => Promise<Watcher | undefined>) {
+  const seenStatuses = new Set<string>();
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      seenStatuses.add((await read().catch(() => undefined))?.status ?? "absent");
+      await sleep(500);
+    }
+  })();
+  return {
+    stop: async () => {
+      sampling = false;
+      await sampler;
+      return seenStatuses;
+    },
+  };
+}
+
 type Topup = {
   status: string;
   credited_usd: number;
@@ -540,14 +563,7 @@ async function depositsThroughNodeFaults(
   const first = await customer(receiver, "deposit-restart", 0);
   const restartPay = await payAndSee(first, 60);
   await mine(1);
-  const watcherStates = new Set<string>();
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      watcherStates.add((await litecoinWatcher().catch(() => undefined))?.status ?? "absent");
-      await sleep(500);
-    }
-  })();
+  const watcherStates = sampleStatuses(litecoinWatcher);
   await fault("litecoind stopped mid-poll, then started again", async () => {
     await ltc.restart(offset(4_000, 8_000));
     await peerUp(ltc, peer);
@@ -560,12 +576,11 @@ async function depositsThroughNodeFaults(
     "credit after restart",
   );
   const afterRestart = await waitFor(litecoinWatcher, (w) => w?.status === "ok", 60_000, "watcher ok");
-  sampling = false;
-  await sampler;
+  const during = await watcherStates.stop();
   holds(
     "/health said the litecoin watcher could not reach its node while it was down, and ok after",
-    watcherStates.has("unreachable") && afterRestart?.status === "ok",
-    `during: ${[...watcherStates].join(", ")}; after: ${afterRestart?.status}`,
+    during.has("unreachable") && afterRestart?.status === "ok",
+    `during: ${[...during].join(", ")}; after: ${afterRestart?.status}`,
   );
   holds(
     "a deposit confirming across a node restart is credited exactly once",
@@ -680,14 +695,7 @@ async function moneroDepositThroughRestart(receiver: Receiver, monero: MoneroNod
   await waitFor(read, (t) => t.payments.length > 0, 60_000, "XMR payment seen");
   await monero.mine(1);
   const watcher = watcherNamed("xmr:monero");
-  const states = new Set<string>();
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      states.add((await watcher().catch(() => undefined))?.status ?? "absent");
-      await sleep(500);
-    }
-  })();
+  const sampled = sampleStatuses(watcher);
   await fault("monerod stopped mid-poll, then started again", () =>
     monero.restartDaemon(offset(4_000, 8_000)),
   );
@@ -695,8 +703,7 @@ async function moneroDepositThroughRestart(receiver: Receiver, monero: MoneroNod
   await monero.mine(Math.max(10, created.confirmations_required as number));
   const credited = await waitFor(read, (t) => t.status === "completed", 120_000, "XMR credit after restart");
   const after = await waitFor(watcher, (w) => w?.status === "ok", 60_000, "XMR watcher ok");
-  sampling = false;
-  await sampler;
+  const states = await sampled.stop();
   holds(
     "/health said the Monero watcher could not reach its node while monerod was down, and ok after",
     states.has("unreachable") && after?.status === "ok",
@@ -1021,16 +1028,17 @@ function report(events: { path: string; types: string[] }[]) {
 
 // Bounded: past its time the run fails and cleans up, whatever it was waiting for.
 const DEADLINE_SECONDS = Number(process.env.CHAOS_RAILS_DEADLINE_SECONDS ?? 900);
-setTimeout(async () => {
-  console.error(`chaos:rails: still running after ${DEADLINE_SECONDS} s; stopping`);
+/** A run that cannot finish stops everything it started and fails. */
+async function abandon(why: unknown): Promise<never> {
+  console.error(why);
   for (const cleanup of cleanups) await cleanup().catch(() => undefined);
   await cleanUp().catch(() => undefined);
   process.exit(1);
-}, DEADLINE_SECONDS * 1000).unref();
+}
 
-main().catch(async (error) => {
-  console.error(error);
-  for (const cleanup of cleanups) await cleanup().catch(() => undefined);
-  await cleanUp().catch(() => undefined);
-  process.exit(1);
-});
+setTimeout(
+  () => abandon(`chaos:rails: still running after ${DEADLINE_SECONDS} s; stopping`),
+  DEADLINE_SECONDS * 1000,
+).unref();
+
+main().catch(abandon);

@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import { Secret, TOTP } from "otpauth";
 import { inject } from "vitest";
+import { until as untilNamed } from "../support/until";
 
 let app: "baseUrl" | "tinyBaseUrl" = "baseUrl";
 export const baseUrl = () => `${inject(app)}/api/v1`;
@@ -60,18 +61,12 @@ export async function api(path: string, options: CallOptions = {}): Promise<ApiR
  * Reads until `done` holds, every 150 ms, failing after `timeoutMs` (simulated host work takes a second or two;
  * a job finishing, a watcher catching up).
  */
-export async function until<T>(
+export function until<T>(
   read: () => Promise<T>,
   done: (value: T) => boolean,
   timeoutMs = 20_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`stuck at ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
+  return untilNamed(read, done, "stuck", timeoutMs, 150);
 }
 
 /** Reads a server until `done` holds for it (see until). */

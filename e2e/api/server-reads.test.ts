@@ -99,10 +99,89 @@ async function changesShowAtOnce(writer: string, reader: string) {
   expect(credentials.body.error).toBe("server_terminated");
 }
 
+/** `path` read through `reader` until `done` holds (a change the background work makes), or throws. */
+async function readUntil(
+  reader: string,
+  key: string,
+  path: string,
+  done: (body: Record<string, unknown>) => boolean,
+) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const { body } = await call(reader, path, key);
+    if (done(body)) return body;
+    if (Date.now() > deadline) throw new Error(`${path} never changed as expected: ${JSON.stringify(body)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * The parts of a server kept in tables of their own (snapshots and their schedule, firewall rules, resizes,
+ * expiry warnings), changed through `writer`: each change shows on the next read through `reader`, read
+ * twice before and after (on the embedded database they are reused until their tables are written).
+ */
+async function partsShowAtOnce(writer: string, reader: string) {
+  const { apiKey } = await createAccount();
+  await fund(apiKey, 30);
+  const server = await orderServer(writer, apiKey);
+  await waitForStatus(reader, apiKey, server.id, "active");
+  const at = `/servers/${server.id}`;
+  const twice = async (path: string) => {
+    await call(reader, path, apiKey);
+    return (await call(reader, path, apiKey)).body;
+  };
+
+  expect((await twice(`${at}/snapshots`)).snapshots).toEqual([]);
+  const taken = await call(writer, `${at}/snapshots`, apiKey, { method: "POST", body: { name: "fresh" } });
+  expect(taken.status).toBe(202);
+  const listed = (await twice(`${at}/snapshots`)).snapshots as { id: number; name: string }[];
+  expect(listed.map((snapshot) => [snapshot.id, snapshot.name])).toEqual([[taken.body.id, "fresh"]]);
+  await readUntil(reader, apiKey, `${at}/snapshots/${taken.body.id}`, (body) => body.state === "available");
+
+  expect((await twice(`${at}/snapshots/schedule`)).schedule).toBeNull();
+  const schedule = { frequency: "daily", hour: 3 };
+  expect(
+    (await call(writer, `${at}/snapshots/schedule`, apiKey, { method: "PUT", body: schedule })).status,
+  ).toBe(200);
+  expect((await twice(`${at}/snapshots/schedule`)).schedule).toMatchObject(schedule);
+  expect((await twice(`${at}/snapshots`)).schedule).toMatchObject(schedule);
+  expect((await call(writer, `${at}/snapshots/schedule`, apiKey, { method: "DELETE" })).status).toBe(200);
+  expect((await twice(`${at}/snapshots/schedule`)).schedule).toBeNull();
+
+  expect((await twice(`${at}/firewall`)).rules).toEqual([]);
+  const ssh = { direction: "in", protocol: "tcp", ports: "22", action: "accept" };
+  expect(
+    (await call(writer, `${at}/firewall`, apiKey, { method: "PUT", body: { rules: [ssh] } })).status,
+  ).toBe(200);
+  expect((await twice(`${at}/firewall`)).rules).toMatchObject([ssh]);
+
+  expect((await twice(`${at}/resizes`)).resizes).toEqual([]);
+  const resized = await call(writer, `${at}/resize`, apiKey, { method: "POST", body: { plan: "fox" } });
+  expect(resized.status, JSON.stringify(resized.body)).toBe(202);
+  expect(((await twice(`${at}/resizes`)).resizes as { id: number }[]).map((r) => r.id)).toEqual([
+    resized.body.id,
+  ]);
+  await readUntil(reader, apiKey, `${at}/resizes`, (body) =>
+    (body.resizes as { state: string }[]).every((resize) => resize.state === "done"),
+  );
+
+  const before = await twice(`${at}/expiry-warnings`);
+  expect(before.expires_at).toBe(server.expires_at);
+  const renewed = await call(writer, `${at}/renew`, apiKey, { method: "POST" });
+  expect(renewed.status).toBe(200);
+  const after = await twice(`${at}/expiry-warnings`);
+  expect(after.expires_at).toBe(renewed.body.expires_at);
+  expect(after.expires_at).not.toBe(before.expires_at);
+}
+
 describe("server reads are never stale", () => {
   it("every change shows on the next read of the list, the detail and the credentials", async () => {
     await changesShowAtOnce(inject("baseUrl"), inject("baseUrl"));
   }, 60_000);
+
+  it("every change to a server's snapshots, schedule, firewall, resizes and warnings shows on the next read", async () => {
+    await partsShowAtOnce(inject("baseUrl"), inject("baseUrl"));
+  }, 90_000);
 
   it.runIf(inject("dbTarget") === "postgres")(
     "a change made through another app process shows on the next read here",
@@ -112,6 +191,7 @@ describe("server reads are never stale", () => {
         // The same DATA_DIR: demo instances keep their generated secrets there, and both must decrypt alike.
         second = await startApp({ ...inject("appEnv"), DATA_DIR: inject("appDataDir") });
         await changesShowAtOnce(inject("baseUrl"), second.url);
+        await partsShowAtOnce(inject("baseUrl"), second.url);
       } finally {
         await second?.stop();
       }

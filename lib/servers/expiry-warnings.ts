@@ -6,28 +6,39 @@ import { accounts, notificationEndpoints, notificationEvents } from "@/lib/db/sc
 import { notificationSettings } from "@/lib/notifications/config";
 import { expiringFactKey } from "@/lib/notifications/scans";
 import { wontRenewBecause } from "@/lib/notifications/warnings";
-import { ownedRow, type ServerReader } from "./reads";
+import { ownedRow, type ServerReader, serverPart } from "./reads";
 
 /** When the owner of a server is warned before it expires, and which warnings of this period went out. */
 export async function expiryWarnings(reader: ServerReader, serverId: number): Promise<ExpiryWarnings> {
-  const row = await ownedRow(reader, serverId);
-  const database = await db();
-  const [account] = await database
-    .select({ balanceCents: accounts.balanceCents })
-    .from(accounts)
-    .where(eq(accounts.id, reader.accountId));
-  const endpoints = await database
-    .select({ events: notificationEndpoints.eventTypes })
-    .from(notificationEndpoints)
-    .where(
-      and(eq(notificationEndpoints.accountId, reader.accountId), eq(notificationEndpoints.enabled, true)),
-    );
+  const { expiresAt } = await ownedRow(reader, serverId);
   const leads = notificationSettings().expiryWarningHours;
-  const keys = leads.map((hours) => expiringFactKey(row.id, row.expiresAt, hours));
-  const sent = await database
-    .select({ key: notificationEvents.factKey, at: notificationEvents.occurredAt })
-    .from(notificationEvents)
-    .where(inArray(notificationEvents.factKey, keys));
+  const keys = leads.map((hours) => expiringFactKey(serverId, expiresAt, hours));
+  // The warnings sent are those of this period: the key names the expiry the row names.
+  const { row, part } = await serverPart(
+    reader,
+    serverId,
+    `expiry-warnings:${expiresAt.getTime()}`,
+    ["accounts", "notification_endpoints", "notification_events"],
+    async () => {
+      const database = await db();
+      const [account] = await database
+        .select({ balanceCents: accounts.balanceCents })
+        .from(accounts)
+        .where(eq(accounts.id, reader.accountId));
+      const endpoints = await database
+        .select({ events: notificationEndpoints.eventTypes })
+        .from(notificationEndpoints)
+        .where(
+          and(eq(notificationEndpoints.accountId, reader.accountId), eq(notificationEndpoints.enabled, true)),
+        );
+      const sent = await database
+        .select({ key: notificationEvents.factKey, at: notificationEvents.occurredAt })
+        .from(notificationEvents)
+        .where(inArray(notificationEvents.factKey, keys));
+      return { account, endpoints, sent };
+    },
+  );
+  const { account, endpoints, sent } = part;
   const sentAt = new Map(sent.map((event) => [event.key, event.at]));
   return {
     expires_at: row.expiresAt.toISOString(),

@@ -7,6 +7,7 @@ import type { Server } from "@/lib/api/schemas/servers";
 import { config } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { servers } from "@/lib/db/schema";
+import { reuseUntilWrite } from "@/lib/db/until-write";
 import { presentServers, presentServerWithTraffic } from "./metrics/traffic";
 import type { ServerRow } from "./present";
 import { cachedServerRead } from "./read-cache";
@@ -42,6 +43,23 @@ export function ownedRow(reader: ServerReader, serverId: number): Promise<Server
   return cachedServerRead(accountId, serversRevision, `row:${serverId}`, () =>
     serverRow(serverId, { ownedBy: accountId }),
   );
+}
+
+/**
+ * What the reader's server keeps in tables of its own (snapshots, PTRs, firewall rules, resizes), with the
+ * owned row (reused as ownedRow reuses it): `load` reads `tables` for this server only, and its value is
+ * reused until one of them is written (lib/db/until-write.ts; the embedded database only, where each read is
+ * a statement run on the request's thread). `load` must not depend on the row: present with it afterwards.
+ */
+export async function serverPart<T>(
+  reader: ServerReader,
+  serverId: number,
+  part: string,
+  tables: readonly string[],
+  load: () => Promise<T>,
+): Promise<{ row: ServerRow; part: T }> {
+  const row = await ownedRow(reader, serverId);
+  return { row, part: await reuseUntilWrite(`server:${serverId}:${part}`, load, undefined, tables) };
 }
 
 /** One page of the account's servers (those the key may see), newest first, terminated ones included. */

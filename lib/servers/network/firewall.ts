@@ -9,6 +9,7 @@ import { enqueueJob, finish, type Job, runJobNow } from "../jobs";
 import type { FirewallState } from "../libvirt/host-firewall";
 import type { ServerRow } from "../present";
 import { provisioner } from "../provisioner";
+import { type ServerReader, serverPart } from "../reads";
 import { lockServer, serverRow } from "../rows";
 import { canonicalAddress, familyOf, parseNetwork, serverIpv6Address } from "./addresses";
 import { COUNTER_COMMENTS, type Counter } from "./compile";
@@ -161,9 +162,15 @@ async function countersOf(server: ServerRow): Promise<Map<string, Counter> | und
   }
 }
 
-export async function getFirewall(accountId: number, serverId: number): Promise<FirewallView> {
-  const server = await serverRow(serverId, { ownedBy: accountId });
-  const row = await firewallRow(await db(), serverId);
+/** The rules as stored (reused until the table is written) and the host's live counts. */
+export async function getFirewall(reader: ServerReader, serverId: number): Promise<FirewallView> {
+  const { row: server, part: row } = await serverPart(
+    reader,
+    serverId,
+    "firewall",
+    ["server_firewalls"],
+    async () => firewallRow(await db(), serverId),
+  );
   return present(server, row, await countersOf(server));
 }
 

@@ -7,6 +7,7 @@ import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
 import type { ServerRow } from "../present";
+import { type ServerReader, serverPart } from "../reads";
 import { serverRow } from "../rows";
 import {
   canonicalAddress,
@@ -166,10 +167,14 @@ async function rowsOf(handle: Database | Tx, serverId: number): Promise<PtrRow[]
 
 export type PtrList = { managed: boolean; records: PtrView[] };
 
+/** The server's row and its PTR rows, these reused until the PTR table is written (see serverPart). */
+const ptrsPart = (reader: ServerReader, serverId: number) =>
+  serverPart(reader, serverId, "ptrs", ["ptr_records"], async () => rowsOf(await db(), serverId));
+
 /** The server's PTRs: its IPv4's, its `::1`'s, and every other address of its /64 its owner named. */
-export async function listPtrs(accountId: number, serverId: number): Promise<PtrList> {
-  const server = await serverRow(serverId, { ownedBy: accountId });
-  const rows = server.status === "terminated" ? [] : await rowsOf(await db(), serverId);
+export async function listPtrs(reader: ServerReader, serverId: number): Promise<PtrList> {
+  const { row: server, part } = await ptrsPart(reader, serverId);
+  const rows = server.status === "terminated" ? [] : part;
   const byAddress = new Map(rows.map((row) => [row.address, row]));
   const defaults = server.status === "terminated" ? [] : defaultAddresses(server);
   const records = [
@@ -184,16 +189,29 @@ export async function listPtrs(accountId: number, serverId: number): Promise<Ptr
 /** The path's address in canonical form, if it is one of the server's; else 404 (or 400 for no address). */
 async function ownAddress(accountId: number, serverId: number, text: string) {
   const server = await serverRow(serverId, { ownedBy: accountId });
+  return { server, address: addressOfServer(server, text) };
+}
+
+function addressOfServer(server: ServerRow, text: string): string {
   const address = canonicalAddress(text);
   if (!address) throw badRequest("invalid_address", `${text} is not an IPv4 or IPv6 address.`);
   if (server.status === "terminated" || !ownsAddress(server, address)) {
-    throw notFound(`Server ${serverId} has no address ${address} (its IPv4, or an address of its /64).`);
+    throw notFound(`Server ${server.id} has no address ${address} (its IPv4, or an address of its /64).`);
   }
-  return { server, address };
+  return address;
 }
 
-export async function getPtr(accountId: number, serverId: number, text: string): Promise<PtrView> {
-  const { address } = await ownAddress(accountId, serverId, text);
+export async function getPtr(reader: ServerReader, serverId: number, text: string): Promise<PtrView> {
+  const { row: server, part } = await ptrsPart(reader, serverId);
+  const address = addressOfServer(server, text);
+  return view(
+    address,
+    part.find((row) => row.address === address),
+  );
+}
+
+/** The PTR of the server's `address` as just written (read afresh: the answer to a change). */
+async function writtenPtr(serverId: number, address: string): Promise<PtrView> {
   const [row] = await (await db()).select().from(ptrRecords).where(eq(ptrRecords.address, address));
   return view(address, row?.serverId === serverId ? row : undefined);
 }
@@ -270,7 +288,7 @@ export async function setPtr(accountId: number, serverId: number, text: string, 
     return saved?.id;
   });
   if (id !== undefined) await syncPtrs({ onlyId: id });
-  return getPtr(accountId, serverId, address);
+  return writtenPtr(serverId, address);
 }
 
 /** Gives the address its generated name back (the IPv4 and `::1`), or removes its PTR (other addresses). */
@@ -287,7 +305,7 @@ export async function deletePtr(accountId: number, serverId: number, text: strin
       .where(eq(ptrRecords.id, row.id));
     await syncPtrs({ onlyId: row.id });
   }
-  return getPtr(accountId, serverId, address);
+  return writtenPtr(serverId, address);
 }
 
 /** A failed write is tried again after this long, doubling to a cap: DNS down for an hour costs little. */

@@ -19,6 +19,7 @@ import { enqueueJob, kickJobs } from "../jobs";
 import { lockHost, type Size, sizeFor, usedOn } from "../placement";
 import type { ServerRow } from "../present";
 import { provisioner } from "../provisioner";
+import { ownedRow, type ServerReader, serverPart } from "../reads";
 import { inRescue } from "../rescue";
 import { lockServer, serverRow } from "../rows";
 import { recordSnapshot } from "../snapshots/requests";
@@ -418,22 +419,34 @@ async function resizeInTx(
 }
 
 /** The server's resizes, newest first. */
-export async function listResizes(accountId: number, serverId: number): Promise<{ resizes: Resize[] }> {
-  const server = await serverRow(serverId, { ownedBy: accountId });
-  const database = await db();
-  const rows = await database
-    .select()
-    .from(serverResizes)
-    .where(eq(serverResizes.serverId, server.id))
-    .orderBy(desc(serverResizes.id))
-    .limit(LISTED);
-  const estimates = new Map<boolean, number>();
-  for (const growDisk of [false, true]) {
-    if (rows.some((row) => row.growDisk === growDisk)) {
-      estimates.set(growDisk, await downtimeEstimate(database, server.hypervisor, growDisk));
-    }
-  }
-  return { resizes: rows.map((row) => presentResize(row, server, estimates.get(row.growDisk) ?? 0)) };
+export async function listResizes(reader: ServerReader, serverId: number): Promise<{ resizes: Resize[] }> {
+  const { hypervisor } = await ownedRow(reader, serverId);
+  // The estimates read other servers' resizes on the same host: the key names the host the row names.
+  const { row: server, part } = await serverPart(
+    reader,
+    serverId,
+    `resizes:${hypervisor ?? ""}`,
+    ["server_resizes"],
+    async () => {
+      const database = await db();
+      const rows = await database
+        .select()
+        .from(serverResizes)
+        .where(eq(serverResizes.serverId, serverId))
+        .orderBy(desc(serverResizes.id))
+        .limit(LISTED);
+      const estimates = new Map<boolean, number>();
+      for (const growDisk of [false, true]) {
+        if (rows.some((row) => row.growDisk === growDisk)) {
+          estimates.set(growDisk, await downtimeEstimate(database, hypervisor, growDisk));
+        }
+      }
+      return { rows, estimates };
+    },
+  );
+  return {
+    resizes: part.rows.map((row) => presentResize(row, server, part.estimates.get(row.growDisk) ?? 0)),
+  };
 }
 
 export type { ResizeRow };

@@ -15,7 +15,8 @@ import { presentServerWithTraffic } from "../metrics/traffic";
 import { reserveOnHost } from "../placement";
 import type { ServerRow } from "../present";
 import { provisioner } from "../provisioner";
-import { lockServer, serverRow } from "../rows";
+import { type ServerReader, serverPart } from "../reads";
+import { lockServer } from "../rows";
 import { checkRestore, checkSnapshotLimit, snapshotName } from "./rules";
 import { presentSchedule, scheduleOf } from "./schedule";
 
@@ -62,33 +63,39 @@ async function lockOwnSnapshot(tx: Tx, serverId: number, snapshotId: number): Pr
   return row;
 }
 
+/** What a server's snapshot reads are read from: reused until one of these is written. */
+const SNAPSHOT_TABLES = ["snapshots", "snapshot_schedules"];
+
+/** The server's snapshots, newest first, and its schedule (one load serves the list, one and the schedule). */
+export function snapshotsPart(reader: ServerReader, serverId: number) {
+  return serverPart(reader, serverId, "snapshots", SNAPSHOT_TABLES, async () => {
+    const database = await db();
+    const rows = await database
+      .select()
+      .from(snapshots)
+      .where(eq(snapshots.serverId, serverId))
+      .orderBy(desc(snapshots.id));
+    return { rows, schedule: await scheduleOf(database, serverId) };
+  });
+}
+
 /** The server's snapshots, newest first, with how many it may keep. */
-export async function listSnapshots(accountId: number, serverId: number) {
-  const server = await serverRow(serverId, { ownedBy: accountId });
-  const database = await db();
-  const rows = await database
-    .select()
-    .from(snapshots)
-    .where(eq(snapshots.serverId, server.id))
-    .orderBy(desc(snapshots.id));
+export async function listSnapshots(reader: ServerReader, serverId: number) {
+  const { row: server, part } = await snapshotsPart(reader, serverId);
   return {
-    snapshots: rows.map((row) => presentSnapshot(row, server)),
+    snapshots: part.rows.map((row) => presentSnapshot(row, server)),
     limit: serverSettings().snapshotsPerServer,
-    schedule: presentSchedule(await scheduleOf(database, server.id)),
+    schedule: presentSchedule(part.schedule),
   };
 }
 
 export async function getSnapshot(
-  accountId: number,
+  reader: ServerReader,
   serverId: number,
   snapshotId: number,
 ): Promise<Snapshot> {
-  const server = await serverRow(serverId, { ownedBy: accountId });
-  const database = await db();
-  const [row] = await database
-    .select()
-    .from(snapshots)
-    .where(and(eq(snapshots.id, snapshotId), eq(snapshots.serverId, server.id)));
+  const { row: server, part } = await snapshotsPart(reader, serverId);
+  const row = part.rows.find((snapshot) => snapshot.id === snapshotId);
   if (!row) throw snapshotNotFound(snapshotId);
   return presentSnapshot(row, server);
 }

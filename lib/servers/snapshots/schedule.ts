@@ -9,8 +9,9 @@ import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
 import { serverSettings } from "../config";
 import { enqueueJob, jobInFlight } from "../jobs";
+import type { ServerReader } from "../reads";
 import { lockServer, serverRow } from "../rows";
-import { recordSnapshot } from "./requests";
+import { recordSnapshot, snapshotsPart } from "./requests";
 import { snapshotName } from "./rules";
 import { isoWeekday, nextRun, rotation, weekdayName } from "./schedule-rules";
 
@@ -49,9 +50,9 @@ export async function scheduleOf(database: Database | Tx, serverId: number) {
   return row;
 }
 
-export async function getSchedule(accountId: number, serverId: number) {
-  const server = await serverRow(serverId, { ownedBy: accountId });
-  return { schedule: presentSchedule(await scheduleOf(await db(), server.id)) };
+export async function getSchedule(reader: ServerReader, serverId: number) {
+  const { part } = await snapshotsPart(reader, serverId);
+  return { schedule: presentSchedule(part.schedule) };
 }
 
 /** Sets (or replaces) the server's schedule; its first run is the next matching hour. */

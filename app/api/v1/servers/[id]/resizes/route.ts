@@ -1,8 +1,9 @@
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { serverReader } from "@/lib/servers/reads";
 import { listResizes } from "@/lib/servers/resize/requests";
 
 export const GET = authedRoute("listResizes", async ({ auth, params }) =>
-  json(await listResizes(auth.accountId, pathId(params, "id", "server"))),
+  json(await listResizes(serverReader(auth), pathId(params, "id", "server"))),
 );
 
 export const { POST, PUT, PATCH, DELETE } = methodNotAllowed(["GET"]);

@@ -2,10 +2,11 @@ import { parseJsonBody } from "@/lib/api/body";
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { CreateSnapshotBody } from "@/lib/api/schemas/snapshots";
 import { readIdempotencyKey } from "@/lib/idempotency/idempotency";
+import { serverReader } from "@/lib/servers/reads";
 import { listSnapshots, takeSnapshot } from "@/lib/servers/snapshots/requests";
 
 export const GET = authedRoute("listSnapshots", async ({ auth, params }) =>
-  json(await listSnapshots(auth.accountId, pathId(params, "id", "server"))),
+  json(await listSnapshots(serverReader(auth), pathId(params, "id", "server"))),
 );
 
 export const POST = authedRoute("takeSnapshot", async ({ request, auth, params }) => {

@@ -3,6 +3,7 @@ import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
 import { SetPtrBody } from "@/lib/api/schemas/network";
 import { presentPtr } from "@/lib/servers/network/present";
 import { deletePtr, getPtr, setPtr } from "@/lib/servers/network/rdns";
+import { serverReader } from "@/lib/servers/reads";
 
 /** The address as written in the path (colons may arrive percent-encoded); a malformed escape stays as it is. */
 function addressOf(params: Record<string, string | string[] | undefined>): string {
@@ -15,7 +16,7 @@ function addressOf(params: Record<string, string | string[] | undefined>): strin
 }
 
 export const GET = authedRoute("getPtr", async ({ auth, params }) =>
-  json(presentPtr(await getPtr(auth.accountId, pathId(params, "id", "server"), addressOf(params)))),
+  json(presentPtr(await getPtr(serverReader(auth), pathId(params, "id", "server"), addressOf(params)))),
 );
 
 export const PUT = authedRoute("setPtr", async ({ request, auth, params }) => {

@@ -1,10 +1,11 @@
 import { authedRoute, json, methodNotAllowed, pathId } from "@/lib/api/route";
+import { serverReader } from "@/lib/servers/reads";
 import { deleteSnapshot, getSnapshot } from "@/lib/servers/snapshots/requests";
 
 export const GET = authedRoute("getSnapshot", async ({ auth, params }) =>
   json(
     await getSnapshot(
-      auth.accountId,
+      serverReader(auth),
       pathId(params, "id", "server"),
       pathId(params, "snapshotId", "snapshot"),
     ),

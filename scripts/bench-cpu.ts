@@ -12,14 +12,22 @@
  *   BENCH_DB=postgres npm run bench:cpu                  # PostgreSQL at BENCH_DATABASE_URL (wiped first)
  *   BENCH_PROFILE=worst.cpuprofile npm run bench:cpu     # then profiles the costliest route: its top functions
  *   BENCH_ROUTES=/servers,/topups npm run bench:cpu      # only these routes
+ *   npm run bench:growth:reads                           # the same, on an app grown to BENCH_GROWN
+ *
+ * With BENCH_GROWN=servers,topups (10000,100000 for bench:growth:reads), once the account is seeded the app is
+ * stopped, its database grown to that many servers and paid top-ups in other accounts, with a month of usage
+ * per running server (scripts/grow-state.ts), and started again before anything is measured. The app's
+ * event loop is watched throughout (scripts/loop-probe.cjs): each route's row gives the longest stall and
+ * the worst one-second p99 of the loop's delay during its window.
  */
 import { execSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { startApp } from "../e2e/support/app-server";
+import { type RunningApp, startApp } from "../e2e/support/app-server";
 import { resetPostgres } from "../e2e/support/reset-postgres";
 import { apiCall, startWebhookSink } from "./api-call";
+import { growState, openGrowthTarget } from "./grow-state";
 import { openLoad, summarizeOpen } from "./read-load";
 
 const target = process.env.BENCH_DB ?? "pglite";
@@ -30,9 +38,16 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const profileFile = process.env.BENCH_PROFILE;
 const only = process.env.BENCH_ROUTES?.split(",").map((route) => route.trim());
+const [grownServers, grownTopups] = (process.env.BENCH_GROWN ?? "").split(",").map(Number);
+const grown = grownServers ? { servers: grownServers, topups: grownTopups ?? 0 } : undefined;
+/** The app samples usage once a minute (METRICS_INTERVAL_SECONDS): a grown app's idle cost is read over one. */
+const IDLE_SECONDS = grown ? 60 : seconds;
 const CPU_TARGET_MS = 1;
 const P99_TARGET_MS = 50;
 const LIST_SIZE = 20;
+const LOOP_TARGET_MS = 20;
+/** scripts/loop-probe.cjs samples the event loop's delay every 5 ms. */
+const PROBE_TICK_MS = 5;
 /** Linux counts a process's CPU time in clock ticks of 10 ms (USER_HZ 100). */
 const TICK_MS = 10;
 
@@ -136,6 +151,7 @@ async function seed(receiverUrl: string) {
 async function main() {
   if (!existsSync(".next/BUILD_ID")) execSync("npm run build", { stdio: "inherit" });
   const dataDir = mkdtempSync(path.join(tmpdir(), "vps-bench-cpu-"));
+  const loopFile = path.join(dataDir, "loop-probe.jsonl");
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
     PROVISION_DELAY_SECONDS: "1",
@@ -145,24 +161,37 @@ async function main() {
     RATE_LIMIT_DEPOSIT_TOPUPS: "100/1h",
     RATE_LIMIT_NOTIFICATION_SENDS: "100/1h",
     NOTIFY_TEST_ALLOW_LOOPBACK: "1",
-    ...(profileFile
-      ? {
-          LOOP_PROBE_FILE: path.join(dataDir, "loop-probe.jsonl"),
-          LOOP_PROBE_PROFILE: path.resolve(profileFile),
-          NODE_OPTIONS: `--require ${path.resolve(import.meta.dirname, "loop-probe.cjs")}`,
-        }
-      : {}),
+    LOOP_PROBE_FILE: loopFile,
+    NODE_OPTIONS: `--require ${path.resolve(import.meta.dirname, "loop-probe.cjs")}`,
+    ...(profileFile ? { LOOP_PROBE_PROFILE: path.resolve(profileFile) } : {}),
   };
   if (target === "postgres") {
     await resetPostgres(databaseUrl);
     env.DATABASE_URL = databaseUrl;
   }
-  const app = await startApp(env);
+  let app: RunningApp = await startApp(env);
   base = app.url;
   const receiver = await startWebhookSink();
   try {
     const seeded = await seed(receiver.url);
     const { key, serverId } = seeded;
+    if (grown) {
+      const { user_id: accountId } = (await call("/account", { key })) as { user_id: number };
+      await app.stop();
+      console.log(`growing the database (${target}):`);
+      const database = await openGrowthTarget({ url: env.DATABASE_URL, dataDir });
+      try {
+        await growState(
+          database,
+          { accountId, serverId, topupRef: seeded.refs[1] as string },
+          { accounts: Math.ceil(grown.servers / 10), ...grown },
+        );
+      } finally {
+        await database.close();
+      }
+      app = await startApp(env);
+      base = app.url;
+    }
     const server = `/servers/${serverId}`;
     const routes: Record<string, { path: string; key?: string }> = {
       "/health": { path: "/health" },
@@ -214,9 +243,10 @@ async function main() {
     await sleep(1_000);
     const idleFrom = cpuMs(app.pid);
     const idleStarted = performance.now();
-    await sleep(seconds * 1000);
+    await sleep(IDLE_SECONDS * 1000);
     const idlePerMs = (cpuMs(app.pid) - idleFrom) / (performance.now() - idleStarted);
 
+    const measuringFrom = Date.now();
     const rows: {
       name: string;
       cpu: number;
@@ -225,6 +255,8 @@ async function main() {
       max: number;
       answered: number;
       errors: number;
+      loopP99: number;
+      loopMax: number;
     }[] = [];
     for (const [name, route] of measured) {
       const before = cpuMs(app.pid);
@@ -233,6 +265,7 @@ async function main() {
       const spent = cpuMs(app.pid) - before - idlePerMs * (performance.now() - started);
       const summary = summarizeOpen(name, [sample]);
       const answered = sample.latencies.length;
+      const loop = loopDuring(loopFile, Date.now() - (performance.now() - started), Date.now());
       rows.push({
         name,
         cpu: answered ? Math.max(0, spent) / answered : Number.NaN,
@@ -241,20 +274,30 @@ async function main() {
         max: summary.max,
         answered,
         errors: sample.errors,
+        loopP99: loop.p99,
+        loopMax: loop.max,
       });
     }
     console.log(
       `\n${target === "postgres" ? "PostgreSQL" : "PGlite"}, production build, one instance; each route an open loop ` +
         `at ${rate} requests/s for ${seconds} s; lists of ${LIST_SIZE}; the idle app's own CPU ` +
-        `(${(idlePerMs * 1000).toFixed(0)} ms a second) taken out`,
+        `(${(idlePerMs * 1000).toFixed(0)} ms a second) taken out` +
+        (grown ? `; grown to ${grown.servers} servers and ${grown.topups} top-ups` : ""),
     );
-    console.log("| route | answered | CPU ms/request | p50 ms | p99 ms | max ms | errors |");
-    console.log("|---|---:|---:|---:|---:|---:|---:|");
+    console.log(
+      "| route | answered | CPU ms/request | p50 ms | p99 ms | max ms | errors | loop p99 ms (worst second) | loop max ms |",
+    );
+    console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (const row of rows) {
       console.log(
-        `| GET ${row.name} | ${row.answered} | ${row.cpu.toFixed(2)} | ${row.p50} | ${row.p99} | ${row.max} | ${row.errors} |`,
+        `| GET ${row.name} | ${row.answered} | ${row.cpu.toFixed(2)} | ${row.p50} | ${row.p99} | ${row.max} | ${row.errors} | ${row.loopP99} | ${row.loopMax} |`,
       );
     }
+    const whole = loopDuring(loopFile, measuringFrom, Date.now());
+    console.log(
+      `event loop over the whole measurement: worst one-second p99 ${whole.p99} ms, longest stall ${whole.max} ms ` +
+        `(target: no step over ${LOOP_TARGET_MS} ms)`,
+    );
     const costly = rows.filter((row) => !(row.cpu <= CPU_TARGET_MS)).map((row) => row.name);
     const slow = rows.filter((row) => !(row.p99 <= P99_TARGET_MS)).map((row) => row.name);
     console.log(
@@ -276,6 +319,27 @@ async function main() {
     receiver.close();
     await app.stop();
   }
+}
+
+/**
+ * How long the event loop was held between `from` and `to` (epoch ms), as the app's probe recorded it a line
+ * a second: the worst second's p99 (no lower than the p99 of the whole window) and the longest stall.
+ */
+function loopDuring(file: string, from: number, to: number): { p99: number; max: number } {
+  const seconds = existsSync(file)
+    ? readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { at: number; p99: number; max: number })
+        // A line covers the second before its time.
+        .filter((line) => line.at > from && line.at - 1000 < to)
+    : [];
+  // The probe's histogram counts its own 5 ms timer period in every delay: what is left is the stall.
+  const stall = (ms: number) => Math.max(0, Math.round((ms - PROBE_TICK_MS) * 10) / 10);
+  return {
+    p99: stall(Math.max(0, ...seconds.map((line) => line.p99))),
+    max: stall(Math.max(0, ...seconds.map((line) => line.max))),
+  };
 }
 
 type ProfileNode = {

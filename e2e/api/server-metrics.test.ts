@@ -97,6 +97,14 @@ describe("GET /servers/{id}/metrics and the server's traffic (demo series)", () 
     expect(answer.totals.network_out_bytes).toBeGreaterThan(0);
   });
 
+  it("shows each new reading on the next read, though answers are reused between readings", async () => {
+    const totalOut = async () => ((await metrics("1h")).body as unknown as Metrics).totals.network_out_bytes;
+    const first = await totalOut();
+    // The suite's app samples every 2 s: the next reading adds outbound bytes the next read must show.
+    const grown = await until(totalOut, (total) => (total ?? 0) > (first ?? 0), 10_000);
+    expect(grown).toBeGreaterThan(first ?? 0);
+  });
+
   it("counts the month's outbound traffic on the server object and in the list", async () => {
     const server = await until(
       async () => (await api(`/servers/${id}`, { key })).body as { traffic: Traffic },

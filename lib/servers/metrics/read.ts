@@ -3,8 +3,10 @@ import { and, asc, eq, gte, lt } from "drizzle-orm";
 import { badRequest } from "@/lib/api/errors";
 import type { ServerMetrics } from "@/lib/api/schemas/metrics";
 import { type Database, db } from "@/lib/db/client";
-import { serverMetrics } from "@/lib/db/schema";
+import { serverMetricState, serverMetrics } from "@/lib/db/schema";
+import { createVersionedCache } from "@/lib/db/versioned-cache";
 import { now } from "@/lib/util/clock";
+import { processWide } from "@/lib/util/process-wide";
 import type { ServerRow } from "../present";
 import { provisioner } from "../provisioner";
 import { ownedRow, type ServerReader } from "../reads";
@@ -89,12 +91,33 @@ export async function readServerMetrics(
   };
 }
 
-/** GET /servers/{id}/metrics: the account's server's usage over the period (another account's id is 404). */
+/** Answers kept for reuse (lib/db/versioned-cache.ts): a month's grid is about 50 kB, so a few hundred. */
+const answers = () => processWide("metrics.answers", () => createVersionedCache(500));
+
+/**
+ * GET /servers/{id}/metrics: the account's server's usage over the period (another account's id is 404).
+ * A server's usage changes only when a reading of it is recorded, which moves its `read_at` in the same
+ * transaction (store.ts; pruning deletes only buckets older than any period shows), and the grid moves on
+ * at the end of its last bucket: an answer is reused while both stand, whichever instance sampled, so a
+ * poll costs a one-row read instead of up to 720 buckets.
+ */
 export async function getServerMetrics(
   reader: ServerReader,
   serverId: number,
   period: MetricPeriod,
 ): Promise<ServerMetrics> {
   const row = await ownedRow(reader, serverId);
-  return readServerMetrics(await db(), row, period, provisioner().simulated, now());
+  const database = await db();
+  const [state] = await database
+    .select({ readAt: serverMetricState.readAt })
+    .from(serverMetricState)
+    .where(eq(serverMetricState.serverId, row.id));
+  const at = now();
+  const key = `${row.id}:${period}:${row.vcpus}`;
+  const version = state?.readAt.getTime() ?? 0;
+  const kept = answers().get<ServerMetrics>(key, version, at.getTime());
+  if (kept) return kept.value;
+  const answer = await readServerMetrics(database, row, period, provisioner().simulated, at);
+  answers().set(key, version, answer, Date.parse(answer.to));
+  return answer;
 }

@@ -2,6 +2,7 @@ import "server-only";
 import { and, eq, inArray, lt } from "drizzle-orm";
 import { type Database, db } from "@/lib/db/client";
 import { acquireLease } from "@/lib/db/lease";
+import { pace } from "@/lib/db/pace";
 import { serverMetricState, serverMetrics, servers, serverTraffic } from "@/lib/db/schema";
 import { now } from "@/lib/util/clock";
 import { firstLine } from "@/lib/util/log";
@@ -10,7 +11,7 @@ import { type ServerSettings, serverSettings } from "../config";
 import { provisioner } from "../provisioner";
 import { DemoUsageSource } from "./demo-source";
 import { LibvirtUsageSource } from "./libvirt-source";
-import type { SampledServer, UsageSource } from "./source";
+import type { LastReading, SampledServer, UsageSource } from "./source";
 import { lastReadings, pruneServers, recordReadings, recordSlowdown, type SlowdownChange } from "./store";
 import { TIERS } from "./tiers";
 
@@ -73,10 +74,14 @@ async function applySlowdowns(
   }
 }
 
+/** Servers recorded per transaction: a pass over a host of thousands gives way to requests between slices. */
+export const SAMPLE_SLICE = 200;
+
 /**
- * One sampling of a host: one reading of all its machines, recorded (usage, traffic, notices), the speed
- * changes that follow made on the host, and rows past their retention deleted. Returns how many servers
- * were read and how many the host reported.
+ * One sampling of a host: one reading of all its machines (a single call to a real host; the demo's
+ * generated readings slice by slice), recorded (usage, traffic, notices) SAMPLE_SLICE servers at a time with
+ * a pause between slices (lib/db/pace.ts), the speed changes that follow made on the host, and rows past
+ * their retention deleted. Returns how many servers were read and how many the host reported.
  */
 export async function sampleHost(
   database: Database,
@@ -84,6 +89,7 @@ export async function sampleHost(
   host: string,
   settings: Pick<ServerSettings, "metricsIntervalSeconds" | "trafficCapMb">,
   clock: () => Date = now,
+  giveWay: () => Promise<void> = pace,
 ): Promise<{ servers: number; readings: number }> {
   const rows = (
     await database
@@ -97,20 +103,41 @@ export async function sampleHost(
       )
   ).filter((server) => source.onHost(server, host));
   if (rows.length === 0) return { servers: 0, readings: 0 };
-  const ids = rows.map((row) => row.id);
-  const last = source.demo ? await lastReadings(database, ids) : new Map();
-  const readings = await source.read(host, rows, last, clock());
-  const changes = await recordReadings(database, {
-    host,
-    servers: rows,
-    readings,
-    at: clock(),
-    intervalSeconds: settings.metricsIntervalSeconds,
-    trafficCapMb: settings.trafficCapMb,
-  });
-  await applySlowdowns(database, source, host, rows, changes, clock);
-  await pruneServers(database, ids, clock());
-  return { servers: rows.length, readings: readings.size };
+  // A real host is read once for all its machines; the demo generates each slice's from its last reading.
+  const hostReading = source.demo ? undefined : await readAt(source, host, rows, new Map(), clock);
+  let readingCount = 0;
+  for (let start = 0; start < rows.length; start += SAMPLE_SLICE) {
+    const slice = rows.slice(start, start + SAMPLE_SLICE);
+    const ids = slice.map((row) => row.id);
+    const { readings, at } =
+      hostReading ?? (await readAt(source, host, slice, await lastReadings(database, ids), clock));
+    const changes = await recordReadings(database, {
+      host,
+      servers: slice,
+      readings,
+      at,
+      intervalSeconds: settings.metricsIntervalSeconds,
+      trafficCapMb: settings.trafficCapMb,
+    });
+    await applySlowdowns(database, source, host, slice, changes, clock);
+    await pruneServers(database, ids, at);
+    readingCount += slice.filter((row) => readings.has(row.id)).length;
+    await giveWay();
+  }
+  return { servers: rows.length, readings: hostReading ? hostReading.readings.size : readingCount };
+}
+
+async function readAt(
+  source: UsageSource,
+  host: string,
+  rows: SampledServer[],
+  last: Map<number, LastReading>,
+  clock: () => Date,
+) {
+  const asked = clock();
+  const readings = await source.read(host, rows, last, asked);
+  // A real host's counters are as of its answer; the demo's are generated for the moment asked.
+  return { readings, at: source.demo ? asked : clock() };
 }
 
 /** Usage of a terminated server is kept as long as the longest tier, then deleted with its traffic figures. */

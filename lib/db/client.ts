@@ -9,6 +9,9 @@ import { trackWrites } from "./write-epoch";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
+/** The rows of a raw `execute` result: both drivers answer with `{ rows }`. */
+export const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
+
 /** A transaction handle of either driver. */
 export type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
 

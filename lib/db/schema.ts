@@ -526,6 +526,8 @@ export const topups = pgTable(
     rateSource: text("rate_source").notNull(),
     confirmationsRequired: integer("confirmations_required").notNull(),
     qrDataUri: text("qr_data_uri"),
+    /** Raised by a trigger on every update (migration 0031); see lib/topups/reads.ts. */
+    revision: integer("revision").notNull().default(1),
     paymentUri: text("payment_uri"),
     creditedCents: bigint("credited_cents", { mode: "number" }).notNull().default(0),
     payer: text("payer"),
@@ -557,6 +559,8 @@ export const depositPayments = pgTable(
     topupId: integer("topup_id")
       .notNull()
       .references(() => topups.id, { onDelete: "cascade" }),
+    /** Raised by a trigger on every update (migration 0031); see lib/topups/reads.ts. */
+    revision: integer("revision").notNull().default(1),
     network: text("network").notNull(),
     txHash: text("tx_hash").notNull(),
     /** -1 for a native transfer, else the log index of the token Transfer event. */

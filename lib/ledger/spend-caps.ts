@@ -1,6 +1,6 @@
 import "server-only";
 import { eq, type SQL, sql } from "drizzle-orm";
-import type { Database, Tx } from "@/lib/db/client";
+import { type Database, rowsOf, type Tx } from "@/lib/db/client";
 import { accounts } from "@/lib/db/schema";
 import { type ApiKeyScope, SPEND_SCOPE, type SpendCapPeriod } from "@/lib/db/types";
 
@@ -73,8 +73,6 @@ type ChainRow = {
   spend_cap_period: SpendCapPeriod | null;
   depth: number;
 };
-
-const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 
 /** The key and the keys above it, nearest first, as far as they belong to `accountId`. */
 async function keyChain(database: Database | Tx, accountId: number, keyId: number): Promise<ChainRow[]> {

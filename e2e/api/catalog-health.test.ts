@@ -7,6 +7,27 @@ type Plan = { id: string; base_price_monthly_usd: number; vcpu: number; ram_mb: 
 type Location = { id: string; price_modifier: number; city: string; country: string };
 type Price = { plan: string; location: string; monthly_usd: number; annual_usd: number };
 
+describe("documents the same for everyone: the catalog and the OpenAPI documents", () => {
+  it.each(["/catalog", "/openapi.json"])(
+    "%s carries an ETag and answers 304 to a client holding it",
+    async (path) => {
+      const first = await fetch(`${baseUrl()}${path}`);
+      expect(first.status).toBe(200);
+      const text = await first.text();
+      const etag = first.headers.get("etag");
+      expect(etag).toMatch(/^"[\w-]{22}"$/);
+      expect(first.headers.get("cache-control")).toMatch(/^public, max-age=\d+$/);
+      const again = await fetch(`${baseUrl()}${path}`);
+      expect([again.headers.get("etag"), await again.text()]).toEqual([etag, text]);
+      const held = await fetch(`${baseUrl()}${path}`, { headers: { "if-none-match": `W/${etag}` } });
+      expect(held.status).toBe(304);
+      expect(await held.text()).toBe("");
+      const other = await fetch(`${baseUrl()}${path}`, { headers: { "if-none-match": '"another"' } });
+      expect([other.status, await other.text()]).toEqual([200, text]);
+    },
+  );
+});
+
 describe("GET /catalog", () => {
   it("is public and lists 10 plans from pup to fenrir, growing in every resource", async () => {
     const result = await api("/catalog");

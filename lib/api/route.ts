@@ -1,4 +1,5 @@
 import "server-only";
+import { createHash } from "node:crypto";
 import { type AuthContext, authenticateRequest } from "@/lib/accounts/auth";
 import { missingScope } from "@/lib/accounts/key-rights";
 import { API_KEY_SCOPES, SPEND_SCOPE } from "@/lib/db/types";
@@ -232,12 +233,18 @@ export function pathId(params: Params, name: string, what: string): number {
 }
 
 /** GET handler for a document fixed for the life of the process: serialised once, cacheable for five minutes. */
-export function staticJsonHandler(body: unknown, indent?: number) {
+/** A JSON document the same for everyone, serialised once, with an ETag naming its text. */
+export type SharedDocument = { text: string; etag: string };
+
+export function sharedDocument(body: unknown, indent?: number): SharedDocument {
   const text = JSON.stringify(body, null, indent);
-  return (): Response =>
-    new Response(text, {
-      headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "public, max-age=300" },
-    });
+  return { text, etag: `"${createHash("sha256").update(text).digest("base64url").slice(0, 22)}"` };
+}
+
+/** A document fixed for the process's life (the OpenAPI documents), answered by sharedJson. */
+export function staticJsonHandler(body: unknown, indent?: number) {
+  const document = sharedDocument(body, indent);
+  return (request: Request): Response => sharedJson(request, document.text, document.etag, 300);
 }
 
 /** Whether an If-None-Match header names `etag` (or is `*`): weak and strong forms compare alike for GET. */

@@ -1,5 +1,5 @@
 import "server-only";
-import { createHash } from "node:crypto";
+import { sharedDocument } from "@/lib/api/route";
 import type { Status, StatusOutcomes, StatusTiming } from "@/lib/api/schemas/status";
 import { findLocation, findOs, LOCATIONS, OS_IMAGES } from "@/lib/catalog/catalog";
 import { config } from "@/lib/config/env";
@@ -177,9 +177,7 @@ export async function buildStatus(at: Date = now()): Promise<Status> {
 
 async function compute(): Promise<StatusDocument> {
   const body = await buildStatus();
-  const text = JSON.stringify(body);
-  const etag = `"${createHash("sha256").update(text).digest("base64url").slice(0, 22)}"`;
-  return { body, text, etag, computedAt: Date.now() };
+  return { body, ...sharedDocument(body), computedAt: Date.now() };
 }
 
 /**

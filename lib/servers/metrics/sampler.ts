@@ -1,5 +1,5 @@
 import "server-only";
-import { and, eq, inArray, lt } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, lt } from "drizzle-orm";
 import { type Database, db } from "@/lib/db/client";
 import { acquireLease } from "@/lib/db/lease";
 import { pace } from "@/lib/db/pace";
@@ -91,17 +91,7 @@ export async function sampleHost(
   clock: () => Date = now,
   giveWay: () => Promise<void> = pace,
 ): Promise<{ servers: number; readings: number }> {
-  const rows = (
-    await database
-      .select(SAMPLED_COLUMNS)
-      .from(servers)
-      .where(
-        and(
-          inArray(servers.status, ["active", "suspended"]),
-          source.demo ? undefined : eq(servers.hypervisor, host),
-        ),
-      )
-  ).filter((server) => source.onHost(server, host));
+  const rows = await serversOn(database, source, host, giveWay);
   if (rows.length === 0) return { servers: 0, readings: 0 };
   // A real host is read once for all its machines; the demo generates each slice's from its last reading.
   const hostReading = source.demo ? undefined : await readAt(source, host, rows, new Map(), clock);
@@ -125,6 +115,38 @@ export async function sampleHost(
     await giveWay();
   }
   return { servers: rows.length, readings: hostReading ? hostReading.readings.size : readingCount };
+}
+
+/** Servers listed per statement: a host of thousands is listed without holding the loop for long. */
+const LIST_PAGE = 500;
+
+/** The host's running and suspended servers, in id order, a page at a time. */
+async function serversOn(
+  database: Database,
+  source: UsageSource,
+  host: string,
+  giveWay: () => Promise<void>,
+): Promise<SampledServer[]> {
+  const rows: SampledServer[] = [];
+  for (let after = 0; ; ) {
+    const page = await database
+      .select(SAMPLED_COLUMNS)
+      .from(servers)
+      .where(
+        and(
+          inArray(servers.status, ["active", "suspended"]),
+          source.demo ? undefined : eq(servers.hypervisor, host),
+          gt(servers.id, after),
+        ),
+      )
+      .orderBy(asc(servers.id))
+      .limit(LIST_PAGE);
+    rows.push(...page.filter((server) => source.onHost(server, host)));
+    const last = page.at(-1);
+    if (!last || page.length < LIST_PAGE) return rows;
+    after = last.id;
+    await giveWay();
+  }
 }
 
 async function readAt(

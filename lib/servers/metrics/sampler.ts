@@ -149,6 +149,7 @@ async function serversOn(
   }
 }
 
+/** A reading of `rows` and the moment it stands for. */
 async function readAt(
   source: UsageSource,
   host: string,

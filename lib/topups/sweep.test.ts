@@ -1,0 +1,109 @@
+import { eq, inArray } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "@/lib/db/client";
+import { depositPayments, topups } from "@/lib/db/schema";
+import { createAccount, scratchConfigEnv } from "@/lib/testing/memory-db";
+import { settleOutstandingTopups } from "./settlement";
+
+// config() is read on first use: the process database is an embedded one in a scratch DATA_DIR.
+const restoreEnv = scratchConfigEnv();
+
+const HOUR = 3_600_000;
+
+/**
+ * The watchers' safety net, behind a long history: it finds the few top-ups still watched (pending, or closed
+ * inside the late-payment window) among many closed long ago, and settles those whose payments call for it.
+ */
+describe("the settlement sweep", () => {
+  const outstanding: number[] = [];
+  let recentlyClosed = 0;
+  let oldHistory: number[] = [];
+
+  beforeAll(async () => {
+    const database = await db();
+    const accountId = await createAccount(database);
+    const topup = (ref: string, status: "pending" | "completed", closedAt: Date | null) => ({
+      ref,
+      accountId,
+      method: "deposit" as const,
+      status,
+      coin: "BTC",
+      network: "bitcoin",
+      amountCents: 5000,
+      depositAddress: `bcrt1q${ref}`,
+      depositUnits: "100000",
+      rateUsd: "50000",
+      rateSource: "test",
+      confirmationsRequired: 2,
+      creditedCents: status === "completed" ? 5000 : 0,
+      expiresAt: new Date(Date.now() + (status === "pending" ? 1 : -30 * 24) * HOUR),
+      closedAt,
+    });
+    // Closed a month ago, long out of the late-payment window: history the sweep must not walk.
+    const history = await database
+      .insert(topups)
+      .values(
+        Array.from({ length: 450 }, (_, i) =>
+          topup(`old${i}`, "completed", new Date(Date.now() - 720 * HOUR)),
+        ),
+      )
+      .returning({ id: topups.id });
+    oldHistory = history.map((row) => row.id);
+    const [recent] = await database
+      .insert(topups)
+      .values(topup("recent", "completed", new Date(Date.now() - HOUR)))
+      .returning({ id: topups.id });
+    recentlyClosed = recent?.id ?? 0;
+    for (let i = 0; i < 3; i++) {
+      const [row] = await database
+        .insert(topups)
+        .values(topup(`due${i}`, "pending", null))
+        .returning({ id: topups.id });
+      outstanding.push(row?.id ?? 0);
+    }
+    // Every top-up has its payment: the closed ones' counted when they completed; the pending ones' are
+    // confirmed enough but not yet credited.
+    const payment = (topupId: number, counted: boolean) => ({
+      topupId,
+      network: "bitcoin",
+      txHash: `tx-${topupId}`,
+      logIndex: -1,
+      amountUnits: "100000",
+      confirmations: 6,
+      seenAt: new Date(Date.now() - 10 * 60_000),
+      ...(counted
+        ? { confirmedAt: new Date(Date.now() - HOUR), quoteUnits: "100000", quoteCents: 5000 }
+        : {}),
+    });
+    await database
+      .insert(depositPayments)
+      .values([
+        ...[...oldHistory, recentlyClosed].map((id) => payment(id, true)),
+        ...outstanding.map((id) => payment(id, false)),
+      ]);
+  }, 120_000);
+  afterAll(() => restoreEnv());
+
+  it("credits the watched top-ups whose payments confirmed, and leaves the history as it was", async () => {
+    await settleOutstandingTopups();
+    const database = await db();
+    const settled = await database
+      .select({ status: topups.status, credited: topups.creditedCents })
+      .from(topups)
+      .where(inArray(topups.id, outstanding));
+    expect(settled).toEqual(outstanding.map(() => ({ status: "completed", credited: 5000 })));
+    const [recent] = await database.select().from(topups).where(eq(topups.id, recentlyClosed));
+    expect([recent?.status, recent?.creditedCents]).toEqual(["completed", 5000]);
+    // Nothing of the history was written: every row keeps its first revision (migration 0031).
+    const history = await database
+      .select({ revision: topups.revision })
+      .from(topups)
+      .where(inArray(topups.id, oldHistory));
+    const payments = await database
+      .select({ revision: depositPayments.revision })
+      .from(depositPayments)
+      .where(inArray(depositPayments.topupId, oldHistory));
+    expect(new Set([...history, ...payments].map((row) => row.revision))).toEqual(new Set([1]));
+    expect(payments).toHaveLength(oldHistory.length);
+  });
+});

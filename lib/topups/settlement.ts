@@ -1,12 +1,12 @@
 import "server-only";
-import { and, asc, eq, inArray, lt } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, lt, sql } from "drizzle-orm";
 import { type Database, db, type Tx } from "@/lib/db/client";
 import { pace } from "@/lib/db/pace";
 import { depositPayments, topups } from "@/lib/db/schema";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { recordTopupCredited } from "@/lib/notifications/facts";
 import { unitsOf } from "@/lib/rails/amounts";
-import { nextWatchedWithPayments } from "@/lib/rails/deposits/sightings";
+import { watchedTopups } from "@/lib/rails/deposits/sightings";
 import { rateSource } from "@/lib/rails/rates";
 import { isDepositCoin } from "@/lib/rails/registry";
 import { now } from "@/lib/util/clock";
@@ -213,8 +213,15 @@ export async function settleOutstandingTopups(): Promise<void> {
   const rows = await database
     .select()
     .from(topups)
-    .where(inArray(topups.id, nextWatchedWithPayments(sweep.afterId, SWEEP_BATCH)))
-    .orderBy(asc(topups.id));
+    .where(
+      and(
+        watchedTopups(),
+        gt(topups.id, sweep.afterId),
+        sql`EXISTS (SELECT 1 FROM ${depositPayments} WHERE ${depositPayments.topupId} = ${topups.id})`,
+      ),
+    )
+    .orderBy(asc(topups.id))
+    .limit(SWEEP_BATCH);
   sweep.afterId = rows.length < SWEEP_BATCH ? 0 : (rows[rows.length - 1]?.id ?? 0);
   const payments = await paymentsOf(rows.map((row) => row.id));
   const at = now();

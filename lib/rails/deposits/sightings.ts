@@ -36,31 +36,11 @@ export type ObservedPayment = {
  * because a payment that arrives after expiry, cancellation or completion must still be credited.
  */
 export function watchedTopups() {
+  const windowStart = new Date(now().getTime() - depositSettings().latePaymentWindowHours * 3_600_000);
   return and(
     eq(topups.method, "deposit"),
-    or(eq(topups.status, "pending"), gt(topups.closedAt, lateWindowStart())),
+    or(eq(topups.status, "pending"), gt(topups.closedAt, windowStart)),
   );
-}
-
-/** Top-ups closed after this moment are still watched for late payments. */
-export const lateWindowStart = () =>
-  new Date(now().getTime() - depositSettings().latePaymentWindowHours * 3_600_000);
-
-/**
- * The ids of the next `limit` watched top-ups after `afterId` that have a payment, in id order: the same set as
- * watchedTopups, found through the two partial indexes that hold it (pending ones; closed ones by closing
- * time), so the cost follows the watched top-ups and not the whole history (a scan in id order walked 100,000
- * closed ones to find a few: 57 ms of the embedded database's thread).
- */
-export function nextWatchedWithPayments(afterId: number, limit: number): SQL {
-  return sql`(SELECT w.id FROM (
-      SELECT id FROM ${topups} WHERE method = 'deposit' AND status = 'pending' AND id > ${afterId}
-      UNION ALL
-      SELECT id FROM ${topups} WHERE method = 'deposit' AND status <> 'pending'
-        AND closed_at > ${lateWindowStart().toISOString()}::timestamptz AND id > ${afterId}
-    ) AS w
-    WHERE EXISTS (SELECT 1 FROM ${depositPayments} AS p WHERE p.topup_id = w.id)
-    ORDER BY w.id LIMIT ${limit})`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import { Secret, TOTP } from "otpauth";
 import { inject } from "vitest";
+import { type RunningApp, startApp } from "../support/app-server";
 import { until as untilNamed } from "../support/until";
 
 let app: "baseUrl" | "tinyBaseUrl" = "baseUrl";
@@ -127,4 +128,19 @@ export async function accountWithTotp(): Promise<TestAccount & { secret: string;
   if (confirmed.status !== 200)
     throw new Error(`TOTP confirmation failed: ${JSON.stringify(confirmed.body)}`);
   return { ...account, secret, recoveryCodes: confirmed.body.recovery_codes as string[] };
+}
+
+/**
+ * Runs `use` with a second app process on the suite's database, and stops it after: what one instance writes,
+ * the other must read. The same DATA_DIR: demo instances keep their generated secrets there, and both must
+ * decrypt alike.
+ */
+export async function withSecondApp(use: (origin: string) => Promise<void>): Promise<void> {
+  let second: RunningApp | undefined;
+  try {
+    second = await startApp({ ...inject("appEnv"), DATA_DIR: inject("appDataDir") });
+    await use(second.url);
+  } finally {
+    await second?.stop();
+  }
 }

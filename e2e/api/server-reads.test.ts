@@ -1,7 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
-import { type RunningApp, startApp } from "../support/app-server";
 import { fund } from "./funding";
-import { createAccount, randomIp } from "./helpers";
+import { createAccount, randomIp, withSecondApp } from "./helpers";
 
 /**
  * Server reads may be served from what this instance read before, keyed by the account's server revision
@@ -185,17 +184,11 @@ describe("server reads are never stale", () => {
 
   it.runIf(inject("dbTarget") === "postgres")(
     "a change made through another app process shows on the next read here",
-    async () => {
-      let second: RunningApp | undefined;
-      try {
-        // The same DATA_DIR: demo instances keep their generated secrets there, and both must decrypt alike.
-        second = await startApp({ ...inject("appEnv"), DATA_DIR: inject("appDataDir") });
-        await changesShowAtOnce(inject("baseUrl"), second.url);
-        await partsShowAtOnce(inject("baseUrl"), second.url);
-      } finally {
-        await second?.stop();
-      }
-    },
+    () =>
+      withSecondApp(async (second) => {
+        await changesShowAtOnce(inject("baseUrl"), second);
+        await partsShowAtOnce(inject("baseUrl"), second);
+      }),
     120_000,
   );
 });

@@ -11,7 +11,7 @@ import type { WatchOnlyKeys } from "@/lib/rails/family";
 import { type RunningApp, startApp } from "../support/app-server";
 import { checkLedger } from "../support/ledger-check";
 import { TEST_LIMITS } from "./global-setup";
-import { api, createAccount, errorCode } from "./helpers";
+import { api, createAccount, errorCode, withSecondApp } from "./helpers";
 
 type Topup = {
   ref: string;
@@ -628,15 +628,7 @@ describe("top-up reads are never stale", () => {
 
   it.runIf(inject("dbTarget") === "postgres")(
     "a change made through another app process shows on the next read here",
-    async () => {
-      let second: RunningApp | undefined;
-      try {
-        second = await startApp({ ...inject("appEnv"), DATA_DIR: inject("appDataDir") });
-        await topupChangesShowAtOnce(inject("baseUrl"), second.url);
-      } finally {
-        await second?.stop();
-      }
-    },
+    () => withSecondApp((second) => topupChangesShowAtOnce(inject("baseUrl"), second)),
     120_000,
   );
 });

@@ -6,20 +6,19 @@ import { accounts, notificationEndpoints, notificationEvents } from "@/lib/db/sc
 import { notificationSettings } from "@/lib/notifications/config";
 import { expiringFactKey } from "@/lib/notifications/scans";
 import { wontRenewBecause } from "@/lib/notifications/warnings";
-import { ownedRow, type ServerReader, serverPart } from "./reads";
+import { type ServerReader, serverPart } from "./reads";
 
 /** When the owner of a server is warned before it expires, and which warnings of this period went out. */
 export async function expiryWarnings(reader: ServerReader, serverId: number): Promise<ExpiryWarnings> {
-  const { expiresAt } = await ownedRow(reader, serverId);
   const leads = notificationSettings().expiryWarningHours;
-  const keys = leads.map((hours) => expiringFactKey(serverId, expiresAt, hours));
-  // The warnings sent are those of this period: the key names the expiry the row names.
+  const keysOf = (expiresAt: Date) => leads.map((hours) => expiringFactKey(serverId, expiresAt, hours));
+  // The warnings sent are those of this period: the part's name says which expiry.
   const { row, part } = await serverPart(
     reader,
     serverId,
-    `expiry-warnings:${expiresAt.getTime()}`,
+    (row) => `expiry-warnings:${row.expiresAt.getTime()}`,
     ["accounts", "notification_endpoints", "notification_events"],
-    async () => {
+    async ({ expiresAt }) => {
       const database = await db();
       const [account] = await database
         .select({ balanceCents: accounts.balanceCents })
@@ -34,11 +33,12 @@ export async function expiryWarnings(reader: ServerReader, serverId: number): Pr
       const sent = await database
         .select({ key: notificationEvents.factKey, at: notificationEvents.occurredAt })
         .from(notificationEvents)
-        .where(inArray(notificationEvents.factKey, keys));
+        .where(inArray(notificationEvents.factKey, keysOf(expiresAt)));
       return { account, endpoints, sent };
     },
   );
   const { account, endpoints, sent } = part;
+  const keys = keysOf(row.expiresAt);
   const sentAt = new Map(sent.map((event) => [event.key, event.at]));
   return {
     expires_at: row.expiresAt.toISOString(),

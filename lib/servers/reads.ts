@@ -49,17 +49,22 @@ export function ownedRow(reader: ServerReader, serverId: number): Promise<Server
  * What the reader's server keeps in tables of its own (snapshots, PTRs, firewall rules, resizes), with the
  * owned row (reused as ownedRow reuses it): `load` reads `tables` for this server only, and its value is
  * reused until one of them is written (lib/db/until-write.ts; the embedded database only, where each read is
- * a statement run on the request's thread). `load` must not depend on the row: present with it afterwards.
+ * a statement run on the request's thread). The part's name must say whatever of the row `load` reads
+ * (its host, its expiry): the rest is presented with the row afterwards.
  */
 export async function serverPart<T>(
   reader: ServerReader,
   serverId: number,
-  part: string,
+  part: string | ((row: ServerRow) => string),
   tables: readonly string[],
-  load: () => Promise<T>,
+  load: (row: ServerRow) => Promise<T>,
 ): Promise<{ row: ServerRow; part: T }> {
   const row = await ownedRow(reader, serverId);
-  return { row, part: await reuseUntilWrite(`server:${serverId}:${part}`, load, undefined, tables) };
+  const name = typeof part === "string" ? part : part(row);
+  return {
+    row,
+    part: await reuseUntilWrite(`server:${serverId}:${name}`, () => load(row), undefined, tables),
+  };
 }
 
 /** One page of the account's servers (those the key may see), newest first, terminated ones included. */

@@ -19,7 +19,7 @@ import { enqueueJob, kickJobs } from "../jobs";
 import { lockHost, type Size, sizeFor, usedOn } from "../placement";
 import type { ServerRow } from "../present";
 import { provisioner } from "../provisioner";
-import { ownedRow, type ServerReader, serverPart } from "../reads";
+import { type ServerReader, serverPart } from "../reads";
 import { inRescue } from "../rescue";
 import { lockServer, serverRow } from "../rows";
 import { recordSnapshot } from "../snapshots/requests";
@@ -420,14 +420,13 @@ async function resizeInTx(
 
 /** The server's resizes, newest first. */
 export async function listResizes(reader: ServerReader, serverId: number): Promise<{ resizes: Resize[] }> {
-  const { hypervisor } = await ownedRow(reader, serverId);
-  // The estimates read other servers' resizes on the same host: the key names the host the row names.
+  // The estimates read other servers' resizes on the same host: the part's name says which host.
   const { row: server, part } = await serverPart(
     reader,
     serverId,
-    `resizes:${hypervisor ?? ""}`,
+    (row) => `resizes:${row.hypervisor ?? ""}`,
     ["server_resizes"],
-    async () => {
+    async ({ hypervisor }) => {
       const database = await db();
       const rows = await database
         .select()

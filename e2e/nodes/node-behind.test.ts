@@ -100,6 +100,12 @@ it("a tip hours old on a chain with a block every 2.5 minutes is behind until a 
 it("cut off from its peer, the node is behind (no peers) while the chain goes on; back in touch, it clears", async () => {
   await until(litecoinWatcher, (w) => w.status === "ok", "the watcher before the cut");
   await ours.rpc("setnetworkactive", [false]);
+  // The call only marks the peer for dropping: a block mined before it is gone can still reach our node.
+  await until(
+    () => ours.rpc<number>("getconnectioncount"),
+    (count) => count === 0,
+    "the peer dropped",
+  );
   await mine(peer, 3);
   const cut = await until(litecoinWatcher, (w) => w.status === "behind", "the watcher of a node cut off");
   // Its own tip looks current to it: only its peers tell.

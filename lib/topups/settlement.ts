@@ -6,7 +6,7 @@ import { depositPayments, topups } from "@/lib/db/schema";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { recordTopupCredited } from "@/lib/notifications/facts";
 import { unitsOf } from "@/lib/rails/amounts";
-import { watchedTopups } from "@/lib/rails/deposits/sightings";
+import { depositSettings } from "@/lib/rails/deposits/config";
 import { rateSource } from "@/lib/rails/rates";
 import { isDepositCoin } from "@/lib/rails/registry";
 import { now } from "@/lib/util/clock";
@@ -199,30 +199,63 @@ export async function paymentsOf(topupIds: number[]): Promise<Map<number, Paymen
   return byTopup;
 }
 
-/** Watched top-ups checked per pass by the sweep below; it moves on through them pass after pass. */
-const SWEEP_BATCH = 200;
+/** Watched top-ups of each kind (pending; closed inside the late-payment window) checked per pass. */
+const SWEEP_BATCH = 100;
+
+/** Where the sweep stands in one index: the last top-up it checked there, by the index's time and its id. */
+type SweepCursor = { at: Date; id: number } | null;
 
 /**
- * The safety net behind the watchers: every watched top-up whose confirmed payments are worth more than it
- * has credited, or whose status should move, is settled, whether or not a poll reported it. Each pass
- * checks the next SWEEP_BATCH of them in id order, wrapping around, so the cost of a pass stays bounded.
+ * The next top-ups after `cursor` in one of the watched set's two partial indexes, in that index's order
+ * (expires_at for the pending ones, closed_at for the closed ones, then id), among those with a payment. The
+ * row comparison starts the index scan at the cursor, so a pass reads what it checks and not the history
+ * before it. Returns them with where the next pass starts (null: from the start again).
  */
-export async function settleOutstandingTopups(): Promise<void> {
-  const database = await db();
-  const sweep = processWide("deposits.sweep", () => ({ afterId: 0 }));
+async function nextInIndex(
+  database: Database,
+  kind: "pending" | "closed",
+  cursor: SweepCursor,
+): Promise<{ rows: TopupRow[]; next: SweepCursor }> {
+  const time = kind === "pending" ? topups.expiresAt : topups.closedAt;
+  const windowStart = new Date(now().getTime() - depositSettings().latePaymentWindowHours * 3_600_000);
   const rows = await database
     .select()
     .from(topups)
     .where(
       and(
-        watchedTopups(),
-        gt(topups.id, sweep.afterId),
+        eq(topups.method, "deposit"),
+        kind === "pending" ? eq(topups.status, "pending") : gt(topups.closedAt, windowStart),
+        cursor
+          ? sql`(${time}, ${topups.id}) > (${cursor.at.toISOString()}::timestamptz, ${cursor.id}::integer)`
+          : undefined,
         sql`EXISTS (SELECT 1 FROM ${depositPayments} WHERE ${depositPayments.topupId} = ${topups.id})`,
       ),
     )
-    .orderBy(asc(topups.id))
+    .orderBy(asc(time), asc(topups.id))
     .limit(SWEEP_BATCH);
-  sweep.afterId = rows.length < SWEEP_BATCH ? 0 : (rows[rows.length - 1]?.id ?? 0);
+  const last = rows[rows.length - 1];
+  const lastAt = kind === "pending" ? last?.expiresAt : last?.closedAt;
+  return { rows, next: rows.length === SWEEP_BATCH && last && lastAt ? { at: lastAt, id: last.id } : null };
+}
+
+/**
+ * The safety net behind the watchers: every watched top-up whose confirmed payments are worth more than it
+ * has credited, or whose status should move, is settled, whether or not a poll reported it. Each pass
+ * checks the next SWEEP_BATCH pending top-ups and the next SWEEP_BATCH closed inside the late-payment
+ * window, each through its partial index and starting again on its own once through: a pass costs what it
+ * checks, and the history closed before the window is never read.
+ */
+export async function settleOutstandingTopups(): Promise<void> {
+  const database = await db();
+  const sweep = processWide("deposits.sweep", () => ({
+    pending: null as SweepCursor,
+    closed: null as SweepCursor,
+  }));
+  const pending = await nextInIndex(database, "pending", sweep.pending);
+  const closed = await nextInIndex(database, "closed", sweep.closed);
+  sweep.pending = pending.next;
+  sweep.closed = closed.next;
+  const rows = [...pending.rows, ...closed.rows];
   const payments = await paymentsOf(rows.map((row) => row.id));
   const at = now();
   await settleTopups(

@@ -1,4 +1,4 @@
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, gt, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { depositPayments, topups } from "@/lib/db/schema";
@@ -7,6 +7,7 @@ import { settleOutstandingTopups } from "./settlement";
 
 // config() is read on first use: the process database is an embedded one in a scratch DATA_DIR.
 const restoreEnv = scratchConfigEnv();
+afterAll(() => restoreEnv());
 
 const HOUR = 3_600_000;
 
@@ -82,7 +83,6 @@ describe("the settlement sweep", () => {
         ...outstanding.map((id) => payment(id, false)),
       ]);
   }, 120_000);
-  afterAll(() => restoreEnv());
 
   it("credits the watched top-ups whose payments confirmed, and leaves the history as it was", async () => {
     await settleOutstandingTopups();
@@ -105,5 +105,74 @@ describe("the settlement sweep", () => {
       .where(inArray(depositPayments.topupId, oldHistory));
     expect(new Set([...history, ...payments].map((row) => row.revision))).toEqual(new Set([1]));
     expect(payments).toHaveLength(oldHistory.length);
+  });
+});
+
+/**
+ * More late payments than one pass checks, on top-ups closed inside the window: settled, each stays where it
+ * was in the closed index, so only a sweep that moves on past what it checked reaches the rest.
+ */
+describe("the settlement sweep, pass after pass", () => {
+  const paidLate: number[] = [];
+
+  beforeAll(async () => {
+    const database = await db();
+    const accountId = await createAccount(database);
+    const rows = await database
+      .insert(topups)
+      .values(
+        Array.from({ length: 250 }, (_, i) => ({
+          ref: `late${i}`,
+          accountId,
+          method: "deposit" as const,
+          status: "completed" as const,
+          coin: "BTC",
+          network: "bitcoin",
+          amountCents: 100,
+          depositAddress: `bcrt1qlate${i}`,
+          depositUnits: "2000",
+          rateUsd: "50000",
+          rateSource: "test",
+          confirmationsRequired: 1,
+          creditedCents: 100,
+          expiresAt: new Date(Date.now() - 2 * HOUR),
+          // Some closed at the same moment: the cursor orders them by id there.
+          closedAt: new Date(Date.now() - HOUR - Math.floor(i / 10) * 1000),
+        })),
+      )
+      .returning({ id: topups.id });
+    paidLate.push(...rows.map((row) => row.id));
+    const payment = (topupId: number, late: boolean) => ({
+      topupId,
+      network: "bitcoin",
+      txHash: `tx-${late ? "late" : "paid"}-${topupId}`,
+      logIndex: -1,
+      amountUnits: "2000",
+      confirmations: 3,
+      seenAt: new Date(Date.now() - (late ? 10 * 60_000 : 3 * HOUR)),
+      ...(late ? {} : { confirmedAt: new Date(Date.now() - HOUR), quoteUnits: "2000", quoteCents: 100 }),
+    });
+    await database
+      .insert(depositPayments)
+      .values(paidLate.flatMap((topupId) => [payment(topupId, false), payment(topupId, true)]));
+  }, 120_000);
+
+  const creditedLate = async () => {
+    const database = await db();
+    const rows = await database
+      .select({ id: topups.id })
+      .from(topups)
+      .where(and(inArray(topups.id, paidLate), gt(topups.creditedCents, 100)));
+    return rows.length;
+  };
+
+  it("credits part of them per pass and all of them within three", async () => {
+    await settleOutstandingTopups();
+    const afterOne = await creditedLate();
+    expect(afterOne).toBeGreaterThan(0);
+    expect(afterOne).toBeLessThan(paidLate.length);
+    await settleOutstandingTopups();
+    await settleOutstandingTopups();
+    expect(await creditedLate()).toBe(paidLate.length);
   });
 });

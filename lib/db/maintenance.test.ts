@@ -45,7 +45,7 @@ describe("maintenance of the embedded database (no autovacuum)", () => {
     expect(await maintainTables(db, { sweep: false })).toEqual([]); // nothing grew since
   });
 
-  it("a sweep does every table, pausing after each", async () => {
+  it("a sweep does every table, pausing after each statement (its VACUUM, its ANALYZE)", async () => {
     let pauses = 0;
     const done = await maintainTables(db, {
       sweep: true,
@@ -54,8 +54,26 @@ describe("maintenance of the embedded database (no autovacuum)", () => {
       },
     });
     expect(done).toEqual(expect.arrayContaining(["accounts", "server_jobs", "servers", "topups"]));
-    expect(pauses).toBe(done.length);
+    expect(pauses).toBe(2 * done.length);
   });
+
+  it("analyses a large table from a bounded sample, a small one in full", async () => {
+    const buckets = async (table: string, column: string) => {
+      const result = await db.execute(sql`
+        SELECT array_length(histogram_bounds, 1) AS bounds FROM pg_stats
+        WHERE schemaname = 'public' AND tablename = ${table} AND attname = ${column}`);
+      return Number((result as unknown as { rows: { bounds: number }[] }).rows[0]?.bounds ?? 0);
+    };
+    // Over 1,000 pages (8 MB) of distinct times, and 520 servers of distinct hostnames.
+    await db.execute(sql`
+      INSERT INTO order_outcomes (location, os, ordered_at, finished_at, succeeded)
+      SELECT 'nl', 'debian-13', t - interval '1 minute', t, true
+      FROM generate_series(1, 150000) g, LATERAL (SELECT now() - g * interval '1 second') x(t)`);
+    await maintainTables(db, { sweep: false });
+    // Ten histogram buckets (11 bounds) at the reduced target; the default's hundred for the small table.
+    expect(await buckets("order_outcomes", "finished_at")).toBe(11);
+    expect(await buckets("servers", "hostname")).toBe(101);
+  }, 60_000);
 
   it("looks at table sizes at most once per interval", () => {
     expect(checkDue(Number.NEGATIVE_INFINITY, 0)).toBe(true);

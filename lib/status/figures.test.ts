@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/lib/db/client";
 import {
@@ -12,7 +11,7 @@ import {
   topups,
 } from "@/lib/db/schema";
 import { createAccount, insertServer, openMemoryDatabase } from "@/lib/testing/memory-db";
-import { measureStatusFigures, nearestRank, SERIES_HOURS, type StatusFigures } from "./figures";
+import { measureStatusFigures, SERIES_HOURS, type StatusFigures } from "./figures";
 
 /**
  * A fixture of orders, credits, console sessions and webhook deliveries around AT, and the figures worked out
@@ -333,31 +332,5 @@ describe("the status figures, from a fixture worked out by hand (the real schema
     // The BTC credit at 11:30 (400 ms) and the x402 one that does not count.
     expect(toCredit.p50[SERIES_HOURS - 2]).toBe(400);
     expect(toActive.p50.filter((value) => value !== null)).toHaveLength(3);
-  });
-});
-
-describe("nearest-rank percentiles", () => {
-  it("are the ones PostgreSQL's percentile_disc takes, for every count from 1 to 60", async () => {
-    const { db, close } = await openMemoryDatabase();
-    try {
-      const fractions = [0.5, 0.95, 0.99] as const;
-      for (let n = 1; n <= 60; n++) {
-        // Repeated values included: the nearest rank is a position, not a distinct value.
-        const values = Array.from({ length: n }, (_, i) => (i * 7919) % 37);
-        const result = await db.execute(sql`
-          SELECT percentile_disc(ARRAY[0.5, 0.95, 0.99]::float8[]) WITHIN GROUP (ORDER BY v) AS p
-          FROM unnest(${`{${values.join(",")}}`}::float8[]) v`);
-        const [row] = (result as unknown as { rows: { p: number[] }[] }).rows;
-        expect(
-          nearestRank(
-            [...values].sort((a, b) => a - b),
-            fractions,
-          ),
-        ).toEqual(row?.p.map(Number));
-      }
-      expect(nearestRank([], fractions)).toEqual([null, null, null]);
-    } finally {
-      await close();
-    }
   });
 });

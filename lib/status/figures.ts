@@ -5,10 +5,9 @@ import type { Database } from "@/lib/db/client";
 /**
  * The status page's measured figures, read from what the services record as they work: order outcomes,
  * deposit credits, console sessions, webhook deliveries (docs/status-page.md says how each is measured). Each
- * source's last 7 days are read from an index on its time column, six hours at a time, and counted here;
- * nothing here calls a host or a node.
+ * is a bounded read of the last 7 days from an index on its time column; nothing here calls a host or a node.
  *
- * Percentiles are nearest-rank (as PostgreSQL's `percentile_disc`): of n values in order, p95 is the one at
+ * Percentiles are nearest-rank (PostgreSQL's `percentile_disc`): of n values in order, p95 is the one at
  * position ceil(0.95 n), always a value that was measured.
  */
 
@@ -93,43 +92,20 @@ const WEBHOOKS: Source<"to_delivery"> = {
 
 type Row = Record<string, unknown>;
 const rowsOf = (result: unknown) => (result as { rows: Row[] }).rows;
+const count = (value: unknown) => Number(value ?? 0);
+
+/** A `float8[]` as the drivers give it (an array, or its text form); null when nothing was measured. */
+function percentiles(value: unknown): (number | null)[] | null {
+  if (value === null || value === undefined) return null;
+  const list = Array.isArray(value) ? value : String(value).replace(/[{}]/g, "").split(",");
+  return list.map((entry) => (entry === null || entry === "NULL" ? null : Number(entry)));
+}
 
 /** The start (ms) of each of the SERIES_HOURS hourly buckets ending with the one `at` is in. */
 export function seriesHours(at: Date): number[] {
   const last = Math.floor(at.getTime() / HOUR_MS) * HOUR_MS;
   return Array.from({ length: SERIES_HOURS }, (_, i) => last - (SERIES_HOURS - 1 - i) * HOUR_MS);
 }
-
-/** The window is read in slices of this many hours: each a short read, however busy the week was. */
-const SLICE_HOURS = 6;
-
-/** Nearest-rank percentiles of `sorted` (ascending), as PostgreSQL's `percentile_disc` takes them. */
-export function nearestRank(sorted: number[], fractions: readonly number[]): (number | null)[] {
-  return fractions.map((fraction) =>
-    sorted.length === 0 ? null : (sorted[Math.max(Math.ceil(fraction * sorted.length), 1) - 1] ?? null),
-  );
-}
-
-const ascending = (a: number, b: number) => a - b;
-const timingOf = (values: number[]): Timing => {
-  const [p50, p95, p99] = nearestRank(values.sort(ascending), [0.5, 0.95, 0.99]);
-  return { n: values.length, p50: p50 ?? null, p95: p95 ?? null, p99: p99 ?? null };
-};
-
-/** A window's samples as they are read: counts, and the measured values of each measure. */
-type Tally<M extends string> = { total: number; succeeded: number; values: Record<M, number[]> };
-const tally = <M extends string>(measures: readonly M[]): Tally<M> => ({
-  total: 0,
-  succeeded: 0,
-  values: Object.fromEntries(measures.map((measure) => [measure, []])) as unknown as Record<M, number[]>,
-});
-const aggregateOf = <M extends string>(measures: readonly M[], counted: Tally<M>): Aggregate<M> => ({
-  total: counted.total,
-  succeeded: counted.succeeded,
-  timings: Object.fromEntries(
-    measures.map((measure) => [measure, timingOf(counted.values[measure])]),
-  ) as Record<M, Timing>,
-});
 
 type Measured<M extends string> = {
   /** Per group, the outcomes and timings over the last 24 hours and the last 7 days. */
@@ -139,68 +115,61 @@ type Measured<M extends string> = {
 };
 
 /**
- * A source's last 7 days before `at`, read slice by slice (`rest` between two, so requests waiting on the
- * database go first), and counted here: per group, each window's outcomes and percentiles; per hour, the
- * charts' percentiles of every group together. What is held is one number per sample and measure.
+ * One read of a source's last 7 days before `at`, grouped two ways at once (GROUPING SETS): by group, with
+ * each window's counts and percentiles, and by hour, for the charts. Each window and measure sorts once
+ * (`percentile_disc` of an array of fractions).
  */
 async function measure<M extends string>(
   database: Database,
   source: Source<M>,
   at: Date,
-  rest: () => Promise<unknown>,
 ): Promise<Measured<M>> {
-  const dayStart = at.getTime() - DAY_MS;
-  const byGroup = new Map<string, Windowed<Tally<M>>>();
-  const byHour = new Map<number, Record<M, number[]>>();
-  const columns = sql.raw(source.measures.map((measure) => `s.${measure}`).join(", "));
-  for (let from = at.getTime() - WEEK_MS; from < at.getTime(); from += SLICE_HOURS * HOUR_MS) {
-    if (from > at.getTime() - WEEK_MS) await rest();
-    const to = Math.min(from + SLICE_HOURS * HOUR_MS, at.getTime());
-    const result = await database.execute(sql`
-      SELECT s.k, (extract(epoch from s.at) * 1000)::double precision AS at_ms, s.ok, ${columns}
-      FROM (${source.rows(iso(new Date(from)), iso(new Date(to)))}) s`);
-    for (const row of rowsOf(result)) {
-      const group = String(row.k);
-      let windows = byGroup.get(group);
-      if (!windows) {
-        windows = { day: tally(source.measures), week: tally(source.measures) };
-        byGroup.set(group, windows);
-      }
-      const atMs = Number(row.at_ms);
-      const hour = Math.floor(atMs / HOUR_MS) * HOUR_MS;
-      let hourly = byHour.get(hour);
-      if (!hourly) {
-        hourly = tally(source.measures).values;
-        byHour.set(hour, hourly);
-      }
-      const counted = atMs > dayStart ? [windows.day, windows.week] : [windows.week];
-      for (const window of counted) {
-        window.total += 1;
-        if (row.ok === true) window.succeeded += 1;
-      }
-      for (const measure of source.measures) {
-        const value = row[measure];
-        if (value === null || value === undefined) continue;
-        for (const window of counted) window.values[measure].push(Number(value));
-        hourly[measure].push(Number(value));
-      }
-    }
-  }
+  const day = sql`s.at > ${iso(new Date(at.getTime() - DAY_MS))}::timestamptz`;
+  /** A window's columns, named `<window>_…`: every sample of the window passes `within`. */
+  const columns = (name: "day" | "week", within: SQL) => [
+    sql`count(*) FILTER (WHERE ${within}) AS ${sql.raw(`${name}_total`)}`,
+    sql`count(*) FILTER (WHERE ${within} AND s.ok) AS ${sql.raw(`${name}_ok`)}`,
+    ...source.measures.flatMap((measure) => {
+      const value = sql.raw(`s.${measure}`);
+      return [
+        sql`count(${value}) FILTER (WHERE ${within}) AS ${sql.raw(`${name}_${measure}_n`)}`,
+        sql`percentile_disc(ARRAY[0.5, 0.95, 0.99]::float8[]) WITHIN GROUP (ORDER BY ${value})
+          FILTER (WHERE ${within}) AS ${sql.raw(`${name}_${measure}_p`)}`,
+      ];
+    }),
+  ];
+  const result = await database.execute(sql`
+    SELECT s.k, s.hour, GROUPING(s.k) AS by_hour,
+      ${sql.join([...columns("day", day), ...columns("week", sql`true`)], sql`, `)}
+    FROM (SELECT source.*, floor(extract(epoch from source.at) / 3600)::bigint AS hour
+      FROM (${source.rows(iso(new Date(at.getTime() - WEEK_MS)), iso(at))}) source) s
+    GROUP BY GROUPING SETS ((s.k), (s.hour))`);
   const groups = new Map<string, Windowed<Aggregate<M>>>();
-  for (const [group, windows] of byGroup) {
-    groups.set(group, {
-      day: aggregateOf(source.measures, windows.day),
-      week: aggregateOf(source.measures, windows.week),
+  const byHour = new Map<number, Row>();
+  for (const row of rowsOf(result)) {
+    if (count(row.by_hour) === 1) {
+      byHour.set(count(row.hour) * HOUR_MS, row);
+      continue;
+    }
+    const aggregate = (name: "day" | "week"): Aggregate<M> => ({
+      total: count(row[`${name}_total`]),
+      succeeded: count(row[`${name}_ok`]),
+      timings: Object.fromEntries(
+        source.measures.map((measure) => {
+          const [p50 = null, p95 = null, p99 = null] = percentiles(row[`${name}_${measure}_p`]) ?? [];
+          return [measure, { n: count(row[`${name}_${measure}_n`]), p50, p95, p99 }];
+        }),
+      ) as Record<M, Timing>,
     });
+    groups.set(String(row.k), { day: aggregate("day"), week: aggregate("week") });
   }
   // The hours of the charts lie within the 7 days (the first, partial hour of the window is left out).
   const hours = seriesHours(at);
   const hourly = Object.fromEntries(
     source.measures.map((measure) => {
-      const of = hours.map((hour) =>
-        nearestRank(byHour.get(hour)?.[measure].sort(ascending) ?? [], [0.5, 0.95]),
-      );
-      return [measure, { p50: of.map(([p50]) => p50 ?? null), p95: of.map(([, p95]) => p95 ?? null) }];
+      const of = (hour: number, index: number) =>
+        percentiles(byHour.get(hour)?.[`week_${measure}_p`])?.[index] ?? null;
+      return [measure, { p50: hours.map((hour) => of(hour, 0)), p95: hours.map((hour) => of(hour, 1)) }];
     }),
   ) as Record<M, Series>;
   return { groups, hourly };
@@ -228,21 +197,21 @@ const none = <M extends string>(measures: readonly M[]): Windowed<Aggregate<M>> 
 };
 
 /**
- * Every measured figure as of `at`: each source read in slices of its index. On the embedded database a
- * query holds the event loop while it runs: requests waiting go first between two (`rest`).
+ * Every measured figure as of `at`: one read per source, each a bounded read of its index. On the embedded
+ * database a query holds the event loop while it runs: requests waiting go first between two.
  */
 export async function measureStatusFigures(
   database: Database,
   at: Date,
   rest: () => Promise<unknown> = async () => undefined,
 ): Promise<StatusFigures> {
-  const orders = await measure(database, ORDERS, at, rest);
+  const orders = await measure(database, ORDERS, at);
   await rest();
-  const credits = await measure(database, CREDITS, at, rest);
+  const credits = await measure(database, CREDITS, at);
   await rest();
-  const consoles = await measure(database, CONSOLES, at, rest);
+  const consoles = await measure(database, CONSOLES, at);
   await rest();
-  const webhooks = await measure(database, WEBHOOKS, at, rest);
+  const webhooks = await measure(database, WEBHOOKS, at);
   return {
     orders: orders.groups,
     credits: credits.groups,

@@ -178,7 +178,7 @@ async function main() {
     if (grown) {
       const { user_id: accountId } = (await call("/account", { key })) as { user_id: number };
       await app.stop();
-      console.log(`growing the database (${target}):`);
+      console.log(`growing the database (${target}, data directory ${dataDir}):`);
       const database = await openGrowthTarget({ url: env.DATABASE_URL, dataDir });
       try {
         await growState(

@@ -6,8 +6,9 @@
  *
  *   BENCH_DATA_DIR=/tmp/vps-bench-cpu-XXXXXX npm run bench:maintenance
  *
- * BENCH_DATA_DIR is a stopped app's data directory, such as the one `npm run bench:growth:reads` leaves
- * (it prints it): 10,000 servers, 100,000 top-ups and a month of usage graphs. The app must not be running.
+ * BENCH_DATA_DIR is a stopped app's data directory, such as the one `npm run bench:growth:reads` leaves on
+ * PGlite (it names it as it grows it): 10,000 servers, 100,000 top-ups and a month of usage graphs. The
+ * app must not be running.
  */
 import { performance } from "node:perf_hooks";
 import { percentile } from "./percentile";
@@ -41,7 +42,8 @@ const timesOf = (table: string) => {
 };
 
 for (let round = 0; round < ROUNDS; round++) {
-  // Now: each statement timed from the end of the one before (the pass calls `between` after each).
+  // Now: each statement timed from the end of the one before (the pass calls `between` after each); the
+  // first table's VACUUM also holds the pass's read of the table states.
   const marks: number[] = [];
   let last = performance.now();
   const done = await maintainTables(database, {

@@ -45,7 +45,7 @@ describe("maintenance of the embedded database (no autovacuum)", () => {
     expect(await maintainTables(db, { sweep: false })).toEqual([]); // nothing grew since
   });
 
-  it("analyses and vacuums a table whose rows went though it did not grow; the others are left", async () => {
+  it("analyses and vacuums a table whose rows were deleted, though it did not grow; the others are left", async () => {
     const counts = async (table: string) => {
       await db.execute(sql`SELECT pg_stat_force_next_flush()`);
       const result = await db.execute(sql`

@@ -14,7 +14,7 @@ import { enqueueJob, type Job } from "./jobs";
 import { recordOrderOutcome } from "./order-outcomes";
 import type { ServerRow } from "./present";
 import { provisioner } from "./provisioner";
-import { NOT_IN_RESCUE } from "./rescue";
+import { NOT_IN_RESCUE } from "./rescue-columns";
 import { day, prepareRevival, retainLastDisk, revivalReference, revivalRefundReference } from "./retention";
 import { lockServer } from "./rows";
 

@@ -15,6 +15,7 @@ import { presentServerWithTraffic } from "./metrics/traffic";
 import { applyServerNetwork } from "./network/firewall";
 import type { ServerRow } from "./present";
 import { provisioner } from "./provisioner";
+import { NOT_IN_RESCUE } from "./rescue-columns";
 import { lockServer, serverRow } from "./rows";
 import { decryptRescuePassword, encryptRescuePassword, generateRootPassword } from "./secrets";
 
@@ -28,14 +29,6 @@ import { decryptRescuePassword, encryptRescuePassword, generateRootPassword } fr
  * system runs again. Power actions in rescue mode restart the rescue system.
  */
 export type { RescueState };
-
-/** The columns of a server out of rescue mode: its state, and its temporary login gone. */
-export const NOT_IN_RESCUE = {
-  rescueState: null,
-  rescueSince: null,
-  rescuePasswordEnc: null,
-  rescueHostKeyFingerprint: null,
-} as const;
 
 export const inRescue = () =>
   conflict(

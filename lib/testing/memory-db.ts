@@ -17,7 +17,7 @@ import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import type { CreateServerRequest } from "@/lib/api/schemas/servers";
 import type { Database } from "@/lib/db/client";
-import { accounts, ledgerEntries, operators, servers } from "@/lib/db/schema";
+import { accounts, ledgerEntries, operators, servers, type topups } from "@/lib/db/schema";
 import type { OperatorRole } from "@/lib/db/types";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 
@@ -95,6 +95,31 @@ export async function createAccount(db: Database): Promise<number> {
     .returning({ id: accounts.id });
   if (!row) throw new Error("account insert returned no row");
   return row.id;
+}
+
+/**
+ * A BTC deposit top-up's row as the app writes one: 50 USD asking 0.001 BTC (100,000 sat) at 50,000 USD, two
+ * confirmations, pending; `fields` sets the rest (times, status) or changes what differs.
+ */
+export function btcTopupValues(
+  accountId: number,
+  ref: string,
+  fields: Partial<typeof topups.$inferInsert> = {},
+): typeof topups.$inferInsert {
+  return {
+    ref,
+    accountId,
+    method: "deposit",
+    coin: "BTC",
+    network: "bitcoin",
+    amountCents: 5000,
+    depositAddress: `bcrt1q${ref}`,
+    depositUnits: "100000",
+    rateUsd: "50000",
+    rateSource: "test",
+    confirmationsRequired: 2,
+    ...fields,
+  };
 }
 
 /** An order for a monthly pup in nl, as the API receives it. */

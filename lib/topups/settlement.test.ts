@@ -2,7 +2,12 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/lib/db/client";
 import { depositPayments, ledgerEntries, topups } from "@/lib/db/schema";
-import { balanceAndLedgerSum, createAccount, openMemoryDatabase } from "@/lib/testing/memory-db";
+import {
+  balanceAndLedgerSum,
+  btcTopupValues,
+  createAccount,
+  openMemoryDatabase,
+} from "@/lib/testing/memory-db";
 import { settleTopups } from "./settlement";
 
 const T0 = new Date("2026-04-01T10:00:00Z");
@@ -17,21 +22,9 @@ describe("settling deposit top-ups, directly against the real schema", () => {
   async function btcTopup(accountId: number, ref: string) {
     const [row] = await db
       .insert(topups)
-      .values({
-        ref,
-        accountId,
-        method: "deposit",
-        coin: "BTC",
-        network: "bitcoin",
-        amountCents: 5000,
-        depositAddress: `bcrt1q${ref}`,
-        depositUnits: "100000",
-        rateUsd: "50000",
-        rateSource: "test",
-        confirmationsRequired: 2,
-        createdAt: T0,
-        expiresAt: new Date(T0.getTime() + 30 * 60_000),
-      })
+      .values(
+        btcTopupValues(accountId, ref, { createdAt: T0, expiresAt: new Date(T0.getTime() + 30 * 60_000) }),
+      )
       .returning();
     if (!row) throw new Error("no top-up row");
     return row;

@@ -2,7 +2,7 @@ import { and, eq, gt, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { depositPayments, topups } from "@/lib/db/schema";
-import { createAccount, scratchConfigEnv } from "@/lib/testing/memory-db";
+import { btcTopupValues, createAccount, scratchConfigEnv } from "@/lib/testing/memory-db";
 import { settleOutstandingTopups } from "./settlement";
 
 // config() is read on first use: the process database is an embedded one in a scratch DATA_DIR.
@@ -23,23 +23,13 @@ describe("the settlement sweep", () => {
   beforeAll(async () => {
     const database = await db();
     const accountId = await createAccount(database);
-    const topup = (ref: string, status: "pending" | "completed", closedAt: Date | null) => ({
-      ref,
-      accountId,
-      method: "deposit" as const,
-      status,
-      coin: "BTC",
-      network: "bitcoin",
-      amountCents: 5000,
-      depositAddress: `bcrt1q${ref}`,
-      depositUnits: "100000",
-      rateUsd: "50000",
-      rateSource: "test",
-      confirmationsRequired: 2,
-      creditedCents: status === "completed" ? 5000 : 0,
-      expiresAt: new Date(Date.now() + (status === "pending" ? 1 : -30 * 24) * HOUR),
-      closedAt,
-    });
+    const topup = (ref: string, status: "pending" | "completed", closedAt: Date | null) =>
+      btcTopupValues(accountId, ref, {
+        status,
+        creditedCents: status === "completed" ? 5000 : 0,
+        expiresAt: new Date(Date.now() + (status === "pending" ? 1 : -30 * 24) * HOUR),
+        closedAt,
+      });
     // Closed a month ago, long out of the late-payment window: history the sweep must not walk.
     const history = await database
       .insert(topups)
@@ -121,24 +111,18 @@ describe("the settlement sweep, pass after pass", () => {
     const rows = await database
       .insert(topups)
       .values(
-        Array.from({ length: 250 }, (_, i) => ({
-          ref: `late${i}`,
-          accountId,
-          method: "deposit" as const,
-          status: "completed" as const,
-          coin: "BTC",
-          network: "bitcoin",
-          amountCents: 100,
-          depositAddress: `bcrt1qlate${i}`,
-          depositUnits: "2000",
-          rateUsd: "50000",
-          rateSource: "test",
-          confirmationsRequired: 1,
-          creditedCents: 100,
-          expiresAt: new Date(Date.now() - 2 * HOUR),
-          // Some closed at the same moment: the cursor orders them by id there.
-          closedAt: new Date(Date.now() - HOUR - Math.floor(i / 10) * 1000),
-        })),
+        Array.from({ length: 250 }, (_, i) =>
+          btcTopupValues(accountId, `late${i}`, {
+            status: "completed",
+            amountCents: 100,
+            depositUnits: "2000",
+            confirmationsRequired: 1,
+            creditedCents: 100,
+            expiresAt: new Date(Date.now() - 2 * HOUR),
+            // Some closed at the same moment: the cursor orders them by id there.
+            closedAt: new Date(Date.now() - HOUR - Math.floor(i / 10) * 1000),
+          }),
+        ),
       )
       .returning({ id: topups.id });
     paidLate.push(...rows.map((row) => row.id));

@@ -232,10 +232,10 @@ export function pathId(params: Params, name: string, what: string): number {
   return value;
 }
 
-/** GET handler for a document fixed for the life of the process: serialised once, cacheable for five minutes. */
 /** A JSON document the same for everyone, serialised once, with an ETag naming its text. */
 export type SharedDocument = { text: string; etag: string };
 
+/** `body` serialised, and its ETag: 22 base64url characters of the text's SHA-256. */
 export function sharedDocument(body: unknown, indent?: number): SharedDocument {
   const text = JSON.stringify(body, null, indent);
   return { text, etag: `"${createHash("sha256").update(text).digest("base64url").slice(0, 22)}"` };

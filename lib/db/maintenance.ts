@@ -111,7 +111,7 @@ export async function maintainTables(
   return done;
 }
 
-/** Whether table sizes are due to be looked at again. */
+/** Whether the table states are due to be looked at again. */
 export const checkDue = (lastCheck: number, at: number) => at - lastCheck >= CHECK_INTERVAL_MS;
 
 /** The background pass's share on the embedded database: the tables that are due, every CHECK_INTERVAL_MS. */

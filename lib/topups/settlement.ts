@@ -6,7 +6,7 @@ import { depositPayments, topups } from "@/lib/db/schema";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { recordTopupCredited } from "@/lib/notifications/facts";
 import { unitsOf } from "@/lib/rails/amounts";
-import { depositSettings } from "@/lib/rails/deposits/config";
+import { lateWindowStart } from "@/lib/rails/deposits/sightings";
 import { rateSource } from "@/lib/rails/rates";
 import { isDepositCoin } from "@/lib/rails/registry";
 import { now } from "@/lib/util/clock";
@@ -217,14 +217,13 @@ async function nextInIndex(
   cursor: SweepCursor,
 ): Promise<{ rows: TopupRow[]; next: SweepCursor }> {
   const time = kind === "pending" ? topups.expiresAt : topups.closedAt;
-  const windowStart = new Date(now().getTime() - depositSettings().latePaymentWindowHours * 3_600_000);
   const rows = await database
     .select()
     .from(topups)
     .where(
       and(
         eq(topups.method, "deposit"),
-        kind === "pending" ? eq(topups.status, "pending") : gt(topups.closedAt, windowStart),
+        kind === "pending" ? eq(topups.status, "pending") : gt(topups.closedAt, lateWindowStart()),
         cursor
           ? sql`(${time}, ${topups.id}) > (${cursor.at.toISOString()}::timestamptz, ${cursor.id}::integer)`
           : undefined,

@@ -31,15 +31,18 @@ export type ObservedPayment = {
   confirmations: number;
 };
 
+/** Top-ups closed after this are still watched: a payment sent late still counts for them. */
+export const lateWindowStart = () =>
+  new Date(now().getTime() - depositSettings().latePaymentWindowHours * 3_600_000);
+
 /**
  * The deposit top-ups still worth watching: pending ones, and closed ones inside the late-payment window,
  * because a payment that arrives after expiry, cancellation or completion must still be credited.
  */
 export function watchedTopups() {
-  const windowStart = new Date(now().getTime() - depositSettings().latePaymentWindowHours * 3_600_000);
   return and(
     eq(topups.method, "deposit"),
-    or(eq(topups.status, "pending"), gt(topups.closedAt, windowStart)),
+    or(eq(topups.status, "pending"), gt(topups.closedAt, lateWindowStart())),
   );
 }
 

@@ -3,7 +3,7 @@
 import { type FormEvent, useState } from "react";
 import { SecondFactorField, secondFactorOf } from "@/components/security/second-factor-field";
 import { TEXT_STYLES } from "@/components/ui/alert";
-import { BUTTON_STYLES } from "@/components/ui/button";
+import { Button } from "@/components/ui/button";
 import { Field, INPUT_STYLE } from "@/components/ui/field";
 import { SCOPE_GROUPS, SCOPE_PRESETS, SCOPES, withNeededScopes } from "@/lib/api/scopes";
 import { API_KEY_SCOPES, type ApiKeyScope, SPEND_CAP_PERIODS, type SpendCapPeriod } from "@/lib/db/types";
@@ -192,9 +192,9 @@ export function KeyForm(props: {
         )}
       </fieldset>
       {props.needsCode && <SecondFactorField id="key-code" />}
-      <button type="submit" disabled={props.pending} className={BUTTON_STYLES.primary}>
+      <Button type="submit" variant="primary" disabled={props.pending}>
         Create key
-      </button>
+      </Button>
     </form>
   );
 }

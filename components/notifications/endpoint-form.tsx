@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Alert, TEXT_STYLES } from "@/components/ui/alert";
-import { BUTTON_STYLES } from "@/components/ui/button";
+import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { INPUT_STYLE } from "@/components/ui/field";
 import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
@@ -112,9 +112,9 @@ export function EndpointForm() {
             ))}
           </div>
         </fieldset>
-        <button type="submit" disabled={create.isPending} className={BUTTON_STYLES.primary}>
+        <Button type="submit" variant="primary" disabled={create.isPending}>
           {kind === "webhook" ? "Add webhook" : "Add push topic"}
-        </button>
+        </Button>
         {create.error && <Alert>{errorMessage(create.error)}</Alert>}
       </form>
       {secret && (

@@ -3,6 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { BffError, bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { queryKeys } from "@/lib/dashboard/queries/query-keys";
@@ -60,13 +61,9 @@ export function LoginTokenPanel({ totpEnabled }: { totpEnabled: boolean }) {
           <input type="checkbox" name="revoke_api_keys" />
           Also revoke every API key (scripts using them stop working)
         </label>
-        <button
-          type="submit"
-          disabled={rotate.isPending}
-          className="rounded bg-zinc-900 px-4 py-2 text-white disabled:opacity-60 dark:bg-zinc-100 dark:text-zinc-900"
-        >
+        <Button type="submit" variant="primary" disabled={rotate.isPending}>
           Replace login token
-        </button>
+        </Button>
       </form>
       {rotate.error && <Alert>{errorMessage(rotate.error)}</Alert>}
       {rotated && (

@@ -1,7 +1,7 @@
 import { BffError, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { formatUsd } from "@/lib/util/cents";
 import { Alert, TEXT_STYLES } from "../ui/alert";
-import { BUTTON_STYLES } from "../ui/button";
+import { BUTTON_STYLES, Button } from "../ui/button";
 import { ACCESS_FIELD_CODES } from "./access-fields";
 import { ShortfallTopupLink } from "./shortfall-topup-link";
 
@@ -27,9 +27,9 @@ export function OrderSubmit(props: {
           </span>
         </p>
       ) : (
-        <button type="submit" disabled={props.pending} className={BUTTON_STYLES.primary}>
+        <Button type="submit" variant="primary" disabled={props.pending}>
           {props.pending ? "Ordering…" : `Order for ${formatUsd(props.priceCents)}`}
-        </button>
+        </Button>
       )}
       <p aria-live="polite" className="text-sm">
         {generalError && (

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useRef, useState } from "react";
-import { BUTTON_STYLES } from "@/components/ui/button";
+import { Button } from "@/components/ui/button";
 import { BffError, bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/dashboard/queries/idempotency";
 import { queryKeys } from "@/lib/dashboard/queries/query-keys";
@@ -131,13 +131,13 @@ export function ReinstallPanel({ server }: { server: Server }) {
               value={typed}
               onChange={setTyped}
             />
-            <button
+            <Button
               type="submit"
+              variant="danger"
               disabled={typed !== server.hostname || reinstall.isPending || server.status !== "active"}
-              className={BUTTON_STYLES.danger}
             >
               {reinstall.isPending ? "Starting reinstall…" : "Reinstall server"}
-            </button>
+            </Button>
           </form>
         </>
       )}

@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useRef, useState } from "react";
-import { BUTTON_STYLES, Button } from "@/components/ui/button";
+import { Button } from "@/components/ui/button";
 import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/dashboard/queries/idempotency";
 import { queryKeys } from "@/lib/dashboard/queries/query-keys";
@@ -65,13 +65,9 @@ export default function SnapshotRestoreForm({
           value={typed}
           onChange={setTyped}
         />
-        <button
-          type="submit"
-          disabled={typed !== server.hostname || restore.isPending}
-          className={BUTTON_STYLES.danger}
-        >
+        <Button type="submit" variant="danger" disabled={typed !== server.hostname || restore.isPending}>
           {restore.isPending ? "Starting restore…" : "Restore snapshot"}
-        </button>
+        </Button>
         <Button onClick={onDone}>Cancel</Button>
       </div>
       {restore.error && <Alert className="text-sm">{errorMessage(restore.error)}</Alert>}

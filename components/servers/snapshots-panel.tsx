@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useRef, useState } from "react";
-import { BUTTON_STYLES, Button } from "@/components/ui/button";
+import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/panel";
 import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { type IntentRef, idempotencyKeyFor, settleIntent } from "@/lib/dashboard/queries/idempotency";
@@ -130,9 +130,9 @@ export function SnapshotsPanel({ server }: { server: Server }) {
               className="rounded border border-zinc-300 px-3 py-1.5 dark:border-zinc-700 dark:bg-zinc-900"
             />
           </label>
-          <button type="submit" disabled={take.isPending} className={BUTTON_STYLES.secondary}>
+          <Button type="submit" disabled={take.isPending}>
             {take.isPending ? "Taking snapshot…" : "Take snapshot"}
-          </button>
+          </Button>
         </form>
       )}
 

@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, lazy, Suspense, useRef, useState } from "react";
 import { Alert, TEXT_STYLES } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
 import { RadioCard } from "@/components/ui/radio-card";
 import { TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "@/lib/catalog/topup-limits";
 import { BffError, bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
@@ -126,13 +127,9 @@ export function TopupForm({
       {create.error && !(create.error instanceof BffError && AMOUNT_CODES.has(create.error.code)) && (
         <Alert>{errorMessage(create.error)}</Alert>
       )}
-      <button
-        type="submit"
-        disabled={create.isPending}
-        className="rounded bg-zinc-900 px-4 py-2 text-white disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900"
-      >
+      <Button type="submit" variant="primary" disabled={create.isPending}>
         {coin === WALLET_COIN ? "Continue to wallet payment" : "Get a deposit address"}
-      </button>
+      </Button>
     </form>
   );
 }

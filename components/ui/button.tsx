@@ -12,18 +12,24 @@ export const BUTTON_STYLES = {
   danger: "rounded bg-red-700 px-3 py-1.5 text-white disabled:cursor-not-allowed disabled:opacity-50",
 } as const;
 
-type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & { variant?: keyof typeof BUTTON_STYLES };
+type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
+  variant?: keyof typeof BUTTON_STYLES;
+  /** Set on the submit button of a form that works without script (a plain GET search form). */
+  worksWithoutScript?: boolean;
+};
 
 /**
- * A button of the dashboard's. One that only runs script (`type="button"`) stays disabled until the page has
- * hydrated: a click before its handler exists would do nothing, and say nothing. A submit button works before
- * (its form posts).
+ * A button of the dashboard's. It stays disabled until the page has hydrated, whatever its type: a click before
+ * its handler exists would do nothing, and a submit would send the form natively, as a GET to the page with
+ * every field (a login token, a password) in the address, and reload it empty. A disabled default button also
+ * stops Enter from submitting. Only a form built to work without script opts out.
  */
 export function Button({
   variant = "secondary",
   className,
   type = "button",
   disabled,
+  worksWithoutScript = false,
   ...props
 }: ButtonProps) {
   const hydrated = useHydrated();
@@ -31,7 +37,7 @@ export function Button({
     <button
       type={type}
       className={className ? `${BUTTON_STYLES[variant]} ${className}` : BUTTON_STYLES[variant]}
-      disabled={disabled || (type === "button" && !hydrated)}
+      disabled={disabled || (!hydrated && !worksWithoutScript)}
       {...props}
     />
   );

@@ -21,7 +21,7 @@ export default async function AccountsPage(props: { searchParams: Promise<{ q?: 
             Account id, server address, deposit address or transaction id
             <input id="q" name="q" defaultValue={q} required className={INPUT_STYLE} />
           </label>
-          <Button type="submit" variant="primary">
+          <Button type="submit" variant="primary" worksWithoutScript>
             Find
           </Button>
         </form>

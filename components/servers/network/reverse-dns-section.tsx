@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState } from "react";
-import { BUTTON_STYLES, Button } from "@/components/ui/button";
+import { Button } from "@/components/ui/button";
 import { Field, INPUT_STYLE } from "@/components/ui/field";
 import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import type { Server } from "@/lib/dashboard/queries/types";
@@ -111,9 +111,9 @@ export function ReverseDnsSection({ server }: { server: Server }) {
               required
             />
           </Field>
-          <button type="submit" className={BUTTON_STYLES.secondary} disabled={change.isPending}>
+          <Button type="submit" disabled={change.isPending}>
             {change.isPending ? "Checking…" : "Set PTR"}
-          </button>
+          </Button>
         </form>
       )}
       {(change.error || list.error) && (

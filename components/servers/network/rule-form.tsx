@@ -1,7 +1,7 @@
 "use client";
 
 import { useId, useState } from "react";
-import { BUTTON_STYLES } from "@/components/ui/button";
+import { Button } from "@/components/ui/button";
 import { Field, INPUT_STYLE } from "@/components/ui/field";
 import { TEXT_STYLES } from "../../ui/alert";
 import { DirectionField, ProtocolField } from "./packet-fields";
@@ -105,9 +105,9 @@ export function RuleForm(props: {
           />
         </Field>
       </div>
-      <button type="submit" className={BUTTON_STYLES.primary} disabled={props.pending}>
+      <Button type="submit" variant="primary" disabled={props.pending}>
         {props.pending ? "Applying…" : "Add rule"}
-      </button>
+      </Button>
     </form>
   );
 }

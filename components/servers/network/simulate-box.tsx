@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useId, useState } from "react";
-import { BUTTON_STYLES } from "@/components/ui/button";
+import { Button } from "@/components/ui/button";
 import { Field, INPUT_STYLE } from "@/components/ui/field";
 import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { Alert } from "../../ui/alert";
@@ -80,9 +80,9 @@ export function SimulateBox({ serverId }: { serverId: number }) {
             required
           />
         </Field>
-        <button type="submit" className={BUTTON_STYLES.secondary} disabled={ask.isPending}>
+        <Button type="submit" disabled={ask.isPending}>
           Check
-        </button>
+        </Button>
       </div>
       {ask.data && (
         <p role="status" className="text-sm" data-testid="simulation-result">

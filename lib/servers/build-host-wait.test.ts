@@ -17,9 +17,8 @@ import { runJobNow } from "./jobs";
 import { orderServer } from "./order";
 
 // The real libvirt provisioner with a host that cannot be reached: its virsh says so as libvirt does over SSH.
-// A stand-in, so every attempt fails the same way: under CI load the real one (ssh to port 1) once failed
-// without a word, which is "the host reported an error", not a host to wait for. The build waits for the host
-// 60 s from the order.
+// A stand-in, so every attempt fails the same way and at once (virsh.test.ts has the real one's silent
+// SIGPIPE, which under load it sometimes ends with instead). The build waits for the host 60 s from the order.
 const UNREACHABLE = "qemu+ssh://nobody@127.0.0.1:1/system?no_tty=1";
 const UNREACHABLE_VIRSH = [
   "#!/bin/sh",

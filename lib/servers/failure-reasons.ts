@@ -12,7 +12,7 @@ export const HOST_UNREACHABLE = "the host could not be reached";
 
 const REASONS: [RegExp, string][] = [
   [
-    /failed to connect to the hypervisor|no valid connection|cannot recv data|could not resolve hostname|connection refused|connection reset|connection timed out|no route to host|network is unreachable|end of file while reading data|host key verification failed|permission denied \(|authentication failed|libssh/i,
+    /failed to connect to the hypervisor|no valid connection|cannot recv data|could not resolve hostname|connection refused|connection reset|connection to the host closed|connection timed out|no route to host|network is unreachable|end of file while reading data|host key verification failed|permission denied \(|authentication failed|libssh/i,
     HOST_UNREACHABLE,
   ],
   [

@@ -2,7 +2,9 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { withFakeVirsh } from "@/lib/testing/fake-virsh";
 import type { ServerSettings } from "../config";
+import { customerReason, HOST_UNREACHABLE } from "../failure-reasons";
 import type { ServerRow } from "../present";
 import { GuestAgentUnavailableError, HostUnreachableError } from "../provisioner";
 import { isAgentUnavailable, LibvirtProvisioner, passwordOutcome } from "./provisioner";
@@ -37,6 +39,24 @@ describe("virsh commands on standard input", () => {
     expect(isAgentUnavailable("error: Requested operation is not valid: domain is not running")).toBe(true);
     expect(isAgentUnavailable("error: failed to connect to the hypervisor")).toBe(false);
   });
+});
+
+describe("a virsh whose connection to the host closes before it says why", () => {
+  // As the real one does now and then under load when ssh's connection is refused: ended by SIGPIPE, silent.
+  const SILENT_SIGPIPE = ["#!/bin/sh", "kill -PIPE $$"];
+
+  it("is a host that could not be reached, for commands and for scripts alike", () =>
+    withFakeVirsh(SILENT_SIGPIPE, async () => {
+      const uri = "qemu+ssh://nobody@127.0.0.1:1/system";
+      for (const failure of [
+        await virsh(uri, ["list"]).catch((error: unknown) => error),
+        await virshScript(uri, "list\n").catch((error: unknown) => error),
+      ]) {
+        expect(failure).toBeInstanceOf(VirshError);
+        expect((failure as VirshError).stderr).toContain("SIGPIPE");
+        expect(customerReason(failure)).toBe(HOST_UNREACHABLE);
+      }
+    }));
 });
 
 /** Every path below `dir`, relative to it. */

@@ -17,7 +17,22 @@ export class VirshError extends Error {
   }
 }
 
-type Exit = { stdout: string; stderr: string; error: (Error & { killed?: boolean }) | null };
+type Exit = {
+  stdout: string;
+  stderr: string;
+  error: (Error & { killed?: boolean; signal?: NodeJS.Signals | null }) | null;
+};
+
+/**
+ * What a failed virsh said, or what ended it when it said nothing. virsh writes to the host through its
+ * transport (ssh's pipe): when that closes under it, as a connection refused can under load before virsh has
+ * printed why, the write ends virsh by SIGPIPE without a word.
+ */
+function failureText(exit: Exit): string {
+  if (exit.stderr.trim()) return exit.stderr;
+  if (exit.error?.signal === "SIGPIPE") return "error: the connection to the host closed (virsh ended by SIGPIPE)";
+  return String(exit.error?.message);
+}
 
 /**
  * Runs a program with an argument array (never a shell). Standard input gets `input`, or is closed at once:
@@ -69,7 +84,7 @@ export async function run(
       : await execute(program, args, { ...options, env: { ...process.env, LC_ALL: "C" } });
   if (!exit.error) return exit.stdout;
   if (program !== "virsh") throw exit.error;
-  throw new VirshError(args.slice(2), exit.stderr || exit.error.message, exit.stdout, exit.error.killed);
+  throw new VirshError(args.slice(2), failureText(exit), exit.stdout, exit.error.killed);
 }
 
 /** `virsh -c <uri> <args...>` */
@@ -109,7 +124,7 @@ export async function virshScript(
   if (exit.error || failed.length > 0) {
     throw new VirshError(
       [options.name ?? "script"],
-      failed.join("\n") || exit.stderr || String(exit.error?.message),
+      failed.join("\n") || failureText(exit),
       output,
       exit.error?.killed === true,
     );

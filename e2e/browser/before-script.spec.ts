@@ -14,7 +14,10 @@ function recordRequests(page: Page) {
 test("before its script runs, the sign-in form sends nothing, and never the token in an address", async ({
   browser,
 }, testInfo) => {
-  const context = await browser.newContext({ baseURL: testInfo.project.use.baseURL, javaScriptEnabled: false });
+  const context = await browser.newContext({
+    baseURL: testInfo.project.use.baseURL,
+    javaScriptEnabled: false,
+  });
   const page = await context.newPage();
   await page.goto("/signin");
   const sent = recordRequests(page);
@@ -27,12 +30,23 @@ test("before its script runs, the sign-in form sends nothing, and never the toke
   await context.close();
 });
 
-test("before its script runs, no form of a signed-in page can be sent", async ({ browser, page }, testInfo) => {
+test("before its script runs, no form of a signed-in page can be sent", async ({
+  browser,
+  page,
+}, testInfo) => {
   await signUp(page);
-  const context = await browser.newContext({ baseURL: testInfo.project.use.baseURL, javaScriptEnabled: false });
+  const context = await browser.newContext({
+    baseURL: testInfo.project.use.baseURL,
+    javaScriptEnabled: false,
+  });
   await context.addCookies(await page.context().cookies());
   const bare = await context.newPage();
-  for (const path of ["/dashboard/keys", "/dashboard/security", "/dashboard/topups", "/dashboard/notifications"]) {
+  for (const path of [
+    "/dashboard/keys",
+    "/dashboard/security",
+    "/dashboard/topups",
+    "/dashboard/notifications",
+  ]) {
     await bare.goto(path);
     await expect(bare.getByRole("main").locator("form").first(), path).toBeVisible();
     const submits = bare.getByRole("main").locator("form button[type=submit]");

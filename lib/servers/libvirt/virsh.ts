@@ -30,7 +30,8 @@ type Exit = {
  */
 function failureText(exit: Exit): string {
   if (exit.stderr.trim()) return exit.stderr;
-  if (exit.error?.signal === "SIGPIPE") return "error: the connection to the host closed (virsh ended by SIGPIPE)";
+  if (exit.error?.signal === "SIGPIPE")
+    return "error: the connection to the host closed (virsh ended by SIGPIPE)";
   return String(exit.error?.message);
 }
 

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { KeyForm, type NewKeyRequest } from "@/components/keys/key-form";
 import { Alert } from "@/components/ui/alert";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { BffError, bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { keysQuery } from "@/lib/dashboard/queries/keys";
 import type { Schemas } from "@/lib/dashboard/queries/types";
@@ -30,6 +31,7 @@ function expiryText(expiresAt: string | null): string {
  * dashboard's session alone mints none.
  */
 export function KeysPanel({ totpEnabled }: { totpEnabled: boolean }) {
+  const hydrated = useHydrated();
   const queryClient = useQueryClient();
   const { data, error: loadError } = useQuery(keysQuery());
   const keys = data?.keys;
@@ -121,7 +123,12 @@ export function KeysPanel({ totpEnabled }: { totpEnabled: boolean }) {
                   {key.last_used_from && <span className="block text-xs">{key.last_used_from}</span>}
                 </td>
                 <td className="text-right">
-                  <button type="button" className="underline" onClick={() => revoke(key)}>
+                  <button
+                    type="button"
+                    className="underline"
+                    disabled={!hydrated}
+                    onClick={() => revoke(key)}
+                  >
                     Revoke <span className="sr-only">{key.prefix}</span>
                   </button>
                 </td>

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { useTransition } from "react";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { callOperatorApi } from "./use-operator-action";
 
 const SECTIONS = [
@@ -19,6 +20,7 @@ export function OperatorNav(props: { name: string; role: string; csrfToken: stri
   const pathname = usePathname();
   const router = useRouter();
   const [pending, startTransition] = useTransition();
+  const hydrated = useHydrated();
   const current = (href: string) =>
     href === "/operator" ? pathname === href : pathname === href || pathname.startsWith(`${href}/`);
   function signOut() {
@@ -48,7 +50,7 @@ export function OperatorNav(props: { name: string; role: string; csrfToken: stri
         <span data-testid="operator-identity">
           {props.name} · {props.role}
         </span>
-        <button type="button" onClick={signOut} disabled={pending} className="underline">
+        <button type="button" onClick={signOut} disabled={!hydrated || pending} className="underline">
           Sign out
         </button>
       </span>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { useHydrated } from "../ui/use-hydrated";
 
 const INPUT = "rounded border border-zinc-300 px-3 py-2 font-mono dark:border-zinc-700 dark:bg-zinc-900";
 
@@ -17,6 +18,7 @@ export function SecondFactorField({
   appLabel?: string;
 }) {
   const [recovery, setRecovery] = useState(false);
+  const hydrated = useHydrated();
   return (
     <div className="space-y-1">
       <label htmlFor={id} className="block text-sm font-medium">
@@ -45,7 +47,12 @@ export function SecondFactorField({
           className={INPUT}
         />
       )}
-      <button type="button" className="block text-sm underline" onClick={() => setRecovery(!recovery)}>
+      <button
+        type="button"
+        className="block text-sm underline"
+        disabled={!hydrated}
+        onClick={() => setRecovery(!recovery)}
+      >
         {recovery ? "Use a code from your app instead" : "Use a recovery code instead"}
       </button>
     </div>

@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Alert } from "@/components/ui/alert";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { sessionsQuery } from "@/lib/dashboard/queries/sessions";
 import type { Schemas } from "@/lib/dashboard/queries/types";
@@ -12,6 +13,7 @@ const minute = (timestamp: string) => `${timestamp.slice(0, 16).replace("T", " "
 
 /** The account's live dashboard sessions: any but this one can be revoked (this one signs out instead). */
 export function SessionsPanel() {
+  const hydrated = useHydrated();
   const queryClient = useQueryClient();
   const { data, error: loadError } = useQuery(sessionsQuery());
   const sessions = data?.sessions;
@@ -54,7 +56,7 @@ export function SessionsPanel() {
                       <button
                         type="button"
                         className="underline disabled:opacity-60"
-                        disabled={revoke.isPending}
+                        disabled={!hydrated || revoke.isPending}
                         onClick={() => revoke.mutate(session)}
                       >
                         Revoke{" "}

@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { TEXT_STYLES } from "../ui/alert";
 import { Field, hintId, INPUT_STYLE } from "../ui/field";
+import { useHydrated } from "../ui/use-hydrated";
 import { USER_DATA_EXAMPLE } from "./user-data-example";
 
 const LIMIT = 32 * 1024;
@@ -13,6 +14,7 @@ const LIMIT = 32 * 1024;
  */
 export function UserDataField({ id, error }: { id: string; error?: string }) {
   const [value, setValue] = useState("");
+  const hydrated = useHydrated();
   const bytes = new TextEncoder().encode(value).length;
   return (
     <details className="space-y-2 text-sm" open={error ? true : undefined}>
@@ -37,7 +39,12 @@ export function UserDataField({ id, error }: { id: string; error?: string }) {
         />
       </Field>
       <p className="flex flex-wrap items-center gap-3">
-        <button type="button" className="underline" onClick={() => setValue(USER_DATA_EXAMPLE)}>
+        <button
+          type="button"
+          className="underline"
+          disabled={!hydrated}
+          onClick={() => setValue(USER_DATA_EXAMPLE)}
+        >
           Use the example
         </button>
         <span className={bytes > LIMIT ? TEXT_STYLES.error : TEXT_STYLES.muted}>

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useEffect, useState } from "react";
 import { Alert, TEXT_STYLES } from "@/components/ui/alert";
 import { CopyButton } from "@/components/ui/copy-button";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { accountQuery } from "@/lib/dashboard/queries/account";
 import { bffFetch, errorMessage } from "@/lib/dashboard/queries/bff-fetch";
 import { queryKeys } from "@/lib/dashboard/queries/query-keys";
@@ -117,6 +118,7 @@ function StatusPanel({ topup }: { topup: Topup }) {
 
 /** Demo mode: pretend the payment was sent, whole or in part, to watch the states go by. */
 function DemoPayControls({ topup }: { topup: Topup }) {
+  const hydrated = useHydrated();
   const queryClient = useQueryClient();
   const pay = useMutation({
     mutationFn: (amount?: string) =>
@@ -136,7 +138,7 @@ function DemoPayControls({ topup }: { topup: Topup }) {
       <div className="flex flex-wrap gap-2">
         <button
           type="button"
-          disabled={pay.isPending}
+          disabled={!hydrated || pay.isPending}
           onClick={() => pay.mutate(missing)}
           className="rounded bg-amber-600 px-3 py-1.5 text-sm text-white disabled:opacity-50"
         >
@@ -144,7 +146,7 @@ function DemoPayControls({ topup }: { topup: Topup }) {
         </button>
         <button
           type="button"
-          disabled={pay.isPending || half === "0"}
+          disabled={!hydrated || pay.isPending || half === "0"}
           onClick={() => pay.mutate(half)}
           className="rounded border border-amber-600 px-3 py-1.5 text-sm disabled:opacity-50"
         >
@@ -159,6 +161,7 @@ function DemoPayControls({ topup }: { topup: Topup }) {
 function CancelControl({ topup }: { topup: Topup }) {
   const queryClient = useQueryClient();
   const [asking, setAsking] = useState(false);
+  const hydrated = useHydrated();
   const cancel = useMutation({
     mutationFn: () => bffFetch<Topup>(`/bff/topups/${topup.ref}/cancel`, { method: "POST" }),
     onSuccess: (updated) => {
@@ -175,17 +178,22 @@ function CancelControl({ topup }: { topup: Topup }) {
           <button
             type="button"
             onClick={() => cancel.mutate()}
-            disabled={cancel.isPending}
+            disabled={!hydrated || cancel.isPending}
             className="rounded bg-red-700 px-3 py-1.5 text-white"
           >
             Yes, cancel it
           </button>
-          <button type="button" className="underline" onClick={() => setAsking(false)}>
+          <button type="button" className="underline" disabled={!hydrated} onClick={() => setAsking(false)}>
             Keep it
           </button>
         </p>
       ) : (
-        <button type="button" className="text-sm underline" onClick={() => setAsking(true)}>
+        <button
+          type="button"
+          className="text-sm underline"
+          disabled={!hydrated}
+          onClick={() => setAsking(true)}
+        >
           Cancel top-up
         </button>
       )}

@@ -1,8 +1,9 @@
 import { expect, type Page, test } from "@playwright/test";
-import { signUp } from "../support/dashboard";
+import { api, signUp } from "../support/dashboard";
 
-// The dashboard's forms run on script. Before it has loaded (a slow network, a busy machine, or none at all),
-// a submit would go out natively: a GET to the page with every field, a login token included, in the address.
+// The dashboard's forms and buttons run on script. Before it has loaded (a slow network, a busy machine, or
+// none at all), a submit would go out natively (a GET to the page with every field, a login token included, in
+// the address) and any other button would do nothing.
 
 /** Every request the page sends from now on. */
 function recordRequests(page: Page) {
@@ -30,28 +31,34 @@ test("before its script runs, the sign-in form sends nothing, and never the toke
   await context.close();
 });
 
-test("before its script runs, no form of a signed-in page can be sent", async ({
+test("before its script runs, no button of a signed-in page can be pressed, and no form sent", async ({
   browser,
   page,
+  request,
 }, testInfo) => {
-  await signUp(page);
+  const { apiKey } = await signUp(page);
+  const topup = await api(request, apiKey, "/topups", "POST", { amount: 30, coin: "BTC" });
+  expect(topup.status).toBe(201);
   const context = await browser.newContext({
     baseURL: testInfo.project.use.baseURL,
     javaScriptEnabled: false,
   });
   await context.addCookies(await page.context().cookies());
   const bare = await context.newPage();
-  for (const path of [
+  const withForms = [
     "/dashboard/keys",
     "/dashboard/security",
     "/dashboard/topups",
     "/dashboard/notifications",
-  ]) {
+  ];
+  for (const path of [...withForms, `/dashboard/topups/${topup.body.ref}`]) {
     await bare.goto(path);
-    await expect(bare.getByRole("main").locator("form").first(), path).toBeVisible();
-    const submits = bare.getByRole("main").locator("form button[type=submit]");
-    expect(await submits.count(), path).toBeGreaterThan(0);
-    for (const submit of await submits.all()) await expect(submit, path).toBeDisabled();
+    const main = bare.getByRole("main");
+    await expect(main.getByRole("button", { name: "Sign out" }), path).toBeVisible();
+    if (withForms.includes(path)) {
+      expect(await main.locator("form button[type=submit]").count(), path).toBeGreaterThan(0);
+    }
+    for (const button of await main.getByRole("button").all()) await expect(button, path).toBeDisabled();
   }
   // And with script, the same page works: the form makes a key.
   await page.goto("/dashboard/keys");

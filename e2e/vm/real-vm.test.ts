@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import ssh2 from "ssh2";
 import { describe, expect, inject, it } from "vitest";
 import type { Status } from "../../lib/api/schemas/status";
+import { generateEd25519KeyPair } from "../../lib/servers/ssh-keys";
 import { balanceOf, fund } from "../api/funding";
 import { api, createAccount, errorCode } from "../api/helpers";
 import { logInOnConsole, openConsole, requestTicket } from "../support/console-client";
@@ -59,7 +59,7 @@ describe("real virtual machines (libvirt, Debian 12 cloud image)", () => {
     expect(errorCode(badKey)).toBe("invalid_ssh_key");
     expect(await balanceOf(apiKey)).toBe(funded);
 
-    const clientKey = ssh2.utils.generateKeyPairSync("ed25519");
+    const clientKey = generateEd25519KeyPair();
     const ordered = await api("/servers", {
       method: "POST",
       key: apiKey,

@@ -3,8 +3,8 @@
  * `npm run guest:build-tiny`), not Debian: it reads the same cloud-init seed as the Debian image, so the
  * provisioner's path is the same and each boot takes seconds. The Debian image is booted in real-vm.test.ts.
  */
-import ssh2 from "ssh2";
 import { describe, expect, it } from "vitest";
+import { generateEd25519KeyPair } from "../../lib/servers/ssh-keys";
 import { balanceOf, fund } from "../api/funding";
 import { api, createAccount, errorCode, targetApp } from "../api/helpers";
 import { VM_LIMITS } from "./global-setup";
@@ -131,7 +131,7 @@ describe("real virtual machines (libvirt, tiny test guest)", () => {
     expect(errorCode(badKey)).toBe("invalid_ssh_key");
     expect(await balanceOf(apiKey)).toBe(funded);
 
-    const clientKey = ssh2.utils.generateKeyPairSync("ed25519");
+    const clientKey = generateEd25519KeyPair();
     const orderedAt = Date.now();
     const ordered = await api("/servers", {
       method: "POST",

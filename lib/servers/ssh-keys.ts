@@ -10,6 +10,22 @@ const ALLOWED = new Set([
   "ecdsa-sha2-nistp521",
 ]);
 
+/** An ed25519 key's public half is 32 bytes; its blob is "ssh-ed25519" and that, each length-prefixed. */
+const ED25519_BLOB_BYTES = 4 + "ssh-ed25519".length + 4 + 32;
+
+/**
+ * A new ed25519 key pair in OpenSSH's formats. ssh2's generator (1.17) strips the leading zero bytes of the
+ * public key itself, so about one pair in 256 comes out with a 31-byte key that OpenSSH and ssh2's own parser
+ * refuse: such a pair is drawn again.
+ */
+export function generateEd25519KeyPair(): { private: string; public: string } {
+  for (;;) {
+    const pair = utils.generateKeyPairSync("ed25519");
+    const body = pair.public.trim().split(/\s+/)[1] ?? "";
+    if (Buffer.from(body, "base64").length === ED25519_BLOB_BYTES) return pair;
+  }
+}
+
 /**
  * Checks OpenSSH public keys ("type base64 [comment]") and returns them as single clean lines. A private
  * key, an unknown type, a key whose body does not match its type, or RSA under 2048 bits is refused.

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import ssh2 from "ssh2";
+import { generateEd25519KeyPair } from "../ssh-keys";
+import { networkConfig } from "./network";
 
 const { utils } = ssh2;
 
-import { networkConfig } from "./network";
 import { run } from "./virsh";
 
 /** SHA-512 crypt of a password, read by openssl from standard input (never on a command line). */
@@ -29,7 +30,7 @@ export function fingerprintOf(publicKeyLine: string): string {
 
 /** A fresh ed25519 host key for a guest, so its fingerprint is known before it boots. */
 export function generateHostKey(): HostKey {
-  const pair = utils.generateKeyPairSync("ed25519");
+  const pair = generateEd25519KeyPair();
   const publicKey = pair.public.trim();
   return { privateKey: pair.private, publicKey, fingerprint: fingerprintOf(publicKey) };
 }

@@ -37,6 +37,9 @@ const firstLines = (text) =>
 
 /** [test name, why] for each failed test in a vitest or Playwright report. */
 function failures(file, report) {
+  // A run that failed outside its tests (scripts/run-failure.mjs) says why.
+  if (file.endsWith(".check") && report.why)
+    return [[`${file.replace(/\.check$/, "")} (outside any test)`, report.why]];
   if (file.endsWith(".vitest.json")) {
     return (report.testResults ?? []).flatMap((r) =>
       r.assertionResults?.length

@@ -121,10 +121,10 @@ vitest_suite() { # name, project, then NAME=value settings, --vitest-options and
   for arg in "$@"; do if [[ $arg =~ ^[A-Z_]+= ]]; then settings+=("$arg"); else options+=("$arg"); fi; done
   echo "== $name"
   env "${settings[@]}" npx vitest run --project "$project" --reporter=default --reporter=json \
-    --outputFile.json="$reports/$name.vitest.json" "${options[@]}"
-  local status=$?
-  # A failure outside any test (a crashed global setup or teardown) must fail the run too.
-  [ $status -eq 0 ] || echo '{"passed":0,"failed":1}' >"$reports/$name-run.check"
+    --outputFile.json="$reports/$name.vitest.json" "${options[@]}" 2>&1 | tee "$logs/$name.out"
+  local status=${PIPESTATUS[0]}
+  # A failure outside any test (a crashed global setup or teardown) must fail the run too, and say why.
+  [ $status -eq 0 ] || node scripts/run-failure.mjs "$logs/$name.out" >"$reports/$name-run.check"
 }
 
 # Two streams side by side after the build, each logging to its own file (printed when both end): the

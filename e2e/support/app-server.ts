@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { freeLoopbackPort } from "../../lib/demo-chain/anvil";
+import { freeLoopbackPort } from "../../lib/util/free-port";
 
 export type RunningApp = {
   url: string;

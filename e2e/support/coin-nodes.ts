@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { freeLoopbackPort } from "../../lib/demo-chain/anvil";
+import { freeLoopbackPort } from "../../lib/util/free-port";
 
 export const LITECOIND = "/usr/lib/litecoin/litecoind";
 

@@ -11,8 +11,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 // A namespace import on purpose: webpack (Next server builds) rewrites `createRequire` imported by name and
 // would try to bundle the resolved binary; through the namespace it leaves the lookup to Node at run time.
 import * as nodeModule from "node:module";
-import { createServer } from "node:net";
 import path from "node:path";
+import { freeLoopbackPort } from "@/lib/util/free-port";
 import { firstLine } from "@/lib/util/log";
 import { processWide } from "@/lib/util/process-wide";
 
@@ -54,19 +54,6 @@ export function anvilBinaryPath(): string {
     `anvil binary not found (${ANVIL_PACKAGE_BINARY}, an optional dependency for linux x64 only): ` +
       failures.join("; "),
   );
-}
-
-/** A free TCP port on 127.0.0.1: bind port 0, read the port the OS chose, close. */
-export function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error("could not read the bound port"))));
-    });
-  });
 }
 
 // Every anvil started by this process, killed by a single `exit` listener (registered once per process, even

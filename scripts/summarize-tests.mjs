@@ -35,11 +35,22 @@ const firstLines = (text) =>
     .slice(0, 8)
     .map((l) => `    ${l}`);
 
+/** Whether the suite's own vitest report holds failed tests. */
+function testsFailed(suite) {
+  try {
+    return JSON.parse(readFileSync(path.join(dir, `${suite}.vitest.json`), "utf8")).numFailedTests > 0;
+  } catch {
+    return false;
+  }
+}
+
 /** [test name, why] for each failed test in a vitest or Playwright report. */
 function failures(file, report) {
-  // A run that failed outside its tests (scripts/run-failure.mjs) says why.
-  if (file.endsWith(".check") && report.why)
-    return [[`${file.replace(/\.check$/, "")} (outside any test)`, report.why]];
+  // A run that failed outside its tests (scripts/run-failure.mjs) says why; where tests failed, they do.
+  if (file.endsWith("-run.check") && report.why) {
+    const suite = file.replace(/-run\.check$/, "");
+    return testsFailed(suite) ? [] : [[`${suite}-run (outside any test)`, report.why]];
+  }
   if (file.endsWith(".vitest.json")) {
     return (report.testResults ?? []).flatMap((r) =>
       r.assertionResults?.length

@@ -322,9 +322,7 @@ export async function startMonero(
   const reuse = keep !== undefined && existsSync(path.join(keep, "service"));
   if (keep !== undefined) mkdirSync(keep, { recursive: true });
   const dir = keep ?? mkdtempSync(path.join(tmpdir(), "vps-xmr-"));
-  const [rpcPort, p2pPort, payerPort, servicePort, zmqRpcPort, zmqPubPort] = [
-    await freeLoopbackPort(),
-    await freeLoopbackPort(),
+  const [rpcPort, p2pPort, zmqRpcPort, zmqPubPort] = [
     await freeLoopbackPort(),
     await freeLoopbackPort(),
     await freeLoopbackPort(),
@@ -397,6 +395,9 @@ export async function startMonero(
       children.push(child);
       return child;
     };
+    // Drawn once monerod answers, just before the wallets bind them: a port drawn long before is a port
+    // another process may draw too meanwhile.
+    const [payerPort, servicePort] = [await freeLoopbackPort(), await freeLoopbackPort()];
     const payerUrl = `http://127.0.0.1:${payerPort}`;
     const serviceWalletUrl = `http://127.0.0.1:${servicePort}`;
     const payerChild = wallet(payerPort, "payer");

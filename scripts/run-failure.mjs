@@ -9,6 +9,6 @@ const lines = readFileSync(process.argv[2] ?? "/dev/stdin", "utf8")
   .split("\n")
   .map((line) => line.trimEnd())
   .filter((line) => line.trim() !== "" && !/^[⎯\s]+$/.test(line));
-const first = lines.findIndex((line) => /^\s*\w*Error:|^\s*error:/i.test(line));
+const first = lines.findIndex((line) => /^\s*\w*error:/i.test(line));
 const why = (first >= 0 ? lines.slice(first, first + 8) : lines.slice(-8)).join("\n");
 console.log(JSON.stringify({ passed: 0, failed: 1, why }));

@@ -5,16 +5,15 @@ import { createServer } from "node:net";
 const LOWEST = 26_000;
 
 /**
- * The kernel's ephemeral range, from which it also picks the local port of every outgoing connection. A port
- * drawn there and released can be taken by a connection before the process told to listen on it binds it
- * (a node or wallet can take seconds to start): under load that is "address already in use".
+ * The start of the kernel's ephemeral range, from which it also picks the local port of every outgoing
+ * connection. A port drawn there and released can be taken by a connection before the process told to listen
+ * on it binds it (a node or wallet can take seconds to start): under load that is "address already in use".
  */
-function ephemeralRange(): [number, number] {
+function ephemeralLow(): number {
   try {
-    const [low, high] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/);
-    return [Number(low), Number(high)];
+    return Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
   } catch {
-    return [32_768, 60_999];
+    return 32_768;
   }
 }
 
@@ -39,8 +38,7 @@ function tryBind(port: number): Promise<number> {
  * when that range leaves no room.
  */
 export async function freeLoopbackPort(): Promise<number> {
-  const [ephemeralLow] = ephemeralRange();
-  const highest = ephemeralLow - 1;
+  const highest = ephemeralLow() - 1;
   if (highest - LOWEST >= 1_000) {
     for (let attempt = 0; attempt < 50; attempt++) {
       const candidate = LOWEST + Math.floor(Math.random() * (highest - LOWEST + 1));
